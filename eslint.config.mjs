@@ -1,0 +1,48 @@
+import importX from 'eslint-plugin-import-x';
+import tseslint from 'typescript-eslint';
+
+// The layering rule of ARCHITECTURE.md: who may import whom.
+const layerZones = [
+  { target: './src/shared', from: ['./src/core', './src/hosts', './src/main', './src/preload', './src/renderer'], message: 'shared imports nothing of ours.' },
+  { target: './src/core', from: ['./src/hosts', './src/main', './src/preload', './src/renderer'], message: 'core never imports a host or the UI.' },
+  { target: './src/hosts', from: ['./src/main', './src/preload', './src/renderer'], message: 'hosts use core and shared only.' },
+  { target: './src/main', from: ['./src/preload', './src/renderer'], message: 'main uses core, hosts/serve/csp and shared only.' },
+  { target: './src/preload', from: ['./src/core', './src/hosts', './src/main', './src/renderer'], message: 'preload uses electron and shared types only.' },
+  { target: './src/renderer', from: ['./src/core', './src/hosts', './src/main', './src/preload'], message: 'the renderer talks to the engine through lib/client.ts only.' },
+];
+
+const nodeBuiltins = ['fs', 'path', 'os', 'child_process', 'crypto', 'http', 'net', 'url', 'worker_threads', 'stream'].flatMap((m) => [m, `node:${m}`]);
+
+export default tseslint.config(
+  { ignores: ['out/**', 'node_modules/**', 'bin/**', 'scripts/**', '.ci/**', 'test-results/**', 'playwright-report/**', 'eslint.config.mjs'] },
+  ...tseslint.configs.recommended,
+  {
+    files: ['**/*.{ts,tsx}'],
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    plugins: { 'import-x': importX },
+    rules: {
+      'import-x/no-restricted-paths': ['error', { zones: layerZones }],
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
+    },
+  },
+  {
+    files: ['src/**/*.{ts,tsx}'],
+    ignores: ['src/main/**', 'src/preload/**'],
+    rules: { 'no-restricted-imports': ['error', { paths: [{ name: 'electron', message: 'Only src/main and src/preload may import electron.' }] }] },
+  },
+  {
+    files: ['src/renderer/**/*.{ts,tsx}', 'src/shared/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [{ name: 'electron', message: 'Only src/main and src/preload may import electron.' }, ...nodeBuiltins.map((name) => ({ name, message: 'No Node built-ins outside core, hosts and main.' }))],
+        },
+      ],
+    },
+  },
+);

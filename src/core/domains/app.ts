@@ -1,0 +1,25 @@
+import type { Handlers } from '../../shared/contract';
+import type { EngineContext } from '../engine';
+
+type AppHandlers = Pick<Handlers, 'app/info' | 'run/list' | 'run/cancel' | 'host/pickFolder'>;
+
+/** Engine facts, the job list and cancellation. */
+export function createAppHandlers(ctx: EngineContext): AppHandlers {
+  return {
+    'app/info': async () => ({
+      name: 'Clean Room',
+      version: ctx.version,
+      host: ctx.ports.host,
+      dataDir: ctx.ports.dataDir,
+      platform: `${process.platform}-${process.arch}`,
+      nodeVersion: process.versions.node,
+      canPickFolder: ctx.ports.pickFolder !== undefined,
+    }),
+    'run/list': async ({ includeFinished }) => ctx.runs.list(includeFinished),
+    'run/cancel': async ({ runId }) => ({ cancelled: ctx.runs.cancel(runId) }),
+    'host/pickFolder': async ({ title }) => {
+      if (!ctx.ports.pickFolder) return { path: null, supported: false };
+      return { path: await ctx.ports.pickFolder(title), supported: true };
+    },
+  };
+}

@@ -1,0 +1,28 @@
+import { Command } from 'commander';
+import { packageVersion } from '../../core/paths';
+import { commandModules } from './commands';
+import { createCliContext, reportError } from './context';
+
+/** Build the `cra` program: global options, then every command module. */
+export function buildProgram(): Command {
+  const program = new Command();
+  program
+    .name('cra')
+    .description('Clean Room: index a git repository, search it, and work on it with local models.')
+    .version(packageVersion(), '-V, --version', 'print the version')
+    .option('--data-dir <dir>', 'where all state lives (default: $CRA_HOME or the per-user data folder)')
+    .showHelpAfterError('(run `cra --help` for every command)')
+    .configureHelp({ sortSubcommands: false });
+  const ctx = createCliContext(program);
+  for (const register of commandModules) register(program, ctx);
+  return program;
+}
+
+/** Entry point used by bin/cra.js. */
+export async function main(argv: string[]): Promise<void> {
+  try {
+    await buildProgram().parseAsync(argv);
+  } catch (error) {
+    reportError(error);
+  }
+}

@@ -1,0 +1,63 @@
+import { useEffect } from 'react';
+import { ErrorBoundary } from '../components/ErrorBoundary';
+import { Icon } from '../components/Icon';
+import { useJobsStore } from '../features/jobs/store';
+import { PAGES } from './pages';
+import { StatusBar } from './StatusBar';
+import { navSelectors, PAGE_IDS, useNavStore } from './store/navStore';
+
+/** The workbench: activity bar, main area, status bar. */
+export function App() {
+  const page = useNavStore(navSelectors.page);
+  const go = useNavStore((s) => s.go);
+
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      if (!(event.ctrlKey || event.metaKey) || event.altKey || event.shiftKey) return;
+      const index = Number(event.key) - 1;
+      const target = PAGE_IDS[index];
+      if (target) {
+        event.preventDefault();
+        go(target);
+      }
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [go]);
+
+  const Page = PAGES[page].component;
+  return (
+    <div className="workbench">
+      <nav className="activity-bar" aria-label="Pages">
+        {PAGE_IDS.map((id, index) => (
+          <button
+            key={id}
+            type="button"
+            className={id === page ? 'activity active' : 'activity'}
+            aria-current={id === page ? 'page' : undefined}
+            aria-label={PAGES[id].label}
+            title={`${PAGES[id].label} (Ctrl+${index + 1})`}
+            onClick={() => go(id)}
+          >
+            <Icon name={id} />
+            <span className="activity-label">{PAGES[id].label}</span>
+          </button>
+        ))}
+      </nav>
+      <main className="main-area" aria-label={PAGES[page].label}>
+        <ErrorBoundary resetKey={page}>
+          <Page />
+        </ErrorBoundary>
+      </main>
+      <StatusBar />
+    </div>
+  );
+}
+
+/** Wire pushed events to store actions once, at boot. */
+export function connectStores(): () => void {
+  const jobs = useJobsStore.getState();
+  const off = jobs.connect();
+  void jobs.load();
+  return off;
+}

@@ -1,0 +1,46 @@
+import { useState } from 'react';
+import { useShallow } from 'zustand/react/shallow';
+import { jobPercent } from '../features/jobs/reducers';
+import { jobsSelectors, useJobsStore } from '../features/jobs/store';
+
+/** Engine health, model server and background jobs (click for the job list with Cancel). */
+export function StatusBar() {
+  const { engine, info, jobs } = useJobsStore(useShallow((s) => ({ engine: jobsSelectors.engine(s), info: jobsSelectors.info(s), jobs: jobsSelectors.all(s) })));
+  const cancel = useJobsStore((s) => s.cancel);
+  const [isOpen, setOpen] = useState(false);
+  const running = jobs.filter((j) => j.status === 'running');
+  return (
+    <footer className="status-bar" role="contentinfo">
+      <span className={`status-item engine-${engine}`} data-testid="engine-status">
+        Engine: {engine === 'ok' ? 'ok' : engine === 'connecting' ? 'connecting…' : 'unreachable'}
+      </span>
+      <span id="model-server-status-slot" className="status-item" />
+      <button type="button" className="status-item status-jobs" onClick={() => setOpen(!isOpen)} aria-expanded={isOpen}>
+        {running.length === 0
+          ? 'No background jobs'
+          : running.map((j) => `${j.title} ${jobPercent(j) ?? '…'}%`).join(' · ')}
+      </button>
+      <span className="status-item status-right">{info ? `v${info.version} · ${info.host}` : ''}</span>
+      {isOpen ? (
+        <div className="job-list" role="dialog" aria-label="Background jobs">
+          {jobs.length === 0 ? <p>No jobs have run yet.</p> : null}
+          {jobs.map((j) => (
+            <div key={j.runId} className="job-row">
+              <span className="job-title">{j.title}</span>
+              <span className="job-state">
+                {j.status}
+                {j.progress ? ` · ${j.progress.phase}` : ''}
+                {j.status === 'running' && jobPercent(j) !== null ? ` ${jobPercent(j)}%` : ''}
+              </span>
+              {j.status === 'running' ? (
+                <button type="button" onClick={() => void cancel(j.runId)}>
+                  Cancel
+                </button>
+              ) : null}
+            </div>
+          ))}
+        </div>
+      ) : null}
+    </footer>
+  );
+}

@@ -1,0 +1,40 @@
+import { create } from 'zustand';
+
+/** The pages of the activity bar, in order (Ctrl/Cmd+1..n). */
+export const PAGE_IDS = ['repositories', 'search', 'chat', 'plans', 'models', 'logs', 'settings'] as const;
+/** One page of the app. */
+export type PageId = (typeof PAGE_IDS)[number];
+
+interface NavState {
+  page: PageId;
+  /** The repository the pages work on (its id), when one is selected. */
+  repoId: string | null;
+}
+
+interface NavActions {
+  go(page: PageId): void;
+  selectRepo(repoId: string | null): void;
+}
+
+/** Which page is shown and which repository is current. */
+export const useNavStore = create<NavState & NavActions>()((set) => ({
+  page: pageFromHash(),
+  repoId: null,
+  go: (page) => {
+    if (typeof window !== 'undefined') window.history.replaceState(null, '', `#${page}`);
+    set({ page });
+  },
+  selectRepo: (repoId) => set({ repoId }),
+}));
+
+/** Selectors of the navigation store. */
+export const navSelectors = {
+  page: (s: NavState) => s.page,
+  repoId: (s: NavState) => s.repoId,
+};
+
+function pageFromHash(): PageId {
+  if (typeof window === 'undefined') return 'repositories';
+  const hash = window.location.hash.replace(/^#/, '');
+  return (PAGE_IDS as readonly string[]).includes(hash) ? (hash as PageId) : 'repositories';
+}

@@ -1,0 +1,111 @@
+import type {
+  CraBridge,
+  Envelope,
+  EventKey,
+  EventPayload,
+  RequestInput,
+  RequestKey,
+  RequestOutput,
+  WsClientMessage,
+  WsServerMessage,
+} from '../../../shared/contract';
+import { deserializeError } from '../../../shared/contract';
+
+/** The renderer's one way to talk to the engine; it does not know which transport it has. */
+export interface Client {
+  /** Call a request; resolves with its output or rejects with an AppError. */
+  call<K extends RequestKey>(method: K, input: RequestInput<K>): Promise<RequestOutput<K>>;
+  subscribe<K extends EventKey>(event: K, callback: (payload: EventPayload<K>) => void): () => void;
+}
+
+/** Wrap a bridge (Electron preload or WebSocket) into the typed client. */
+export function clientFromBridge(bridge: CraBridge): Client {
+  return {
+    async call(method, input) {
+      const envelope = await bridge.invoke(method, input);
+      if (envelope.ok) return envelope.value;
+      throw deserializeError(envelope.error);
+    },
+    subscribe: (event, callback) => bridge.subscribe(event, callback),
+  };
+}
+
+/**
+ * The bridge of `cra serve`: one WebSocket to the page's own origin (the token travels as the
+ * cookie set when the page was opened), reconnecting with backoff when the server restarts.
+ */
+export function createWebSocketBridge(url: string): CraBridge {
+  let socket: WebSocket | undefined;
+  let nextId = 1;
+  let retryMs = 250;
+  const pending = new Map<number, (envelope: Envelope<unknown>) => void>();
+  const queue: string[] = [];
+  const listeners = new Map<string, Set<(payload: unknown) => void>>();
+
+  const connect = () => {
+    const ws = new WebSocket(url);
+    socket = ws;
+    ws.onopen = () => {
+      retryMs = 250;
+      for (const message of queue.splice(0)) ws.send(message);
+    };
+    ws.onmessage = (event) => {
+      const message = JSON.parse(String(event.data)) as WsServerMessage;
+      if (message.type === 'result') {
+        pending.get(message.id)?.(message.envelope);
+        pending.delete(message.id);
+      } else {
+        for (const listener of listeners.get(message.event) ?? []) listener(message.payload);
+      }
+    };
+    ws.onclose = () => {
+      for (const [id, resolve] of pending) {
+        resolve({ ok: false, error: { code: 'INTERNAL', message: 'Lost the connection to the engine; retrying.' } });
+        pending.delete(id);
+      }
+      setTimeout(connect, retryMs);
+      retryMs = Math.min(retryMs * 2, 5000);
+    };
+  };
+  connect();
+
+  return {
+    invoke(method, input) {
+      const id = nextId++;
+      const message = JSON.stringify({ type: 'invoke', id, method, input } satisfies WsClientMessage);
+      return new Promise((resolve) => {
+        pending.set(id, resolve as (envelope: Envelope<unknown>) => void);
+        if (socket?.readyState === WebSocket.OPEN) socket.send(message);
+        else queue.push(message);
+      });
+    },
+    subscribe(event, callback) {
+      let set = listeners.get(event);
+      if (!set) {
+        set = new Set();
+        listeners.set(event, set);
+      }
+      const wrapped = callback as (payload: unknown) => void;
+      set.add(wrapped);
+      return () => set.delete(wrapped);
+    },
+  };
+}
+
+function defaultClient(): Client {
+  if (typeof window !== 'undefined' && window.cra) return clientFromBridge(window.cra);
+  const protocol = window.location.protocol === 'https:' ? 'wss:' : 'ws:';
+  return clientFromBridge(createWebSocketBridge(`${protocol}//${window.location.host}/ws`));
+}
+
+let instance: Client | undefined;
+
+/** The app-wide client, created on first use. */
+export function client(): Client {
+  return (instance ??= defaultClient());
+}
+
+/** Replace the client (renderer unit tests). */
+export function setClientForTests(next: Client): void {
+  instance = next;
+}

@@ -1,0 +1,5 @@
+export * from './api';
+export * from './app';
+export * from './bridge';
+export * from './define';
+export * from './errors';
