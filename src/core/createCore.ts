@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import type { Handlers } from '../shared/contract';
+import { setDefaultNativeBinding } from './db/open';
 import { createAppHandlers } from './domains/app';
 import type { EngineContext } from './engine';
 import { packageVersion } from './paths';
@@ -22,6 +23,7 @@ export interface Core {
  */
 export function createCore(ports: HostPorts): Core {
   mkdirSync(ports.dataDir, { recursive: true });
+  if (ports.sqliteNativeBinding) setDefaultNativeBinding(ports.sqliteNativeBinding);
   const events = new EventBus();
   const runs = new RunRegistry(events);
   const context: EngineContext = { ports, events, runs, version: packageVersion() };
