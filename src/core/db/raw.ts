@@ -1,0 +1,93 @@
+import type { Db, Migration } from './open';
+import { openDatabase } from './open';
+
+/**
+ * The raw database: an append-only log. Every model call, every retrieval decision, task runs,
+ * orchestrator runs and their passes, archived session files. Nothing here is ever updated except
+ * a run's end state; rows are never deleted by the app.
+ */
+export const RAW_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    description: 'model calls, retrieval decisions, task runs, orchestrator runs/passes, session archives',
+    up: (db) =>
+      db.exec(`
+        create table task_runs (
+          id text primary key,               -- the run id (also the session id)
+          mode text not null,                -- index, search, retrieve, chat, plan, solve, eval, models ...
+          task text,
+          repo_path text,
+          config_json text,                  -- effective budget/model config, for reproducibility
+          status text not null default 'running',
+          success integer,
+          started_at text not null,
+          finished_at text,
+          error text
+        );
+        create table model_calls (
+          id integer primary key,
+          run_id text,                       -- task_runs.id when the call belongs to a run
+          stage text,                        -- task_analysis, scope, precision_pass1, chat, ...
+          role text,                         -- coding, reasoning, embedding
+          provider text not null,            -- ollama, openai_compat
+          base_url text,
+          model text not null,
+          system text,
+          prompt text not null,
+          response text,
+          params_json text,                  -- temperature, num_ctx, max tokens ...
+          prompt_tokens integer,
+          completion_tokens integer,
+          latency_ms integer,
+          error_code text,
+          error text,
+          created_at text not null
+        );
+        create index model_calls_run on model_calls(run_id);
+        create index model_calls_stage on model_calls(stage);
+        create index model_calls_model on model_calls(model);
+        create index model_calls_created on model_calls(created_at);
+        create table retrieval_decisions (
+          id integer primary key,
+          run_id text not null,
+          stage text not null,
+          subject_kind text not null,        -- file, symbol, pair
+          subject text not null,             -- path, qualified symbol, "a|b"
+          tier text,                         -- seed, dependency, co_change, metadata ...
+          decision text not null,            -- included, excluded, primary, supporting, type_context
+          reason text,
+          model_call_id integer references model_calls(id),
+          created_at text not null
+        );
+        create index retrieval_decisions_run on retrieval_decisions(run_id);
+        create table orchestrator_runs (
+          id text primary key,
+          task text not null,
+          total_parts integer,
+          total_steps integer,
+          status text not null default 'running', -- running, complete, partial, failed
+          started_at text not null,
+          finished_at text
+        );
+        create table orchestrator_passes (
+          id integer primary key,
+          orchestrator_run_id text not null references orchestrator_runs(id),
+          pass_type text not null,           -- meta_plan, part_plan, step_implement, adjustment
+          sequence integer not null,
+          task_run_id text references task_runs(id),
+          created_at text not null
+        );
+        create table session_archives (
+          id integer primary key,
+          run_id text not null,
+          archived_at text not null,
+          bytes blob not null
+        );
+      `),
+  },
+];
+
+/** Open (creating or upgrading) a raw database file. */
+export function openRawDatabase(file: string): Db {
+  return openDatabase(file, { migrations: RAW_MIGRATIONS });
+}
