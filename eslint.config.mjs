@@ -1,4 +1,4 @@
-import importX from 'eslint-plugin-import-x';
+import importX, { createNodeResolver } from 'eslint-plugin-import-x';
 import tseslint from 'typescript-eslint';
 
 // The layering rule of ARCHITECTURE.md: who may import whom.
@@ -22,6 +22,7 @@ export default tseslint.config(
       parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
     },
     plugins: { 'import-x': importX },
+    settings: { 'import-x/resolver-next': [createNodeResolver({ extensions: ['.ts', '.tsx', '.js', '.mjs', '.json'] })] },
     rules: {
       'import-x/no-restricted-paths': ['error', { zones: layerZones }],
       '@typescript-eslint/no-floating-promises': 'error',
