@@ -2,9 +2,17 @@ import { mkdirSync } from 'node:fs';
 import type { Handlers } from '../shared/contract';
 import { setDefaultNativeBinding } from './db/open';
 import { createAppHandlers } from './domains/app';
+import { createConfigHandlers } from './domains/config';
+import { createLogsHandlers } from './domains/logs';
+import { createModelsHandlers } from './domains/models';
+import { createModelServices } from './llm/services';
+import { createRepoHandlers } from './domains/repos';
+import { createEvalHandlers } from './domains/eval';
+import { createSearchDomain } from './domains/search';
 import type { EngineContext } from './engine';
 import { packageVersion } from './paths';
 import type { HostPorts } from './ports';
+import { RepoService } from './repos/service';
 import { EventBus } from './runtime/events';
 import { RunRegistry } from './runtime/runs';
 
@@ -28,9 +36,23 @@ export function createCore(ports: HostPorts): Core {
   const runs = new RunRegistry(events);
   const context: EngineContext = { ports, events, runs, version: packageVersion() };
   const disposers: Array<() => Promise<void> | void> = [];
+  const llm = createModelServices(context);
+  disposers.push(() => llm.dispose());
+  // The app's hosts show the model server in the status bar (and may start it); the CLI checks on demand.
+  if (ports.host === 'electron' || ports.host === 'serve') void llm.lifecycle.check().catch(() => undefined);
+  const repos = new RepoService(context);
+  disposers.push(() => repos.dispose());
+  const search = createSearchDomain(context);
+  disposers.push(() => search.dispose());
 
   const handlers: Handlers = {
     ...createAppHandlers(context),
+    ...createModelsHandlers(context, llm),
+    ...createLogsHandlers(context, llm),
+    ...createConfigHandlers(llm),
+    ...createRepoHandlers(repos),
+    ...createEvalHandlers(context),
+    ...search.handlers,
   };
 
   return {

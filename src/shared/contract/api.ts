@@ -1,6 +1,12 @@
 import type { z } from 'zod';
 import { appEvents, appRequests } from './app';
+import { configRequests } from './config';
+import { logsRequests } from './logs';
+import { modelsEvents, modelsRequests } from './models';
 import type { EventDef, RequestDef } from './define';
+import { evalRequests } from './eval';
+import { reposEvents, reposRequests } from './repos';
+import { searchRequests } from './search';
 
 /**
  * The single source of truth for what the renderer may ask the engine (`domain/verb`) and what
@@ -9,11 +15,19 @@ import type { EventDef, RequestDef } from './define';
  */
 export const requests = {
   ...appRequests,
+  ...modelsRequests,
+  ...logsRequests,
+  ...configRequests,
+  ...evalRequests,
+  ...reposRequests,
+  ...searchRequests,
 } as const;
 
 /** Every pushed event. */
 export const events = {
   ...appEvents,
+  ...modelsEvents,
+  ...reposEvents,
 } as const;
 
 /** Every request key. */

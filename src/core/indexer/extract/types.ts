@@ -62,12 +62,19 @@ export interface ExtractedImport {
   names: string[];
   /** Local alias when there is one: `import numpy as np` → 'np'. */
   alias: string | null;
+  /**
+   * The local binding of each entry of `names`, in the same order (`from a import b as c, d` →
+   * ['c','d']); absent when the language has no per-name aliases.
+   */
+  localNames?: string[];
   /** Python relative import level (number of leading dots), 0 otherwise. */
   level: number;
   /** `export ... from` in TS/JS (a re-export edge). */
   isReexport: boolean;
   /** C/C++ `#include <...>` (system) vs `"..."`. */
   isSystem: boolean;
+  /** Rust `mod x;`: a module file of the crate (specifier 'x'), not a `use` path. */
+  isModule?: boolean;
   line: number;
 }
 

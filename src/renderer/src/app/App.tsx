@@ -2,6 +2,8 @@ import { useEffect } from 'react';
 import { ErrorBoundary } from '../components/ErrorBoundary';
 import { Icon } from '../components/Icon';
 import { useJobsStore } from '../features/jobs/store';
+import { RepoSwitcher } from '../features/repos/RepoSwitcher';
+import { useReposStore } from '../features/repos/store';
 import { PAGES } from './pages';
 import { StatusBar } from './StatusBar';
 import { navSelectors, PAGE_IDS, useNavStore } from './store/navStore';
@@ -45,9 +47,12 @@ export function App() {
         ))}
       </nav>
       <main className="main-area" aria-label={PAGES[page].label}>
-        <ErrorBoundary resetKey={page}>
-          <Page />
-        </ErrorBoundary>
+        <RepoSwitcher />
+        <div className="main-scroll">
+          <ErrorBoundary resetKey={page}>
+            <Page />
+          </ErrorBoundary>
+        </div>
       </main>
       <StatusBar />
     </div>
@@ -57,7 +62,9 @@ export function App() {
 /** Wire pushed events to store actions once, at boot. */
 export function connectStores(): () => void {
   const jobs = useJobsStore.getState();
-  const off = jobs.connect();
+  const repos = useReposStore.getState();
+  const offs = [jobs.connect(), repos.connect()];
   void jobs.load();
-  return off;
+  void repos.load();
+  return () => offs.forEach((off) => off());
 }

@@ -1,4 +1,5 @@
 import type { ComponentType } from 'react';
+import { EvalPage } from '../features/eval/EvalPage';
 import { LogsPage } from '../features/logs/LogsPage';
 import { ModelsPage } from '../features/models/ModelsPage';
 import { ChatPage, PlansPage } from '../features/placeholders/pages';
@@ -13,6 +14,7 @@ export const PAGES: Record<PageId, { label: string; component: ComponentType }> 
   search: { label: 'Search', component: SearchPage },
   chat: { label: 'Chat', component: ChatPage },
   plans: { label: 'Plans & Runs', component: PlansPage },
+  eval: { label: 'Evaluation', component: EvalPage },
   models: { label: 'Models', component: ModelsPage },
   logs: { label: 'Logs', component: LogsPage },
   settings: { label: 'Settings', component: SettingsPage },

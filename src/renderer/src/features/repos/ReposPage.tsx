@@ -1,11 +1,68 @@
+import { navSelectors, useNavStore } from '../../app/store/navStore';
 import { EmptyState } from '../../components/EmptyState';
+import { AddRepoForm } from './AddRepoForm';
+import { RepoRow } from './RepoRow';
+import { SkippedList } from './SkippedList';
+import { reposSelectors, useReposStore } from './store';
 
-/** Repositories: the list of indexed repositories. */
+/** Repositories: add a folder, watch it index, re-index, remove; the selected row is the current repository. */
 export function ReposPage() {
+  const repos = useReposStore(reposSelectors.repos);
+  const isLoaded = useReposStore(reposSelectors.isLoaded);
+  const loadError = useReposStore(reposSelectors.error('load'));
+  const actionError = useReposStore(reposSelectors.error('action'));
+  const currentId = useNavStore(navSelectors.repoId);
+  const selectRepo = useNavStore((s) => s.selectRepo);
+  const current = repos.find((r) => r.id === currentId) ?? null;
+
+  if (isLoaded && repos.length === 0 && !loadError) {
+    return (
+      <EmptyState title="Repositories" action={<AddRepoForm />}>
+        <p>Repositories you add are indexed here: symbols, imports and git co-change history, ready for search, chat and tasks.</p>
+        <p>Nothing in the folder is changed; the index lives in Clean Room&apos;s data folder.</p>
+      </EmptyState>
+    );
+  }
+
   return (
-    <EmptyState title="Repositories">
-      <p>Repositories you add are indexed here: symbols, imports and git co-change history, ready for search, chat and tasks.</p>
-      <p>Add a repository to start.</p>
-    </EmptyState>
+    <div className="page repos-page">
+      <header className="page-header">
+        <h1>Repositories</h1>
+        <span className="muted">{repos.length === 1 ? '1 repository' : `${repos.length} repositories`}</span>
+      </header>
+      <AddRepoForm />
+      {loadError ? <p className="error-text" role="alert">Could not list repositories: {loadError.message}</p> : null}
+      {actionError ? <p className="error-text" role="alert">{actionError.message}</p> : null}
+      {repos.length > 0 ? (
+        <table className="grid repo-table" aria-label="Repositories">
+          <thead>
+            <tr>
+              <th>Repository</th>
+              <th>Languages</th>
+              <th className="num">Files</th>
+              <th className="num">Symbols</th>
+              <th>Last indexed</th>
+              <th>Status</th>
+              <th />
+            </tr>
+          </thead>
+          <tbody>
+            {repos.map((repo) => (
+              <RepoRow key={repo.id} repo={repo} isCurrent={repo.id === currentId} onSelect={() => selectRepo(repo.id)} />
+            ))}
+          </tbody>
+        </table>
+      ) : null}
+      {current ? (
+        <section className="panel repo-extra" aria-label={`Details of ${current.name}`}>
+          <div className="muted">
+            {current.name}: {current.stats.references.toLocaleString()} references · {current.stats.dependencies.toLocaleString()} file
+            dependencies · {current.stats.commits.toLocaleString()} commits · {current.stats.coChangePairs.toLocaleString()} co-change pairs ·{' '}
+            {current.stats.chunks.toLocaleString()} search chunks
+          </div>
+          <SkippedList key={current.id} repoId={current.id} />
+        </section>
+      ) : null}
+    </div>
   );
 }

@@ -1,0 +1,143 @@
+/**
+ * Search benchmark: keyword latency p50/p95 over ≥200 queries derived (fixed seed) from real
+ * identifiers and docstring phrases of the Python standard library, embedding throughput of the
+ * embedded model, and hybrid / semantic latency. Prints JSON; `run()` is what `bin/bench.js` calls.
+ *
+ * Env: CRA_BENCH_STDLIB (default: the newest /usr/lib/python3.*), CRA_BENCH_SEARCH_DB (reuse an
+ * already indexed curated.sqlite; it is copied, never modified), CRA_BENCH_EMBED_CHUNKS (default 400).
+ */
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openDatabase, type Db } from '../src/core/db/open';
+import { indexRepository } from '../src/core/indexer/indexer';
+import { embedRepository } from '../src/core/search/embedRun';
+import { createDefaultEmbedder } from '../src/core/search/embedder';
+import { searchRepository } from '../src/core/search/search';
+import { indexerDeps } from '../src/core/search/testRepo';
+import type { SearchMode } from '../src/shared/contract/search';
+
+/** A small seeded PRNG (mulberry32), so the query set is the same on every run. */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function pick<T>(items: readonly T[], n: number, random: () => number): T[] {
+  const copy = [...items];
+  for (let i = copy.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [copy[i], copy[j]] = [copy[j]!, copy[i]!];
+  }
+  return copy.slice(0, n);
+}
+
+/** Queries from the corpus: symbol names, docstring openings, and split-identifier phrases. */
+export function benchQueries(db: Db, seed = 42): string[] {
+  const random = prng(seed);
+  const names = db.prepare("select distinct name from symbols where kind in ('function','method','class') and length(name) >= 4 order by name").pluck().all() as string[];
+  const docs = db.prepare("select docstring from symbols where docstring is not null and length(docstring) >= 20 order by id").pluck().all() as string[];
+  const phrases = pick(docs, 80, random)
+    .map((d) => d.replace(/\s+/g, ' ').trim().split(' ').slice(0, 3 + Math.floor(random() * 4)).join(' '))
+    .filter((p) => p.length > 0);
+  const splitNames = pick(names.filter((n) => n.includes('_') || /[a-z][A-Z]/.test(n)), 40, random).map((n) =>
+    n.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/_+/g, ' ').trim().toLowerCase(),
+  );
+  return [...pick(names, 100, random), ...phrases, ...splitNames];
+}
+
+function percentiles(samples: number[]): { p50: number; p95: number; p99: number; mean: number; max: number; n: number } {
+  const s = [...samples].sort((a, b) => a - b);
+  const at = (q: number) => s[Math.min(s.length - 1, Math.floor(q * s.length))]!;
+  const r = (x: number) => Math.round(x * 100) / 100;
+  return { p50: r(at(0.5)), p95: r(at(0.95)), p99: r(at(0.99)), mean: r(s.reduce((a, b) => a + b, 0) / s.length), max: r(s[s.length - 1]!), n: s.length };
+}
+
+/**
+ * Wall time and CPU time (user + system of this process) per query. On a shared machine the CPU
+ * time is the better estimate of what a query costs on an idle one; both are reported.
+ */
+async function latency(db: Db, queries: readonly string[], mode: SearchMode, embedder = createDefaultEmbedder()) {
+  for (const q of queries.slice(0, 10)) await searchRepository(db, q, { mode, embedder });
+  const wall: number[] = [];
+  const cpu: number[] = [];
+  for (const q of queries) {
+    const t = performance.now();
+    const c = process.cpuUsage();
+    await searchRepository(db, q, { mode, limit: 20, embedder });
+    const used = process.cpuUsage(c);
+    wall.push(performance.now() - t);
+    cpu.push((used.user + used.system) / 1000);
+  }
+  return { ...percentiles(wall), cpu: percentiles(cpu) };
+}
+
+function stdlibRoot(): string {
+  if (process.env.CRA_BENCH_STDLIB) return process.env.CRA_BENCH_STDLIB;
+  const versions = readdirSync('/usr/lib').filter((d) => /^python3\.\d+$/.test(d)).sort((a, b) => Number(a.split('.')[1]) - Number(b.split('.')[1]));
+  if (versions.length === 0) throw new Error('No /usr/lib/python3.* found; set CRA_BENCH_STDLIB to a Python source tree.');
+  return join('/usr/lib', versions[versions.length - 1]!);
+}
+
+/** Run the search benchmark and return its figures. */
+export async function run(): Promise<Record<string, unknown>> {
+  const dir = mkdtempSync(join(tmpdir(), 'cra-bench-search-'));
+  const file = join(dir, 'curated.sqlite');
+  const corpus = stdlibRoot();
+  try {
+    let indexMs: number | null = null;
+    const reuse = process.env.CRA_BENCH_SEARCH_DB;
+    if (reuse && existsSync(reuse)) copyFileSync(reuse, file);
+    else {
+      const t = performance.now();
+      await indexRepository({ root: corpus, curatedFile: file, ...indexerDeps() });
+      indexMs = Math.round(performance.now() - t);
+    }
+    const db = openDatabase(file, { withVectors: true });
+    const counts = db.prepare('select (select count(*) from files) as files, (select count(*) from chunks) as chunks, (select count(*) from symbols) as symbols').get();
+    const queries = benchQueries(db);
+    const keyword = await latency(db, queries, 'keyword');
+
+    const embedder = createDefaultEmbedder();
+    await embedder.embed(['warm up the model']);
+    const maxChunks = Number(process.env.CRA_BENCH_EMBED_CHUNKS ?? 300);
+    const embedded = await embedRepository(db, embedder, { maxChunks });
+    const chunksPerSecond = Math.round((embedded.embedded / (embedded.durationMs / 1000)) * 10) / 10;
+    const sample = queries.filter((_, i) => i % 4 === 0);
+    const hybrid = await latency(db, sample, 'hybrid', embedder);
+    const semantic = await latency(db, sample, 'semantic', embedder);
+    db.close();
+    return {
+      corpus,
+      ...(counts as object),
+      indexMs,
+      queries: queries.length,
+      keywordMs: keyword,
+      keywordTargetP95Ms: 30,
+      keywordMeetsTarget: keyword.p95 < 30,
+      loadAverage: loadavg().map((l) => Math.round(l * 10) / 10),
+      embedding: { embedder: embedded.embedderId, chunks: embedded.embedded, durationMs: embedded.durationMs, chunksPerSecond },
+      hybridMs: { ...hybrid, vectors: embedded.embedded },
+      semanticMs: { ...semantic, vectors: embedded.embedded },
+      note: 'hybrid/semantic include embedding the query with the in-process model; vectors exist only for the embedded sample of chunks',
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[1] && /search\.bench\.ts$/.test(process.argv[1])) {
+  run().then(
+    (figures) => process.stdout.write(`${JSON.stringify(figures, null, 2)}\n`),
+    (error: unknown) => {
+      process.stderr.write(`${(error as Error).stack ?? String(error)}\n`);
+      process.exitCode = 1;
+    },
+  );
+}

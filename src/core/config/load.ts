@@ -1,0 +1,125 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse, TomlError } from 'smol-toml';
+import type { z } from 'zod';
+import { AppError } from '../../shared/contract';
+import { configSchema, type ConfigValues } from './schema';
+
+/** The file name of a config, user-level (`<dataDir>/config.toml`) or per repository. */
+export const CONFIG_FILE = 'config.toml';
+
+/** The user-level config path. */
+export function userConfigPath(dataDir: string): string {
+  return join(dataDir, CONFIG_FILE);
+}
+
+/** A validated config and where it came from. */
+export interface LoadedConfig {
+  values: ConfigValues;
+  /** The files that were read, user-level first, the overriding repository file last. */
+  files: string[];
+  /** The file edits go to by default (the most specific one that exists, else the user-level path). */
+  primaryFile: string;
+}
+
+type Raw = Record<string, unknown>;
+
+/** Parse TOML text into plain objects; a syntax error names the file, line and column. */
+export function parseToml(text: string, file: string): Raw {
+  try {
+    return toPlain(parse(text)) as Raw;
+  } catch (error) {
+    if (error instanceof TomlError) {
+      throw new AppError('CONFIG_INVALID', `${file}:${error.line}:${error.column}: not valid TOML (${firstLine(error.message)}). Fix the file or run \`cra init --force\` to start over.`, { cause: error });
+    }
+    throw error;
+  }
+}
+
+/** Read and parse one TOML file; undefined when it does not exist. */
+export function readTomlFile(file: string): Raw | undefined {
+  if (!existsSync(file)) return undefined;
+  return parseToml(readFileSync(file, 'utf8'), file);
+}
+
+/** Validate raw values; an invalid value names the key, the value and what is allowed. */
+export function validateConfig(raw: Raw, label: string): ConfigValues {
+  const result = configSchema.safeParse(raw);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  if (!issue) throw new AppError('CONFIG_INVALID', `${label}: invalid config.`);
+  throw new AppError('CONFIG_INVALID', describeIssue(issue, raw, label), { details: { issues: result.error.issues.map((i) => ({ path: i.path.map(String), message: i.message })) } });
+}
+
+/**
+ * Load the user-level config, overridden key by key by a repository's config when given. Each
+ * file is validated alone first so an invalid value names its own file.
+ */
+export function loadConfig(options: { userFile: string; repoFile?: string }): LoadedConfig {
+  const files: string[] = [];
+  let merged: Raw = {};
+  for (const file of [options.userFile, options.repoFile]) {
+    if (!file) continue;
+    const raw = readTomlFile(file);
+    if (!raw) continue;
+    validateConfig(raw, file);
+    merged = deepMerge(merged, raw);
+    files.push(file);
+  }
+  const values = validateConfig(merged, files.join(' + ') || options.userFile);
+  const primaryFile = options.repoFile && files.includes(options.repoFile) ? options.repoFile : options.userFile;
+  return { values, files, primaryFile };
+}
+
+/** Merge `over` into `base`: tables merge key by key, everything else replaces. */
+export function deepMerge(base: Raw, over: Raw): Raw {
+  const out: Raw = { ...base };
+  for (const [key, value] of Object.entries(over)) {
+    const prev = out[key];
+    out[key] = isTable(prev) && isTable(value) ? deepMerge(prev, value) : value;
+  }
+  return out;
+}
+
+function describeIssue(issue: z.core.$ZodIssue, raw: Raw, label: string): string {
+  const path = issue.path.map(String);
+  const key = path.length > 1 ? `[${path.slice(0, -1).join('.')}].${path[path.length - 1]}` : `[${path[0] ?? ''}]`;
+  if (issue.code === 'unrecognized_keys') {
+    const where = path.length ? `[${path.join('.')}]` : 'the top level';
+    return `${label}: unknown key ${issue.keys.map((k) => `"${k}"`).join(', ')} in ${where}. Check the spelling; see the commented template written by \`cra init\`.`;
+  }
+  const value = getIn(raw, path);
+  const shown = value === undefined ? 'missing' : JSON.stringify(value);
+  return `${label}: ${key} = ${shown} is not allowed: ${issue.message}.`;
+}
+
+/** The value at a key path of nested tables, or undefined. */
+export function getIn(raw: unknown, path: readonly string[]): unknown {
+  let cur: unknown = raw;
+  for (const key of path) {
+    if (!isTable(cur)) return undefined;
+    cur = cur[key];
+  }
+  return cur;
+}
+
+function isTable(value: unknown): value is Raw {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Date);
+}
+
+/** smol-toml returns null-prototype objects and its own date classes; convert to plain JSON-able values. */
+function toPlain(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(toPlain);
+  if (value instanceof Date) return value.toISOString();
+  if (typeof value === 'bigint') return Number(value);
+  if (typeof value === 'object' && value !== null) {
+    const out: Raw = {};
+    for (const [k, v] of Object.entries(value)) out[k] = toPlain(v);
+    return out;
+  }
+  return value;
+}
+
+function firstLine(message: string): string {
+  return message.split('\n')[0] ?? message;
+}

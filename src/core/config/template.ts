@@ -1,0 +1,56 @@
+/**
+ * The commented default config `cra init` writes. It shows the three-tier model cascade of the
+ * binary-decomposition design: tiny judges for yes/no stages, a 4B reasoning model, a coder.
+ */
+export const DEFAULT_CONFIG_TEMPLATE = `# Clean Room configuration.
+# The user-level file lives in the data folder; a repository's own config.toml overrides it key by key.
+# Every key below can also be edited on the Settings and Models pages; your comments are kept.
+
+[models]
+# "ollama" (default) or "openai_compat" (llama-server, vLLM, LM Studio: /v1/chat/completions).
+provider = "ollama"
+# Code generation (execute stage in implement mode).
+coding = "qwen2.5-coder:3b"
+# Task analysis, retrieval judgments, plans.
+reasoning = "qwen3:4b"
+# Embeddings for vector search (optional; search works offline without one).
+embedding = "nomic-embed-text"
+# Model server address. Unset: $OLLAMA_HOST, else http://127.0.0.1:11434.
+# base_url = "http://127.0.0.1:11434"
+# Context window sent with every call (Ollama's default of 4k silently truncates longer prompts).
+context_window = 32768
+# Maximum completion tokens per call.
+max_tokens = 4096
+# 0.0 = deterministic, for code and for reasoning alike.
+temperature = 0.0
+# Start \`ollama serve\` when the server is not running (the app stops only a server it started).
+start_ollama = false
+# Seconds before one model call gives up.
+timeout_s = 300
+
+[models.overrides]
+# Per-stage models: a tag, or {model, context_window, max_tokens}.
+# Stages: task_analysis, scope, precision, similarity, routing, plan, execute, chat, summarize, embedding.
+# Binary decision stages — route to smallest capable model
+# scope = {model = "qwen3:0.6b", context_window = 8192, max_tokens = 16}
+# similarity = {model = "qwen3:0.6b", context_window = 8192, max_tokens = 16}
+# precision = {model = "qwen3:0.6b", context_window = 8192, max_tokens = 16}
+# Middle tier for routing and summaries
+# routing = {model = "qwen3:1.7b", context_window = 8192, max_tokens = 256}
+
+[budget]
+# The execute model's context window and what is kept back from retrieval (system prompt, task,
+# retry context and completion space). Rules: context_window > 0, 0 <= reserved_tokens < context_window.
+context_window = 32768
+reserved_tokens = 4096
+
+[retrieval]
+# "hybrid" (BM25 + vectors), "keyword" or "semantic".
+mode = "hybrid"
+top_k = 20
+
+[orchestrator]
+max_parts = 10
+max_steps_per_part = 15
+max_adjustment_rounds = 3
+`;

@@ -1,0 +1,33 @@
+import { existsSync } from 'node:fs';
+import type { ConfigSnapshot, Handlers } from '../../shared/contract';
+import { AppError } from '../../shared/contract';
+import { editConfigFile, initConfigFile } from '../config/configFile';
+import type { ModelServices } from '../llm/services';
+
+/** Settings: the user-level config.toml as values, edited key by key with comments kept. */
+export function createConfigHandlers(llm: ModelServices): Pick<Handlers, 'config/get' | 'config/init' | 'config/set'> {
+  const snapshot = (): ConfigSnapshot => {
+    const path = llm.userConfigFile;
+    if (!existsSync(path)) return { path, exists: false, values: null, error: { code: 'CONFIG_MISSING', message: `No config yet at ${path}. Run \`cra init\` or press "Create config".` } };
+    try {
+      return { path, exists: true, values: JSON.parse(JSON.stringify(llm.loadUserConfig().values)) as Record<string, unknown>, error: null };
+    } catch (error) {
+      if (error instanceof AppError) return { path, exists: true, values: null, error: { code: error.code, message: error.message } };
+      throw error;
+    }
+  };
+  return {
+    'config/get': async () => snapshot(),
+    'config/init': async () => {
+      const { created } = initConfigFile(llm.userConfigFile);
+      return { ...snapshot(), created };
+    },
+    'config/set': async ({ edits }) => {
+      editConfigFile(
+        llm.userConfigFile,
+        edits.map((e) => ({ path: e.path, value: e.value ?? undefined })),
+      );
+      return snapshot();
+    },
+  };
+}

@@ -1,0 +1,131 @@
+import { existsSync } from 'node:fs';
+import type { Handlers, ModelAssignments, StageAssignment } from '../../shared/contract';
+import { AppError } from '../../shared/contract';
+import { editConfigFile, initConfigFile, type ConfigEdit } from '../config/configFile';
+import { defaultRoleOf, ROLES, STAGES } from '../config/schema';
+import type { EngineContext } from '../engine';
+import { deleteModel, listInstalled, loadedModels, showModel } from '../llm/modelManager';
+import { pullModel } from '../llm/pull';
+import { recommendedModels } from '../llm/recommended';
+import type { ResolvedModel } from '../llm/router';
+import type { ModelServices } from '../llm/services';
+
+type ModelsHandlers = Pick<
+  Handlers,
+  | 'models/status'
+  | 'models/startServer'
+  | 'models/list'
+  | 'models/show'
+  | 'models/ps'
+  | 'models/pull'
+  | 'models/delete'
+  | 'models/recommended'
+  | 'models/assignments'
+  | 'models/assign'
+  | 'models/test'
+>;
+
+/** The model manager: server health, installed models, pulls, assignments and "Test model". */
+export function createModelsHandlers(ctx: EngineContext, llm: ModelServices): ModelsHandlers {
+  return {
+    'models/status': () => llm.lifecycle.check(),
+    'models/startServer': () => llm.lifecycle.check({ mayStart: true }),
+    'models/list': async () => ({ models: await listInstalled(await llm.requireOllama()) }),
+    'models/show': async ({ name }) => showModel(await llm.requireOllama(), name),
+    'models/ps': async () => ({ models: await loadedModels(await llm.requireOllama()) }),
+    'models/delete': async ({ name }) => {
+      await deleteModel(await llm.requireOllama(), name);
+      return { deleted: true as const };
+    },
+    'models/pull': async ({ name }) => {
+      const address = await llm.requireOllama();
+      const { runId } = ctx.runs.start('pull', `Pull ${name}`, async (run) => {
+        await pullModel(address, name, {
+          signal: run.signal,
+          stallMs: stallMs(),
+          onProgress: (s) => {
+            run.progress({ phase: s.phase, done: s.doneBytes, ...(s.totalBytes ? { total: s.totalBytes } : {}), rate: s.bytesPerSecond, ...(s.etaSeconds !== null ? { etaSeconds: s.etaSeconds } : {}), message: name });
+            ctx.events.emit('models/pullProgress', { runId: run.runId, model: name, ...s });
+          },
+        });
+        return { model: name };
+      });
+      return { runId };
+    },
+    'models/recommended': async () => {
+      let installed = new Set<string>();
+      try {
+        installed = new Set((await listInstalled(await llm.requireOllama())).map((m) => m.name));
+      } catch {
+        // No server: the recommendations still help someone deciding what to download.
+      }
+      const models = recommendedModels(installed);
+      const { totalmem } = await import('node:os');
+      return { totalMemoryBytes: totalmem(), models };
+    },
+    'models/assignments': async () => assignments(llm),
+    'models/assign': async (input) => {
+      initConfigFile(llm.userConfigFile);
+      const edit: ConfigEdit = input.stage
+        ? { path: ['models', 'overrides', input.stage], value: overrideValue(input) }
+        : { path: ['models', input.role as string], value: input.model ?? undefined };
+      editConfigFile(llm.userConfigFile, [edit]);
+      return assignments(llm);
+    },
+    'models/test': async ({ model, prompt }) => {
+      const resolved = testModel(llm, model);
+      const result = await llm.client.complete(prompt, { model: resolved, stage: 'test', runId: undefined });
+      return { model, text: result.text, promptTokens: result.promptTokens, completionTokens: result.completionTokens, latencyMs: result.latencyMs };
+    },
+  };
+}
+
+function overrideValue(input: { model: string | null; contextWindow?: number; maxTokens?: number }) {
+  if (input.model === null) return undefined;
+  if (input.contextWindow === undefined && input.maxTokens === undefined) return input.model;
+  return { model: input.model, ...(input.contextWindow ? { context_window: input.contextWindow } : {}), ...(input.maxTokens ? { max_tokens: input.maxTokens } : {}) };
+}
+
+/** Seconds without bytes before a pull reconnects (CRA_PULL_STALL_S for tests and slow links). */
+function stallMs(): number {
+  const s = Number(process.env.CRA_PULL_STALL_S);
+  return Number.isFinite(s) && s > 0 ? s * 1000 : 30_000;
+}
+
+function assignments(llm: ModelServices): ModelAssignments {
+  const configPath = llm.userConfigFile;
+  const configExists = existsSync(configPath);
+  const values = configExists ? llm.loadUserConfig().values : undefined;
+  const models = values?.models;
+  const roles = Object.fromEntries(ROLES.map((r) => [r, models?.[r] ?? null]));
+  const rows: StageAssignment[] = STAGES.map((stage) => {
+    const role = defaultRoleOf(stage);
+    if (!models) return { stage, role, model: null, contextWindow: null, maxTokens: null, source: 'none' };
+    try {
+      const r = llm.router().resolve(role, stage);
+      return { stage, role, model: r.model, contextWindow: r.contextWindow, maxTokens: r.maxTokens, source: r.source };
+    } catch (error) {
+      if (error instanceof AppError && error.code === 'CONFIG_MISSING') return { stage, role, model: null, contextWindow: null, maxTokens: null, source: 'none' };
+      throw error;
+    }
+  });
+  return { configPath, configExists, roles, rows, defaults: { contextWindow: models?.context_window ?? 32768, maxTokens: models?.max_tokens ?? 4096 } };
+}
+
+/** The model of "Test model": the configured server and limits, or safe defaults without a config. */
+function testModel(llm: ModelServices, model: string): ResolvedModel {
+  const t = llm.target();
+  const models = existsSync(llm.userConfigFile) ? llm.loadUserConfig().values.models : undefined;
+  return {
+    model,
+    baseUrl: t.address,
+    provider: t.provider,
+    temperature: models?.temperature ?? 0,
+    maxTokens: Math.min(models?.max_tokens ?? 256, 256),
+    contextWindow: Math.min(models?.context_window ?? 4096, 8192),
+    timeoutMs: Math.round((models?.timeout_s ?? 120) * 1000),
+    role: 'reasoning',
+    stage: 'test',
+    source: 'role',
+  };
+}

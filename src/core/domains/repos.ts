@@ -1,0 +1,21 @@
+import type { Handlers } from '../../shared/contract';
+import type { RepoService } from '../repos/service';
+
+type RepoHandlers = Pick<
+  Handlers,
+  'repos/list' | 'repos/get' | 'repos/add' | 'repos/remove' | 'repos/reindex' | 'repos/watch' | 'repos/skipped' | 'repos/file'
+>;
+
+/** The repository registry, indexing runs, watchers and the file view. */
+export function createRepoHandlers(service: RepoService): RepoHandlers {
+  return {
+    'repos/list': async () => service.registry.list(),
+    'repos/get': async ({ repoId }) => service.get(repoId),
+    'repos/add': async ({ path, watch, full }) => service.add(path, { watch, full }),
+    'repos/remove': async ({ repoId }) => service.remove(repoId),
+    'repos/reindex': async ({ repoId, full }) => service.reindex(repoId, full),
+    'repos/watch': async ({ repoId, enabled }) => service.setWatching(repoId, enabled),
+    'repos/skipped': async ({ repoId }) => service.skipped(repoId),
+    'repos/file': async ({ repoId, path, maxContentBytes }) => service.fileView(repoId, path, maxContentBytes),
+  };
+}

@@ -1,0 +1,71 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTempCore } from '../testing/tempCore';
+import { evaluateRepository } from './evaluate';
+import { buildFixtureRepo, FIXTURE_TASKS } from './fixtureRepo';
+import { formatReport } from './format';
+
+let root: string;
+let repo: string;
+
+beforeAll(() => {
+  root = mkdtempSync(join(tmpdir(), 'cra-evaluate-'));
+  repo = buildFixtureRepo(join(root, 'repo'));
+});
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+describe('evaluateRepository', () => {
+  it('runs tasks from a file, records a task with an unknown parent as failed, and stores the report', async () => {
+    const parent = execFileSync('git', ['rev-parse', 'HEAD~2'], { cwd: repo, encoding: 'utf8' }).trim();
+    const file = join(root, 'tasks.jsonl');
+    writeFileSync(
+      file,
+      [
+        JSON.stringify({ id: 'cookie', task: 'Fix cookie parsing for quoted values', parent, gold: ['src/app/util.py'] }),
+        JSON.stringify({ id: 'ghost', task: 'anything', parent: 'f'.repeat(40), gold: ['src/app/util.py'] }),
+      ].join('\n'),
+    );
+    const dataDir = join(root, 'data-file');
+    const { report, file: stored } = await evaluateRepository({ dataDir, repoPath: repo, tasksFile: file, ks: [1, 3] });
+    expect(stored).toBe(join(dataDir, 'eval', `${report.id}.json`));
+    expect(report.source).toEqual({ kind: 'file', file });
+    expect(report.tasks.map((t) => t.id)).toEqual(['cookie', 'ghost']);
+    expect(report.tasks[1]!.error).toMatch(/not a commit of this repository/);
+    // Only the good task counts: BM25 ranks util.py first for it (the only file saying "cookie").
+    expect(report.summary.bm25).toEqual({ recallAt: { 1: 1, 3: 1 }, allGoldAt: { 1: 1, 3: 1 }, mrr: 1 });
+    expect(report.notes.join(' ')).toMatch(/1 task\(s\) could not be run/);
+    expect(formatReport(report)).toMatch(/Failed ghost: parent f+ is not a commit/);
+  });
+
+  it('refuses --pipeline, a missing folder and a folder that is not a repository, clearly', async () => {
+    const dataDir = join(root, 'data-refuse');
+    await expect(evaluateRepository({ dataDir, repoPath: repo, pipeline: true })).rejects.toMatchObject({
+      code: 'UNSUPPORTED',
+      message: expect.stringMatching(/needs a configured model and the pipeline/),
+    });
+    await expect(evaluateRepository({ dataDir, repoPath: join(root, 'nope') })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(evaluateRepository({ dataDir, repoPath: tmpdir() })).rejects.toMatchObject({ code: 'VALIDATION' });
+  });
+});
+
+describe('the eval domain through the engine', () => {
+  it('starts a run that stores a report, then lists and returns it', async () => {
+    const env = createTempCore();
+    try {
+      const { runId } = await env.core.handlers['eval/start']({ repoPath: repo, commits: 2 });
+      const result = (await env.core.runs.wait(runId)) as { reportId: string };
+      const list = await env.core.handlers['eval/list']({});
+      expect(list.map((r) => r.id)).toEqual([result.reportId]);
+      expect(list[0]!.taskCount).toBe(2);
+      const report = await env.core.handlers['eval/get']({ id: result.reportId });
+      expect(report.methods).toEqual(['search', 'bm25']);
+      expect(report.tasks.map((t) => t.gold).sort()).toEqual([FIXTURE_TASKS[0]!.gold, FIXTURE_TASKS[1]!.gold].sort());
+      await expect(env.core.handlers['eval/get']({ id: 'missing' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    } finally {
+      await env.cleanup();
+    }
+  });
+});

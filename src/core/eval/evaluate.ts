@@ -1,0 +1,85 @@
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { AppError } from '../../shared/contract';
+import type { EvalReport, EvalTask } from '../../shared/contract/eval';
+import { repositoryRoot } from './git';
+import { mineTasks } from './mine';
+import { saveReport, reportsDir } from './reports';
+import { runEval, type EvalProgress, type ProductRetrieval } from './run';
+import { readTasksFile } from './tasksFile';
+
+/** Default cut-offs of recall@k and all-gold@k. */
+export const DEFAULT_KS = [1, 5, 10];
+/** Default number of mined commits. */
+export const DEFAULT_COMMITS = 50;
+
+/** What `cra eval` and `eval/start` ask for. */
+export interface EvaluateOptions {
+  dataDir: string;
+  repoPath: string;
+  commits?: number;
+  since?: string;
+  /** JSON-lines tasks instead of mining. */
+  tasksFile?: string;
+  ks?: number[];
+  /** Also run the model retrieval pipeline (refused until it exists and a model is configured). */
+  pipeline?: boolean;
+  retrieval?: ProductRetrieval;
+  signal?: AbortSignal;
+  onProgress?(progress: EvalProgress & { phase: string }): void;
+}
+
+/** Refuse --pipeline honestly: the retrieval pipeline is not part of this build yet. */
+export function assertPipelineAvailable(pipeline: boolean | undefined): void {
+  if (!pipeline) return;
+  throw new AppError(
+    'UNSUPPORTED',
+    'The retrieval pipeline cannot be evaluated yet: it needs a configured model and the pipeline, which this build does not have. Run without --pipeline to compare the model-free search with BM25.',
+  );
+}
+
+/**
+ * Evaluate retrieval on a repository: take tasks from its history (or a tasks file), run them,
+ * and store the report in `<dataDir>/eval/<id>.json`. Returns the report and the file it went to.
+ */
+export async function evaluateRepository(options: EvaluateOptions): Promise<{ report: EvalReport; file: string }> {
+  assertPipelineAvailable(options.pipeline);
+  const repoPath = await repositoryRoot(options.repoPath);
+  const ks = options.ks ?? DEFAULT_KS;
+  let tasks: EvalTask[];
+  let source: EvalReport['source'];
+  if (options.tasksFile) {
+    tasks = readTasksFile(options.tasksFile);
+    source = { kind: 'file', file: options.tasksFile };
+  } else {
+    options.onProgress?.({ phase: 'mining', done: 0, total: 0, message: 'reading the history' });
+    const commits = options.commits ?? DEFAULT_COMMITS;
+    const mined = await mineTasks({ repoPath, commits, since: options.since, signal: options.signal });
+    if (mined.tasks.length === 0) {
+      throw new AppError(
+        'NOT_FOUND',
+        `No qualifying commits in ${repoPath} (${mined.considered} looked at: ${describeSkips(mined.skipped)}). Widen --since, or give tasks with --tasks FILE.`,
+      );
+    }
+    tasks = mined.tasks;
+    source = { kind: 'history', commits, considered: mined.considered, skipped: mined.skipped as Record<string, number> };
+    if (options.since) source.since = options.since;
+  }
+  const workDir = join(reportsDir(options.dataDir), 'work', randomUUID().slice(0, 8));
+  const report = await runEval({
+    repoPath,
+    tasks,
+    source,
+    ks,
+    workDir,
+    retrieval: options.retrieval,
+    signal: options.signal,
+    onProgress: (p) => options.onProgress?.({ phase: 'tasks', ...p }),
+  });
+  return { report, file: saveReport(options.dataDir, report) };
+}
+
+function describeSkips(skipped: Record<string, number | undefined>): string {
+  const parts = Object.entries(skipped).map(([reason, n]) => `${n} ${reason}`);
+  return parts.length > 0 ? parts.join(', ') : 'none';
+}

@@ -1,0 +1,135 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildFixtureRepo, FIXTURE_LATE_FILE, FIXTURE_MISS, FIXTURE_TASKS } from './fixtureRepo';
+import { mineTasks } from './mine';
+import { productRetrieval } from './product';
+import { runEval } from './run';
+import { EvalWorktree } from './worktree';
+
+let root: string;
+let repo: string;
+
+const gitOut = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8' }).trim();
+/** Everything about the user's repository that an evaluation must leave as it was. */
+const snapshot = () => ({
+  head: gitOut(repo, 'rev-parse', 'HEAD'),
+  branch: gitOut(repo, 'symbolic-ref', 'HEAD'),
+  refs: gitOut(repo, 'for-each-ref'),
+  status: gitOut(repo, 'status', '--porcelain'),
+  worktrees: gitOut(repo, 'worktree', 'list', '--porcelain'),
+});
+
+beforeAll(() => {
+  root = mkdtempSync(join(tmpdir(), 'cra-evalrun-'));
+  repo = buildFixtureRepo(join(root, 'repo'));
+});
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+describe('the evaluation worktree', () => {
+  it('sees history only up to the parent, moves between commits, and leaves nothing behind', async () => {
+    const before = snapshot();
+    const [newest, , , oldest] = (await mineTasks({ repoPath: repo })).tasks;
+    const worktree = await EvalWorktree.create(repo, oldest!.parent);
+    try {
+      expect(gitOut(worktree.path, 'rev-parse', 'HEAD')).toBe(oldest!.parent);
+      const visible = gitOut(worktree.path, 'log', '--format=%H').split('\n');
+      expect(visible).not.toContain(oldest!.commit);
+      expect(visible).not.toContain(newest!.commit);
+      expect(existsSync(join(worktree.path, FIXTURE_LATE_FILE))).toBe(false);
+      await worktree.checkout(newest!.parent);
+      expect(gitOut(worktree.path, 'log', '--format=%H').split('\n')).not.toContain(newest!.commit);
+      expect(existsSync(join(worktree.path, FIXTURE_LATE_FILE))).toBe(true);
+    } finally {
+      await worktree.remove();
+    }
+    expect(existsSync(worktree.path)).toBe(false);
+    expect(snapshot()).toEqual(before);
+  });
+});
+
+describe('an evaluation run', () => {
+  it('scores search and BM25 on every mined task, indexes incrementally, never ranks a file from the future, and cleans up', async () => {
+    const before = snapshot();
+    const mined = await mineTasks({ repoPath: repo });
+    const workDir = join(root, 'work');
+    const progress: number[] = [];
+    const report = await runEval({
+      repoPath: repo,
+      tasks: mined.tasks,
+      source: { kind: 'history', commits: 50, considered: mined.considered, skipped: {} },
+      ks: [1, 5, 10],
+      workDir,
+      retrieval: productRetrieval(),
+      onProgress: (p) => progress.push(p.done),
+    });
+    expect(report.methods).toEqual(['search', 'bm25']);
+    expect(report.tasks).toHaveLength(FIXTURE_TASKS.length);
+    expect(progress).toEqual([0, 1, 2, 3, 4, 5]);
+    for (const task of report.tasks) {
+      expect(task.error).toBeUndefined();
+      const existing = gitOut(repo, 'ls-tree', '-r', '--name-only', task.parent).split('\n');
+      for (const method of ['search', 'bm25'] as const) {
+        const result = task.results[method]!;
+        if (task.task === FIXTURE_MISS) {
+          // Hand computation: no word of the task is in any file, so nothing is ranked.
+          expect(result).toMatchObject({ ranked: [], mrr: 0, recallAt: { 1: 0, 5: 0, 10: 0 }, goldRanks: { 'src/app/logging_setup.py': null } });
+        } else {
+          expect(result.ranked.length).toBeGreaterThan(0);
+        }
+        for (const k of ['1', '5', '10']) {
+          expect(result.recallAt[k]).toBeGreaterThanOrEqual(0);
+          expect(result.recallAt[k]).toBeLessThanOrEqual(1);
+        }
+        for (const path of result.ranked) expect(existing).toContain(path);
+      }
+    }
+    // Oldest first: the first task parses the whole tree, later ones only what their commits changed.
+    const countLines = (text: string) => text.split('\n').filter(Boolean).length;
+    report.tasks.forEach((task, i) => {
+      const previous = report.tasks[i - 1];
+      const expected = previous
+        ? countLines(gitOut(repo, 'diff', '--name-only', '--diff-filter=AMT', previous.parent, task.parent))
+        : countLines(gitOut(repo, 'ls-tree', '-r', '--name-only', task.parent));
+      expect(task.parsedFiles, `files parsed for task ${i}`).toBe(expected);
+    });
+    // The oldest tasks run before the rate limiter exists; none may see it.
+    const early = report.tasks.filter((t) => !gitOut(repo, 'ls-tree', '-r', '--name-only', t.parent).includes(FIXTURE_LATE_FILE));
+    expect(early.length).toBeGreaterThan(0);
+    // Hand check: the cookie task names "cookie", which only util.py contains among code files.
+    const cookie = report.tasks.find((t) => t.gold[0] === 'src/app/util.py')!;
+    expect(cookie.results.bm25!.ranked[0]).toBe('src/app/util.py');
+    expect(cookie.results.bm25!.mrr).toBe(1);
+    expect(cookie.results.search!.ranked[0]).toBe('src/app/util.py');
+    for (const method of ['search', 'bm25'] as const) {
+      const perTask = report.tasks.map((t) => t.results[method]!.mrr);
+      expect(report.summary[method]!.mrr).toBeCloseTo(perTask.reduce((a, b) => a + b, 0) / perTask.length);
+    }
+    expect(report.summary.bm25!.recallAt['10']).toBeGreaterThan(0);
+    expect(existsSync(workDir)).toBe(false);
+    expect(readdirSync(tmpdir()).filter((n) => n.startsWith('cra-eval-') && existsSync(join(tmpdir(), n, 'worktree')))).toEqual([]);
+    expect(snapshot()).toEqual(before);
+  });
+
+  it('removes the worktree when the run is cancelled', async () => {
+    const before = snapshot();
+    const controller = new AbortController();
+    const mined = await mineTasks({ repoPath: repo });
+    const run = runEval({
+      repoPath: repo,
+      tasks: mined.tasks,
+      source: { kind: 'history', commits: 50, considered: 0, skipped: {} },
+      ks: [1],
+      workDir: join(root, 'cancelled'),
+      signal: controller.signal,
+      onProgress: (p) => {
+        if (p.done === 2) controller.abort();
+      },
+    });
+    await expect(run).rejects.toMatchObject({ code: 'CANCELLED' });
+    expect(existsSync(join(root, 'cancelled'))).toBe(false);
+    expect(snapshot()).toEqual(before);
+  });
+});

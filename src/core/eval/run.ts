@@ -1,0 +1,155 @@
+import { mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { AppError } from '../../shared/contract';
+import type { EvalMethod, EvalMethodResult, EvalReport, EvalTask, EvalTaskResult } from '../../shared/contract/eval';
+import { throwIfAborted } from '../runtime/runs';
+import { Bm25Reference } from './bm25';
+import { git, resolveCommit } from './git';
+import { goldRanks, meanScores, scoreRanking } from './metrics';
+import { EvalWorktree } from './worktree';
+
+/** How many paths of each ranking are kept in the report (and scored). */
+export const RANK_DEPTH = 50;
+
+/**
+ * The product's model-free retrieval as the evaluation drives it. `index` brings the index in
+ * `stateDir` up to date with the checkout at `root` (incrementally: the same state folder is passed
+ * for every task of a run); `search` ranks files for a task text.
+ */
+export interface ProductRetrieval {
+  index(args: { root: string; stateDir: string; signal?: AbortSignal }): Promise<{ parsedFiles: number }>;
+  search(args: { root: string; stateDir: string; text: string; limit: number; signal?: AbortSignal }): Promise<string[]>;
+}
+
+/** Progress of an evaluation run, one step per task. */
+export interface EvalProgress {
+  done: number;
+  total: number;
+  message: string;
+}
+
+/** Everything one evaluation run needs. */
+export interface RunEvalOptions {
+  repoPath: string;
+  tasks: EvalTask[];
+  source: EvalReport['source'];
+  ks: number[];
+  /** A folder for this run's indexes; created, and deleted at the end. */
+  workDir: string;
+  /** The product search; when absent only the BM25 reference runs and a note says so. */
+  retrieval?: ProductRetrieval;
+  signal?: AbortSignal;
+  onProgress?(progress: EvalProgress): void;
+}
+
+/**
+ * Run the evaluation: for each task, move one temporary worktree to the task's parent commit,
+ * update the product index and the BM25 reference incrementally, rank files with both, and score
+ * the rankings against the gold files. The worktree and the run's indexes are removed even when
+ * the run fails or is cancelled; the user's repository is only read.
+ */
+export async function runEval(options: RunEvalOptions): Promise<EvalReport> {
+  if (options.tasks.length === 0) throw new AppError('NOT_FOUND', 'No tasks to evaluate.');
+  const started = Date.now();
+  const head = (await git(['rev-parse', 'HEAD'], { cwd: options.repoPath })).trim();
+  const methods: EvalMethod[] = options.retrieval ? ['search', 'bm25'] : ['bm25'];
+  const notes: string[] = options.retrieval ? [] : ['The product search was not available; only the BM25 reference ran.'];
+  const ordered = chronological(options.tasks);
+  mkdirSync(options.workDir, { recursive: true });
+  const bm25 = new Bm25Reference(join(options.workDir, 'bm25.sqlite'));
+  let worktree: EvalWorktree | undefined;
+  const results: EvalTaskResult[] = [];
+  try {
+    for (const [i, task] of ordered.entries()) {
+      throwIfAborted(options.signal);
+      options.onProgress?.({ done: i, total: ordered.length, message: task.task.split('\n')[0]!.slice(0, 80) });
+      const parent = await resolveCommit(options.repoPath, task.parent);
+      if (!parent) {
+        results.push({ ...task, indexMs: 0, results: {}, error: `parent ${task.parent} is not a commit of this repository` });
+        continue;
+      }
+      if (!worktree) worktree = await EvalWorktree.create(options.repoPath, parent, options.signal);
+      else await worktree.checkout(parent, options.signal);
+      results.push(await runTask({ task, worktree, bm25, methods, options }));
+    }
+    options.onProgress?.({ done: ordered.length, total: ordered.length, message: 'done' });
+  } finally {
+    await worktree?.remove();
+    bm25.close();
+    rmSync(options.workDir, { recursive: true, force: true });
+  }
+  return buildReport({ options, head, methods, notes, results, totalMs: Date.now() - started });
+}
+
+async function runTask(args: {
+  task: EvalTask;
+  worktree: EvalWorktree;
+  bm25: Bm25Reference;
+  methods: EvalMethod[];
+  options: RunEvalOptions;
+}): Promise<EvalTaskResult> {
+  const { task, worktree, bm25, options } = args;
+  const result: EvalTaskResult = { ...task, indexMs: 0, results: {} };
+  const stateDir = join(options.workDir, 'index');
+  const retrieval = options.retrieval;
+  if (retrieval) {
+    const indexStart = performance.now();
+    const indexed = await retrieval.index({ root: worktree.path, stateDir, signal: options.signal });
+    result.parsedFiles = indexed.parsedFiles;
+    result.indexMs = Math.round(performance.now() - indexStart);
+    const searchStart = performance.now();
+    const ranked = await retrieval.search({ root: worktree.path, stateDir, text: task.task, limit: RANK_DEPTH, signal: options.signal });
+    result.results.search = methodResult(ranked, task.gold, options.ks, performance.now() - searchStart);
+  }
+  const bm25Start = performance.now();
+  await bm25.sync(worktree.path, options.signal);
+  result.results.bm25 = methodResult(bm25.rank(task.task, RANK_DEPTH), task.gold, options.ks, performance.now() - bm25Start);
+  return result;
+}
+
+function methodResult(ranked: string[], gold: string[], ks: number[], ms: number): EvalMethodResult {
+  const unique = [...new Set(ranked)].slice(0, RANK_DEPTH);
+  return { ...scoreRanking(unique, gold, ks), ranked: unique, goldRanks: goldRanks(unique, gold), ms: Math.round(ms) };
+}
+
+/** Tasks oldest first when they carry dates (mined ones do), so the index moves forward in time. */
+function chronological(tasks: EvalTask[]): EvalTask[] {
+  if (!tasks.every((t) => t.date)) return [...tasks];
+  return [...tasks].sort((a, b) => a.date!.localeCompare(b.date!));
+}
+
+function buildReport(args: {
+  options: RunEvalOptions;
+  head: string;
+  methods: EvalMethod[];
+  notes: string[];
+  results: EvalTaskResult[];
+  totalMs: number;
+}): EvalReport {
+  const { options, results } = args;
+  const scored = results.filter((r) => !r.error);
+  const mean = (values: number[]) => (values.length === 0 ? 0 : Math.round(values.reduce((a, b) => a + b, 0) / values.length));
+  const summary: EvalReport['summary'] = {};
+  const methodMsMean: EvalReport['timing']['methodMsMean'] = {};
+  for (const method of args.methods) {
+    const per = scored.map((r) => r.results[method]).filter((m): m is EvalMethodResult => m !== undefined);
+    summary[method] = meanScores(per, options.ks);
+    methodMsMean[method] = mean(per.map((m) => m.ms));
+  }
+  const failed = results.length - scored.length;
+  const notes = failed > 0 ? [...args.notes, `${failed} task(s) could not be run; see their errors.`] : args.notes;
+  const createdAt = new Date().toISOString();
+  return {
+    id: createdAt.replace(/[:.]/g, '-'),
+    createdAt,
+    repoPath: options.repoPath,
+    head: args.head,
+    source: options.source,
+    ks: options.ks,
+    methods: args.methods,
+    summary,
+    timing: { totalMs: args.totalMs, indexMsMean: mean(scored.map((r) => r.indexMs)), methodMsMean },
+    tasks: results,
+    notes,
+  };
+}

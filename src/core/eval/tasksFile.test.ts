@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import { AppError } from '../../shared/contract';
+import { parseTasks } from './tasksFile';
+
+describe('the tasks file', () => {
+  it('reads JSON lines, skipping blank and // lines', () => {
+    const tasks = parseTasks(
+      ['// a comment', '{"id": 1, "task": "Fix the parser", "parent": "abc1234", "gold": ["./src/p.py"]}', '', '{"id": "b", "task": "x y", "parent": "HEAD~2", "gold": ["a.ts", "b.ts"]}'].join('\n'),
+    );
+    expect(tasks).toEqual([
+      { id: '1', task: 'Fix the parser', parent: 'abc1234', gold: ['src/p.py'] },
+      { id: 'b', task: 'x y', parent: 'HEAD~2', gold: ['a.ts', 'b.ts'] },
+    ]);
+  });
+
+  it('reports every bad line with its number and problem', () => {
+    const text = ['{"id": 1, "task": "ok", "parent": "abc1234", "gold": ["a.py"]}', '{not json', '{"id": 2, "task": "", "parent": "abc", "gold": []}', '{"id": 1, "task": "dup", "parent": "abc1234", "gold": ["a"]}'].join('\n');
+    let error: unknown;
+    try {
+      parseTasks(text, 'tasks.jsonl');
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(AppError);
+    const problems = (error as AppError).details as string[];
+    expect(problems).toHaveLength(3);
+    expect(problems[0]).toMatch(/^tasks\.jsonl:2: not JSON/);
+    expect(problems[1]).toMatch(/^tasks\.jsonl:3: .*task.*non-empty.*gold.*at least one/);
+    expect(problems[2]).toBe('tasks.jsonl:4: duplicate id 1');
+    expect((error as AppError).code).toBe('VALIDATION');
+  });
+
+  it('refuses a file without tasks', () => {
+    expect(() => parseTasks('\n// nothing\n')).toThrow(/holds no tasks/);
+  });
+});

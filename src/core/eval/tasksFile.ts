@@ -1,0 +1,62 @@
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import { AppError } from '../../shared/contract';
+import type { EvalTask } from '../../shared/contract/eval';
+
+const TaskLine = z
+  .object({
+    id: z.union([z.string().min(1), z.number()]).transform(String),
+    task: z.string().trim().min(1, 'task must be a non-empty text'),
+    parent: z.string().regex(/^[0-9a-f]{4,40}$|^[\w./~^-]+$/i, 'parent must be a commit sha or revision'),
+    gold: z.array(z.string().min(1)).min(1, 'gold must name at least one file'),
+  })
+  .strict();
+
+/**
+ * Read evaluation tasks from a JSON-lines file: one `{id, task, parent, gold: [paths]}` per line,
+ * blank lines and lines starting with `//` ignored. Every bad line is reported (line number and
+ * problem) in one VALIDATION error, so a file is fixed in one pass; nothing runs on a bad file.
+ */
+export function readTasksFile(file: string): EvalTask[] {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new AppError('NOT_FOUND', `Cannot read the tasks file ${file}: ${(error as Error).message}`, { cause: error });
+  }
+  return parseTasks(text, file);
+}
+
+/** Parse the JSON-lines text of a tasks file (see readTasksFile). */
+export function parseTasks(text: string, label = 'tasks'): EvalTask[] {
+  const tasks: EvalTask[] = [];
+  const problems: string[] = [];
+  const seen = new Set<string>();
+  text.split(/\r?\n/).forEach((line, index) => {
+    const trimmed = line.trim();
+    if (trimmed === '' || trimmed.startsWith('//')) return;
+    const where = `${label}:${index + 1}`;
+    let value: unknown;
+    try {
+      value = JSON.parse(trimmed);
+    } catch (error) {
+      problems.push(`${where}: not JSON (${(error as Error).message})`);
+      return;
+    }
+    const parsed = TaskLine.safeParse(value);
+    if (!parsed.success) {
+      problems.push(`${where}: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'line'}: ${i.message}`).join('; ')}`);
+      return;
+    }
+    if (seen.has(parsed.data.id)) problems.push(`${where}: duplicate id ${parsed.data.id}`);
+    seen.add(parsed.data.id);
+    tasks.push({ ...parsed.data, gold: parsed.data.gold.map((g) => g.replace(/^\.\//, '')) });
+  });
+  if (problems.length > 0) {
+    throw new AppError('VALIDATION', `${problems.length} bad line(s) in ${label}; each line must be {"id", "task", "parent", "gold": [paths]}:\n${problems.join('\n')}`, {
+      details: problems,
+    });
+  }
+  if (tasks.length === 0) throw new AppError('VALIDATION', `${label} holds no tasks; write one JSON object per line.`);
+  return tasks;
+}

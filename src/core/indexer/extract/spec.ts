@@ -1,0 +1,58 @@
+import type { Node } from 'web-tree-sitter';
+import { collapse, type ExtractionBuilder } from './builder';
+
+const COMMENT_TYPES = new Set(['comment', 'line_comment', 'block_comment']);
+
+/**
+ * How one grammar is read: ONE query whose captures arrive in document order, and a handler per
+ * capture. A single query runs the tree walk inside WASM, which measured about 3× cheaper than
+ * walking every node from JavaScript.
+ */
+export interface LanguageSpec {
+  /** The grammar file's name: `tree-sitter-<grammar>.wasm`. */
+  grammar: string;
+  /** Query source; capture names are what `handle` switches on. */
+  query: string;
+  /** Called for every capture in document order. */
+  handle(capture: string, node: Node, b: ExtractionBuilder): void;
+  /** Called once before the captures (module docstring, header comment). */
+  prepare?(root: Node, b: ExtractionBuilder): void;
+}
+
+/** The first comment of the file when it comes before any code (a header comment), stripped. */
+export function leadingComment(root: Node, strip: (text: string) => string): string | null {
+  const first = root.firstChild;
+  if (!first || !COMMENT_TYPES.has(first.type)) return null;
+  const parts: string[] = [];
+  let expectedRow = first.startPosition.row;
+  for (let c: Node | null = first; c && COMMENT_TYPES.has(c.type); c = c.nextSibling) {
+    if (c.startPosition.row > expectedRow + 1) break;
+    parts.push(strip(c.text));
+    expectedRow = c.endPosition.row;
+  }
+  const text = parts.join('\n').trim();
+  return text || null;
+}
+
+/**
+ * The comment block directly above a declaration (`///`, `/** *\/`, `//` lines with no blank line
+ * in between), stripped of markers; null when there is none.
+ */
+export function docCommentAbove(node: Node, strip: (text: string) => string): string | null {
+  const parts: string[] = [];
+  let row = node.startPosition.row;
+  for (let c = node.previousNamedSibling; c && COMMENT_TYPES.has(c.type) && row - c.endPosition.row <= 1; c = c.previousNamedSibling) {
+    const before = c.previousNamedSibling;
+    if (before && before.endPosition.row === c.startPosition.row) break; // a trailing comment of the line above
+    parts.unshift(strip(c.text));
+    row = c.startPosition.row;
+  }
+  const text = parts.join('\n').trim();
+  return text || null;
+}
+
+/** The declaration text up to its body, on one line, without a trailing `{`. */
+export function headerUpTo(node: Node, body: Node | null): string {
+  const end = body ? body.startIndex : node.endIndex;
+  return collapse(node.text.slice(0, end - node.startIndex).replace(/[{;\s]+$/, ''));
+}

@@ -1,0 +1,124 @@
+import { spawn } from 'node:child_process';
+import { AppError } from '../../shared/contract';
+
+/** A commit with the repository-relative paths it touched. */
+export interface GitCommit {
+  sha: string;
+  author: string;
+  email: string;
+  date: string;
+  message: string;
+  files: string[];
+}
+
+/** Run git in `cwd` and return stdout as a Buffer; rejects with the stderr text on a non-zero exit. */
+export function runGit(cwd: string, args: string[], signal?: AbortSignal): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('git', args, { cwd, signal, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, GIT_OPTIONAL_LOCKS: '0' } });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
+    child.on('error', (error) => reject(signal?.aborted ? new AppError('CANCELLED', 'Cancelled.') : error));
+    child.on('close', (code) => {
+      if (code === 0) resolve(Buffer.concat(out));
+      else reject(new Error(`git ${args[0]} failed (${code}): ${Buffer.concat(err).toString('utf8').trim()}`));
+    });
+  });
+}
+
+/** True when `dir` is inside a git work tree (and git is installed). */
+export async function isGitWorkTree(dir: string): Promise<boolean> {
+  try {
+    return (await runGit(dir, ['rev-parse', '--is-inside-work-tree'])).toString('utf8').trim() === 'true';
+  } catch {
+    return false;
+  }
+}
+
+/** The commit HEAD points at, or null in a repository without commits. */
+export async function gitHead(dir: string): Promise<string | null> {
+  try {
+    return (await runGit(dir, ['rev-parse', '--verify', '--quiet', 'HEAD^{commit}'])).toString('utf8').trim() || null;
+  } catch {
+    return null;
+  }
+}
+
+/** True when `ancestor` is an ancestor of (or equal to) `head`. */
+export async function isAncestor(dir: string, ancestor: string, head: string): Promise<boolean> {
+  try {
+    await runGit(dir, ['merge-base', '--is-ancestor', ancestor, head]);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Tracked and untracked-but-not-ignored files, relative to `dir`; gitlinks (submodules) apart. */
+export async function gitListFiles(dir: string, signal?: AbortSignal): Promise<{ files: string[]; submodules: string[] }> {
+  const staged = (await runGit(dir, ['-c', 'core.quotepath=off', 'ls-files', '-z', '--stage'], signal)).toString('utf8');
+  const others = (await runGit(dir, ['-c', 'core.quotepath=off', 'ls-files', '-z', '--others', '--exclude-standard', '--directory', '--no-empty-directory'], signal)).toString('utf8');
+  const files = new Set<string>();
+  const submodules = new Set<string>();
+  for (const entry of staged.split('\0')) {
+    if (!entry) continue;
+    const tab = entry.indexOf('\t');
+    const path = entry.slice(tab + 1);
+    if (entry.startsWith('160000 ')) submodules.add(path);
+    else files.add(path);
+  }
+  for (const path of others.split('\0')) {
+    if (!path) continue;
+    // `--directory` reports an untracked nested repository as "dir/"; record it like a submodule.
+    if (path.endsWith('/')) submodules.add(path.slice(0, -1));
+    else files.add(path);
+  }
+  return { files: [...files].sort(), submodules: [...submodules].sort() };
+}
+
+const LOG_FORMAT = '%x1e%H%x1f%an%x1f%ae%x1f%aI%x1f%B%x1d';
+
+/**
+ * Commits reachable from HEAD (excluding those reachable from `since`), newest first, at most
+ * `maxCount`, with the paths each touched relative to `dir` (one `git log` process).
+ */
+export async function gitLog(dir: string, options: { maxCount: number; since?: string; signal?: AbortSignal }): Promise<GitCommit[]> {
+  const range = options.since ? [`${options.since}..HEAD`] : ['HEAD'];
+  const args = ['-c', 'core.quotepath=off', 'log', `--max-count=${options.maxCount}`, '--no-renames', '--relative', '--name-only', '-z', `--format=${LOG_FORMAT}`, ...range, '--'];
+  const text = (await runGit(dir, args, options.signal)).toString('utf8');
+  return parseLog(text);
+}
+
+/** Parse the output of `git log -z --name-only` with LOG_FORMAT. */
+export function parseLog(text: string): GitCommit[] {
+  const commits: GitCommit[] = [];
+  for (const record of text.split('\x1e')) {
+    const end = record.indexOf('\x1d');
+    if (end < 0) continue;
+    const [sha = '', author = '', email = '', date = '', ...message] = record.slice(0, end).split('\x1f');
+    const files = record
+      .slice(end + 1)
+      .split('\0')
+      .map((p) => p.replace(/^\n/, ''))
+      .filter((p) => p.length > 0);
+    commits.push({ sha, author, email, date, message: message.join('\x1f').trim(), files });
+  }
+  return commits;
+}
+
+/** Co-change pairs (a < b) with counts over commits touching 2..maxFilesPerCommit files. */
+export function coChangePairs(commits: GitCommit[], maxFilesPerCommit: number): Map<string, number> {
+  const pairs = new Map<string, number>();
+  for (const commit of commits) {
+    if (commit.files.length < 2 || commit.files.length > maxFilesPerCommit) continue;
+    const files = [...new Set(commit.files)].sort();
+    for (let i = 0; i < files.length; i++) {
+      for (let j = i + 1; j < files.length; j++) {
+        const key = `${files[i]}\0${files[j]}`;
+        pairs.set(key, (pairs.get(key) ?? 0) + 1);
+      }
+    }
+  }
+  return pairs;
+}

@@ -1,0 +1,65 @@
+import type { Db } from '../db/open';
+import { coChangePairs, gitHead, gitLog, isAncestor, type GitCommit } from './git';
+
+/** Bounds of the git pass. */
+export interface GitHistoryOptions {
+  signal?: AbortSignal;
+  /** Commits read on a full pass (newest first). */
+  maxCommits: number;
+  /** Commits touching more files than this are kept but do not count towards co-change. */
+  maxFilesPerCommit: number;
+  /** Re-read history even when HEAD did not move. */
+  full: boolean;
+}
+
+/** Read a value of `index_meta`, null when absent. */
+export function getMeta(db: Db, key: string): string | null {
+  return (db.prepare('select value from index_meta where key = ?').get(key) as { value: string } | undefined)?.value ?? null;
+}
+
+/** Store a value in `index_meta`. */
+export function setMeta(db: Db, key: string, value: string): void {
+  db.prepare('insert into index_meta (key, value) values (?, ?) on conflict(key) do update set value = excluded.value').run(key, value);
+}
+
+/**
+ * Bring commits, file_commits and co_changes up to date with HEAD: nothing when HEAD did not move,
+ * only the new commits when the old HEAD is an ancestor, else a full re-read (bounded). A
+ * repository without commits (or outside git) ends with empty history tables.
+ */
+export async function refreshGitHistory(db: Db, root: string, isGit: boolean, options: GitHistoryOptions): Promise<{ newCommits: number }> {
+  const head = isGit ? await gitHead(root) : null;
+  const previous = getMeta(db, 'git_head');
+  if (!head) {
+    clearHistory(db);
+    setMeta(db, 'git_head', '');
+    return { newCommits: 0 };
+  }
+  if (!options.full && previous === head) return { newCommits: 0 };
+  const incremental = !options.full && !!previous && (await isAncestor(root, previous, head));
+  if (!incremental) clearHistory(db);
+  const commits = await gitLog(root, { maxCount: options.maxCommits, since: incremental ? previous! : undefined, signal: options.signal });
+  writeCommits(db, commits, options.maxFilesPerCommit);
+  setMeta(db, 'git_head', head);
+  return { newCommits: commits.length };
+}
+
+function clearHistory(db: Db): void {
+  db.exec('delete from co_changes; delete from file_commits; delete from commits;');
+}
+
+function writeCommits(db: Db, commits: GitCommit[], maxFilesPerCommit: number): void {
+  const insertCommit = db.prepare('insert or ignore into commits (sha, author, email, date, message) values (?, ?, ?, ?, ?)');
+  const insertFileCommit = db.prepare('insert or ignore into file_commits (path, sha) values (?, ?)');
+  const upsertPair = db.prepare(
+    'insert into co_changes (file_a, file_b, count) values (?, ?, ?) on conflict(file_a, file_b) do update set count = count + excluded.count',
+  );
+  for (const c of commits) {
+    insertCommit.run(c.sha, c.author, c.email, c.date, c.message);
+    for (const path of c.files) insertFileCommit.run(path, c.sha);
+  }
+  for (const [key, count] of coChangePairs(commits, maxFilesPerCommit)) {
+    const [a, b] = key.split('\0');
+    upsertPair.run(a, b, count);
+  }
+}

@@ -1,0 +1,215 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase, type Db } from '../db/open';
+import { createExtractor, type Extractor } from './extract/extractor';
+import { indexRepository, type IndexOptions } from './indexer';
+import { createTestRepo, type TestRepo } from './testing/gitRepo';
+import { CORE_PY, writeSample } from './testing/sampleRepo';
+
+let extractor: Promise<Extractor>;
+beforeAll(() => {
+  extractor = createExtractor();
+});
+afterAll(async () => (await extractor).dispose());
+
+const cleanups: Array<() => void> = [];
+afterEach(() => {
+  while (cleanups.length) cleanups.pop()!();
+});
+
+function setup(gitRepo = true): { repo: TestRepo; curatedFile: string; index(extra?: Partial<IndexOptions>): ReturnType<typeof indexRepository>; open(): Db } {
+  const repo = createTestRepo({ git: gitRepo });
+  const data = mkdtempSync(join(tmpdir(), 'cra-data-'));
+  const curatedFile = join(data, 'curated.sqlite');
+  cleanups.push(() => {
+    repo.cleanup();
+    rmSync(data, { recursive: true, force: true });
+  });
+  return {
+    repo,
+    curatedFile,
+    index: (extra = {}) => indexRepository({ root: repo.root, curatedFile, extractor: () => extractor, ...extra }),
+    open: () => {
+      const db = openDatabase(curatedFile, { readOnly: true });
+      cleanups.push(() => db.close());
+      return db;
+    },
+  };
+}
+
+const idOf = (db: Db, path: string) => db.prepare('select id from files where path = ?').pluck().get(path) as number;
+
+describe('indexRepository on a real git repository', () => {
+  it('indexes files, symbols, references, dependencies, tests, history and chunks', async () => {
+    const env = setup();
+    writeSample(env.repo);
+    const summary = await env.index();
+    expect(summary.skipped).toEqual([
+      { path: 'assets/logo.bin', reason: 'binary' },
+      { path: 'big.txt', reason: 'oversize' },
+      { path: 'vendor/lib.min.js', reason: 'minified' },
+    ]);
+    expect(summary.files).toBe(9);
+    expect(summary.parsed).toBe(12);
+    expect(summary.commits).toBe(3);
+    const db = env.open();
+    const names = db.prepare("select qualified_name from symbols s join files f on f.id = s.file_id where f.path = 'pkg/core.py' order by start_line").pluck().all();
+    expect(names).toEqual(['Base', 'Base.run', 'Engine', 'Engine.start', 'Engine.stop']);
+    // Dependencies, both directions.
+    const core = idOf(db, 'pkg/core.py');
+    const util = idOf(db, 'pkg/util.py');
+    const deps = db.prepare('select from_file_id as f, to_file_id as t from file_dependencies').all() as Array<{ f: number; t: number }>;
+    expect(deps).toContainEqual({ f: core, t: util });
+    expect(deps).toContainEqual({ f: idOf(db, 'web/app.ts'), t: idOf(db, 'web/greet.ts') });
+    expect(db.prepare('select count(*) from file_dependencies where to_file_id = ?').pluck().get(core)).toBeGreaterThanOrEqual(2);
+    // References resolved to their targets.
+    const target = (name: string, from: string) =>
+      db
+        .prepare(
+          `select t.qualified_name from symbol_references r join symbols t on t.id = r.target_symbol_id join symbols s on s.id = r.from_symbol_id
+           where r.name = ? and s.qualified_name = ? and r.file_id = ?`,
+        )
+        .pluck()
+        .get(name, from, core);
+    expect(target('self.stop', 'Engine.start')).toBe('Engine.stop');
+    expect(target('self.run', 'Engine.start')).toBe('Base.run');
+    expect(target('helper', 'Engine.start')).toBe('helper');
+    expect(db.prepare("select count(*) from symbol_references where name = 'os.getcwd' and target_symbol_id is null").pluck().get()).toBe(1);
+    // Rationale, docstrings, tests, git.
+    expect(db.prepare('select tag, line from rationale_comments where file_id = ?').all(core)).toEqual([{ tag: 'TODO', line: 15 }]);
+    expect(db.prepare('select module_doc from files where id = ?').pluck().get(core)).toContain('Core engine');
+    const links = db.prepare('select t.path as test, c.path as code from test_links l join files t on t.id = l.test_file_id join files c on c.id = l.code_file_id order by 1, 2').all();
+    expect(links).toContainEqual({ test: 'tests/test_core.py', code: 'pkg/core.py' });
+    expect(links).toContainEqual({ test: 'web/greet.test.ts', code: 'web/greet.ts' });
+    expect(db.prepare("select count from co_changes where file_a = 'pkg/core.py' and file_b = 'pkg/util.py'").pluck().get()).toBe(3);
+    expect(db.prepare("select count(*) from file_commits where path = 'pkg/core.py'").pluck().get()).toBe(3);
+    // Full-text search over chunks, including the latin1 file, and over paths.
+    const hit = (q: string) => db.prepare('select c.path from chunks_fts join chunks c on c.id = chunks_fts.rowid where chunks_fts match ? order by bm25(chunks_fts)').pluck().all(q);
+    expect(hit('frobnicator')).toEqual(['README.md']);
+    expect(hit('ancien')).toEqual(['legacy.py']);
+    expect(hit('crème')).toEqual(['legacy.py']);
+    expect(hit('identifiers:configurable')).toContain('pkg/core.py');
+    expect(db.prepare("select path from paths_fts where paths_fts match 'greet' order by path").pluck().all()).toEqual(['web/greet.test.ts', 'web/greet.ts']);
+    expect(db.prepare("select encoding from files where path = 'legacy.py'").pluck().get()).toBe('latin1');
+  });
+
+  it('skips commits touching more files than the bound when counting co-changes', async () => {
+    const env = setup();
+    writeSample(env.repo);
+    await env.index({ maxFilesPerCommit: 5 });
+    const db = env.open();
+    // The initial commit touches 12 files and no longer counts.
+    expect(db.prepare("select count from co_changes where file_a = 'pkg/core.py' and file_b = 'pkg/util.py'").pluck().get()).toBe(2);
+    expect(db.prepare("select count(*) from co_changes where file_a = 'README.md'").pluck().get()).toBe(0);
+  });
+
+  it('re-indexes incrementally: no-op, one changed file, a deleted file', async () => {
+    const env = setup();
+    writeSample(env.repo);
+    const first = await env.index();
+    const db = env.open();
+    const symbolIds = () => db.prepare('select id from symbols order by id').pluck().all();
+    const before = symbolIds();
+
+    const noop = await env.index();
+    expect(noop.parsed).toBe(0);
+    expect(noop.removed).toBe(0);
+    expect({ ...noop, durationMs: 0 }).toEqual({ ...first, durationMs: 0, parsed: 0 });
+    expect(symbolIds()).toEqual(before);
+
+    env.repo.write('pkg/util.py', 'CONSTANT = 6\n\n\ndef helper(x):\n    return x * 3\n\n\ndef extra():\n    return helper(1)\n');
+    const changed = await env.index();
+    expect(changed.parsed).toBe(1);
+    expect(db.prepare("select name from symbols s join files f on f.id = s.file_id where f.path = 'pkg/util.py' order by s.start_line").pluck().all()).toEqual(['CONSTANT', 'helper', 'extra']);
+    // A reference from another file to the re-parsed file resolves to the new symbol.
+    expect(
+      db.prepare("select t.name from symbol_references r join symbols t on t.id = r.target_symbol_id join files f on f.id = r.file_id where f.path = 'pkg/core.py' and r.name = 'helper'").pluck().get(),
+    ).toBe('helper');
+    // Untouched files keep their symbol rows.
+    expect(db.prepare("select count(*) from symbols s join files f on f.id = s.file_id where f.path = 'pkg/core.py' and s.id in (" + before.join(',') + ')').pluck().get()).toBe(5);
+
+    env.repo.remove('web/greet.ts');
+    const removed = await env.index();
+    expect(removed.removed).toBe(1);
+    expect(db.prepare("select count(*) from files where path = 'web/greet.ts'").pluck().get()).toBe(0);
+    expect(db.prepare("select count(*) from chunks where path = 'web/greet.ts'").pluck().get()).toBe(0);
+    expect(db.prepare("select count(*) from chunks_fts where chunks_fts match 'greet' and path = 'web/greet.ts'").pluck().get()).toBe(0);
+    expect(db.prepare('select count(*) from file_dependencies where to_file_id not in (select id from files)').pluck().get()).toBe(0);
+  });
+
+  it('reads only new commits when HEAD moved forward', async () => {
+    const env = setup();
+    writeSample(env.repo);
+    await env.index();
+    env.repo.write('pkg/util.py', 'CONSTANT = 9\n');
+    env.repo.write('pkg/core.py', 'X = 1\n');
+    env.repo.commit('fourth', 4);
+    const summary = await env.index();
+    expect(summary.commits).toBe(4);
+    const db = env.open();
+    expect(db.prepare("select count from co_changes where file_a = 'pkg/core.py' and file_b = 'pkg/util.py'").pluck().get()).toBe(4);
+  });
+
+  it('leaves the previous index intact when a run is cancelled or fails', async () => {
+    const env = setup();
+    writeSample(env.repo);
+    await env.index();
+    const db = env.open();
+    const snapshot = () => db.prepare('select (select count(*) from files), (select count(*) from symbols), (select count(*) from chunks), (select group_concat(content_hash) from files)').raw().get();
+    const before = snapshot();
+    for (let i = 0; i < 5; i++) env.repo.write(`pkg/more${i}.py`, `def f${i}():\n    return ${i}\n`);
+    env.repo.write('pkg/util.py', 'CONSTANT = 100\n');
+
+    const controller = new AbortController();
+    const cancelled = env.index({ signal: controller.signal, progress: (p) => p.phase === 'parsing' && p.done === 2 && controller.abort() });
+    await expect(cancelled).rejects.toMatchObject({ code: 'CANCELLED' });
+    expect(snapshot()).toEqual(before);
+
+    const failing = env.index({ resolver: () => { throw new Error('injected failure'); } });
+    await expect(failing).rejects.toThrow('injected failure');
+    expect(snapshot()).toEqual(before);
+    expect(db.prepare("select count(*) from chunks_fts where chunks_fts match 'frobnicator'").pluck().get()).toBe(1);
+
+    const recovered = await env.index();
+    expect(recovered.parsed).toBe(6);
+  });
+
+  it('handles an empty repository and one without commits', async () => {
+    const empty = setup();
+    const summary = await empty.index();
+    expect(summary).toMatchObject({ files: 0, symbols: 0, commits: 0, chunks: 0, skipped: [] });
+
+    const noCommits = setup();
+    noCommits.repo.write('a.py', 'def a():\n    pass\n');
+    const s2 = await noCommits.index();
+    expect(s2).toMatchObject({ files: 1, symbols: 1, commits: 0, coChangePairs: 0 });
+  });
+
+  it('walks a folder outside git honouring .gitignore, without following symlinks', async () => {
+    const env = setup(false);
+    env.repo.write('.gitignore', 'build/\n*.log\n');
+    env.repo.write('src/a.py', 'def a():\n    pass\n');
+    env.repo.write('src/.gitignore', 'secret.py\n');
+    env.repo.write('src/secret.py', 'x = 1\n');
+    env.repo.write('build/out.py', 'x = 1\n');
+    env.repo.write('debug.log', 'log\n');
+    env.repo.write('node_modules/m/index.js', 'x\n');
+    const { symlinkSync } = await import('node:fs');
+    symlinkSync(env.repo.root, join(env.repo.root, 'src', 'loop'));
+    const summary = await env.index();
+    const db = env.open();
+    expect(db.prepare('select path from files order by path').pluck().all()).toEqual(['.gitignore', 'src/.gitignore', 'src/a.py']);
+    expect(summary.commits).toBe(0);
+  });
+
+  it('keeps what tree-sitter recovers from a file with syntax errors', async () => {
+    const env = setup();
+    env.repo.write('broken.py', 'def good():\n    return 1\n\ndef bad(:\n    pass\n\nclass Fine:\n    pass\n');
+    await env.index();
+    const db = env.open();
+    expect(db.prepare("select has_syntax_errors from files where path = 'broken.py'").pluck().get()).toBe(1);
+    expect(db.prepare('select name from symbols').pluck().all()).toEqual(expect.arrayContaining(['good', 'Fine']));
+  });
+});

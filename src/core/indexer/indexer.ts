@@ -1,0 +1,260 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { IndexSummary, RunProgress, SkipReason } from '../../shared/contract';
+import { openDatabase, type Db } from '../db/open';
+import { throwIfAborted } from '../runtime/runs';
+import { buildChunks, pathTokens } from './chunks';
+import type { Extractor } from './extract/extractor';
+import { detectLanguage, textLanguageOf } from './extract/languages';
+import { createImportResolver } from './extract/resolve';
+import type { FileExtraction, ParsedLanguage } from './extract/types';
+import { getMeta, refreshGitHistory, setMeta } from './gitHistory';
+import { Linker, type LinkScope, type ResolveImport } from './link';
+import { DEFAULT_MAX_FILE_BYTES, isTestPath, listFiles, readAndClassify, type Listing } from './scan';
+import { CURATED_MIGRATIONS, FTS_TRIGGER_NAMES, FTS_TRIGGERS, INDEX_VERSION } from './schema';
+import { CuratedWriter, type StoredFile } from './store';
+import { rebuildTestLinks } from './testLinks';
+
+/** Builds an import resolver over the repository's file list. */
+export type ResolverFactory = (files: string[], readFile: (path: string) => string | null) => ResolveImport;
+
+/** The real import resolver of the extract module. */
+export const defaultResolver: ResolverFactory = (files, readFile) => {
+  const resolver = createImportResolver({ files, readFile });
+  return (fromPath, imp, language) => resolver.resolve(fromPath, imp, language);
+};
+
+/** How to index one repository. */
+export interface IndexOptions {
+  /** Absolute path of the repository (already validated). */
+  root: string;
+  curatedFile: string;
+  /** The tree-sitter extractor, created on first need. */
+  extractor: () => Promise<Extractor>;
+  /** Import resolution (default: `defaultResolver`). */
+  resolver?: ResolverFactory;
+  signal?: AbortSignal;
+  progress?: (update: Omit<RunProgress, 'runId' | 'kind'>) => void;
+  /** Re-parse everything and re-read git history. */
+  full?: boolean;
+  maxFileBytes?: number;
+  maxCommits?: number;
+  maxFilesPerCommit?: number;
+}
+
+/** Default bound on the commits read on a full git pass. */
+export const DEFAULT_MAX_COMMITS = 5000;
+/** Default bound on files per commit for co-change counting. */
+export const DEFAULT_MAX_FILES_PER_COMMIT = 30;
+
+const PARSED = new Set<string>(['python', 'typescript', 'tsx', 'javascript', 'go', 'java', 'csharp', 'rust', 'c', 'cpp']);
+const isParsed = (language: string): language is ParsedLanguage => PARSED.has(language);
+
+/**
+ * Index (or incrementally re-index) a repository into its curated database. Everything is written
+ * in one transaction: an interrupted, cancelled or failed run rolls back and leaves the previous
+ * index intact and readable. Only added/changed files (size/mtime, then content hash) are parsed.
+ */
+export async function indexRepository(options: IndexOptions): Promise<IndexSummary> {
+  const started = performance.now();
+  const report = options.progress ?? (() => undefined);
+  report({ phase: 'scanning', done: 0, message: 'Listing files' });
+  const listing = await listFiles(options.root, options.signal);
+  throwIfAborted(options.signal);
+  const db = openDatabase(options.curatedFile, { migrations: CURATED_MIGRATIONS });
+  try {
+    db.exec('begin immediate');
+    try {
+      const counts = await runInTransaction(db, listing, options);
+      db.exec('commit');
+      return { ...summarize(db), durationMs: Math.round(performance.now() - started), ...counts };
+    } catch (error) {
+      if (db.inTransaction) db.exec('rollback');
+      throw error;
+    }
+  } finally {
+    db.close();
+  }
+}
+
+async function runInTransaction(db: Db, listing: Listing, options: IndexOptions): Promise<{ parsed: number; removed: number }> {
+  const writer = new CuratedWriter(db);
+  const full = options.full === true || getMeta(db, 'index_version') !== String(INDEX_VERSION);
+  if (full) startBulkBuild(db);
+  const stored = writer.storedFiles();
+  const removed = removeMissing(writer, stored, listing);
+  const parse = await parseChanged(writer, stored, listing, options);
+  const fileSetChanged = full || removed > 0 || parse.added > 0;
+  const changedAnything = fileSetChanged || parse.changed.size > 0;
+  if (changedAnything) {
+    options.progress?.({ phase: 'references', done: 0, message: 'Resolving imports and references' });
+    linkFiles(db, options, fileSetChanged, parse.changed);
+    rebuildTestLinks(db);
+  }
+  throwIfAborted(options.signal);
+  options.progress?.({ phase: 'git history', done: 0, message: 'Reading commits' });
+  await refreshGitHistory(db, options.root, listing.isGit, {
+    signal: options.signal,
+    maxCommits: options.maxCommits ?? DEFAULT_MAX_COMMITS,
+    maxFilesPerCommit: options.maxFilesPerCommit ?? DEFAULT_MAX_FILES_PER_COMMIT,
+    full,
+  });
+  throwIfAborted(options.signal);
+  options.progress?.({ phase: 'search index', done: 0, message: 'Finishing the search index' });
+  if (full) finishBulkBuild(db);
+  setMeta(db, 'index_version', String(INDEX_VERSION));
+  setMeta(db, 'indexed_at', new Date().toISOString());
+  return { parsed: parse.parsed, removed };
+}
+
+/**
+ * A full build empties the index and inserts without the FTS triggers; `finishBulkBuild` indexes
+ * every chunk and path in one pass and restores the triggers. Both run inside the run's
+ * transaction, so a failure restores the triggers with everything else.
+ */
+function startBulkBuild(db: Db): void {
+  for (const name of FTS_TRIGGER_NAMES) db.exec(`drop trigger if exists ${name}`);
+  db.exec(`delete from files; delete from commits; delete from index_meta;
+    insert into chunks_fts(chunks_fts) values ('delete-all'); insert into paths_fts(paths_fts) values ('delete-all');`);
+}
+
+function finishBulkBuild(db: Db): void {
+  db.exec(`insert into chunks_fts(chunks_fts) values ('rebuild'); insert into paths_fts(paths_fts) values ('rebuild');`);
+  db.exec(FTS_TRIGGERS);
+}
+
+function removeMissing(writer: CuratedWriter, stored: Map<string, StoredFile>, listing: Listing): number {
+  const present = new Set([...listing.files.map((f) => f.path), ...listing.submodules]);
+  let removed = 0;
+  for (const [path, file] of stored) {
+    if (present.has(path)) continue;
+    writer.deleteFile(file.id);
+    stored.delete(path);
+    removed++;
+  }
+  for (const path of listing.submodules) {
+    if (stored.has(path)) continue;
+    writer.writeFile(
+      { path, language: 'submodule', size: 0, lines: 0, contentHash: null, mtimeMs: 0, isTest: false, skipReason: 'submodule', encoding: null, hasSyntaxErrors: false, moduleDoc: null, pathTokens: pathTokens(path) },
+      undefined,
+    );
+  }
+  return removed;
+}
+
+interface ParseResult {
+  parsed: number;
+  added: number;
+  changed: Set<number>;
+}
+
+async function parseChanged(writer: CuratedWriter, stored: Map<string, StoredFile>, listing: Listing, options: IndexOptions): Promise<ParseResult> {
+  const work = listing.files.filter((f) => {
+    const s = stored.get(f.path);
+    return !s || s.size !== f.size || s.mtimeMs !== f.mtimeMs;
+  });
+  const result: ParseResult = { parsed: 0, added: 0, changed: new Set() };
+  const started = performance.now();
+  let lastYield = performance.now();
+  let extractor: Extractor | undefined;
+  for (const [i, f] of work.entries()) {
+    if (performance.now() - lastYield > 50) {
+      // Let run/cancel and other requests through during a long parse.
+      await new Promise((resolve) => setImmediate(resolve));
+      lastYield = performance.now();
+    }
+    throwIfAborted(options.signal);
+    const existing = stored.get(f.path);
+    const read = readAndClassify(join(options.root, f.path), f.path, f.size, options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES);
+    if (existing && read.hash !== null && existing.contentHash === read.hash && existing.skipReason === read.skipReason) {
+      writer.touchFile(existing.id, f.mtimeMs, f.size);
+    } else {
+      const language = detectLanguage(f.path);
+      let extraction: FileExtraction | null = null;
+      if (read.text !== null && language) {
+        extractor ??= await options.extractor();
+        extraction = await safeExtract(extractor, language, read.text, f.path);
+      }
+      const fileId = writer.writeFile(
+        {
+          path: f.path,
+          language: textLanguageOf(f.path),
+          size: f.size,
+          lines: read.lines,
+          contentHash: read.hash,
+          mtimeMs: f.mtimeMs,
+          isTest: isTestPath(f.path),
+          skipReason: read.skipReason as SkipReason | null,
+          encoding: read.encoding,
+          hasSyntaxErrors: extraction?.hasSyntaxErrors ?? false,
+          moduleDoc: extraction?.moduleDoc ?? null,
+          pathTokens: pathTokens(f.path),
+        },
+        existing?.id,
+      );
+      if (extraction) writer.writeExtraction(fileId, extraction);
+      if (read.text !== null) writer.writeChunks(fileId, f.path, buildChunks(read.text.split('\n'), extraction?.symbols ?? []));
+      result.changed.add(fileId);
+      result.parsed++;
+      if (!existing) result.added++;
+    }
+    const done = i + 1;
+    const rate = done / Math.max((performance.now() - started) / 1000, 1e-3);
+    options.progress?.({ phase: 'parsing', done, total: work.length, rate: Math.round(rate * 10) / 10, etaSeconds: Math.ceil((work.length - done) / rate), message: f.path });
+  }
+  return result;
+}
+
+async function safeExtract(extractor: Extractor, language: ParsedLanguage, text: string, path: string): Promise<FileExtraction | null> {
+  try {
+    return await extractor.extractAsync(language, text);
+  } catch (error) {
+    // A parser failure degrades the file to text-only search; it never fails the index.
+    console.warn(`[indexer] could not parse ${path}: ${(error as Error).message}`);
+    return null;
+  }
+}
+
+function linkFiles(db: Db, options: IndexOptions, fileSetChanged: boolean, changed: Set<number>): void {
+  const paths = (db.prepare('select path from files where skip_reason is null').pluck().all() as string[]).sort();
+  const readFile = (path: string): string | null => {
+    try {
+      return readFileSync(join(options.root, path), 'utf8');
+    } catch {
+      return null;
+    }
+  };
+  const linker = new Linker(db, (options.resolver ?? defaultResolver)(paths, readFile));
+  let scope: LinkScope;
+  if (fileSetChanged) {
+    scope = { imports: 'all', references: 'all' };
+  } else {
+    linker.run({ imports: changed, references: new Set() }, isParsed);
+    const dependents = db
+      .prepare(`select distinct from_file_id from file_dependencies where to_file_id in (${[...changed].join(',') || '0'})`)
+      .pluck()
+      .all() as number[];
+    scope = { imports: new Set(), references: new Set([...changed, ...dependents]) };
+  }
+  linker.run(scope, isParsed);
+}
+
+function summarize(db: Db): Omit<IndexSummary, 'durationMs' | 'parsed' | 'removed'> {
+  const count = (sql: string) => (db.prepare(sql).pluck().get() as number) ?? 0;
+  return {
+    files: count('select count(*) from files where skip_reason is null'),
+    symbols: count('select count(*) from symbols'),
+    references: count('select count(*) from symbol_references'),
+    dependencies: count('select count(*) from file_dependencies'),
+    commits: count('select count(*) from commits'),
+    coChangePairs: count('select count(*) from co_changes'),
+    chunks: count('select count(*) from chunks'),
+    skipped: db.prepare('select path, skip_reason as reason from files where skip_reason is not null order by path').all() as IndexSummary['skipped'],
+  };
+}
+
+/** Files per language of an index (indexed files only). */
+export function languageCounts(db: Db): Record<string, number> {
+  const rows = db.prepare('select language, count(*) as n from files where skip_reason is null group by language order by n desc').all() as Array<{ language: string; n: number }>;
+  return Object.fromEntries(rows.map((r) => [r.language, r.n]));
+}

@@ -1,0 +1,179 @@
+import type { Migration } from '../db/open';
+
+/** Bumped when the indexer's output changes meaning, so an old index is rebuilt rather than mixed. */
+export const INDEX_VERSION = 1;
+
+/**
+ * The triggers that keep `chunks_fts` and `paths_fts` in step with `chunks` and `files`. A full
+ * build drops them, bulk-inserts, rebuilds both FTS tables once and creates them again.
+ */
+export const FTS_TRIGGERS = `
+        create trigger chunks_ai after insert on chunks begin
+          insert into chunks_fts(rowid, path, symbol_names, identifiers, text) values (new.id, new.path, new.symbol_names, new.identifiers, new.text);
+        end;
+        create trigger chunks_ad after delete on chunks begin
+          insert into chunks_fts(chunks_fts, rowid, path, symbol_names, identifiers, text) values ('delete', old.id, old.path, old.symbol_names, old.identifiers, old.text);
+        end;
+        create trigger files_ai after insert on files begin
+          insert into paths_fts(rowid, path, path_tokens) values (new.id, new.path, new.path_tokens);
+        end;
+        create trigger files_ad after delete on files begin
+          insert into paths_fts(paths_fts, rowid, path, path_tokens) values ('delete', old.id, old.path, old.path_tokens);
+        end;
+        create trigger files_au after update of path, path_tokens on files begin
+          insert into paths_fts(paths_fts, rowid, path, path_tokens) values ('delete', old.id, old.path, old.path_tokens);
+          insert into paths_fts(rowid, path, path_tokens) values (new.id, new.path, new.path_tokens);
+        end;
+`;
+
+/** Names of the FTS triggers (for the bulk path). */
+export const FTS_TRIGGER_NAMES = ['chunks_ai', 'chunks_ad', 'files_ai', 'files_ad', 'files_au'] as const;
+
+/**
+ * The curated database of one repository (`<dataDir>/repos/<id>/curated.sqlite`): the index that
+ * retrieval, search and the KnowledgeBase read. Written only by the indexer, in one transaction per
+ * run, so readers always see a complete index. Lines are 1-based and inclusive everywhere.
+ *
+ * Tables:
+ * - `index_meta(key, value)`: `index_version`, `git_head` (HEAD of the last git pass), `indexed_at`;
+ *   the search helper stores embedder facts here too.
+ * - `files`: every listed file, parsed or not. `skip_reason` is null for indexed files, else one of
+ *   binary / oversize / minified / generated / submodule / unreadable. `language` is the parser
+ *   language (python, typescript, tsx, javascript, go, java, csharp, rust, c, cpp) or a text label.
+ *   `path_tokens` holds the path split into words for `paths_fts`.
+ * - `symbols`, `symbol_references` (target_symbol_id null = unresolved, name kept), `imports`
+ *   (raw import statements), `file_dependencies` (resolved imports; index both ways),
+ *   `rationale_comments`, `test_links`, `file_metadata` (empty until enrichment).
+ * - git: `commits`, `file_commits(path, sha)`, `co_changes(file_a < file_b, count)` — keyed by path so
+ *   history survives files being removed and re-added.
+ * - `chunks`: symbol-aligned text chunks, the unit of search. Columns: `file_id`, `path`,
+ *   `start_line`, `end_line`, `kind` (the symbol kind, or `text` for windows outside symbols),
+ *   `symbol_names` (space-separated qualified names of the symbols the chunk covers),
+ *   `identifiers` (identifiers of the text split on camelCase/snake_case, lower-cased, unique,
+ *   space-separated) and `text` (the chunk's source lines).
+ * - `chunks_fts`: FTS5 (porter unicode61) over chunks(path, symbol_names, identifiers, text),
+ *   external content; rowid = chunks.id; kept in sync by triggers. Query with
+ *   `select c.*, bm25(chunks_fts) from chunks_fts join chunks c on c.id = chunks_fts.rowid where chunks_fts match ?`.
+ * - `paths_fts`: FTS5 over files(path, path_tokens); rowid = files.id.
+ */
+export const CURATED_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    description: 'files, symbols, references, dependencies, git history, rationale, tests, metadata, chunks + FTS',
+    up: (db) =>
+      db.exec(`
+        create table index_meta (key text primary key, value text not null);
+        create table files (
+          id integer primary key,
+          path text not null unique,
+          language text not null,
+          size integer not null,
+          lines integer not null default 0,
+          content_hash text,
+          mtime_ms integer,
+          is_test integer not null default 0,
+          skip_reason text,
+          encoding text,
+          has_syntax_errors integer not null default 0,
+          module_doc text,
+          path_tokens text not null default '',
+          indexed_at text not null
+        );
+        create index files_language on files(language);
+        create table symbols (
+          id integer primary key,
+          file_id integer not null references files(id) on delete cascade,
+          name text not null,
+          qualified_name text not null,
+          kind text not null,
+          signature text not null default '',
+          docstring text,
+          start_line integer not null,
+          end_line integer not null,
+          parent_id integer references symbols(id) on delete cascade,
+          is_exported integer not null default 0
+        );
+        create index symbols_file on symbols(file_id);
+        create index symbols_name on symbols(name);
+        create index symbols_parent on symbols(parent_id);
+        create table symbol_references (
+          id integer primary key,
+          file_id integer not null references files(id) on delete cascade,
+          from_symbol_id integer references symbols(id) on delete cascade,
+          name text not null,
+          kind text not null,
+          line integer not null,
+          target_symbol_id integer references symbols(id) on delete set null
+        );
+        create index refs_file on symbol_references(file_id);
+        create index refs_from on symbol_references(from_symbol_id);
+        create index refs_target on symbol_references(target_symbol_id);
+        create table imports (
+          id integer primary key,
+          file_id integer not null references files(id) on delete cascade,
+          specifier text not null,
+          names_json text not null,
+          alias text,
+          level integer not null default 0,
+          is_reexport integer not null default 0,
+          is_system integer not null default 0,
+          line integer not null
+        );
+        create index imports_file on imports(file_id);
+        create table file_dependencies (
+          from_file_id integer not null references files(id) on delete cascade,
+          to_file_id integer not null references files(id) on delete cascade,
+          kind text not null,
+          specifier text not null,
+          primary key (from_file_id, to_file_id, specifier)
+        ) without rowid;
+        create index deps_to on file_dependencies(to_file_id);
+        create table commits (sha text primary key, author text not null, email text, date text not null, message text not null);
+        create index commits_date on commits(date);
+        create table file_commits (path text not null, sha text not null references commits(sha) on delete cascade, primary key (path, sha)) without rowid;
+        create index file_commits_sha on file_commits(sha);
+        create table co_changes (file_a text not null, file_b text not null, count integer not null, primary key (file_a, file_b)) without rowid;
+        create index co_changes_b on co_changes(file_b);
+        create table rationale_comments (
+          id integer primary key,
+          file_id integer not null references files(id) on delete cascade,
+          symbol_id integer references symbols(id) on delete cascade,
+          tag text not null,
+          text text not null,
+          line integer not null
+        );
+        create index rationale_file on rationale_comments(file_id);
+        create index rationale_symbol on rationale_comments(symbol_id);
+        create table test_links (
+          test_file_id integer not null references files(id) on delete cascade,
+          code_file_id integer not null references files(id) on delete cascade,
+          kind text not null,
+          primary key (test_file_id, code_file_id)
+        ) without rowid;
+        create index test_links_code on test_links(code_file_id);
+        create table file_metadata (
+          file_id integer primary key references files(id) on delete cascade,
+          domain text,
+          module text,
+          concepts_json text not null default '[]',
+          summary text,
+          updated_at text not null
+        );
+        create table chunks (
+          id integer primary key,
+          file_id integer not null references files(id) on delete cascade,
+          path text not null,
+          start_line integer not null,
+          end_line integer not null,
+          kind text not null,
+          symbol_names text not null default '',
+          identifiers text not null default '',
+          text text not null
+        );
+        create index chunks_file on chunks(file_id);
+        create virtual table chunks_fts using fts5(path, symbol_names, identifiers, text, content='chunks', content_rowid='id', tokenize='porter unicode61');
+        create virtual table paths_fts using fts5(path, path_tokens, content='files', content_rowid='id', tokenize='porter unicode61');
+        ${FTS_TRIGGERS}
+      `),
+  },
+];

@@ -1,0 +1,145 @@
+/** Result types of the KnowledgeBase (the curated index's query API). Lines are 1-based, inclusive. */
+
+/** A file of the index. */
+export interface FileRecord {
+  id: number;
+  path: string;
+  language: string;
+  size: number;
+  lines: number;
+  contentHash: string | null;
+  isTest: boolean;
+  /** Null for indexed files; the reason for files recorded but not parsed. */
+  skipReason: string | null;
+  hasSyntaxErrors: boolean;
+}
+
+/** A symbol definition. */
+export interface SymbolRecord {
+  id: number;
+  fileId: number;
+  path: string;
+  name: string;
+  qualifiedName: string;
+  kind: string;
+  signature: string;
+  docstring: string | null;
+  startLine: number;
+  endLine: number;
+  parentId: number | null;
+  isExported: boolean;
+}
+
+/** Which way to follow an edge. */
+export type EdgeDirection = 'outgoing' | 'incoming' | 'both';
+
+/** A symbol reached over a `symbol_references` edge. */
+export interface SymbolNeighbor {
+  direction: 'outgoing' | 'incoming';
+  /** call, attribute_call, import, inherit, name. */
+  referenceKind: string;
+  /** The name as written at the reference. */
+  name: string;
+  line: number;
+  /** The symbol on the other end; null for a module-level caller. */
+  symbol: SymbolRecord | null;
+  /** Path of the file holding the other end. */
+  path: string;
+}
+
+/** One resolved import edge seen from a file. */
+export interface DependencyEdge {
+  direction: 'outgoing' | 'incoming';
+  fileId: number;
+  path: string;
+  /** `import` or `reexport`. */
+  kind: string;
+  specifier: string;
+}
+
+/** Files around a seed set and the import edges between them. */
+export interface DependencySubgraph {
+  files: FileRecord[];
+  edges: Array<{ fromFileId: number; toFileId: number; kind: string }>;
+  /** Distance of each file from the seeds (0 = seed). */
+  depth: Record<number, number>;
+}
+
+/** A file that changed together with another in the git history. */
+export interface CoChangeNeighbor {
+  fileId: number;
+  path: string;
+  count: number;
+}
+
+/** Docstrings of a file. */
+export interface FileDocstrings {
+  moduleDoc: string | null;
+  symbols: Array<{ symbolId: number; qualifiedName: string; kind: string; docstring: string }>;
+}
+
+/** A rationale comment (TODO, FIXME, HACK, NOTE, WHY, XXX, BECAUSE). */
+export interface RationaleRecord {
+  tag: string;
+  text: string;
+  line: number;
+  symbolId: number | null;
+  symbolName: string | null;
+}
+
+/** A commit. */
+export interface CommitRecord {
+  sha: string;
+  author: string;
+  email: string | null;
+  date: string;
+  message: string;
+}
+
+/** Metadata of a file from enrichment. */
+export interface FileMetadataRecord {
+  fileId: number;
+  path: string;
+  domain: string | null;
+  module: string | null;
+  concepts: string[];
+  summary: string | null;
+}
+
+/** Everything the pipeline wants to know about one file. */
+export interface FileContext {
+  file: FileRecord;
+  symbols: SymbolRecord[];
+  docstrings: FileDocstrings;
+  rationale: RationaleRecord[];
+  dependencies: DependencyEdge[];
+  coChanges: CoChangeNeighbor[];
+  commits: CommitRecord[];
+  tests: Array<{ fileId: number; path: string; kind: string }>;
+}
+
+/** Counts and hot spots of the whole index. */
+export interface RepoOverview {
+  files: number;
+  skippedFiles: number;
+  testFiles: number;
+  symbols: number;
+  references: number;
+  resolvedReferences: number;
+  dependencies: number;
+  commits: number;
+  languages: Record<string, number>;
+  /** Files per enrichment domain; empty before enrichment. */
+  domains: Record<string, number>;
+  /** Files with the most import edges (both directions). */
+  mostConnected: Array<{ fileId: number; path: string; imports: number; importedBy: number }>;
+  lastCommitDate: string | null;
+}
+
+/** The model adapter assigned to a pipeline stage (none exist yet). */
+export interface StageAdapter {
+  stage: string;
+  name: string;
+  baseModel: string;
+  path: string;
+}

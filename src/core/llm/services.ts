@@ -1,0 +1,72 @@
+import { existsSync } from 'node:fs';
+import { AppError } from '../../shared/contract';
+import { loadConfig, userConfigPath, type LoadedConfig } from '../config/load';
+import type { EngineContext } from '../engine';
+import { userRawDbPath, UserCallLog } from '../logs/callLog';
+import { resolveServerUrl } from './address';
+import { LlmClient } from './client';
+import { probeVersion } from './modelManager';
+import { INSTALL_HINT, OllamaLifecycle } from './ollamaLifecycle';
+import { ModelRouter } from './router';
+
+/** The model layer of one engine: config, routing, the client, the audit log and the server lifecycle. */
+export interface ModelServices {
+  userConfigFile: string;
+  /** The user-level config, read fresh (edits on the Settings page apply at once). */
+  loadUserConfig(): LoadedConfig;
+  /** A router over the user config, overridden by a repository's config file when given. */
+  router(repoConfigFile?: string): ModelRouter;
+  /** The client; calls go to the user-level raw DB unless a call passes its own `log`. */
+  client: LlmClient;
+  callLog: UserCallLog;
+  lifecycle: OllamaLifecycle;
+  /** The model server address and provider from the config (defaults when there is none or it is invalid). */
+  target(): { address: string; provider: 'ollama' | 'openai_compat'; allowStart: boolean };
+  /** The Ollama address, or a clear error when the server is not installed, not running or not Ollama. */
+  requireOllama(): Promise<string>;
+  dispose(): Promise<void>;
+}
+
+/** Build the model services of an engine. */
+export function createModelServices(ctx: EngineContext, env: NodeJS.ProcessEnv = process.env): ModelServices {
+  const userConfigFile = userConfigPath(ctx.ports.dataDir);
+  const loadUserConfig = () => loadConfig({ userFile: userConfigFile });
+  const callLog = new UserCallLog(userRawDbPath(ctx.ports.dataDir));
+  const router = (repoConfigFile?: string) => new ModelRouter(loadConfig({ userFile: userConfigFile, repoFile: repoConfigFile }), env);
+  const target = () => {
+    let models;
+    try {
+      models = existsSync(userConfigFile) ? loadUserConfig().values.models : undefined;
+    } catch {
+      models = undefined; // an invalid config is reported where it is edited; health uses the defaults
+    }
+    return { address: resolveServerUrl(models?.base_url, env), provider: models?.provider ?? 'ollama', allowStart: models?.start_ollama ?? false };
+  };
+  const lifecycle = new OllamaLifecycle({ target, env, onStatus: (status) => ctx.events.emit('models/serverStatus', status) });
+  const client = new LlmClient({ router: () => router(), log: callLog });
+
+  const requireOllama = async () => {
+    const t = target();
+    if (t.provider !== 'ollama') throw new AppError('UNSUPPORTED', `Model downloads need Ollama; [models].provider is ${t.provider}. Manage models with your server's own tools.`);
+    if (await probeVersion(t.address)) return t.address;
+    const status = await lifecycle.check();
+    if (status.reachable) return t.address;
+    if (status.state === 'not_installed') throw new AppError('OLLAMA_NOT_INSTALLED', INSTALL_HINT);
+    throw new AppError('OLLAMA_UNREACHABLE', status.hint, { retryable: true });
+  };
+
+  return {
+    userConfigFile,
+    loadUserConfig,
+    router,
+    client,
+    callLog,
+    lifecycle,
+    target,
+    requireOllama,
+    dispose: async () => {
+      await lifecycle.stop();
+      callLog.close();
+    },
+  };
+}

@@ -1,0 +1,100 @@
+import type { ModelCallDetail, ModelCallSummary } from '../../shared/contract';
+import { AppError } from '../../shared/contract';
+import type { Db } from '../db/open';
+
+/** Filters of the Logs table. */
+export interface CallFilters {
+  runId?: string;
+  stage?: string;
+  model?: string;
+  errorsOnly?: boolean;
+  limit: number;
+  offset: number;
+}
+
+interface Row {
+  id: number;
+  created_at: string;
+  run_id: string | null;
+  stage: string | null;
+  role: string | null;
+  provider: string;
+  base_url: string | null;
+  model: string;
+  system: string | null;
+  prompt: string;
+  response: string | null;
+  params_json: string | null;
+  prompt_tokens: number | null;
+  completion_tokens: number | null;
+  latency_ms: number | null;
+  error_code: string | null;
+  error: string | null;
+}
+
+function summary(r: Pick<Row, 'id' | 'created_at' | 'run_id' | 'stage' | 'role' | 'provider' | 'model' | 'prompt_tokens' | 'completion_tokens' | 'latency_ms' | 'error_code'> & { preview: string | null }): ModelCallSummary {
+  return {
+    id: r.id,
+    createdAt: r.created_at,
+    runId: r.run_id,
+    stage: r.stage,
+    role: r.role,
+    provider: r.provider,
+    model: r.model,
+    promptTokens: r.prompt_tokens,
+    completionTokens: r.completion_tokens,
+    latencyMs: r.latency_ms,
+    errorCode: r.error_code,
+    preview: (r.preview ?? '').replace(/\s+/g, ' ').trim(),
+  };
+}
+
+/** Model calls newest first, filtered and paged, with the total that matched. */
+export function listCalls(db: Db, f: CallFilters): { total: number; calls: ModelCallSummary[] } {
+  const where: string[] = [];
+  const params: Record<string, unknown> = {};
+  if (f.runId) {
+    where.push('run_id = @runId');
+    params.runId = f.runId;
+  }
+  if (f.stage) {
+    where.push('stage = @stage');
+    params.stage = f.stage;
+  }
+  if (f.model) {
+    where.push('model = @model');
+    params.model = f.model;
+  }
+  if (f.errorsOnly) where.push('error_code is not null');
+  const clause = where.length ? `where ${where.join(' and ')}` : '';
+  const total = (db.prepare(`select count(*) as n from model_calls ${clause}`).get(params) as { n: number }).n;
+  const rows = db
+    .prepare(
+      `select id, created_at, run_id, stage, role, provider, model, prompt_tokens, completion_tokens, latency_ms, error_code,
+         substr(coalesce(error, response, ''), 1, 160) as preview
+       from model_calls ${clause} order by id desc limit @limit offset @offset`,
+    )
+    .all({ ...params, limit: f.limit, offset: f.offset }) as Array<Parameters<typeof summary>[0]>;
+  return { total, calls: rows.map(summary) };
+}
+
+/** One call, whole. */
+export function getCall(db: Db, id: number): ModelCallDetail {
+  const r = db.prepare('select * from model_calls where id = ?').get(id) as Row | undefined;
+  if (!r) throw new AppError('NOT_FOUND', `No model call with id ${id}.`);
+  let params: Record<string, unknown> = {};
+  try {
+    params = r.params_json ? (JSON.parse(r.params_json) as Record<string, unknown>) : {};
+  } catch {
+    params = { unparsed: r.params_json };
+  }
+  return {
+    ...summary({ ...r, preview: r.error ?? r.response }),
+    baseUrl: r.base_url,
+    system: r.system,
+    prompt: r.prompt,
+    response: r.response,
+    params,
+    error: r.error,
+  };
+}

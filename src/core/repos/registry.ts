@@ -1,0 +1,158 @@
+import { createHash } from 'node:crypto';
+import { basename, join } from 'node:path';
+import type { RepoInfo, RepoStats, RepoStatus } from '../../shared/contract';
+import { openDatabase, type Db, type Migration } from '../db/open';
+
+/**
+ * Where a repository's state lives, all under the data folder (never inside the repository):
+ * `<dataDir>/repos/<id>/curated.sqlite` (the index), `raw.sqlite` (append-only log) and
+ * `sessions/` (one database per task run).
+ */
+export interface RepoPaths {
+  dir: string;
+  curated: string;
+  raw: string;
+  sessions: string;
+}
+
+/** The state folder and database files of one repository. */
+export function repoPaths(dataDir: string, repoId: string): RepoPaths {
+  const dir = join(dataDir, 'repos', repoId);
+  return { dir, curated: join(dir, 'curated.sqlite'), raw: join(dir, 'raw.sqlite'), sessions: join(dir, 'sessions') };
+}
+
+/** The registry database file: `<dataDir>/repos.sqlite`. */
+export function registryFile(dataDir: string): string {
+  return join(dataDir, 'repos.sqlite');
+}
+
+/** A repository id: slug of the folder name + the first 8 hex digits of sha1(absolute path). */
+export function repoIdFor(absolutePath: string): string {
+  const slug =
+    basename(absolutePath)
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-+|-+$/g, '')
+      .slice(0, 40) || 'repo';
+  return `${slug}-${createHash('sha1').update(absolutePath).digest('hex').slice(0, 8)}`;
+}
+
+/** Counts of an index that has not been built yet. */
+export function emptyStats(): RepoStats {
+  return { files: 0, symbols: 0, references: 0, dependencies: 0, commits: 0, coChangePairs: 0, chunks: 0, languages: {} };
+}
+
+const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    description: 'registered repositories',
+    up: (db) =>
+      db.exec(`
+        create table repos (
+          id text primary key,
+          name text not null,
+          path text not null unique,
+          status text not null default 'new',
+          last_indexed_at text,
+          stats_json text not null,
+          watching integer not null default 0,
+          error_code text,
+          error_message text,
+          created_at text not null
+        );
+      `),
+  },
+];
+
+interface RepoRow {
+  id: string;
+  name: string;
+  path: string;
+  status: RepoStatus;
+  last_indexed_at: string | null;
+  stats_json: string;
+  watching: number;
+  error_code: string | null;
+  error_message: string | null;
+}
+
+function toInfo(row: RepoRow): RepoInfo {
+  const info: RepoInfo = {
+    id: row.id,
+    name: row.name,
+    path: row.path,
+    status: row.status,
+    lastIndexedAt: row.last_indexed_at,
+    stats: { ...emptyStats(), ...(JSON.parse(row.stats_json) as Partial<RepoStats>) },
+    watching: row.watching === 1,
+  };
+  if (row.error_code) info.error = { code: row.error_code, message: row.error_message ?? '' };
+  return info;
+}
+
+/** The list of registered repositories (`repos.sqlite`). Cheap to open; any module may read it. */
+export class RepoRegistry {
+  private readonly db: Db;
+
+  constructor(dataDir: string) {
+    this.db = openDatabase(registryFile(dataDir), { migrations: MIGRATIONS });
+  }
+
+  /** Every repository, by name. */
+  list(): RepoInfo[] {
+    return (this.db.prepare('select * from repos order by name, path').all() as RepoRow[]).map(toInfo);
+  }
+
+  /** One repository, or undefined. */
+  get(id: string): RepoInfo | undefined {
+    const row = this.db.prepare('select * from repos where id = ?').get(id) as RepoRow | undefined;
+    return row ? toInfo(row) : undefined;
+  }
+
+  /** The repository registered for an absolute path, or undefined. */
+  findByPath(absolutePath: string): RepoInfo | undefined {
+    const row = this.db.prepare('select * from repos where path = ?').get(absolutePath) as RepoRow | undefined;
+    return row ? toInfo(row) : undefined;
+  }
+
+  /** Register a repository (status `new`); returns the existing one when the path is known. */
+  add(absolutePath: string, watching: boolean): RepoInfo {
+    const existing = this.findByPath(absolutePath);
+    if (existing) return existing;
+    const id = repoIdFor(absolutePath);
+    this.db
+      .prepare('insert into repos (id, name, path, status, stats_json, watching, created_at) values (?, ?, ?, ?, ?, ?, ?)')
+      .run(id, basename(absolutePath) || absolutePath, absolutePath, 'new', JSON.stringify(emptyStats()), watching ? 1 : 0, new Date().toISOString());
+    return this.get(id)!;
+  }
+
+  /** Record a status change, with the new statistics and error when given. */
+  update(id: string, patch: { status?: RepoStatus; stats?: RepoStats; lastIndexedAt?: string; error?: { code: string; message: string } | null; watching?: boolean }): RepoInfo | undefined {
+    const sets: string[] = [];
+    const args: unknown[] = [];
+    const set = (column: string, value: unknown) => {
+      sets.push(`${column} = ?`);
+      args.push(value);
+    };
+    if (patch.status) set('status', patch.status);
+    if (patch.stats) set('stats_json', JSON.stringify(patch.stats));
+    if (patch.lastIndexedAt) set('last_indexed_at', patch.lastIndexedAt);
+    if (patch.watching !== undefined) set('watching', patch.watching ? 1 : 0);
+    if (patch.error !== undefined) {
+      set('error_code', patch.error?.code ?? null);
+      set('error_message', patch.error?.message ?? null);
+    }
+    if (sets.length > 0) this.db.prepare(`update repos set ${sets.join(', ')} where id = ?`).run(...args, id);
+    return this.get(id);
+  }
+
+  /** Forget a repository; returns false when it was not registered. */
+  remove(id: string): boolean {
+    return this.db.prepare('delete from repos where id = ?').run(id).changes > 0;
+  }
+
+  /** Close the connection. */
+  close(): void {
+    this.db.close();
+  }
+}

@@ -1,0 +1,247 @@
+import { accessSync, constants, existsSync, readFileSync, readdirSync, realpathSync, rmSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { AppError, isCancellation, serializeError, type IndexSummary, type RepoFileView, type RepoInfo, type SkippedFile } from '../../shared/contract';
+import { openDatabase } from '../db/open';
+import { openRawDatabase } from '../db/raw';
+import type { EngineContext } from '../engine';
+import { createExtractor, type Extractor } from '../indexer/extract/extractor';
+import { indexRepository, languageCounts } from '../indexer/indexer';
+import { KnowledgeBase } from '../kb/knowledgeBase';
+import { RepoRegistry, repoPaths } from './registry';
+import { RepoWatcher } from './watcher';
+
+/**
+ * Check that a user-given path is an existing, readable directory and return its canonical
+ * absolute path. Throws an AppError naming the problem; writes nothing.
+ */
+export function validateRepoPath(input: string): string {
+  const absolute = resolve(input);
+  if (!existsSync(absolute)) throw new AppError('NOT_FOUND', `No folder at ${absolute}. Check the path and try again.`);
+  const real = realpathSync(absolute);
+  if (!statSync(real).isDirectory()) throw new AppError('VALIDATION', `${absolute} is a file, not a folder. Give the repository's folder.`);
+  try {
+    accessSync(real, constants.R_OK | constants.X_OK);
+    readdirSync(real);
+  } catch {
+    throw new AppError('VALIDATION', `Cannot read ${absolute} (permission denied). Fix its permissions or choose another folder.`);
+  }
+  return real;
+}
+
+/**
+ * The repositories of this engine: the registry, index runs (one at a time per repository), the
+ * optional file watchers, and read access to each index through a KnowledgeBase.
+ */
+export class RepoService {
+  readonly registry: RepoRegistry;
+  private extractor: Promise<Extractor> | undefined;
+  private readonly active = new Map<string, { runId: string; again: boolean; done: Promise<unknown> }>();
+  private readonly watchers = new Map<string, RepoWatcher>();
+  private disposed = false;
+
+  constructor(private readonly ctx: EngineContext) {
+    this.registry = new RepoRegistry(ctx.ports.dataDir);
+    for (const repo of this.registry.list()) {
+      if (repo.status === 'indexing') this.changed(this.registry.update(repo.id, { status: repo.lastIndexedAt ? 'ready' : 'new' }));
+      if (repo.watching) this.startWatcher(repo);
+    }
+  }
+
+  /** Whether new repositories are watched unless the caller says otherwise (the app hosts). */
+  private get watchByDefault(): boolean {
+    return this.ctx.ports.host === 'electron' || this.ctx.ports.host === 'serve';
+  }
+
+  /** One repository or NOT_FOUND. */
+  get(repoId: string): RepoInfo {
+    const repo = this.registry.get(repoId);
+    if (!repo) throw new AppError('NOT_FOUND', `No repository with id ${repoId}. Add it first (cra index <path> or Repositories → Add).`);
+    return repo;
+  }
+
+  /** Register a folder (validated first; nothing is written for a bad path) and start indexing it. */
+  add(path: string, options: { watch?: boolean; full?: boolean } = {}): { repo: RepoInfo; runId: string } {
+    const root = validateRepoPath(path);
+    const existing = this.registry.findByPath(root);
+    const repo = existing ?? this.registry.add(root, options.watch ?? this.watchByDefault);
+    if (!existing) {
+      openRawDatabase(repoPaths(this.ctx.ports.dataDir, repo.id).raw).close();
+      this.changed(repo);
+      if (repo.watching) this.startWatcher(repo);
+    }
+    const { runId } = this.reindex(repo.id, options.full === true);
+    return { repo: this.get(repo.id), runId };
+  }
+
+  /** Start an index run, or return the one already running for this repository. */
+  reindex(repoId: string, full: boolean): { runId: string } {
+    const repo = this.get(repoId);
+    const running = this.active.get(repoId);
+    if (running) {
+      running.again = true;
+      return { runId: running.runId };
+    }
+    const { runId, done } = this.ctx.runs.start('index', `Index ${repo.name}`, (run) => this.runIndex(repo, full, run.signal, run.progress));
+    const settled = done.then(
+      () => this.afterRun(repoId),
+      () => this.afterRun(repoId),
+    );
+    this.active.set(repoId, { runId, again: false, done: settled });
+    return { runId };
+  }
+
+  /** Wait for a run (tests and the CLI). */
+  async wait(runId: string): Promise<IndexSummary> {
+    return (await this.ctx.runs.wait(runId)) as IndexSummary;
+  }
+
+  private afterRun(repoId: string): void {
+    const entry = this.active.get(repoId);
+    this.active.delete(repoId);
+    if (entry?.again && !this.disposed && this.registry.get(repoId)) this.reindex(repoId, false);
+  }
+
+  private async runIndex(repo: RepoInfo, full: boolean, signal: AbortSignal, progress: Parameters<typeof indexRepository>[0]['progress']): Promise<IndexSummary> {
+    this.changed(this.registry.update(repo.id, { status: 'indexing', error: null }));
+    const paths = repoPaths(this.ctx.ports.dataDir, repo.id);
+    try {
+      validateRepoPath(repo.path);
+      const summary = await indexRepository({ root: repo.path, curatedFile: paths.curated, extractor: () => (this.extractor ??= createExtractor()), signal, progress, full });
+      const db = openDatabase(paths.curated, { readOnly: true });
+      const languages = languageCounts(db);
+      db.close();
+      const { files, symbols, references, dependencies, commits, coChangePairs, chunks } = summary;
+      const stats = { files, symbols, references, dependencies, commits, coChangePairs, chunks, languages };
+      this.changed(this.registry.update(repo.id, { status: 'ready', stats, lastIndexedAt: new Date().toISOString(), error: null }));
+      return summary;
+    } catch (error) {
+      const current = this.registry.get(repo.id);
+      if (current) {
+        const fallback = current.lastIndexedAt ? 'ready' : 'new';
+        const wire = serializeError(error);
+        this.changed(this.registry.update(repo.id, isCancellation(error) ? { status: fallback } : { status: 'failed', error: { code: wire.code, message: wire.message } }));
+      }
+      throw error;
+    }
+  }
+
+  /** Forget a repository and delete its state folder (never the repository itself). */
+  remove(repoId: string): { removed: boolean } {
+    const repo = this.get(repoId);
+    const running = this.active.get(repoId);
+    if (running) this.ctx.runs.cancel(running.runId);
+    this.watchers.get(repoId)?.stop();
+    this.watchers.delete(repoId);
+    this.registry.remove(repo.id);
+    rmSync(repoPaths(this.ctx.ports.dataDir, repo.id).dir, { recursive: true, force: true });
+    this.ctx.events.emit('repos/removed', { repoId });
+    return { removed: true };
+  }
+
+  /** Switch the watcher on or off (remembered in the registry). */
+  setWatching(repoId: string, enabled: boolean): RepoInfo {
+    const repo = this.registry.update(this.get(repoId).id, { watching: enabled })!;
+    if (enabled) this.startWatcher(repo);
+    else {
+      this.watchers.get(repoId)?.stop();
+      this.watchers.delete(repoId);
+    }
+    this.changed(repo);
+    return repo;
+  }
+
+  private startWatcher(repo: RepoInfo): void {
+    if (this.watchers.has(repo.id) || !existsSync(repo.path)) return;
+    const watcher = new RepoWatcher(repo.path, () => {
+      if (this.registry.get(repo.id)) this.reindex(repo.id, false);
+    });
+    if (watcher.start()) this.watchers.set(repo.id, watcher);
+  }
+
+  /** A read-only KnowledgeBase over the repository's index (close it when done). */
+  knowledgeBase(repoId: string): KnowledgeBase {
+    const repo = this.get(repoId);
+    const file = repoPaths(this.ctx.ports.dataDir, repo.id).curated;
+    if (!existsSync(file)) throw new AppError('NOT_INDEXED', `${repo.name} has not been indexed yet; wait for indexing to finish or re-index it.`);
+    return KnowledgeBase.open(file, repo.id);
+  }
+
+  /** Files recorded without being parsed, with the reason. */
+  skipped(repoId: string): SkippedFile[] {
+    const kb = this.knowledgeBase(repoId);
+    try {
+      return kb.getSkippedFiles();
+    } finally {
+      kb.close();
+    }
+  }
+
+  /** One file's view: outline, imports both ways, co-changes, commits, tests and capped content. */
+  fileView(repoId: string, path: string, maxContentBytes: number): RepoFileView {
+    const repo = this.get(repoId);
+    const kb = this.knowledgeBase(repoId);
+    try {
+      const file = kb.getFileByPath(path);
+      if (!file) throw new AppError('NOT_FOUND', `${path} is not in the index of ${repo.name}.`);
+      const deps = kb.getDependencies(file.id, 'both');
+      const symbols = kb.getSymbolsForFile(file.id).map(({ id, name, qualifiedName, kind, signature, startLine, endLine, parentId, isExported }) => ({
+        id, name, qualifiedName, kind, signature, startLine, endLine, parentId, isExported,
+      }));
+      const content = readContent(join(repo.path, file.path), file.skipReason, maxContentBytes);
+      return {
+        repoId,
+        path: file.path,
+        language: file.language,
+        size: file.size,
+        lines: file.lines,
+        isTest: file.isTest,
+        skipReason: file.skipReason as RepoFileView['skipReason'],
+        symbols,
+        imports: deps.filter((d) => d.direction === 'outgoing').map((d) => d.path),
+        importedBy: deps.filter((d) => d.direction === 'incoming').map((d) => d.path),
+        coChanges: kb.getCoChangeNeighbors(file.id, 1).slice(0, 20).map(({ path: p, count }) => ({ path: p, count })),
+        commits: kb.getRecentCommitsForFile(file.id, 10).map(({ sha, author, date, message }) => ({ sha, author, date, message })),
+        tests: kb.getTestLinks(file.id).map((t) => t.path),
+        ...content,
+      };
+    } finally {
+      kb.close();
+    }
+  }
+
+  private changed(repo: RepoInfo | undefined): void {
+    if (repo) this.ctx.events.emit('repos/changed', repo);
+  }
+
+  /** Stop watchers and free the parser. */
+  async dispose(): Promise<void> {
+    this.disposed = true;
+    for (const run of [...this.active.values()]) {
+      this.ctx.runs.cancel(run.runId);
+      await run.done;
+    }
+    for (const watcher of this.watchers.values()) watcher.stop();
+    this.watchers.clear();
+    const extractor = this.extractor;
+    this.extractor = undefined;
+    if (extractor) (await extractor.catch(() => undefined))?.dispose();
+    this.registry.close();
+  }
+}
+
+function readContent(file: string, skipReason: string | null, max: number): { content: string | null; contentTruncated: boolean } {
+  if (skipReason === 'binary' || skipReason === 'submodule' || skipReason === 'unreadable') return { content: null, contentTruncated: false };
+  try {
+    const bytes = readFileSync(file);
+    const cut = bytes.subarray(0, max);
+    let text: string;
+    try {
+      text = new TextDecoder('utf-8', { fatal: true }).decode(cut);
+    } catch {
+      text = cut.toString(bytes.length > max ? 'utf8' : 'latin1');
+    }
+    return { content: text, contentTruncated: bytes.length > max };
+  } catch {
+    return { content: null, contentTruncated: false };
+  }
+}

@@ -1,0 +1,75 @@
+import type { SearchResult, SearchSymbol } from '../../shared/contract/search';
+import type { Db } from '../db/open';
+import type { DefinitionHit } from './graph';
+import type { FileHit } from './keyword';
+import type { ParsedQuery } from './query';
+import { prep } from './termStats';
+
+const MAX_SYMBOLS = 5;
+const MAX_LINES = 3;
+const MAX_LINE_CHARS = 200;
+
+interface ChunkRow {
+  start_line: number;
+  end_line: number;
+  symbol_names: string;
+  text: string;
+}
+
+/** Turn ranked file hits into results: path, best symbols with line ranges, matching lines, reasons. */
+export function describeResults(
+  db: Db,
+  hits: readonly FileHit[],
+  query: ParsedQuery,
+  definitions: Map<number, DefinitionHit[]>,
+): SearchResult[] {
+  const pathOf = prep(db, 'select path from files where id = ?').pluck();
+  const chunkOf = prep(db, 'select start_line, end_line, symbol_names, text from chunks where id = ?');
+  // Without `text` (and `identifiers` before it), reading a chunk row stays on its first page.
+  const namesOf = prep(db, "select start_line, end_line, symbol_names, '' as text from chunks where id = ?");
+  // By name first: the `symbols(name)` index narrows to a handful of rows even in files with hundreds of symbols.
+  const symbolOf = prep(
+    db,
+    'select name, kind, start_line as startLine, end_line as endLine from symbols where name = ? and file_id = ? and qualified_name = ? order by start_line limit 1',
+  );
+  return hits.map((hit) => {
+    const symbols: SearchSymbol[] = [];
+    const seen = new Set<string>();
+    const push = (s: SearchSymbol) => {
+      const key = `${s.name}:${s.startLine}`;
+      if (seen.has(key) || symbols.length >= MAX_SYMBOLS) return;
+      seen.add(key);
+      symbols.push(s);
+    };
+    for (const d of definitions.get(hit.fileId) ?? []) push({ name: d.name, kind: d.kind, startLine: d.startLine, endLine: d.endLine });
+    const chunks = hit.chunks.slice(0, 3).map((c, i) => (i === 0 ? chunkOf : namesOf).get(c.chunkId) as ChunkRow | undefined);
+    for (const chunk of chunks) {
+      if (!chunk) continue;
+      // The innermost (last listed) symbol of a chunk is the most specific one.
+      for (const qualified of chunk.symbol_names.split(/\s+/).filter(Boolean).reverse()) {
+        const row = symbolOf.get(qualified.slice(qualified.lastIndexOf('.') + 1), hit.fileId, qualified) as SearchSymbol | undefined;
+        if (row) push({ ...row, name: qualified });
+      }
+    }
+    return {
+      path: String(pathOf.get(hit.fileId) ?? ''),
+      score: Math.round(hit.score * 10_000) / 10_000,
+      symbols,
+      lines: chunks[0] ? matchingLines(chunks[0], query) : [],
+      why: [...new Set(hit.why)],
+    };
+  });
+}
+
+/** Lines of a chunk that contain a query term (by substring, case-insensitive), first few. */
+export function matchingLines(chunk: Pick<ChunkRow, 'start_line' | 'text'>, query: ParsedQuery): Array<{ line: number; text: string }> {
+  const terms = query.terms.filter((t) => t.length >= 2);
+  if (terms.length === 0) return [];
+  const out: Array<{ line: number; text: string }> = [];
+  const lines = chunk.text.split('\n');
+  for (let i = 0; i < lines.length && out.length < MAX_LINES; i++) {
+    const lower = lines[i]!.toLowerCase();
+    if (terms.some((t) => lower.includes(t))) out.push({ line: chunk.start_line + i, text: lines[i]!.trim().slice(0, MAX_LINE_CHARS) });
+  }
+  return out;
+}

@@ -1,0 +1,93 @@
+import { createHash } from 'node:crypto';
+import type { RunProgress } from '../../shared/contract';
+import type { Db } from '../db/open';
+import { throwIfAborted } from '../runtime/runs';
+import { chunkEmbeddingText, type Embedder } from './embedder';
+import { VectorStore } from './vectorStore';
+
+/** What one embedding run did. */
+export interface EmbedSummary {
+  embedderId: string;
+  /** Chunks in the index. */
+  chunks: number;
+  /** Chunks embedded in this run (new or changed text). */
+  embedded: number;
+  /** Vectors dropped because their chunk is gone. */
+  removed: number;
+  durationMs: number;
+}
+
+/** Options of {@link embedRepository}. */
+export interface EmbedRunOptions {
+  signal?: AbortSignal;
+  progress?: (update: Omit<RunProgress, 'runId' | 'kind'>) => void;
+  /** Chunks per write transaction (also the progress step). */
+  batchSize?: number;
+  /** Embed at most this many chunks in this run (benchmarks, trial runs); the rest stay pending. */
+  maxChunks?: number;
+}
+
+const BUSY_RETRIES = 30;
+
+/**
+ * Bring the vectors of one embedder up to date with the chunks of a curated database: drop vectors
+ * of deleted chunks, then embed only chunks with no vector or whose text changed. Each batch is
+ * committed on its own, so a cancelled run keeps what it finished and the next run continues.
+ */
+export async function embedRepository(db: Db, embedder: Embedder, options: EmbedRunOptions = {}): Promise<EmbedSummary> {
+  const started = Date.now();
+  const store = await withBusyRetry(() => VectorStore.open(db, embedder.id, embedder.dimensions), options.signal);
+  const removed = await withBusyRetry(() => store.removeOrphans(), options.signal);
+  const pending = pendingChunks(db, store).slice(0, options.maxChunks ?? Number.POSITIVE_INFINITY);
+  const chunks = db.prepare('select count(*) from chunks').pluck().get() as number;
+  const batchSize = options.batchSize ?? 32;
+  let done = 0;
+  options.progress?.({ phase: 'embeddings', done, total: pending.length, message: `${pending.length} of ${chunks} chunks need vectors` });
+  for (let i = 0; i < pending.length; i += batchSize) {
+    throwIfAborted(options.signal);
+    const batch = pending.slice(i, i + batchSize);
+    const vectors = await embedder.embed(
+      batch.map((c) => c.text),
+      options.signal,
+    );
+    const items = batch.map((c, j) => ({ chunkId: c.id, hash: c.hash, vector: vectors[j]! }));
+    await withBusyRetry(() => store.upsert(items), options.signal);
+    done += batch.length;
+    const seconds = (Date.now() - started) / 1000;
+    const rate = seconds > 0 ? done / seconds : undefined;
+    options.progress?.({ phase: 'embeddings', done, total: pending.length, rate, etaSeconds: rate ? Math.round((pending.length - done) / rate) : undefined });
+  }
+  return { embedderId: embedder.id, chunks, embedded: done, removed, durationMs: Date.now() - started };
+}
+
+/** Chunks whose embedding text has no vector yet, or a vector made from another text. */
+export function pendingChunks(db: Db, store: VectorStore): Array<{ id: number; hash: string; text: string }> {
+  const known = store.embeddedHashes();
+  const pending: Array<{ id: number; hash: string; text: string }> = [];
+  const rows = db.prepare('select id, path, symbol_names, text from chunks order by id').iterate() as IterableIterator<{
+    id: number;
+    path: string;
+    symbol_names: string;
+    text: string;
+  }>;
+  for (const row of rows) {
+    const text = chunkEmbeddingText(row);
+    const hash = createHash('sha1').update(text).digest('hex').slice(0, 16);
+    if (known.get(row.id) !== hash) pending.push({ id: row.id, hash, text });
+  }
+  return pending;
+}
+
+/** Retry a write while another connection (the indexer) holds the write lock. */
+async function withBusyRetry<T>(write: () => T, signal?: AbortSignal): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    throwIfAborted(signal);
+    try {
+      return write();
+    } catch (error) {
+      const code = (error as { code?: string }).code ?? '';
+      if (!code.startsWith('SQLITE_BUSY') || attempt >= BUSY_RETRIES) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+  }
+}

@@ -1,0 +1,171 @@
+import type { Db } from '../db/open';
+import type { FileHit } from './keyword';
+import type { ParsedQuery } from './query';
+import { prep, statsFor } from './termStats';
+
+/** Tunables of the graph signals (seeds: graph expansion with decay, depth 1). */
+export const GRAPH = {
+  /** Added for defining a symbol that the query names as an identifier (`getUserById`). */
+  definitionIdentifier: 1.0,
+  /** Added for defining a symbol named by a plain word of the query (`parse`). */
+  definitionWord: 0.3,
+  /** A neighbour receives parent score × decay × edge weight. */
+  decay: 0.7,
+  importWeight: 0.35,
+  coChangeWeight: 0.3,
+  /** Co-change counts at or above this get the full co-change weight. */
+  coChangeSaturation: 5,
+  minCoChange: 2,
+  /** How many top files count as strong hits, and the share of the best score they need. */
+  strongHits: 5,
+  strongShare: 0.4,
+  /** Multiplier for test files when the query is not about tests. */
+  testDemotion: 0.85,
+} as const;
+
+/** A definition found for a query identifier. */
+export interface DefinitionHit {
+  fileId: number;
+  symbolId: number;
+  name: string;
+  kind: string;
+  startLine: number;
+  endLine: number;
+}
+
+/** Case variants of a name, so the case-sensitive `symbols(name)` index can be used. */
+function nameVariants(query: ParsedQuery): Map<string, number> {
+  const variants = new Map<string, number>();
+  const add = (name: string, weight: number) => variants.set(name, Math.max(variants.get(name) ?? 0, weight));
+  for (const id of query.identifiers) {
+    const weight = /[a-z][A-Z]|_|[A-Za-z][0-9]/.test(id) || query.identifiers.length === 1 ? GRAPH.definitionIdentifier : GRAPH.definitionWord;
+    add(id, weight);
+    add(id.toLowerCase(), weight);
+    add(id[0]!.toUpperCase() + id.slice(1), weight);
+  }
+  for (const joined of query.symbolNames) {
+    if (!joined.includes('_') && !query.identifiers.some((i) => i.toLowerCase() === joined)) {
+      add(joined, GRAPH.definitionIdentifier);
+    }
+    if (joined.includes('_')) {
+      add(joined, GRAPH.definitionIdentifier);
+      const camel = joined.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+      add(camel, GRAPH.definitionIdentifier);
+      add(camel[0]!.toUpperCase() + camel.slice(1), GRAPH.definitionIdentifier);
+    }
+  }
+  return variants;
+}
+
+/** Symbols whose name is one the query names, with the weight of that name. */
+export function findDefinitions(db: Db, query: ParsedQuery): Array<DefinitionHit & { weight: number }> {
+  const variants = nameVariants(query);
+  if (variants.size === 0) return [];
+  const names = [...variants.keys()];
+  const rows = prep(db, 
+      `select id as symbolId, file_id as fileId, name, kind, start_line as startLine, end_line as endLine
+       from symbols where name in (${names.map(() => '?').join(',')}) and kind not in ('variable') limit 500`,
+    )
+    .all(...names) as DefinitionHit[];
+  return rows.map((r) => ({ ...r, weight: variants.get(r.name) ?? 0 }));
+}
+
+function hitFor(files: Map<number, FileHit>, fileId: number): FileHit {
+  let file = files.get(fileId);
+  if (!file) {
+    file = { fileId, score: 0, chunks: [], why: [] };
+    files.set(fileId, file);
+  }
+  return file;
+}
+
+/**
+ * Definitions over mentions: a file that defines a symbol the query names gains a bonus, damped
+ * when many files define the same name (like IDF). Returns the definitions for the result details.
+ */
+export function applyDefinitions(db: Db, query: ParsedQuery, files: Map<number, FileHit>): Map<number, DefinitionHit[]> {
+  const defs = findDefinitions(db, query);
+  const filesPerName = new Map<string, Set<number>>();
+  for (const d of defs) (filesPerName.get(d.name) ?? filesPerName.set(d.name, new Set()).get(d.name)!).add(d.fileId);
+  const byFile = new Map<number, Array<DefinitionHit & { weight: number }>>();
+  for (const d of defs) (byFile.get(d.fileId) ?? byFile.set(d.fileId, []).get(d.fileId)!).push(d);
+  for (const [fileId, fileDefs] of byFile) {
+    const file = hitFor(files, fileId);
+    const seen = new Set<string>();
+    let bonus = 0;
+    for (const d of fileDefs.sort((a, b) => b.weight - a.weight)) {
+      if (seen.has(d.name.toLowerCase())) continue;
+      seen.add(d.name.toLowerCase());
+      bonus += d.weight / (1 + Math.log(filesPerName.get(d.name)!.size));
+      file.why.push(`definition of ${d.name}`);
+    }
+    file.score += bonus;
+  }
+  return byFile;
+}
+
+/** The strongest files of a ranking: the top few within a share of the best score. */
+export function strongHits(files: Map<number, FileHit>): FileHit[] {
+  const sorted = [...files.values()].sort((a, b) => b.score - a.score);
+  const best = sorted[0]?.score ?? 0;
+  return sorted.slice(0, GRAPH.strongHits).filter((f) => best > 0 && f.score >= best * GRAPH.strongShare);
+}
+
+/**
+ * Import and co-change neighbours of the strong hits receive parent score × decay × edge weight
+ * (the best parent per kind, so a hub is not inflated by many parents). Files not yet in the
+ * ranking enter it this way.
+ */
+export function applyNeighbours(db: Db, files: Map<number, FileHit>, pathOf: (fileId: number) => string | undefined): void {
+  const strong = strongHits(files);
+  if (strong.length === 0) return;
+  const boosts = new Map<number, Map<string, { value: number; reason: string }>>();
+  const offer = (fileId: number, kind: string, value: number, reason: string) => {
+    const perKind = boosts.get(fileId) ?? boosts.set(fileId, new Map()).get(fileId)!;
+    if ((perKind.get(kind)?.value ?? 0) < value) perKind.set(kind, { value, reason });
+  };
+  const strongIds = new Set(strong.map((f) => f.fileId));
+  const ids = [...strongIds];
+  const marks = ids.map(() => '?').join(',');
+  const deps = prep(db, 
+      `select from_file_id as a, to_file_id as b from file_dependencies where from_file_id in (${marks})
+       union select from_file_id, to_file_id from file_dependencies where to_file_id in (${marks})`,
+    )
+    .all(...ids, ...ids) as Array<{ a: number; b: number }>;
+  for (const { a, b } of deps) {
+    if (a === b) continue;
+    if (strongIds.has(a)) offer(b, 'imported', files.get(a)!.score * GRAPH.decay * GRAPH.importWeight, `imported by a hit (${pathOf(a)})`);
+    if (strongIds.has(b)) offer(a, 'imports', files.get(b)!.score * GRAPH.decay * GRAPH.importWeight, `imports a hit (${pathOf(b)})`);
+  }
+  applyCoChanges(db, strong, offer);
+  for (const [fileId, perKind] of boosts) {
+    const file = hitFor(files, fileId);
+    for (const { value, reason } of perKind.values()) {
+      file.score += value;
+      file.why.push(reason);
+    }
+  }
+}
+
+function applyCoChanges(db: Db, strong: FileHit[], offer: (fileId: number, kind: string, value: number, reason: string) => void): void {
+  const paths = prep(db, 'select id, path from files where id = ?');
+  const idOf = prep(db, 'select id from files where path = ?').pluck();
+  const strongPaths = strong.map((f) => ({ hit: f, path: (paths.get(f.fileId) as { path: string } | undefined)?.path })).filter((s) => s.path);
+  const rows = prep(db, 'select file_a as a, file_b as b, count from co_changes where (file_a = ? or file_b = ?) and count >= ? order by count desc limit 20');
+  for (const { hit, path } of strongPaths) {
+    for (const row of rows.all(path, path, GRAPH.minCoChange) as Array<{ a: string; b: string; count: number }>) {
+      const other = row.a === path ? row.b : row.a;
+      const otherId = idOf.get(other) as number | undefined;
+      if (otherId === undefined) continue;
+      const weight = GRAPH.coChangeWeight * Math.min(1, row.count / GRAPH.coChangeSaturation);
+      offer(otherId, 'cochange', hit.score * GRAPH.decay * weight, `changes together with a hit (${path}, ${row.count} commits)`);
+    }
+  }
+}
+
+/** Demote test files slightly unless the query is about tests. */
+export function applyTestDemotion(db: Db, query: ParsedQuery, files: Map<number, FileHit>): void {
+  if (query.mentionsTests || files.size === 0) return;
+  const testFiles = statsFor(db).testFiles;
+  for (const file of files.values()) if (testFiles.has(file.fileId)) file.score *= GRAPH.testDemotion;
+}

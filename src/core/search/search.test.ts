@@ -1,0 +1,130 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase, type Db } from '../db/open';
+import { searchRepository, searchWithMode } from './search';
+import { makeIndexedRepo } from './testRepo';
+
+const USERS = `"""User storage."""
+
+
+class UserRepository:
+    """Load and save user records in the database."""
+
+    def get_user_by_id(self, user_id):
+        """Return the user with this id, or None."""
+        return self.rows.get(user_id)
+
+    def save_user(self, user):
+        self.rows[user.id] = user
+`;
+const ORDERS = `from shop.users import UserRepository
+
+
+def order_owner(order, repo: UserRepository):
+    # get_user_by_id is called for every order; get_user_by_id caches nothing
+    owner = repo.get_user_by_id(order.user_id)
+    return repo.get_user_by_id(owner.id) if owner else None
+`;
+const INVOICES = `from shop.pdf_render import render_pdf
+
+
+def invoice_total(invoice):
+    """Sum the invoice lines and apply the invoice tax."""
+    return sum(line.amount for line in invoice.lines) * (1 + invoice.tax)
+
+
+def send_invoice(invoice):
+    return render_pdf(invoice_total(invoice))
+`;
+const PDF = `def render_pdf(amount):
+    """Lay out a page and write the PDF bytes."""
+    return b"%PDF" + str(amount).encode()
+`;
+const TAX = `standard = 0.2
+reduced = 0.05
+`;
+const TEST_USERS = `from shop.users import UserRepository
+
+
+def test_get_user_by_id():
+    repo = UserRepository()
+    assert repo.get_user_by_id(1) is None
+    assert repo.get_user_by_id(2) is None
+`;
+
+let db: Db;
+
+beforeAll(async () => {
+  const { curatedFile } = await makeIndexedRepo(
+    {
+      'shop/__init__.py': '',
+      'shop/users.py': USERS,
+      'shop/orders.py': ORDERS,
+      'shop/invoices.py': INVOICES,
+      'shop/pdf_render.py': PDF,
+      'config/tax_rates.toml': TAX,
+      'tests/test_users.py': TEST_USERS,
+    },
+    [
+      ['shop/invoices.py', 'config/tax_rates.toml'],
+      ['shop/invoices.py', 'config/tax_rates.toml'],
+      ['shop/invoices.py', 'config/tax_rates.toml'],
+    ],
+  );
+  db = openDatabase(curatedFile, { readOnly: true });
+});
+
+afterAll(() => db?.close());
+
+describe('searchRepository (keyword)', () => {
+  it('ranks the file that defines a symbol above files that only mention it', async () => {
+    const results = await searchRepository(db, 'get_user_by_id', { mode: 'keyword' });
+    expect(results[0]!.path).toBe('shop/users.py');
+    expect(results[0]!.why).toContain('definition of get_user_by_id');
+    const def = results[0]!.symbols.find((s) => s.name.endsWith('get_user_by_id'));
+    expect(def).toMatchObject({ kind: 'method', startLine: 7, endLine: 9 });
+    const paths = results.map((r) => r.path);
+    expect(paths).toContain('shop/orders.py');
+    expect(paths.indexOf('shop/orders.py')).toBeGreaterThan(0);
+  });
+
+  it('finds the definition from a camelCase spelling of a snake_case name', async () => {
+    const results = await searchRepository(db, 'getUserById', { mode: 'keyword' });
+    expect(results[0]!.path).toBe('shop/users.py');
+  });
+
+  it('demotes test files for queries that are not about tests', async () => {
+    const results = await searchRepository(db, 'get_user_by_id', { mode: 'keyword' });
+    const paths = results.map((r) => r.path);
+    expect(paths.indexOf('tests/test_users.py')).toBeGreaterThan(paths.indexOf('shop/users.py'));
+  });
+
+  it('surfaces import and co-change neighbours of strong hits, saying why', async () => {
+    const results = await searchRepository(db, 'invoice total', { mode: 'keyword' });
+    expect(results[0]!.path).toBe('shop/invoices.py');
+    const pdf = results.find((r) => r.path === 'shop/pdf_render.py');
+    expect(pdf?.why).toContain('imported by a hit (shop/invoices.py)');
+    const tax = results.find((r) => r.path === 'config/tax_rates.toml');
+    expect(tax?.why.some((w) => w.startsWith('changes together with a hit (shop/invoices.py'))).toBe(true);
+  });
+
+  it('returns matching lines with their line numbers', async () => {
+    const [top] = await searchRepository(db, 'invoice tax', { mode: 'keyword' });
+    expect(top!.lines.length).toBeGreaterThan(0);
+    for (const line of top!.lines) expect(INVOICES.split('\n')[line.line - 1]!.trim()).toBe(line.text);
+  });
+
+  it('never throws on FTS5 syntax in user input', async () => {
+    const nasty = ['"', '*', '(', ')', '-', ':', 'NEAR', 'NEAR(a b)', 'a AND OR NOT', 'path:users', '"unterminated', '^start', '{x y}: z', '', '   ', 'user*', '-user', "user's \"repo\"", '💥'];
+    for (const q of nasty) {
+      const results = await searchRepository(db, q, { mode: 'keyword' });
+      expect(Array.isArray(results)).toBe(true);
+    }
+    expect((await searchRepository(db, 'path:users', { mode: 'keyword' }))[0]?.path).toBe('shop/users.py');
+  });
+
+  it('respects the limit and resolves auto to keyword without vectors', async () => {
+    const outcome = await searchWithMode(db, 'user', { limit: 2 });
+    expect(outcome.mode).toBe('keyword');
+    expect(outcome.results).toHaveLength(2);
+  });
+});

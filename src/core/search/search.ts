@@ -1,0 +1,116 @@
+import type { SearchMode, SearchResult } from '../../shared/contract/search';
+import type { Db } from '../db/open';
+import { throwIfAborted } from '../runtime/runs';
+import { describeResults } from './details';
+import { createDefaultEmbedder, wordsForEmbedding, type Embedder } from './embedder';
+import { reciprocalRankFusion } from './fusion';
+import { applyDefinitions, applyNeighbours, applyTestDemotion, type DefinitionHit } from './graph';
+import { keywordFileRanking, type FileHit } from './keyword';
+import { parseQuery, type ParsedQuery } from './query';
+import { VectorStore } from './vectorStore';
+import { prep } from './termStats';
+
+/** A curated database, or anything that carries one (a KnowledgeBase with a `db` field). */
+export type SearchTarget = Db | { readonly db: Db };
+
+/** Options of {@link searchRepository}. */
+export interface SearchOptions {
+  /** Files to return (default 20). */
+  limit?: number;
+  signal?: AbortSignal;
+  /** Default `auto`: hybrid when vectors of the embedder exist, else keyword. */
+  mode?: SearchMode;
+  /** Embedder for the query vector (default: the embedded Universal Sentence Encoder lite). */
+  embedder?: Embedder;
+}
+
+/** Results plus the mode actually used. */
+export interface SearchOutcome {
+  results: SearchResult[];
+  mode: Exclude<SearchMode, 'auto'>;
+}
+
+/** Chunks the vector side considers before grouping per file. */
+const VECTOR_POOL = 200;
+
+let defaultEmbedder: Embedder | undefined;
+
+/** The process-wide default embedder (its model loads on first use). */
+export function sharedDefaultEmbedder(): Embedder {
+  defaultEmbedder ??= createDefaultEmbedder();
+  return defaultEmbedder;
+}
+
+/**
+ * Rank the files of an indexed repository for a query. Never throws on odd input (FTS syntax is
+ * always quoted); an empty query gives no results. `semantic` and `hybrid` need vectors (see
+ * `embedRepository`); without them `semantic` returns nothing and `hybrid` equals `keyword`.
+ */
+export async function searchRepository(target: SearchTarget, query: string, options: SearchOptions = {}): Promise<SearchResult[]> {
+  return (await searchWithMode(target, query, options)).results;
+}
+
+/** {@link searchRepository}, also telling which mode `auto` resolved to. */
+export async function searchWithMode(target: SearchTarget, query: string, options: SearchOptions = {}): Promise<SearchOutcome> {
+  const db = 'prepare' in target ? target : target.db;
+  const limit = options.limit ?? 20;
+  const parsed = parseQuery(query);
+  const embedder = options.embedder ?? sharedDefaultEmbedder();
+  const requested = options.mode ?? 'auto';
+  const store = requested === 'keyword' ? undefined : VectorStore.existing(db, embedder.id);
+  const hasVectors = store !== undefined && store.count() > 0;
+  // Hybrid without vectors is keyword search; say so rather than pretend a fusion happened.
+  const mode = requested === 'auto' || (requested === 'hybrid' && !hasVectors) ? (hasVectors ? 'hybrid' : 'keyword') : requested;
+  throwIfAborted(options.signal);
+  if (parsed.raw === '') return { results: [], mode };
+
+  let files: Map<number, FileHit>;
+  if (mode === 'keyword') {
+    files = keywordFileRanking(db, parsed);
+  } else {
+    const vectorFiles = store && hasVectors ? await vectorFileRanking(db, store, embedder, parsed, options.signal) : new Map<number, FileHit>();
+    if (mode === 'semantic') return { results: finish(db, vectorFiles, parsed, new Map(), limit), mode };
+    files = fuse(keywordFileRanking(db, parsed), vectorFiles);
+  }
+  throwIfAborted(options.signal);
+  const definitions = applyDefinitions(db, parsed, files);
+  const pathOf = prep(db, 'select path from files where id = ?').pluck();
+  applyNeighbours(db, files, (id) => pathOf.get(id) as string | undefined);
+  applyTestDemotion(db, parsed, files);
+  return { results: finish(db, files, parsed, definitions, limit), mode };
+}
+
+function finish(db: Db, files: Map<number, FileHit>, parsed: ParsedQuery, definitions: Map<number, DefinitionHit[]>, limit: number): SearchResult[] {
+  const ranked = [...files.values()].filter((f) => f.score > 0).sort((a, b) => b.score - a.score || a.fileId - b.fileId);
+  return describeResults(db, ranked.slice(0, limit), parsed, definitions);
+}
+
+/** The vector file ranking: the best chunk similarity per file. */
+async function vectorFileRanking(db: Db, store: VectorStore, embedder: Embedder, parsed: ParsedQuery, signal?: AbortSignal): Promise<Map<number, FileHit>> {
+  const [vector] = await embedder.embed([wordsForEmbedding(parsed.raw)], signal);
+  const nearest = store.nearest(vector!, VECTOR_POOL);
+  const fileOf = prep(db, 'select file_id from chunks where id = ?').pluck();
+  const files = new Map<number, FileHit>();
+  for (const { chunkId, similarity } of nearest) {
+    const fileId = fileOf.get(chunkId) as number | undefined;
+    if (fileId === undefined) continue;
+    const file = files.get(fileId) ?? { fileId, score: similarity, chunks: [], why: ['semantic match'] };
+    file.chunks.push({ chunkId, fileId, score: similarity });
+    files.set(fileId, file);
+  }
+  return files;
+}
+
+/** Reciprocal rank fusion of the keyword and vector file rankings; fused scores scaled to best = 1. */
+export function fuse(keyword: Map<number, FileHit>, vector: Map<number, FileHit>): Map<number, FileHit> {
+  const order = (m: Map<number, FileHit>) => [...m.values()].sort((a, b) => b.score - a.score).map((f) => f.fileId);
+  const fused = reciprocalRankFusion([order(keyword), order(vector)]);
+  const best = fused[0]?.score ?? 1;
+  const out = new Map<number, FileHit>();
+  for (const { key, score } of fused) {
+    const k = keyword.get(key);
+    const v = vector.get(key);
+    out.set(key, { fileId: key, score: score / best, chunks: [...(k?.chunks ?? []), ...(v?.chunks ?? [])], why: [...(k?.why ?? []), ...(v?.why ?? [])] });
+  }
+  return out;
+}

@@ -1,0 +1,70 @@
+/**
+ * Types of the loopback model test server (test support only; product code never imports
+ * anything under src/core/testing).
+ */
+
+/** A fault a scripted reply can inject. */
+export type ReplyFault = 'http500' | 'http429' | 'malformed' | 'reset' | 'stall' | 'unknownModel';
+
+/** One scripted model reply, consumed in order by chat, generate and /v1/chat/completions. */
+export interface ScriptedReply {
+  /** The whole reply; default `echo: <last user message>`. */
+  text?: string;
+  /** Streamed deltas; default: the text split into words. */
+  chunks?: string[];
+  promptTokens?: number;
+  completionTokens?: number;
+  fault?: ReplyFault;
+  /** Wait this long before answering. */
+  delayMs?: number;
+  /** Wait this long between streamed chunks. */
+  chunkDelayMs?: number;
+}
+
+/** A model as the server reports it. */
+export interface TestModel {
+  name: string;
+  /** Bytes on disk. */
+  size: number;
+  family: string;
+  parameterSize: string;
+  quantization: string;
+  contextLength: number;
+}
+
+/** A model that can be pulled: its layers (digest and size) and what it becomes once installed. */
+export interface TestRegistryEntry {
+  model: TestModel;
+  layers: Array<{ digest: string; size: number }>;
+}
+
+/** Pull pacing and one-shot pull faults. */
+export interface PullScript {
+  /** Bytes per progress line. */
+  chunkBytes: number;
+  /** Milliseconds between progress lines. */
+  delayMs: number;
+  /** Drop the connection once this many bytes were reported in one request (one-shot). */
+  interruptAfterBytes?: number;
+  /** Stop sending (keep the connection open) after this many bytes in one request (one-shot). */
+  stallAfterBytes?: number;
+  /** Fail with Ollama's "no space left on device" after this many bytes (one-shot). */
+  diskFullAfterBytes?: number;
+}
+
+/** Everything a test can script. Mutate `server.script` between calls. */
+export interface TestServerScript {
+  version: string;
+  chat: ScriptedReply[];
+  /** Faults for the next embed calls, consumed in order. */
+  embedFaults: ReplyFault[];
+  embedDimensions: number;
+  pull: PullScript;
+}
+
+/** One request the server saw (tests assert on what the client sent). */
+export interface SeenRequest {
+  method: string;
+  path: string;
+  body: unknown;
+}

@@ -1,0 +1,74 @@
+import { writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { InvalidArgumentError } from 'commander';
+import { DEFAULT_COMMITS, evaluateRepository } from '../../../core/eval/evaluate';
+import { formatReport } from '../../../core/eval/format';
+import { parseKs } from '../../../core/eval/metrics';
+import { productRetrieval } from '../../../core/eval/product';
+import type { CommandModule } from '../context';
+
+interface EvalOptions {
+  commits: number;
+  since?: string;
+  tasks?: string;
+  k: number[];
+  json?: boolean;
+  out?: string;
+  pipeline?: boolean;
+}
+
+function parseCommits(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > 1000) throw new InvalidArgumentError(`"${value}" is not a commit count; use a whole number from 1 to 1000.`);
+  return n;
+}
+
+function parseKOption(value: string): number[] {
+  const ks = parseKs(value);
+  if (!ks) throw new InvalidArgumentError(`"${value}" is not a list of cut-offs; use whole numbers from 1 to 100 separated by commas, e.g. 1,5,10.`);
+  return ks;
+}
+
+export const registerEval: CommandModule = (program, ctx) => {
+  program
+    .command('eval')
+    .description('measure retrieval on a repository history: model-free search vs a BM25 reference (recall@k, MRR)')
+    .argument('<repo>', 'path of a git repository')
+    .option('--commits <n>', 'the most recent N qualifying commits', parseCommits, DEFAULT_COMMITS)
+    .option('--since <date>', 'only commits after this date (anything git log --since accepts)')
+    .option('--tasks <file>', 'JSON lines {id, task, parent, gold: [paths]} instead of mining the history')
+    .option('--k <list>', 'cut-offs for recall@k and all-gold@k', parseKOption, [1, 5, 10])
+    .option('--json', 'print the JSON report instead of the table')
+    .option('--out <file>', 'also write the JSON report to this file')
+    .option('--pipeline', 'also evaluate the model retrieval pipeline (needs a configured model)')
+    .action(async (repo: string, opts: EvalOptions) => {
+      const controller = new AbortController();
+      const stop = () => controller.abort();
+      process.once('SIGINT', stop);
+      try {
+        const { report, file } = await evaluateRepository({
+          dataDir: ctx.dataDir(),
+          repoPath: repo,
+          commits: opts.commits,
+          since: opts.since,
+          tasksFile: opts.tasks ? resolve(opts.tasks) : undefined,
+          ks: opts.k,
+          pipeline: opts.pipeline,
+          retrieval: productRetrieval(),
+          signal: controller.signal,
+          onProgress: (p) => reportProgress(ctx.isTty, p),
+        });
+        if (ctx.isTty) process.stderr.write('\r\x1b[K');
+        if (opts.out) writeFileSync(resolve(opts.out), `${JSON.stringify(report, null, 2)}\n`);
+        process.stdout.write(opts.json ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report, { file }));
+      } finally {
+        process.removeListener('SIGINT', stop);
+      }
+    });
+};
+
+function reportProgress(isTty: boolean, p: { phase: string; done: number; total: number; message: string }): void {
+  const line = p.total > 0 ? `[${p.done}/${p.total}] ${p.message}` : `${p.phase}: ${p.message}`;
+  if (isTty) process.stderr.write(`\r\x1b[K${line.slice(0, (process.stderr.columns || 100) - 1)}`);
+  else process.stderr.write(`${line}\n`);
+}

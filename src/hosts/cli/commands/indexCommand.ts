@@ -1,0 +1,91 @@
+import type { IndexSummary, RunProgress } from '../../../shared/contract';
+import type { CommandModule } from '../context';
+
+interface IndexOpts {
+  json?: boolean;
+  verbose?: boolean;
+  full?: boolean;
+}
+
+/** One progress line: `parsing 120/668 files · 85.3 files/s · ETA 7 s`. */
+export function formatProgress(p: RunProgress): string {
+  const parts = [p.total !== undefined ? `${p.phase} ${p.done}/${p.total}` : p.phase];
+  if (p.rate !== undefined && p.rate > 0) parts.push(`${p.rate.toFixed(1)} files/s`);
+  if (p.etaSeconds !== undefined && p.total !== undefined && p.done < p.total) parts.push(`ETA ${p.etaSeconds} s`);
+  return parts.join(' · ');
+}
+
+/** The human summary printed after an index run. */
+export function formatSummary(name: string, s: IndexSummary): string {
+  const lines = [
+    `Indexed ${name} in ${(s.durationMs / 1000).toFixed(1)} s: ${s.files} files (${s.parsed} parsed, ${s.removed} removed), ${s.symbols} symbols, ` +
+      `${s.references} references, ${s.dependencies} dependencies, ${s.commits} commits, ${s.coChangePairs} co-change pairs, ${s.chunks} chunks.`,
+  ];
+  if (s.skipped.length > 0) lines.push(`${s.skipped.length} files recorded but not parsed (binary, oversize, minified, generated); -v lists them.`);
+  return lines.join('\n');
+}
+
+/** Draws progress on stderr: one redrawn line on a terminal, plain lines (phase changes, every 10%) otherwise. */
+function progressPrinter(isTty: boolean, verbose: boolean): { update(p: RunProgress): void; end(): void } {
+  let lastPhase = '';
+  let lastDecile = -1;
+  let drawn = false;
+  return {
+    update(p) {
+      if (isTty) {
+        process.stderr.write(`\r\x1b[2K${formatProgress(p)}`);
+        drawn = true;
+        return;
+      }
+      const decile = p.total ? Math.floor((p.done / p.total) * 10) : -1;
+      if (p.phase !== lastPhase || decile !== lastDecile || verbose) process.stderr.write(`${formatProgress(p)}${verbose && p.message ? `  ${p.message}` : ''}\n`);
+      lastPhase = p.phase;
+      lastDecile = decile;
+    },
+    end() {
+      if (drawn) process.stderr.write('\r\x1b[2K');
+    },
+  };
+}
+
+export const registerIndex: CommandModule = (program, ctx) => {
+  program
+    .command('index')
+    .description('index (or incrementally re-index) a repository folder')
+    .argument('<path>', 'the repository folder')
+    .option('--json', 'print one JSON summary object on stdout')
+    .option('-v, --verbose', 'print every progress step and the skipped files')
+    .option('--full', 're-parse every file and re-read the git history')
+    .action(async (path: string, opts: IndexOpts) => {
+      const core = ctx.core('cli');
+      const printer = progressPrinter(ctx.isTty, Boolean(opts.verbose));
+      const showProgress = !opts.json || opts.verbose;
+      const off = core.events.on('run/progress', (p) => {
+        if (p.kind === 'index' && showProgress) printer.update(p);
+      });
+      let runId: string | undefined;
+      const onSigint = () => runId && core.runs.cancel(runId);
+      process.once('SIGINT', onSigint);
+      try {
+        const added = await core.handlers['repos/add']({ path, watch: false, full: Boolean(opts.full) });
+        runId = added.runId;
+        const summary = (await core.runs.wait(runId)) as IndexSummary;
+        printer.end();
+        if (opts.json) process.stdout.write(`${JSON.stringify(toJson(summary))}\n`);
+        else {
+          process.stdout.write(`${formatSummary(added.repo.name, summary)}\n`);
+          if (opts.verbose) for (const s of summary.skipped) process.stdout.write(`  skipped ${s.path} (${s.reason})\n`);
+        }
+      } finally {
+        printer.end();
+        off();
+        process.removeListener('SIGINT', onSigint);
+        await core.dispose();
+      }
+    });
+};
+
+function toJson(s: IndexSummary) {
+  const { files, symbols, references, dependencies, commits, coChangePairs, chunks, durationMs, skipped, parsed, removed } = s;
+  return { files, symbols, references, dependencies, commits, coChangePairs, chunks, durationMs, skipped, parsed, removed };
+}

@@ -1,0 +1,110 @@
+import { existsSync, realpathSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { InvalidArgumentError } from 'commander';
+import { RepoRegistry } from '../../../core/repos/registry';
+import { AppError, type RepoInfo, type RunProgress, type SearchMode, type SearchResult } from '../../../shared/contract';
+import type { CliContext, CommandModule } from '../context';
+
+const MODES: readonly SearchMode[] = ['auto', 'keyword', 'semantic', 'hybrid'];
+
+function parseLimit(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > 200) throw new InvalidArgumentError(`"${value}" is not a limit; use a whole number from 1 to 200.`);
+  return n;
+}
+
+function parseMode(value: string): SearchMode {
+  if (!(MODES as readonly string[]).includes(value)) throw new InvalidArgumentError(`"${value}" is not a mode; use one of ${MODES.join(', ')}.`);
+  return value as SearchMode;
+}
+
+/** The registered repository for a folder given on the command line, or a one-line error saying how to index it. */
+export function findIndexedRepo(dataDir: string, path: string): RepoInfo {
+  const absolute = resolve(path);
+  const candidates = [absolute, existsSync(absolute) ? realpathSync(absolute) : absolute];
+  const registry = new RepoRegistry(dataDir);
+  try {
+    const info = candidates.map((p) => registry.findByPath(p)).find((r) => r !== undefined);
+    if (!info || info.lastIndexedAt === null) throw new AppError('NOT_INDEXED', `${absolute} is not indexed; run \`cra index ${path}\` first.`);
+    return info;
+  } finally {
+    registry.close();
+  }
+}
+
+export const registerSearch: CommandModule = (program, ctx) => {
+  program
+    .command('search')
+    .description('rank the files of an indexed repository for a query (BM25 + graph signals, + vectors when embedded)')
+    .argument('<query>', 'words or identifiers to look for')
+    .option('--repo <path>', 'the indexed repository', '.')
+    .option('--limit <n>', 'how many files to list', parseLimit, 20)
+    .option('--mode <mode>', `ranking: ${MODES.join(' | ')}`, parseMode, 'auto' as SearchMode)
+    .option('--json', 'print {results:[{path, score, symbols, lines, why}], mode, tookMs}')
+    .action(async (query: string, opts: { repo: string; limit: number; mode: SearchMode; json?: boolean }) => {
+      const repo = findIndexedRepo(ctx.dataDir(), opts.repo);
+      const core = ctx.core();
+      try {
+        const response = await core.handlers['search/query']({ repoId: repo.id, query, limit: opts.limit, mode: opts.mode });
+        if (opts.json) process.stdout.write(`${JSON.stringify(response, null, 2)}\n`);
+        else process.stdout.write(formatTable(response.results, `${response.results.length} files · ${response.mode} · ${response.tookMs} ms`));
+      } finally {
+        await core.dispose();
+      }
+    });
+
+  program
+    .command('embed')
+    .description('compute vectors for the chunks of an indexed repository that have none yet (embedded model, no server)')
+    .argument('[path]', 'the indexed repository', '.')
+    .option('--json', 'print the summary as JSON')
+    .action(async (path: string, opts: { json?: boolean }) => {
+      const repo = findIndexedRepo(ctx.dataDir(), path);
+      await runEmbedding(ctx, repo, opts.json === true);
+    });
+};
+
+async function runEmbedding(ctx: CliContext, repo: RepoInfo, json: boolean): Promise<void> {
+  const core = ctx.core();
+  const stopProgress = core.events.on('run/progress', (p: RunProgress) => {
+    if (p.kind !== 'embed') return;
+    const eta = p.etaSeconds !== undefined ? `, ${p.etaSeconds}s left` : '';
+    const rate = p.rate !== undefined ? `, ${p.rate.toFixed(1)} chunks/s` : '';
+    const line = `${p.phase}: ${p.done}/${p.total ?? '?'}${rate}${eta}`;
+    if (ctx.isTty) process.stderr.write(`\r\x1b[K${line}`);
+    else process.stderr.write(`${line}\n`);
+  });
+  const onSigint = () => core.runs.cancelAll();
+  process.once('SIGINT', onSigint);
+  try {
+    const { runId } = await core.handlers['search/embed']({ repoId: repo.id });
+    const summary = await core.runs.wait(runId);
+    if (ctx.isTty) process.stderr.write('\r\x1b[K');
+    process.stdout.write(json ? `${JSON.stringify(summary, null, 2)}\n` : `${describeSummary(summary)}\n`);
+  } finally {
+    process.off('SIGINT', onSigint);
+    stopProgress();
+    await core.dispose();
+  }
+}
+
+function describeSummary(summary: unknown): string {
+  const s = summary as { embedderId: string; chunks: number; embedded: number; removed: number; durationMs: number };
+  return `Embedded ${s.embedded} of ${s.chunks} chunks with ${s.embedderId} (${s.removed} stale vectors removed) in ${(s.durationMs / 1000).toFixed(1)} s.`;
+}
+
+/** The compact listing: rank, path, score, best symbols with line ranges, and why. */
+export function formatTable(results: readonly SearchResult[], footer: string): string {
+  if (results.length === 0) return `No matching files. (${footer})\n`;
+  const width = Math.min(60, Math.max(...results.map((r) => r.path.length)));
+  const lines = results.map((r, i) => {
+    const symbols = r.symbols
+      .slice(0, 3)
+      .map((s) => `${s.name} ${s.startLine}-${s.endLine}`)
+      .join(', ');
+    const head = `${String(i + 1).padStart(3)}  ${r.path.padEnd(width)}  ${r.score.toFixed(3)}`;
+    const detail = [symbols, r.why.join('; ')].filter(Boolean).join('  · ');
+    return `${head}\n     ${detail}`;
+  });
+  return `${lines.join('\n')}\n(${footer})\n`;
+}

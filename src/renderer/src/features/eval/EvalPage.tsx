@@ -1,0 +1,76 @@
+import { useEffect } from 'react';
+import { EmptyState } from '../../components/EmptyState';
+import { ReportView } from './ReportView';
+import { StartEvalForm } from './StartEvalForm';
+import { evalSelectors, useEvalStore } from './store';
+
+const pct = (n: number | undefined) => (n === undefined ? '-' : n.toFixed(2));
+
+/** Evaluation: stored reports of `cra eval` / Start, each with its recall chart, table and misses. */
+export function EvalPage() {
+  const reports = useEvalStore(evalSelectors.reports);
+  const isLoaded = useEvalStore(evalSelectors.isLoaded);
+  const report = useEvalStore(evalSelectors.report);
+  const selectedId = useEvalStore(evalSelectors.selectedId);
+  const run = useEvalStore(evalSelectors.run);
+  const loadError = useEvalStore(evalSelectors.error('load'));
+  const openError = useEvalStore(evalSelectors.error('open'));
+  const open = useEvalStore((s) => s.open);
+
+  useEffect(() => {
+    const off = useEvalStore.getState().connect();
+    void useEvalStore.getState().load();
+    return off;
+  }, []);
+
+  if (isLoaded && reports.length === 0 && !run && !loadError) {
+    return (
+      <EmptyState title="Evaluation" action={<StartEvalForm />}>
+        <p>
+          Measure how well search finds the code a task needs: past commits become tasks (the message) with known answers (the files they
+          changed). The model-free search is compared with a plain BM25 ranking of whole files.
+        </p>
+        <p>
+          Run <code>cra eval &lt;repo&gt;</code> in a terminal, or give a repository path and press Start.
+        </p>
+      </EmptyState>
+    );
+  }
+
+  return (
+    <div className="page eval-page">
+      <header className="page-header">
+        <h1>Evaluation</h1>
+        <span className="muted">{reports.length === 1 ? '1 report' : `${reports.length} reports`}</span>
+      </header>
+      <StartEvalForm />
+      {loadError ? <p className="error-text" role="alert">Could not list reports: {loadError.message}</p> : null}
+      {reports.length > 0 ? (
+        <table className="grid compact eval-list" aria-label="Reports">
+          <thead>
+            <tr>
+              <th>When</th>
+              <th>Repository</th>
+              <th className="num">Tasks</th>
+              <th className="num">search R@5</th>
+              <th className="num">BM25 R@5</th>
+            </tr>
+          </thead>
+          <tbody>
+            {reports.map((r) => (
+              <tr key={r.id} className={r.id === selectedId ? 'selected eval-row' : 'eval-row'} onClick={() => void open(r.id)}>
+                <td>{new Date(r.createdAt).toLocaleString()}</td>
+                <td className="mono">{r.repoPath}</td>
+                <td className="num">{r.taskCount}</td>
+                <td className="num">{pct(r.summary.search?.recallAt[5])}</td>
+                <td className="num">{pct(r.summary.bm25?.recallAt[5])}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
+      {openError ? <p className="error-text" role="alert">{openError.message}</p> : null}
+      {report && report.id === selectedId ? <ReportView report={report} /> : null}
+    </div>
+  );
+}

@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import type { EvalReport } from '../../../../shared/contract';
+import { chartBars, evalReducers, missCutoff, missedTasks } from './reducers';
+
+const report: EvalReport = {
+  id: 'r1',
+  createdAt: '2024-01-01T00:00:00.000Z',
+  repoPath: '/repo',
+  head: 'a'.repeat(40),
+  source: { kind: 'file', file: 't.jsonl' },
+  ks: [1, 5],
+  methods: ['search', 'bm25'],
+  summary: {
+    search: { recallAt: { 1: 0.5, 5: 1 }, allGoldAt: { 1: 0.5, 5: 1 }, mrr: 0.75 },
+    bm25: { recallAt: { 1: 0, 5: 0.5 }, allGoldAt: { 1: 0, 5: 0.5 }, mrr: 0.3 },
+  },
+  timing: { totalMs: 10, indexMsMean: 3, methodMsMean: { search: 1, bm25: 1 } },
+  tasks: [
+    {
+      id: 't1', task: 'fix a', parent: 'p', gold: ['a.py'], indexMs: 1,
+      results: {
+        search: { recallAt: { 1: 1, 5: 1 }, allGoldAt: { 1: 1, 5: 1 }, mrr: 1, ranked: ['a.py'], goldRanks: { 'a.py': 1 }, ms: 1 },
+        bm25: { recallAt: { 1: 0, 5: 0 }, allGoldAt: { 1: 0, 5: 0 }, mrr: 0, ranked: ['x.py'], goldRanks: { 'a.py': null }, ms: 1 },
+      },
+    },
+    { id: 't2', task: 'broken', parent: 'zz', gold: ['b.py'], indexMs: 0, results: {}, error: 'parent zz is not a commit' },
+  ],
+  notes: [],
+};
+
+describe('evaluation page reducers', () => {
+  it('lays out one bar per k and method, in report order', () => {
+    expect(chartBars(report)).toEqual([
+      { k: 1, method: 'search', value: 0.5 },
+      { k: 1, method: 'bm25', value: 0 },
+      { k: 5, method: 'search', value: 1 },
+      { k: 5, method: 'bm25', value: 0.5 },
+    ]);
+  });
+
+  it('lists as misses the tasks with no gold file in the top k, not the failed ones', () => {
+    expect(missCutoff(report)).toBe(5);
+    expect(missedTasks(report, 'bm25', 5).map((t) => t.id)).toEqual(['t1']);
+    expect(missedTasks(report, 'search', 5)).toEqual([]);
+  });
+
+  it('follows only its own run, and takes the report id from the result', () => {
+    const run = evalReducers.started('eval-1');
+    const other = evalReducers.progress(run, { runId: 'eval-2', kind: 'eval', phase: 'tasks', done: 3, total: 9 });
+    expect(other).toBe(run);
+    const moved = evalReducers.progress(run, { runId: 'eval-1', kind: 'eval', phase: 'tasks', done: 2, total: 4, message: 'fix a' });
+    expect(moved).toMatchObject({ done: 2, total: 4, message: 'fix a', status: 'running' });
+    const done = evalReducers.finished(moved, { runId: 'eval-1', kind: 'eval', status: 'done', result: { reportId: 'r9', file: '/x' } });
+    expect(done).toMatchObject({ status: 'done', reportId: 'r9', error: null });
+    const failed = evalReducers.finished(moved, { runId: 'eval-1', kind: 'eval', status: 'failed', error: { code: 'NOT_FOUND', message: 'No qualifying commits' } });
+    expect(failed).toMatchObject({ status: 'failed', error: 'No qualifying commits', reportId: null });
+  });
+});

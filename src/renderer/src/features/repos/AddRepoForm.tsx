@@ -1,0 +1,60 @@
+import { useState } from 'react';
+import { useJobsStore } from '../jobs/store';
+import { reposSelectors, useReposStore } from './store';
+
+/**
+ * "Add repository": the native folder picker where the host has one (Electron), otherwise a path
+ * field (browser). The engine's error (no such folder, not a directory, unreadable) shows inline.
+ */
+export function AddRepoForm() {
+  const canPick = useJobsStore((s) => s.info?.canPickFolder ?? false);
+  const isAdding = useReposStore(reposSelectors.isAdding);
+  const error = useReposStore(reposSelectors.error('add'));
+  const add = useReposStore((s) => s.add);
+  const pickAndAdd = useReposStore((s) => s.pickAndAdd);
+  const [path, setPath] = useState('');
+
+  if (canPick) {
+    return (
+      <div className="add-repo">
+        <button type="button" className="primary" disabled={isAdding} onClick={() => void pickAndAdd()}>
+          Add repository…
+        </button>
+        {error ? <p className="error-text" role="alert">{error.message}</p> : null}
+      </div>
+    );
+  }
+
+  return (
+    <form
+      className="add-repo"
+      aria-label="Add repository"
+      onSubmit={(event) => {
+        event.preventDefault();
+        if (!path.trim()) return;
+        void add(path).then((isAdded) => {
+          if (isAdded) setPath('');
+        });
+      }}
+    >
+      <div className="row">
+        <input
+          className="grow mono"
+          aria-label="Repository folder path"
+          placeholder="/path/to/a/repository"
+          value={path}
+          spellCheck={false}
+          onChange={(event) => setPath(event.target.value)}
+        />
+        <button type="submit" className="primary" disabled={isAdding || !path.trim()}>
+          {isAdding ? 'Adding…' : 'Add repository'}
+        </button>
+      </div>
+      {error ? (
+        <p className="error-text" role="alert">
+          {error.message}
+        </p>
+      ) : null}
+    </form>
+  );
+}

@@ -1,0 +1,45 @@
+import type { RepoRun } from './reducers';
+import { formatDuration, INDEX_PHASES, progressPercent } from './reducers';
+
+/** The phases of a running index with a determinate bar, rate, ETA and Cancel. */
+export function IndexProgress(props: { run: RepoRun; onCancel(): void }) {
+  const { run } = props;
+  const progress = run.progress;
+  const percent = progressPercent(progress);
+  const phases = run.kind === 'index' ? [...INDEX_PHASES, ...run.phases.filter((p) => !(INDEX_PHASES as readonly string[]).includes(p))] : run.phases;
+  const current = progress?.phase ?? null;
+  const currentIndex = current ? phases.indexOf(current) : -1;
+  return (
+    <div className="index-progress" data-testid="index-progress" aria-label={run.kind === 'embed' ? 'Embedding progress' : 'Indexing progress'}>
+      <ol className="phases">
+        {phases.map((phase, index) => (
+          <li key={phase} className={index < currentIndex ? 'phase done' : index === currentIndex ? 'phase current' : 'phase'}>
+            {index < currentIndex ? '✓ ' : ''}
+            {phase}
+          </li>
+        ))}
+      </ol>
+      <div className="row">
+        <div
+          className="progress grow"
+          role="progressbar"
+          aria-valuemin={0}
+          aria-valuemax={100}
+          aria-valuenow={percent ?? undefined}
+          aria-label={current ? `${current} progress` : 'progress'}
+        >
+          <div style={{ width: `${percent ?? 0}%` }} />
+        </div>
+        <span className="mono progress-figures">
+          {progress?.total ? `${progress.done}/${progress.total}` : progress ? `${progress.done}` : 'starting…'}
+          {progress?.rate ? ` · ${Math.round(progress.rate)} files/s` : ''}
+          {progress?.etaSeconds !== undefined ? ` · ETA ${formatDuration(progress.etaSeconds)}` : ''}
+        </span>
+        <button type="button" onClick={props.onCancel}>
+          Cancel
+        </button>
+      </div>
+      {progress?.message ? <div className="muted progress-message">{progress.message}</div> : null}
+    </div>
+  );
+}

@@ -1,0 +1,103 @@
+import { act, cleanup, fireEvent, render, screen, within } from '@testing-library/react';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { AppError, type EventKey, type EventPayload, type RepoInfo } from '../../../../shared/contract';
+import { useNavStore } from '../../app/store/navStore';
+import { setClientForTests, type Client } from '../../lib/client';
+import { useJobsStore } from '../jobs/store';
+import { ReposPage } from './ReposPage';
+import { useReposStore } from './store';
+
+const stats = { files: 0, symbols: 0, references: 0, dependencies: 0, commits: 0, coChangePairs: 0, chunks: 0, languages: {} };
+const shop: RepoInfo = { id: 'shop-1a2b3c4d', name: 'shop', path: '/home/dev/shop', status: 'indexing', lastIndexedAt: null, stats, watching: true };
+
+/** A client answering from memory, recording calls, and able to push events like the engine. */
+function fakeClient() {
+  const calls: Array<{ method: string; input: unknown }> = [];
+  const listeners = new Map<string, Set<(payload: unknown) => void>>();
+  const client: Client = {
+    call: (async (method: string, input: Record<string, unknown>) => {
+      calls.push({ method, input });
+      if (method === 'repos/list' || method === 'run/list') return [];
+      if (method === 'repos/add') {
+        if (input.path !== '/home/dev/shop') throw new AppError('NOT_FOUND', `No folder at ${String(input.path)}.`);
+        return { repo: shop, runId: 'index-1' };
+      }
+      if (method === 'repos/remove') return { removed: true };
+      if (method === 'run/cancel') return { cancelled: true };
+      throw new AppError('UNSUPPORTED', `not in this test: ${method}`);
+    }) as Client['call'],
+    subscribe: (event: EventKey, callback: (payload: never) => void) => {
+      const set = listeners.get(event) ?? new Set();
+      set.add(callback as (payload: unknown) => void);
+      listeners.set(event, set);
+      return () => set.delete(callback as (payload: unknown) => void);
+    },
+  };
+  const emit = <K extends EventKey>(event: K, payload: EventPayload<K>) => act(() => listeners.get(event)?.forEach((cb) => cb(payload)));
+  return { client, calls, emit };
+}
+
+let fake: ReturnType<typeof fakeClient>;
+let disconnect: () => void;
+
+beforeEach(async () => {
+  fake = fakeClient();
+  setClientForTests(fake.client);
+  useNavStore.setState({ page: 'repositories', repoId: null });
+  useJobsStore.setState({ info: null });
+  useReposStore.setState({ repos: [], runs: {}, skipped: {}, isLoaded: false, errors: {}, isAdding: false });
+  disconnect = useReposStore.getState().connect();
+  await useReposStore.getState().load();
+});
+afterEach(() => {
+  disconnect();
+  cleanup();
+});
+
+describe('the Repositories page', () => {
+  it('adds a folder by path, shows the engine error inline, then the indexing progress with Cancel', async () => {
+    render(<ReposPage />);
+    const input = screen.getByLabelText('Repository folder path');
+    fireEvent.change(input, { target: { value: '/nope' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Add repository' }));
+    expect((await screen.findByRole('alert')).textContent).toContain('No folder at /nope.');
+
+    fireEvent.change(input, { target: { value: '/home/dev/shop' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Add repository' }));
+    expect(await screen.findByText('shop')).toBeTruthy();
+    expect(useNavStore.getState().repoId).toBe('shop-1a2b3c4d');
+
+    fake.emit('run/progress', { runId: 'index-1', kind: 'index', phase: 'parsing', done: 50, total: 200, rate: 40, etaSeconds: 4 });
+    const bar = screen.getByRole('progressbar');
+    expect(bar.getAttribute('aria-valuenow')).toBe('25');
+    expect(screen.getByTestId('index-progress').textContent).toContain('40 files/s · ETA 4 s');
+    fireEvent.click(screen.getByRole('button', { name: 'Cancel' }));
+    expect(fake.calls.at(-1)).toEqual({ method: 'run/cancel', input: { runId: 'index-1' } });
+
+    fake.emit('run/finished', { runId: 'index-1', kind: 'index', status: 'done' });
+    fake.emit('repos/changed', { ...shop, status: 'ready', lastIndexedAt: new Date().toISOString(), stats: { ...stats, files: 12, symbols: 80, languages: { python: 9 } } });
+    expect(screen.queryByRole('progressbar')).toBeNull();
+    const row = screen.getByTestId('repo-row');
+    expect(within(row).getByTestId('repo-status').textContent).toBe('ready');
+    expect(within(row).getByTestId('repo-files').textContent).toBe('12');
+    expect(within(row).getByText('python')).toBeTruthy();
+    expect(within(row).getByText('just now')).toBeTruthy();
+  });
+
+  it('removes a repository only after the in-page confirmation', async () => {
+    useReposStore.setState({ repos: [{ ...shop, status: 'ready' }] });
+    render(<ReposPage />);
+    fireEvent.click(screen.getByRole('button', { name: 'Remove' }));
+    const dialog = screen.getByRole('alertdialog');
+    expect(dialog.textContent).toContain('Only our index of it is deleted');
+    expect(fake.calls.some((c) => c.method === 'repos/remove')).toBe(false);
+    fireEvent.click(within(dialog).getByRole('button', { name: 'Keep' }));
+    expect(screen.queryByRole('alertdialog')).toBeNull();
+
+    fireEvent.click(screen.getByRole('button', { name: 'Remove' }));
+    await act(async () => fireEvent.click(within(screen.getByRole('alertdialog')).getByRole('button', { name: 'Remove index' })));
+    expect(fake.calls.at(-1)).toEqual({ method: 'repos/remove', input: { repoId: 'shop-1a2b3c4d' } });
+    expect(await screen.findByLabelText('Repository folder path')).toBeTruthy();
+    expect(screen.queryByTestId('repo-row')).toBeNull();
+  });
+});

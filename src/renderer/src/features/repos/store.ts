@@ -1,0 +1,171 @@
+import { create } from 'zustand';
+import type { RepoInfo, SkippedFile } from '../../../../shared/contract';
+import { useNavStore } from '../../app/store/navStore';
+import { client } from '../../lib/client';
+import { toOpError, type OpError } from '../../lib/errors';
+import { activeRunOf, repoReducers, type RepoRun } from './reducers';
+
+/** Operations whose failures are shown where they happened. */
+type RepoOp = 'load' | 'add' | 'action' | 'skipped';
+
+interface ReposState {
+  repos: RepoInfo[];
+  isLoaded: boolean;
+  /** Index and embedding runs by run id. */
+  runs: Record<string, RepoRun>;
+  /** Skipped files by repository id, once asked for. */
+  skipped: Record<string, SkippedFile[]>;
+  isAdding: boolean;
+  errors: Partial<Record<RepoOp, OpError | null>>;
+}
+
+interface ReposActions {
+  load(): Promise<void>;
+  /** Register a folder by path and start indexing it; makes it the current repository. */
+  add(path: string): Promise<boolean>;
+  /** Show the host's folder picker (Electron) and add the chosen folder. */
+  pickAndAdd(): Promise<void>;
+  reindex(repoId: string, full?: boolean): Promise<void>;
+  remove(repoId: string): Promise<void>;
+  setWatching(repoId: string, enabled: boolean): Promise<void>;
+  loadSkipped(repoId: string): Promise<void>;
+  cancel(runId: string): Promise<void>;
+  clearError(op: RepoOp): void;
+  connect(): () => void;
+}
+
+type Store = ReposState & ReposActions;
+
+function fail(set: (partial: (s: Store) => Partial<Store>) => void, op: RepoOp, error: unknown): void {
+  set((s) => ({ errors: { ...s.errors, [op]: toOpError(error) } }));
+}
+
+/** Keep the current repository valid: the first one when none is chosen or the chosen one left. */
+function syncCurrent(repos: RepoInfo[]): void {
+  const nav = useNavStore.getState();
+  if (nav.repoId && repos.some((r) => r.id === nav.repoId)) return;
+  nav.selectRepo(repos[0]?.id ?? null);
+}
+
+/** Registered repositories, their index runs and skipped files. */
+export const useReposStore = create<Store>()((set, get) => ({
+  repos: [],
+  isLoaded: false,
+  runs: {},
+  skipped: {},
+  isAdding: false,
+  errors: {},
+  load: async () => {
+    try {
+      const [repos, runs] = await Promise.all([client().call('repos/list', {}), client().call('run/list', { includeFinished: false })]);
+      set((s) => ({
+        repos,
+        isLoaded: true,
+        runs: runs.reduce((acc, run) => repoReducers.runStarted(acc, run, repos), s.runs),
+        errors: { ...s.errors, load: null },
+      }));
+      syncCurrent(repos);
+    } catch (error) {
+      set({ isLoaded: true });
+      fail(set, 'load', error);
+    }
+  },
+  add: async (path) => {
+    set((s) => ({ isAdding: true, errors: { ...s.errors, add: null } }));
+    try {
+      const { repo, runId } = await client().call('repos/add', { path: path.trim() });
+      set((s) => ({ repos: repoReducers.upsert(s.repos, repo), runs: repoReducers.assign(s.runs, runId, repo.id), isAdding: false }));
+      useNavStore.getState().selectRepo(repo.id);
+      return true;
+    } catch (error) {
+      set({ isAdding: false });
+      fail(set, 'add', error);
+      return false;
+    }
+  },
+  pickAndAdd: async () => {
+    try {
+      const picked = await client().call('host/pickFolder', { title: 'Add repository' });
+      if (picked.path) await get().add(picked.path);
+    } catch (error) {
+      fail(set, 'add', error);
+    }
+  },
+  reindex: async (repoId, full = false) => {
+    try {
+      const { runId } = await client().call('repos/reindex', { repoId, full });
+      set((s) => ({ runs: repoReducers.assign(s.runs, runId, repoId), errors: { ...s.errors, action: null } }));
+    } catch (error) {
+      fail(set, 'action', error);
+    }
+  },
+  remove: async (repoId) => {
+    try {
+      await client().call('repos/remove', { repoId });
+      set((s) => ({ repos: repoReducers.remove(s.repos, repoId), errors: { ...s.errors, action: null } }));
+      syncCurrent(get().repos);
+    } catch (error) {
+      fail(set, 'action', error);
+    }
+  },
+  setWatching: async (repoId, enabled) => {
+    try {
+      const repo = await client().call('repos/watch', { repoId, enabled });
+      set((s) => ({ repos: repoReducers.upsert(s.repos, repo), errors: { ...s.errors, action: null } }));
+    } catch (error) {
+      fail(set, 'action', error);
+    }
+  },
+  loadSkipped: async (repoId) => {
+    try {
+      const files = await client().call('repos/skipped', { repoId });
+      set((s) => ({ skipped: { ...s.skipped, [repoId]: files }, errors: { ...s.errors, skipped: null } }));
+    } catch (error) {
+      fail(set, 'skipped', error);
+    }
+  },
+  cancel: async (runId) => {
+    try {
+      await client().call('run/cancel', { runId });
+    } catch (error) {
+      fail(set, 'action', error);
+    }
+  },
+  clearError: (op) => set((s) => ({ errors: { ...s.errors, [op]: null } })),
+  connect: () => {
+    const c = client();
+    const offs = [
+      c.subscribe('repos/changed', (repo) => {
+        set((s) => {
+          const skipped = { ...s.skipped };
+          // The skipped list is stale once an index ends; it is asked for again when shown.
+          if (repo.status !== 'indexing') delete skipped[repo.id];
+          return { repos: repoReducers.upsert(s.repos, repo), skipped };
+        });
+        syncCurrent(get().repos);
+      }),
+      c.subscribe('repos/removed', ({ repoId }) => {
+        set((s) => ({ repos: repoReducers.remove(s.repos, repoId) }));
+        syncCurrent(get().repos);
+      }),
+      c.subscribe('run/started', (run) => set((s) => ({ runs: repoReducers.runStarted(s.runs, run, s.repos) }))),
+      c.subscribe('run/progress', (p) => set((s) => ({ runs: repoReducers.progress(s.runs, p) }))),
+      c.subscribe('run/finished', (f) => set((s) => ({ runs: repoReducers.finished(s.runs, f) }))),
+    ];
+    return () => offs.forEach((off) => off());
+  },
+}));
+
+/** Selectors of the repositories store. */
+export const reposSelectors = {
+  repos: (s: ReposState) => s.repos,
+  isLoaded: (s: ReposState) => s.isLoaded,
+  byId: (repoId: string | null) => (s: ReposState) => s.repos.find((r) => r.id === repoId) ?? null,
+  activeRun: (repoId: string | null) => (s: ReposState) => {
+    const repo = s.repos.find((r) => r.id === repoId);
+    return repo ? activeRunOf(s.runs, repo) : null;
+  },
+  skipped: (repoId: string) => (s: ReposState) => s.skipped[repoId] ?? null,
+  error: (op: RepoOp) => (s: ReposState) => s.errors[op] ?? null,
+  isAdding: (s: ReposState) => s.isAdding,
+};

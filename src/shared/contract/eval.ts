@@ -1,0 +1,97 @@
+import { z } from 'zod';
+import { request } from './define';
+
+/** One evaluation task: a task text, the commit it starts from, and the files that answer it. */
+export interface EvalTask {
+  id: string;
+  task: string;
+  /** The commit the repository is indexed at (the mined commit's parent). */
+  parent: string;
+  /** Repository-relative paths of the files the task should find. */
+  gold: string[];
+  /** The mined commit, when the task came from history. */
+  commit?: string;
+  date?: string;
+}
+
+/** A ranking method the evaluation compares. */
+export type EvalMethod = 'search' | 'bm25' | 'pipeline';
+
+/** Quality figures of one method over one task or the mean over all tasks. */
+export interface EvalScores {
+  /** k → fraction of gold files in the top k. */
+  recallAt: Record<string, number>;
+  /** k → 1 when every gold file is in the top k, else 0 (means over tasks). */
+  allGoldAt: Record<string, number>;
+  /** Reciprocal rank of the first gold file (0 when none is ranked). */
+  mrr: number;
+}
+
+/** What one method did for one task. */
+export interface EvalMethodResult extends EvalScores {
+  /** The top of its ranking (at least max k paths). */
+  ranked: string[];
+  /** 1-based rank of each gold file, null when it was not ranked. */
+  goldRanks: Record<string, number | null>;
+  /** Milliseconds the ranking took (for BM25 including its index update). */
+  ms: number;
+}
+
+/** One task's outcome. */
+export interface EvalTaskResult extends EvalTask {
+  /** Milliseconds the incremental index of the parent took. */
+  indexMs: number;
+  /** Files the incremental index parsed for this task (all of them for the first task only). */
+  parsedFiles?: number;
+  results: Partial<Record<EvalMethod, EvalMethodResult>>;
+  /** Set when the task could not be run (bad parent, indexing failure). */
+  error?: string;
+}
+
+/** A whole evaluation run, as stored in `<dataDir>/eval/<id>.json`. */
+export interface EvalReport {
+  id: string;
+  createdAt: string;
+  repoPath: string;
+  /** The repository's HEAD when the evaluation ran. */
+  head: string;
+  source: { kind: 'history'; commits: number; since?: string; considered: number; skipped: Record<string, number> } | { kind: 'file'; file: string };
+  ks: number[];
+  methods: EvalMethod[];
+  summary: Partial<Record<EvalMethod, EvalScores>>;
+  timing: { totalMs: number; indexMsMean: number; methodMsMean: Partial<Record<EvalMethod, number>> };
+  tasks: EvalTaskResult[];
+  notes: string[];
+}
+
+/** One line of the report list. */
+export interface EvalReportSummary {
+  id: string;
+  createdAt: string;
+  repoPath: string;
+  taskCount: number;
+  ks: number[];
+  summary: Partial<Record<EvalMethod, EvalScores>>;
+}
+
+/** Retrieval-quality evaluation on a repository's history. */
+export const evalRequests = {
+  'eval/list': request<EvalReportSummary[]>()('Stored evaluation reports, newest first.', z.object({}).strict(), {}),
+  'eval/get': request<EvalReport>()(
+    'One stored evaluation report with its per-task results and misses.',
+    z.object({ id: z.string().regex(/^[\w.-]{1,100}$/, 'a report id: letters, digits, dot, dash, underscore') }).strict(),
+    { id: 'report-does-not-exist' },
+  ),
+  'eval/start': request<{ runId: string }>()(
+    'Mine tasks from a repository history and measure the search against a BM25 reference; progress per task.',
+    z
+      .object({
+        repoPath: z.string().min(1).max(4096),
+        commits: z.number().int().min(1).max(1000).optional(),
+        since: z.string().max(100).optional(),
+        ks: z.array(z.number().int().min(1).max(100)).min(1).max(10).optional(),
+      })
+      .strict(),
+    { repoPath: '/path/that/does/not/exist' },
+  ),
+} as const;

@@ -1,0 +1,177 @@
+import { z } from 'zod';
+import { event, request } from './define';
+
+/** The pipeline stages a model can be assigned to (mirrors core/config STAGES). */
+export const MODEL_STAGES = ['task_analysis', 'scope', 'precision', 'similarity', 'routing', 'plan', 'execute', 'chat', 'summarize', 'embedding'] as const;
+/** The model roles of [models]. */
+export const MODEL_ROLES = ['coding', 'reasoning', 'embedding'] as const;
+
+/** What the status bar and the Models page say about the model server. */
+export type ModelServerState = 'running' | 'starting' | 'not_running' | 'not_installed' | 'unreachable';
+
+/** Health of the model server (Ollama or an OpenAI-compatible server). */
+export interface ModelServerStatus {
+  state: ModelServerState;
+  reachable: boolean;
+  provider: 'ollama' | 'openai_compat';
+  /** The server's version when it answered. */
+  version?: string;
+  /** The `ollama` binary on PATH, when found, and its `--version`. */
+  binaryPath?: string;
+  binaryVersion?: string;
+  /** True when this app started `ollama serve` (and will stop it on quit). */
+  startedByUs: boolean;
+  address: string;
+  /** One line on what to do next (empty when all is well). */
+  hint: string;
+  checkedAt: string;
+}
+
+/** An installed model. */
+export interface InstalledModel {
+  name: string;
+  family?: string;
+  parameters?: string;
+  quantization?: string;
+  sizeBytes: number;
+  contextLength?: number;
+  loaded: boolean;
+  modifiedAt?: string;
+}
+
+/** A model loaded in memory. */
+export interface LoadedModel {
+  name: string;
+  sizeBytes: number;
+  vramBytes: number;
+  expiresAt?: string;
+}
+
+/** Everything the server says about one model. */
+export interface ModelDetails {
+  name: string;
+  family?: string;
+  parameters?: string;
+  quantization?: string;
+  contextLength?: number;
+  capabilities: string[];
+  modelfile?: string;
+  template?: string;
+  parametersText?: string;
+  license?: string;
+}
+
+/** How a model compares with this machine's memory. */
+export type ModelFit = 'fits' | 'tight' | 'too_large';
+
+/** A model recommended for pipeline roles. */
+export interface RecommendedModel {
+  name: string;
+  purpose: string;
+  stages: string[];
+  downloadBytes: number;
+  /** Memory the model needs when loaded (approximate). */
+  memoryBytes: number;
+  fit: ModelFit;
+  installed: boolean;
+}
+
+/** Progress of a model pull, summed over layers. */
+export interface ModelPullProgress {
+  runId: string;
+  model: string;
+  phase: string;
+  doneBytes: number;
+  totalBytes: number;
+  percent: number | null;
+  bytesPerSecond: number;
+  etaSeconds: number | null;
+  /** Set when the pull reconnected after an interruption or a stall. */
+  retry?: number;
+}
+
+/** The model that serves one stage, and where that choice comes from. */
+export interface StageAssignment {
+  stage: string;
+  role: string;
+  model: string | null;
+  contextWindow: number | null;
+  maxTokens: number | null;
+  /** override: [models.overrides].<stage>; role: [models].<role>; none: nothing assigned. */
+  source: 'override' | 'role' | 'none';
+}
+
+/** The assignment table and the config file it lives in. */
+export interface ModelAssignments {
+  configPath: string;
+  configExists: boolean;
+  roles: Record<string, string | null>;
+  rows: StageAssignment[];
+  defaults: { contextWindow: number; maxTokens: number };
+}
+
+/** The result of "Test model". */
+export interface ModelTestResult {
+  model: string;
+  text: string;
+  promptTokens: number;
+  completionTokens: number;
+  latencyMs: number;
+}
+
+const modelName = z
+  .string()
+  .trim()
+  .min(1)
+  .max(200)
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._:/@-]*$/, 'a model name such as qwen3:0.6b');
+
+/** Model manager requests. */
+export const modelsRequests = {
+  'models/status': request<ModelServerStatus>()('Model server health: reachable, version, binary, who started it, what to do.', z.object({}).strict(), {}),
+  'models/startServer': request<ModelServerStatus>()(
+    'Start `ollama serve` now (the user asked); stopped again on quit because the app started it.',
+    z.object({}).strict(),
+    {},
+  ),
+  'models/list': request<{ models: InstalledModel[] }>()('Installed models with size, family, parameters, quantization, context length, loaded.', z.object({}).strict(), {}),
+  'models/show': request<ModelDetails>()('Details of one installed model.', z.object({ name: modelName }).strict(), { name: 'clean-room-example:none' }),
+  'models/ps': request<{ models: LoadedModel[] }>()('Models loaded in memory.', z.object({}).strict(), {}),
+  'models/pull': request<{ runId: string }>()(
+    'Download a model; progress arrives as models/pullProgress and run/progress; cancel with run/cancel; pulling again resumes.',
+    z.object({ name: modelName }).strict(),
+    { name: 'clean-room-example:none' },
+  ),
+  'models/delete': request<{ deleted: true }>()('Delete an installed model.', z.object({ name: modelName }).strict(), { name: 'clean-room-example:none' }),
+  'models/recommended': request<{ totalMemoryBytes: number; models: RecommendedModel[] }>()(
+    'Models recommended for the pipeline roles, with download size and a fit hint for this machine.',
+    z.object({}).strict(),
+    {},
+  ),
+  'models/assignments': request<ModelAssignments>()('Which model serves each stage, from the config.', z.object({}).strict(), {}),
+  'models/assign': request<ModelAssignments>()(
+    'Assign a model to a stage (a [models.overrides] entry) or to a role; model null clears the stage override.',
+    z
+      .object({
+        stage: z.enum(MODEL_STAGES).optional(),
+        role: z.enum(MODEL_ROLES).optional(),
+        model: modelName.nullable(),
+        contextWindow: z.number().int().positive().optional(),
+        maxTokens: z.number().int().positive().optional(),
+      })
+      .strict()
+      .refine((v) => (v.stage === undefined) !== (v.role === undefined), 'give exactly one of stage or role'),
+    { stage: 'scope', model: 'qwen3:0.6b', contextWindow: 8192, maxTokens: 16 },
+  ),
+  'models/test': request<ModelTestResult>()(
+    'Run one real completion with a model (logged like every call).',
+    z.object({ model: modelName, prompt: z.string().min(1).max(20_000).default('Say hello in five words.') }).strict(),
+    { model: 'clean-room-example:none', prompt: 'Say hello.' },
+  ),
+} as const;
+
+/** Model manager events. */
+export const modelsEvents = {
+  'models/serverStatus': event<ModelServerStatus>()('The model server state changed.'),
+  'models/pullProgress': event<ModelPullProgress>()('Progress of a pull, summed over layers.'),
+} as const;

@@ -1,0 +1,156 @@
+import { z } from 'zod';
+import { event, request } from './define';
+
+/** Lifecycle of a registered repository's index. */
+export type RepoStatus = 'new' | 'indexing' | 'ready' | 'failed';
+
+/** Counts of what the curated index holds for one repository. */
+export interface RepoStats {
+  files: number;
+  symbols: number;
+  references: number;
+  dependencies: number;
+  commits: number;
+  coChangePairs: number;
+  chunks: number;
+  /** Indexed files per language (`python`, `typescript`, `markdown`, `text` ...). */
+  languages: Record<string, number>;
+}
+
+/** A registered repository as the Repositories page shows it. */
+export interface RepoInfo {
+  /** Slug of the folder name + short hash of the absolute path, e.g. `clean-room-3fa2c1d0`. */
+  id: string;
+  name: string;
+  /** Absolute path of the repository folder. */
+  path: string;
+  status: RepoStatus;
+  /** ISO time of the last successful index, null before the first. */
+  lastIndexedAt: string | null;
+  stats: RepoStats;
+  /** Whether the file watcher re-indexes saved files. */
+  watching: boolean;
+  /** Why the last index failed (status `failed`). */
+  error?: { code: string; message: string };
+}
+
+/** Why a file is recorded but not parsed. */
+export type SkipReason = 'binary' | 'oversize' | 'minified' | 'generated' | 'submodule' | 'unreadable';
+
+/** A file that was recorded without being parsed or searched. */
+export interface SkippedFile {
+  path: string;
+  reason: SkipReason;
+  size: number;
+}
+
+/** What one index run did; the `result` of its `run/finished` event and the `cra index --json` output. */
+export interface IndexSummary {
+  files: number;
+  symbols: number;
+  references: number;
+  dependencies: number;
+  commits: number;
+  coChangePairs: number;
+  chunks: number;
+  durationMs: number;
+  skipped: Array<{ path: string; reason: SkipReason }>;
+  /** Files parsed in this run (all of them on a first index, only added/changed ones afterwards). */
+  parsed: number;
+  /** Files removed from the index in this run. */
+  removed: number;
+}
+
+/** One symbol of a file's outline. Lines are 1-based, inclusive. */
+export interface OutlineSymbol {
+  id: number;
+  name: string;
+  qualifiedName: string;
+  kind: string;
+  signature: string;
+  startLine: number;
+  endLine: number;
+  /** Id of the enclosing symbol, null at top level. */
+  parentId: number | null;
+  isExported: boolean;
+}
+
+/** A commit as the file view lists it. */
+export interface CommitSummary {
+  sha: string;
+  author: string;
+  date: string;
+  message: string;
+}
+
+/** One file of a repository: its outline, neighbours, history and (capped) content. */
+export interface RepoFileView {
+  repoId: string;
+  path: string;
+  language: string;
+  size: number;
+  lines: number;
+  isTest: boolean;
+  skipReason: SkipReason | null;
+  symbols: OutlineSymbol[];
+  /** Files this file imports (resolved to repository paths). */
+  imports: string[];
+  /** Files that import this file. */
+  importedBy: string[];
+  coChanges: Array<{ path: string; count: number }>;
+  commits: CommitSummary[];
+  /** Test files linked to this file, or code files this test file exercises. */
+  tests: string[];
+  /** Text for a read-only viewer; null for binary/unreadable files. */
+  content: string | null;
+  /** True when `content` was cut at `maxContentBytes`. */
+  contentTruncated: boolean;
+}
+
+const repoId = z.string().min(1).max(200);
+
+/** Repository registry and indexing. Indexing runs as a `run` of kind `index` (phases: scanning, parsing, references, git history, search index). */
+export const reposRequests = {
+  'repos/list': request<RepoInfo[]>()('Every registered repository, by name.', z.object({}).strict(), {}),
+  'repos/get': request<RepoInfo>()('One registered repository; NOT_FOUND when unknown.', z.object({ repoId }).strict(), {
+    repoId: 'repo-does-not-exist',
+  }),
+  'repos/add': request<{ repo: RepoInfo; runId: string }>()(
+    'Register a folder (must exist, be a directory and be readable) and start indexing it; an already registered path is re-indexed (`full` re-parses everything).',
+    z.object({ path: z.string().min(1).max(4096), watch: z.boolean().optional(), full: z.boolean().optional() }).strict(),
+    { path: '/nonexistent/clean-room-example-repository' },
+  ),
+  'repos/remove': request<{ removed: boolean }>()(
+    "Forget a repository and delete its index (our state only; the repository's files are never touched).",
+    z.object({ repoId }).strict(),
+    { repoId: 'repo-does-not-exist' },
+  ),
+  'repos/reindex': request<{ runId: string }>()(
+    'Re-index a repository (incremental unless `full`).',
+    z.object({ repoId, full: z.boolean().default(false) }).strict(),
+    { repoId: 'repo-does-not-exist' },
+  ),
+  'repos/watch': request<RepoInfo>()(
+    'Switch the file watcher of a repository on or off.',
+    z.object({ repoId, enabled: z.boolean() }).strict(),
+    { repoId: 'repo-does-not-exist', enabled: false },
+  ),
+  'repos/skipped': request<SkippedFile[]>()(
+    'Files recorded but not parsed (binary, oversize, minified, generated, submodule, unreadable), with the reason.',
+    z.object({ repoId }).strict(),
+    { repoId: 'repo-does-not-exist' },
+  ),
+  'repos/file': request<RepoFileView>()(
+    "One indexed file: outline, imports / imported-by, co-change neighbours, recent commits and its content (capped).",
+    z
+      .object({ repoId, path: z.string().min(1).max(4096), maxContentBytes: z.number().int().min(0).max(5_000_000).default(1_000_000) })
+      .strict(),
+    { repoId: 'repo-does-not-exist', path: 'src/main.py' },
+  ),
+} as const;
+
+/** Repository events. Index progress arrives as `run/progress` of kind `index`. */
+export const reposEvents = {
+  'repos/changed': event<RepoInfo>()("A repository's status or statistics changed (added, indexing, indexed, failed)."),
+  'repos/removed': event<{ repoId: string }>()('A repository was removed from the registry.'),
+} as const;

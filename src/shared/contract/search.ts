@@ -1,0 +1,85 @@
+import { z } from 'zod';
+import { request } from './define';
+
+/**
+ * How to rank: `keyword` = BM25 over chunks and paths + graph signals; `semantic` = vector
+ * similarity only; `hybrid` = reciprocal rank fusion of both, then graph signals; `auto` = hybrid
+ * when the repository has vectors for the embedder, else keyword.
+ */
+export type SearchMode = 'auto' | 'keyword' | 'semantic' | 'hybrid';
+
+/** A symbol of a result file that matched, with its line range (1-based, inclusive). */
+export interface SearchSymbol {
+  name: string;
+  kind: string;
+  startLine: number;
+  endLine: number;
+}
+
+/** One ranked file. */
+export interface SearchResult {
+  /** Repository-relative path. */
+  path: string;
+  /** Relative score; only the order within one result list is meaningful. */
+  score: number;
+  /** Best-matching symbols of the file, best first. */
+  symbols: SearchSymbol[];
+  /** A few lines of the best chunk that contain query terms (1-based line numbers). */
+  lines: Array<{ line: number; text: string }>;
+  /**
+   * Why the file is here, strongest first: `text match`, `path match`, `definition of X`,
+   * `semantic match`, `imported by a hit (p)`, `imports a hit (p)`, `changes together with a hit (p, n commits)`.
+   */
+  why: string[];
+}
+
+/** The answer of `search/query`. */
+export interface SearchResponse {
+  results: SearchResult[];
+  /** The mode actually used (`auto` resolved). */
+  mode: Exclude<SearchMode, 'auto'>;
+  tookMs: number;
+}
+
+/** Vectors stored for one embedder in a repository. */
+export interface EmbedderStatus {
+  embedderId: string;
+  dimensions: number;
+  vectors: number;
+  updatedAt: string | null;
+}
+
+/** What `search/status` reports for a repository. */
+export interface SearchStatus {
+  repoId: string;
+  chunks: number;
+  embedders: EmbedderStatus[];
+}
+
+const repoId = z.string().min(1).max(200);
+
+/** Code search over an indexed repository, and the background embedding job (run kind `embed`, phase `embeddings`). */
+export const searchRequests = {
+  'search/query': request<SearchResponse>()(
+    'Rank the files of an indexed repository for a natural-language or identifier query; NOT_INDEXED before the first index.',
+    z
+      .object({
+        repoId,
+        query: z.string().max(2000),
+        limit: z.number().int().min(1).max(200).default(20),
+        mode: z.enum(['auto', 'keyword', 'semantic', 'hybrid']).default('auto'),
+      })
+      .strict(),
+    { repoId: 'repo-does-not-exist', query: 'parse config file', limit: 10 },
+  ),
+  'search/embed': request<{ runId: string }>()(
+    'Embed the chunks that have no vector yet for the default embedder (incremental, cancellable run of kind `embed`).',
+    z.object({ repoId }).strict(),
+    { repoId: 'repo-does-not-exist' },
+  ),
+  'search/status': request<SearchStatus>()(
+    'How many chunks a repository has and how many vectors each embedder stored for it.',
+    z.object({ repoId }).strict(),
+    { repoId: 'repo-does-not-exist' },
+  ),
+} as const;
