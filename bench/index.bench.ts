@@ -38,9 +38,8 @@ function runChild(root: string, curatedFile: string, touch?: string): ChildResul
   rmSync(curatedFile, { force: true });
   rmSync(`${curatedFile}-wal`, { force: true });
   rmSync(`${curatedFile}-shm`, { force: true });
-  const tsx = require.resolve('tsx/cli');
-  const args = [tsx, join(__dirname, 'indexChild.ts'), root, curatedFile, ...(touch ? [touch] : [])];
-  const out = spawnSync(process.execPath, args, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const args = ['--import', 'tsx', join(__dirname, 'indexChild.ts'), root, curatedFile, ...(touch ? [touch] : [])];
+  const out = spawnSync(process.execPath, args, { cwd: join(__dirname, '..'), encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
   if (out.status !== 0) throw new Error(`index child failed: ${out.stderr.slice(-2000)}`);
   return JSON.parse(out.stdout.trim().split('\n').pop()!) as ChildResult;
 }

@@ -1,10 +1,11 @@
 /**
  * Search benchmark: keyword latency p50/p95 over ≥200 queries derived (fixed seed) from real
  * identifiers and docstring phrases of the Python standard library, embedding throughput of the
- * embedded model, and hybrid / semantic latency. Prints JSON; `run()` is what `bin/bench.js` calls.
+ * embedded model, and hybrid / semantic latency. `run()` is what `bin/bench.js` calls; run directly
+ * (`npx tsx bench/search.bench.ts`) it prints the figures as JSON.
  *
  * Env: CRA_BENCH_STDLIB (default: the newest /usr/lib/python3.*), CRA_BENCH_SEARCH_DB (reuse an
- * already indexed curated.sqlite; it is copied, never modified), CRA_BENCH_EMBED_CHUNKS (default 400).
+ * already indexed curated.sqlite; it is copied, never modified), CRA_BENCH_EMBED_CHUNKS (default 300).
  */
 import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -16,6 +17,7 @@ import { createDefaultEmbedder } from '../src/core/search/embedder';
 import { searchRepository } from '../src/core/search/search';
 import { indexerDeps } from '../src/core/search/testRepo';
 import type { SearchMode } from '../src/shared/contract/search';
+import type { BenchContext, BenchFigure } from './types';
 
 /** A small seeded PRNG (mulberry32), so the query set is the same on every run. */
 function prng(seed: number): () => number {
@@ -85,59 +87,58 @@ function stdlibRoot(): string {
   return join('/usr/lib', versions[versions.length - 1]!);
 }
 
-/** Run the search benchmark and return its figures. */
-export async function run(): Promise<Record<string, unknown>> {
-  const dir = mkdtempSync(join(tmpdir(), 'cra-bench-search-'));
-  const file = join(dir, 'curated.sqlite');
+/** Run the search benchmark: figures for `npm run bench` (bin/bench.js). */
+export async function run(ctx: BenchContext): Promise<BenchFigure[]> {
+  const file = join(ctx.tmpDir, 'curated.sqlite');
   const corpus = stdlibRoot();
+  const reuse = process.env.CRA_BENCH_SEARCH_DB;
+  if (reuse && existsSync(reuse)) copyFileSync(reuse, file);
+  else {
+    ctx.log(`indexing ${corpus}`);
+    await indexRepository({ root: corpus, curatedFile: file, ...indexerDeps() });
+  }
+  const db = openDatabase(file, { withVectors: true });
   try {
-    let indexMs: number | null = null;
-    const reuse = process.env.CRA_BENCH_SEARCH_DB;
-    if (reuse && existsSync(reuse)) copyFileSync(reuse, file);
-    else {
-      const t = performance.now();
-      await indexRepository({ root: corpus, curatedFile: file, ...indexerDeps() });
-      indexMs = Math.round(performance.now() - t);
-    }
-    const db = openDatabase(file, { withVectors: true });
-    const counts = db.prepare('select (select count(*) from files) as files, (select count(*) from chunks) as chunks, (select count(*) from symbols) as symbols').get();
+    const chunks = db.prepare('select count(*) from chunks').pluck().get() as number;
     const queries = benchQueries(db);
+    ctx.log(`${queries.length} keyword queries over ${chunks} chunks`);
     const keyword = await latency(db, queries, 'keyword');
-
     const embedder = createDefaultEmbedder();
     await embedder.embed(['warm up the model']);
     const maxChunks = Number(process.env.CRA_BENCH_EMBED_CHUNKS ?? 300);
+    ctx.log(`embedding ${maxChunks} chunks`);
     const embedded = await embedRepository(db, embedder, { maxChunks });
-    const chunksPerSecond = Math.round((embedded.embedded / (embedded.durationMs / 1000)) * 10) / 10;
     const sample = queries.filter((_, i) => i % 4 === 0);
     const hybrid = await latency(db, sample, 'hybrid', embedder);
     const semantic = await latency(db, sample, 'semantic', embedder);
-    db.close();
-    return {
-      corpus,
-      ...(counts as object),
-      indexMs,
-      queries: queries.length,
-      keywordMs: keyword,
-      keywordTargetP95Ms: 30,
-      keywordMeetsTarget: keyword.p95 < 30,
-      loadAverage: loadavg().map((l) => Math.round(l * 10) / 10),
-      embedding: { embedder: embedded.embedderId, chunks: embedded.embedded, durationMs: embedded.durationMs, chunksPerSecond },
-      hybridMs: { ...hybrid, vectors: embedded.embedded },
-      semanticMs: { ...semantic, vectors: embedded.embedded },
-      note: 'hybrid/semantic include embedding the query with the in-process model; vectors exist only for the embedded sample of chunks',
-    };
+    const load = `load average ${loadavg()[0]!.toFixed(1)} at the end; ${corpus}, ${chunks} chunks`;
+    const ms = (name: string, value: number, note?: string): BenchFigure => ({ name, value, unit: 'ms', better: 'lower', ...(note ? { note } : {}) });
+    const partial = `${embedded.embedded} of ${chunks} chunks have vectors; includes embedding the query in-process`;
+    return [
+      ms('search.keyword.p50', keyword.p50, `${keyword.n} queries; ${load}`),
+      ms('search.keyword.p95', keyword.p95, 'target < 30 ms'),
+      ms('search.keyword.cpu.p50', keyword.cpu.p50, 'CPU time of the process per query (less affected by other load)'),
+      ms('search.keyword.cpu.p95', keyword.cpu.p95),
+      { name: 'search.embed.chunksPerSecond', value: Math.round((embedded.embedded / (embedded.durationMs / 1000)) * 10) / 10, unit: 'chunks/s', better: 'higher', note: `${embedded.embedderId}, ${embedded.embedded} chunks` },
+      ms('search.hybrid.p50', hybrid.p50, `${hybrid.n} queries; ${partial}`),
+      ms('search.hybrid.p95', hybrid.p95),
+      ms('search.semantic.p50', semantic.p50, partial),
+      ms('search.semantic.p95', semantic.p95),
+    ];
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    db.close();
   }
 }
 
 if (process.argv[1] && /search\.bench\.ts$/.test(process.argv[1])) {
-  run().then(
-    (figures) => process.stdout.write(`${JSON.stringify(figures, null, 2)}\n`),
-    (error: unknown) => {
-      process.stderr.write(`${(error as Error).stack ?? String(error)}\n`);
-      process.exitCode = 1;
-    },
-  );
+  const tmpDir = mkdtempSync(join(tmpdir(), 'cra-bench-search-'));
+  run({ tmpDir, log: (m) => process.stderr.write(`search: ${m}\n`) })
+    .then(
+      (figures) => process.stdout.write(`${JSON.stringify(figures, null, 2)}\n`),
+      (error: unknown) => {
+        process.stderr.write(`${(error as Error).stack ?? String(error)}\n`);
+        process.exitCode = 1;
+      },
+    )
+    .finally(() => rmSync(tmpDir, { recursive: true, force: true }));
 }

@@ -62,6 +62,10 @@ describe('task text and message rules', () => {
     expect(messageSkipReason('2.0.1')).toBe('version');
     expect(messageSkipReason('build(deps): bump lodash from 4.1 to 4.2')).toBe('dependencies');
     expect(messageSkipReason('Bump urllib3 from 1.26.4 to 1.26.5')).toBe('dependencies');
+    expect(messageSkipReason('Bump the python-packages group with 6 updates')).toBe('dependencies');
+    expect(messageSkipReason('update dev dependencies')).toBe('dependencies');
+    expect(messageSkipReason(':arrow_up: statuses@2.0.1')).toBe('dependencies');
+    expect(messageSkipReason('Merge commit from fork')).toBe('merge');
     expect(messageSkipReason('docs: explain routing')).toBe('docs');
     expect(messageSkipReason('ci: cache pip')).toBe('ci');
     expect(messageSkipReason('Reformat with black')).toBe('formatting');

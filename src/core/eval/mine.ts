@@ -48,10 +48,10 @@ export interface MineOptions {
 }
 
 const MESSAGE_RULES: Array<[SkipReason, RegExp]> = [
-  ['merge', /^merge (branch|pull request|remote-tracking|tag)\b/i],
+  ['merge', /^merge (branch|pull request|remote-tracking|tag|commit)\b/i],
   ['revert', /^revert\b|^"?revert "|this reverts commit [0-9a-f]{7,}/i],
   ['version', /^(release|version|bump version|prepare (for )?release|chore\(release\))\b|^v?\d+\.\d+(\.\d+)?([-.+]\w+)*\s*$|^bump (the )?version|^(release|tag) v?\d+\.\d+|\bversion bump\b|^set version\b/i],
-  ['dependencies', /^(build|chore|fix)\(deps(-dev)?\)|^bump \S+ from \S+ to \S+|^(update|upgrade|bump) (the )?(dependenc|deps\b|dev-?dependenc|requirements|lock ?file)|\[pre-commit\.ci\]|pre-commit autoupdate/i],
+  ['dependencies', /^(build|chore|fix)\(deps(-dev)?\)|^bump \S+ from \S+ to \S+|^bump the [\w.-]+ group\b|^:arrow_up:|^(update|upgrade|bump) (the )?(dependenc|deps\b|dev[- ]?(dependenc|deps\b)|requirements|lock ?file|pinned)|\[pre-commit\.ci\]|pre-commit autoupdate/i],
   ['docs', /^docs?(\(.*?\))?!?:|^(update|fix|improve|add|clarify|edit|tweak|reword)( the| a)? (docs?|documentation|readme|changelog|changes|docstrings?|comments?)\b|^changelog\b/i],
   ['ci', /^ci(\(.*?\))?!?:|^(update|fix|add|tweak) (the )?(ci|github actions?|workflows?|travis|tox)\b/i],
   ['formatting', /^style(\(.*?\))?!?:|\b(re-?format(ted|ting)?|run (black|prettier|isort|ruff format|gofmt)|apply (black|prettier|isort)|(fix )?(lint|linting|flake8|eslint) (errors|warnings|fixes|issues)|whitespace|trailing spaces)\b/i],

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -21,6 +21,13 @@ const snapshot = () => ({
   status: gitOut(repo, 'status', '--porcelain'),
   worktrees: gitOut(repo, 'worktree', 'list', '--porcelain'),
 });
+
+/** Temporary worktrees of this test's repository still on disk (other evaluations may run beside us). */
+const leftoverWorktrees = () =>
+  readdirSync(tmpdir())
+    .filter((n) => n.startsWith('cra-eval-'))
+    .map((n) => join(tmpdir(), n, 'worktree', '.git'))
+    .filter((file) => existsSync(file) && readFileSync(file, 'utf8').includes(repo));
 
 beforeAll(() => {
   root = mkdtempSync(join(tmpdir(), 'cra-evalrun-'));
@@ -109,7 +116,7 @@ describe('an evaluation run', () => {
     }
     expect(report.summary.bm25!.recallAt['10']).toBeGreaterThan(0);
     expect(existsSync(workDir)).toBe(false);
-    expect(readdirSync(tmpdir()).filter((n) => n.startsWith('cra-eval-') && existsSync(join(tmpdir(), n, 'worktree')))).toEqual([]);
+    expect(leftoverWorktrees()).toEqual([]);
     expect(snapshot()).toEqual(before);
   });
 

@@ -6,7 +6,7 @@ import { openDatabase, type Db } from '../db/open';
 import { createExtractor, type Extractor } from './extract/extractor';
 import { indexRepository, type IndexOptions } from './indexer';
 import { createTestRepo, type TestRepo } from './testing/gitRepo';
-import { CORE_PY, writeSample } from './testing/sampleRepo';
+import { writeSample } from './testing/sampleRepo';
 
 let extractor: Promise<Extractor>;
 beforeAll(() => {

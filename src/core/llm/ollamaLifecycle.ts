@@ -5,7 +5,7 @@ import type { ModelServerStatus } from '../../shared/contract';
 import { probeVersion } from './modelManager';
 
 /** One line saying how to get Ollama. */
-export const INSTALL_HINT = 'Ollama is not installed — install it from https://ollama.com/download, then press Retry.';
+export const INSTALL_HINT = 'Ollama is not installed — install it from https://ollama.com/download, then try again.';
 
 /** Where the lifecycle looks and what it may do. */
 export interface LifecycleOptions {

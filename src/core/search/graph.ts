@@ -1,6 +1,6 @@
 import type { Db } from '../db/open';
 import type { FileHit } from './keyword';
-import type { ParsedQuery } from './query';
+import { splitIdentifier, type ParsedQuery } from './query';
 import { prep, statsFor } from './termStats';
 
 /** Tunables of the graph signals (seeds: graph expansion with decay, depth 1). */
@@ -42,6 +42,14 @@ function nameVariants(query: ParsedQuery): Map<string, number> {
     add(id, weight);
     add(id.toLowerCase(), weight);
     add(id[0]!.toUpperCase() + id.slice(1), weight);
+    // The other naming convention of the same words: getUserById ↔ get_user_by_id.
+    const parts = splitIdentifier(id);
+    if (parts.length > 1) {
+      add(parts.join('_'), weight);
+      const camel = parts.map((p, i) => (i === 0 ? p : p[0]!.toUpperCase() + p.slice(1))).join('');
+      add(camel, weight);
+      add(camel[0]!.toUpperCase() + camel.slice(1), weight);
+    }
   }
   for (const joined of query.symbolNames) {
     if (!joined.includes('_') && !query.identifiers.some((i) => i.toLowerCase() === joined)) {

@@ -90,6 +90,7 @@ describe('searchRepository (keyword)', () => {
   it('finds the definition from a camelCase spelling of a snake_case name', async () => {
     const results = await searchRepository(db, 'getUserById', { mode: 'keyword' });
     expect(results[0]!.path).toBe('shop/users.py');
+    expect(results[0]!.why).toContain('definition of get_user_by_id');
   });
 
   it('demotes test files for queries that are not about tests', async () => {

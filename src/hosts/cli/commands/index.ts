@@ -1,8 +1,11 @@
 import type { CommandModule } from '../context';
+import { registerInit } from './init';
+import { registerLogs } from './logs';
+import { registerModels } from './models';
 import { registerEval } from './evalCommand';
 import { registerIndex } from './indexCommand';
 import { registerSearch } from './searchCommand';
 import { registerServe } from './serve';
 
 /** Every command of the CLI, in the order `cra --help` lists them. */
-export const commandModules: CommandModule[] = [registerServe, registerIndex, registerEval, registerSearch];
+export const commandModules: CommandModule[] = [registerInit, registerServe, registerIndex, registerEval, registerSearch, registerModels, registerLogs];

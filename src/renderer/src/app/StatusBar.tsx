@@ -2,6 +2,7 @@ import { useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { jobPercent } from '../features/jobs/reducers';
 import { jobsSelectors, useJobsStore } from '../features/jobs/store';
+import { ModelServerStatusItem } from '../features/models/ServerStatus';
 
 /** Engine health, model server and background jobs (click for the job list with Cancel). */
 export function StatusBar() {
@@ -14,7 +15,7 @@ export function StatusBar() {
       <span className={`status-item engine-${engine}`} data-testid="engine-status">
         Engine: {engine === 'ok' ? 'ok' : engine === 'connecting' ? 'connecting…' : 'unreachable'}
       </span>
-      <span id="model-server-status-slot" className="status-item" />
+      <ModelServerStatusItem />
       <button type="button" className="status-item status-jobs" onClick={() => setOpen(!isOpen)} aria-expanded={isOpen}>
         {running.length === 0
           ? 'No background jobs'

@@ -34,6 +34,8 @@ export function CodeView(props: { path: string; content: string; line?: number; 
 }
 
 function reveal(view: editor.IStandaloneCodeEditor, line: number, endLine?: number): void {
+  const last = endLine ?? line;
+  const endColumn = view.getModel()?.getLineMaxColumn(last) ?? 1;
   view.revealLineInCenter(line);
-  view.setSelection({ startLineNumber: line, startColumn: 1, endLineNumber: endLine ?? line, endColumn: 1 });
+  view.setSelection({ startLineNumber: line, startColumn: 1, endLineNumber: last, endColumn });
 }

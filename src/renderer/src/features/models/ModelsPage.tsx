@@ -1,11 +1,57 @@
-import { EmptyState } from '../../components/EmptyState';
+import { useEffect } from 'react';
+import { useShallow } from 'zustand/react/shallow';
+import { AssignmentTable } from './AssignmentTable';
+import { InstalledTable } from './InstalledTable';
+import { RecommendedList } from './RecommendedList';
+import { serverLabel } from './ServerStatus';
+import { modelsSelectors, useModelsStore } from './store';
 
-/** Models: installed models, pulls and the assignment of a model to each stage. */
+/** Models: the server's health, installed models, recommended pulls and the stage assignments. */
 export function ModelsPage() {
+  const { status, errors, isLoaded } = useModelsStore(useShallow((s) => ({ status: modelsSelectors.status(s), errors: modelsSelectors.errors(s), isLoaded: modelsSelectors.isLoaded(s) })));
+  const refresh = useModelsStore((s) => s.refresh);
+  const startServer = useModelsStore((s) => s.startServer);
+  useEffect(() => {
+    void refresh();
+  }, [refresh]);
+  const listError = errors.list;
+  const canStart = status?.state === 'not_running' && Boolean(status.binaryPath);
   return (
-    <EmptyState title="Models">
-      <p>Your local models appear here, with a model assigned to each pipeline stage.</p>
-      <p>Install Ollama to download models.</p>
-    </EmptyState>
+    <div className="page">
+      <header className="page-header">
+        <h1>Models</h1>
+        <span className="muted">{serverLabel(status)}</span>
+        {status?.address ? <code className="muted">{status.address}</code> : null}
+        <span className="spacer" />
+        {canStart ? (
+          <button type="button" className="primary" onClick={() => void startServer()}>
+            Start Ollama
+          </button>
+        ) : null}
+        <button type="button" onClick={() => void refresh()}>
+          Retry
+        </button>
+      </header>
+      {listError ? (
+        <div className="panel" role="alert" data-testid="models-unavailable">
+          <strong>{listError.code === 'OLLAMA_NOT_INSTALLED' ? 'Ollama is not installed' : 'No model server'}</strong>
+          <p>{listError.message}</p>
+          <p className="muted">Search and everything else that needs no model keeps working.</p>
+        </div>
+      ) : null}
+      <section className="panel" aria-label="Installed">
+        <h2 className="section-title">Installed</h2>
+        {isLoaded && !listError ? <InstalledTable /> : !isLoaded ? <p className="muted">Loading…</p> : <p className="muted">Installed models appear here once the server answers.</p>}
+        {errors.delete ? <p className="error-text">{errors.delete.message}</p> : null}
+      </section>
+      <section className="panel" aria-label="Recommended">
+        <h2 className="section-title">Recommended for the pipeline</h2>
+        <RecommendedList canPull={!listError} />
+      </section>
+      <section className="panel" aria-label="Assignments">
+        <h2 className="section-title">Model per stage</h2>
+        <AssignmentTable />
+      </section>
+    </div>
   );
 }

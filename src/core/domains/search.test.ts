@@ -1,0 +1,41 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createTempCore } from '../testing/tempCore';
+
+describe('search domain', () => {
+  const { core, cleanup } = createTempCore();
+  afterAll(cleanup);
+
+  it('searches a repository added through the engine, then embeds it as a run with progress', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'cra-search-domain-'));
+    writeFileSync(join(root, 'mailer.py'), 'def send_mail(to, body):\n    """Deliver a message over SMTP."""\n    return to, body\n');
+    execFileSync('git', ['init', '-q'], { cwd: root });
+    const { repo, runId } = await core.handlers['repos/add']({ path: root });
+    await core.runs.wait(runId);
+
+    const keyword = await core.handlers['search/query']({ repoId: repo.id, query: 'send mail', limit: 5, mode: 'auto' });
+    expect(keyword.mode).toBe('keyword');
+    expect(keyword.results[0]).toMatchObject({ path: 'mailer.py', symbols: [{ name: 'send_mail', kind: 'function', startLine: 1, endLine: 3 }] });
+    expect(keyword.tookMs).toBeGreaterThanOrEqual(0);
+
+    const phases: string[] = [];
+    const stop = core.events.on('run/progress', (p) => p.kind === 'embed' && phases.push(p.phase));
+    const embed = await core.handlers['search/embed']({ repoId: repo.id });
+    await core.runs.wait(embed.runId);
+    stop();
+    expect(phases).toContain('embeddings');
+    const status = await core.handlers['search/status']({ repoId: repo.id });
+    expect(status.embedders).toEqual([expect.objectContaining({ embedderId: 'use-lite', dimensions: 512, vectors: status.chunks })]);
+
+    const hybrid = await core.handlers['search/query']({ repoId: repo.id, query: 'deliver a message', limit: 5, mode: 'auto' });
+    expect(hybrid.mode).toBe('hybrid');
+    expect(hybrid.results[0]!.path).toBe('mailer.py');
+  });
+
+  it('answers NOT_FOUND for an unknown repository', async () => {
+    await expect(core.handlers['search/query']({ repoId: 'nope', query: 'x', limit: 5, mode: 'auto' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+});

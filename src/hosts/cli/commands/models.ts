@@ -1,0 +1,112 @@
+import type { Core } from '../../../core/createCore';
+import { formatBytes } from '../../../core/llm/pullProgress';
+import type { ModelPullProgress } from '../../../shared/contract';
+import type { CliContext, CommandModule } from '../context';
+
+async function withCore<T>(ctx: CliContext, fn: (core: Core) => Promise<T>): Promise<T> {
+  const core = ctx.core();
+  try {
+    return await fn(core);
+  } finally {
+    await core.dispose();
+  }
+}
+
+function print(json: boolean | undefined, value: unknown, text: () => string): void {
+  process.stdout.write(json ? `${JSON.stringify(value, null, 2)}\n` : text());
+}
+
+function table(rows: string[][]): string {
+  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
+  return rows.map((r) => r.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ').trimEnd()).join('\n') + '\n';
+}
+
+/** One progress line: "qwen3:4b  42%  1.1 GB / 2.5 GB  12 MB/s  ETA 2m 3s". */
+export function progressLine(p: ModelPullProgress): string {
+  const pct = p.percent === null ? '…' : `${Math.floor(p.percent)}%`;
+  const bytes = p.totalBytes ? `${formatBytes(p.doneBytes)} / ${formatBytes(p.totalBytes)}` : p.phase;
+  const speed = p.bytesPerSecond ? `${formatBytes(p.bytesPerSecond)}/s` : '';
+  const eta = p.etaSeconds !== null ? `ETA ${Math.floor(p.etaSeconds / 60)}m ${p.etaSeconds % 60}s` : '';
+  return [p.model, pct, bytes, speed, eta, p.retry ? `(reconnected ${p.retry}×)` : ''].filter(Boolean).join('  ');
+}
+
+/** `cra models list|pull|rm|ps|show`. */
+export const registerModels: CommandModule = (program, ctx) => {
+  const models = program.command('models').description('list, download, inspect and delete local models (Ollama)');
+  models
+    .command('list')
+    .description('installed models: size, family, parameters, quantization, context length, loaded')
+    .option('--json', 'print JSON')
+    .action((opts: { json?: boolean }) =>
+      withCore(ctx, async (core) => {
+        const { models: list } = await core.handlers['models/list']({});
+        print(opts.json, list, () =>
+          list.length === 0
+            ? 'No models installed. Try `cra models pull qwen3:0.6b`.\n'
+            : table([['NAME', 'SIZE', 'FAMILY', 'PARAMS', 'QUANT', 'CONTEXT', 'LOADED'], ...list.map((m) => [m.name, formatBytes(m.sizeBytes), m.family ?? '', m.parameters ?? '', m.quantization ?? '', m.contextLength ? String(m.contextLength) : '', m.loaded ? 'yes' : ''])]),
+        );
+      }),
+    );
+  models
+    .command('pull')
+    .description('download a model (interrupted downloads resume)')
+    .argument('<name>', 'model tag, e.g. qwen3:4b')
+    .action((name: string) => withCore(ctx, (core) => pull(core, name, ctx.isTty)));
+  models
+    .command('rm')
+    .description('delete an installed model')
+    .argument('<name>', 'model tag')
+    .action((name: string) =>
+      withCore(ctx, async (core) => {
+        await core.handlers['models/delete']({ name });
+        process.stdout.write(`Deleted ${name}\n`);
+      }),
+    );
+  models
+    .command('ps')
+    .description('models loaded in memory')
+    .option('--json', 'print JSON')
+    .action((opts: { json?: boolean }) =>
+      withCore(ctx, async (core) => {
+        const { models: list } = await core.handlers['models/ps']({});
+        print(opts.json, list, () => (list.length === 0 ? 'No models loaded.\n' : table([['NAME', 'SIZE', 'VRAM', 'UNTIL'], ...list.map((m) => [m.name, formatBytes(m.sizeBytes), formatBytes(m.vramBytes), m.expiresAt ?? ''])])));
+      }),
+    );
+  models
+    .command('show')
+    .description('details of an installed model')
+    .argument('<name>', 'model tag')
+    .option('--json', 'print JSON')
+    .action((name: string, opts: { json?: boolean }) =>
+      withCore(ctx, async (core) => {
+        const d = await core.handlers['models/show']({ name });
+        print(opts.json, d, () => table([['name', d.name], ['family', d.family ?? ''], ['parameters', d.parameters ?? ''], ['quantization', d.quantization ?? ''], ['context', d.contextLength ? String(d.contextLength) : ''], ['capabilities', d.capabilities.join(', ')]]));
+      }),
+    );
+};
+
+async function pull(core: Core, name: string, isTty: boolean): Promise<void> {
+  const { runId } = await core.handlers['models/pull']({ name });
+  let lastPlain = -1;
+  const off = core.events.on('models/pullProgress', (p) => {
+    if (p.runId !== runId) return;
+    if (isTty) process.stderr.write(`\r\x1b[2K${progressLine(p)}`);
+    else if (p.percent !== null && Math.floor(p.percent / 10) > lastPlain) {
+      lastPlain = Math.floor(p.percent / 10);
+      process.stderr.write(`${progressLine(p)}\n`);
+    }
+  });
+  const stop = () => core.runs.cancel(runId);
+  process.once('SIGINT', stop);
+  try {
+    await core.runs.wait(runId);
+    if (isTty) process.stderr.write('\n');
+    process.stdout.write(`Pulled ${name}\n`);
+  } catch (error) {
+    if (isTty) process.stderr.write('\n');
+    throw error;
+  } finally {
+    off();
+    process.off('SIGINT', stop);
+  }
+}

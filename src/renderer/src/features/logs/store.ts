@@ -1,0 +1,79 @@
+import { create } from 'zustand';
+import type { ModelCallDetail, ModelCallSummary } from '../../../../shared/contract';
+import { client } from '../../lib/client';
+import { toOpError, type OpError } from '../../lib/errors';
+
+/** The Logs table's filters. */
+export interface LogFilters {
+  runId: string;
+  stage: string;
+  model: string;
+  errorsOnly: boolean;
+}
+
+const PAGE = 50;
+
+interface LogsState {
+  filters: LogFilters;
+  calls: ModelCallSummary[];
+  total: number;
+  offset: number;
+  selected: ModelCallDetail | null;
+  isLoaded: boolean;
+  error: OpError | null;
+}
+
+interface LogsActions {
+  load(offset?: number): Promise<void>;
+  setFilters(patch: Partial<LogFilters>): Promise<void>;
+  /** Show the calls of one run (the link from a run, and from a call to its run). */
+  showRun(runId: string): Promise<void>;
+  open(id: number): Promise<void>;
+  close(): void;
+}
+
+/** Model calls from the audit log. */
+export const useLogsStore = create<LogsState & LogsActions>()((set, get) => ({
+  filters: { runId: '', stage: '', model: '', errorsOnly: false },
+  calls: [],
+  total: 0,
+  offset: 0,
+  selected: null,
+  isLoaded: false,
+  error: null,
+  load: async (offset = get().offset) => {
+    const f = get().filters;
+    try {
+      const page = await client().call('logs/list', {
+        ...(f.runId ? { runId: f.runId } : {}),
+        ...(f.stage ? { stage: f.stage } : {}),
+        ...(f.model ? { model: f.model } : {}),
+        errorsOnly: f.errorsOnly,
+        limit: PAGE,
+        offset,
+      });
+      set({ calls: page.calls, total: page.total, offset, isLoaded: true, error: null });
+    } catch (error) {
+      set({ error: toOpError(error), isLoaded: true });
+    }
+  },
+  setFilters: async (patch) => {
+    set((s) => ({ filters: { ...s.filters, ...patch } }));
+    await get().load(0);
+  },
+  showRun: async (runId) => {
+    set({ filters: { runId, stage: '', model: '', errorsOnly: false }, selected: null });
+    await get().load(0);
+  },
+  open: async (id) => {
+    try {
+      set({ selected: await client().call('logs/get', { id }), error: null });
+    } catch (error) {
+      set({ error: toOpError(error) });
+    }
+  },
+  close: () => set({ selected: null }),
+}));
+
+/** Page size of the Logs table. */
+export const LOGS_PAGE_SIZE = PAGE;

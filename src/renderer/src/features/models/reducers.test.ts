@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest';
+import type { ModelPullProgress } from '../../../../shared/contract';
+import { formatBytes, pullLabel, pullReducers } from './reducers';
+
+const progress = (runId: string, doneBytes: number): ModelPullProgress => ({ runId, model: 'qwen3:4b', phase: 'downloading', doneBytes, totalBytes: 1000, percent: doneBytes / 10, bytesPerSecond: 100, etaSeconds: (1000 - doneBytes) / 100 });
+
+describe('pull reducers', () => {
+  it('tracks a pull from start to finish', () => {
+    let pulls = pullReducers.started({}, 'qwen3:4b', 'r1');
+    pulls = pullReducers.progress(pulls, progress('r1', 400));
+    expect(pulls['qwen3:4b']).toMatchObject({ status: 'running', progress: { doneBytes: 400 } });
+    pulls = pullReducers.finished(pulls, { runId: 'r1', kind: 'pull', status: 'done' });
+    expect(pulls['qwen3:4b']?.status).toBe('done');
+  });
+
+  it('keeps the bar where it stood when a cancelled pull resumes, and ignores stale runs', () => {
+    let pulls = pullReducers.progress({}, progress('r1', 600));
+    pulls = pullReducers.finished(pulls, { runId: 'r1', kind: 'pull', status: 'cancelled' });
+    pulls = pullReducers.started(pulls, 'qwen3:4b', 'r2');
+    expect(pulls['qwen3:4b']).toMatchObject({ runId: 'r2', status: 'running', progress: { doneBytes: 600 } });
+    expect(pullReducers.progress(pulls, progress('r1', 700))).toBe(pulls);
+  });
+
+  it('records a failure message', () => {
+    const pulls = pullReducers.finished(pullReducers.started({}, 'm', 'r'), { runId: 'r', kind: 'pull', status: 'failed', error: { code: 'DISK_FULL', message: 'The disk is full' } });
+    expect(pulls.m).toMatchObject({ status: 'failed', error: 'The disk is full' });
+  });
+});
+
+describe('labels', () => {
+  it('formats bytes and progress', () => {
+    expect(formatBytes(2_500_000_000)).toBe('2.5 GB');
+    expect(formatBytes(340_000_000)).toBe('340 MB');
+    expect(pullLabel(progress('r', 200))).toBe('20% · 200 B of 1.0 KB · 100 B/s · 0m 8s left');
+    expect(pullLabel(null)).toBe('Starting…');
+  });
+});

@@ -1,0 +1,63 @@
+import type { ModelPullProgress, RunFinished } from '../../../../shared/contract';
+
+/** A pull as the Models page shows it. */
+export interface PullView {
+  runId: string;
+  model: string;
+  status: 'running' | 'done' | 'failed' | 'cancelled';
+  progress: ModelPullProgress | null;
+  error: string | null;
+}
+
+/** Pulls by model name. */
+export type Pulls = Record<string, PullView>;
+
+/** Pure updates of the pull list from actions and pushed events; tested without React. */
+export const pullReducers = {
+  started(pulls: Pulls, model: string, runId: string): Pulls {
+    const previous = pulls[model]?.progress ?? null;
+    // Keep the last progress: a resumed pull continues from where the bar stood.
+    return { ...pulls, [model]: { runId, model, status: 'running', progress: previous ? { ...previous, runId } : null, error: null } };
+  },
+  progress(pulls: Pulls, p: ModelPullProgress): Pulls {
+    const current = pulls[p.model];
+    if (current && current.runId !== p.runId) return pulls;
+    return { ...pulls, [p.model]: { runId: p.runId, model: p.model, status: 'running', progress: p, error: null } };
+  },
+  finished(pulls: Pulls, f: RunFinished): Pulls {
+    const entry = Object.values(pulls).find((v) => v.runId === f.runId);
+    if (!entry) return pulls;
+    return { ...pulls, [entry.model]: { ...entry, status: f.status, error: f.error?.message ?? null } };
+  },
+  failedToStart(pulls: Pulls, model: string, message: string): Pulls {
+    return { ...pulls, [model]: { runId: '', model, status: 'failed', progress: pulls[model]?.progress ?? null, error: message } };
+  },
+  cleared(pulls: Pulls, model: string): Pulls {
+    const next = { ...pulls };
+    delete next[model];
+    return next;
+  },
+};
+
+/** 1.2 GB, 340 MB. */
+export function formatBytes(bytes: number): string {
+  const units = ['B', 'KB', 'MB', 'GB', 'TB'];
+  let v = bytes;
+  let i = 0;
+  while (v >= 1000 && i < units.length - 1) {
+    v /= 1000;
+    i++;
+  }
+  return `${v >= 10 || i === 0 ? Math.round(v) : v.toFixed(1)} ${units[i]}`;
+}
+
+/** "42% · 1.1 GB of 2.5 GB · 12 MB/s · 2m 3s left". */
+export function pullLabel(p: ModelPullProgress | null): string {
+  if (!p) return 'Starting…';
+  if (!p.totalBytes) return p.phase;
+  const parts = [`${Math.floor(p.percent ?? 0)}%`, `${formatBytes(p.doneBytes)} of ${formatBytes(p.totalBytes)}`];
+  if (p.bytesPerSecond > 0) parts.push(`${formatBytes(p.bytesPerSecond)}/s`);
+  if (p.etaSeconds !== null && p.percent !== 100) parts.push(`${Math.floor(p.etaSeconds / 60)}m ${p.etaSeconds % 60}s left`);
+  if (p.retry) parts.push(`reconnected ${p.retry}×`);
+  return parts.join(' · ');
+}
