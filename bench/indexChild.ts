@@ -15,8 +15,10 @@ async function main(): Promise<void> {
   const extractor = createExtractor();
   const run = async () => {
     const started = performance.now();
+    const cpu = process.cpuUsage();
     const summary = await indexRepository({ root, curatedFile, extractor: () => extractor });
-    return { wallMs: performance.now() - started, summary };
+    const used = process.cpuUsage(cpu);
+    return { wallMs: performance.now() - started, cpuMs: (used.user + used.system) / 1000, summary };
   };
   const full = await run();
   const noop = await run();
@@ -32,7 +34,7 @@ async function main(): Promise<void> {
   (await extractor).dispose();
   const { skipped, ...counts } = full.summary;
   process.stdout.write(
-    `${JSON.stringify({ full: { wallMs: full.wallMs, ...counts, skipped: skipped.length, lines }, noop: { wallMs: noop.wallMs, parsed: noop.summary.parsed }, oneFile, maxRssKb: process.resourceUsage().maxRSS })}\n`,
+    `${JSON.stringify({ full: { wallMs: full.wallMs, cpuMs: full.cpuMs, ...counts, skipped: skipped.length, lines }, noop: { wallMs: noop.wallMs, parsed: noop.summary.parsed }, oneFile, maxRssKb: process.resourceUsage().maxRSS })}\n`,
   );
 }
 

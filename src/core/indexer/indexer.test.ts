@@ -90,7 +90,7 @@ describe('indexRepository on a real git repository', () => {
     expect(hit('frobnicator')).toEqual(['README.md']);
     expect(hit('ancien')).toEqual(['legacy.py']);
     expect(hit('crème')).toEqual(['legacy.py']);
-    expect(hit('identifiers:configurable')).toContain('pkg/core.py');
+    expect(hit('identifiers:start')).toContain('tests/test_core.py');
     expect(db.prepare("select path from paths_fts where paths_fts match 'greet' order by path").pluck().all()).toEqual(['web/greet.test.ts', 'web/greet.ts']);
     expect(db.prepare("select encoding from files where path = 'legacy.py'").pluck().get()).toBe('latin1');
   });

@@ -1,4 +1,4 @@
-import { AppError } from '../../shared/contract';
+import type { AppError } from '../../shared/contract';
 import { defaultRoleOf, type Provider, type Role, type Stage, STAGES } from '../config/schema';
 import { classifyError } from './errors';
 import { ollamaProvider } from './ollamaProvider';
