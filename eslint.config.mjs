@@ -46,4 +46,15 @@ export default tseslint.config(
       ],
     },
   },
+  {
+    // The loopback model server is test support only: product code must never reach it.
+    files: ['src/**/*.{ts,tsx}'],
+    ignores: ['src/**/*.test.{ts,tsx}', 'src/core/testing/**'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        { selector: "ImportDeclaration[source.value=/testing\\/(ollamaTestServer|testServer)/]", message: 'The loopback model server is test support only.' },
+      ],
+    },
+  },
 );

@@ -95,7 +95,9 @@ export async function createExtractor(options: ExtractorOptions = {}): Promise<E
       return extract(lang, source);
     },
     async load(languages) {
-      await Promise.all(languages.map(loadOne));
+      // One at a time: loading two grammars concurrently (typescript + tsx) breaks the WASM
+      // dynamic linker's symbol table ("bad export type for ..._external_scanner_create").
+      for (const lang of languages) await loadOne(lang);
     },
     isLoaded: (lang) => loaded.has(lang),
     dispose() {
