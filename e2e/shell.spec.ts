@@ -5,10 +5,10 @@ const PAGES = [
   { label: 'Search', heading: 'Search', shot: 'search-empty' },
   { label: 'Chat', heading: 'Chat', shot: 'chat-empty' },
   { label: 'Plans & Runs', heading: 'Plans & Runs', shot: 'plans-empty' },
-  { label: 'Evaluation', heading: 'Evaluation', shot: 'eval-empty' },
   { label: 'Models', heading: 'Models', shot: 'models-empty' },
   { label: 'Logs', heading: 'Logs', shot: 'logs-empty' },
   { label: 'Settings', heading: 'Settings', shot: 'settings-empty' },
+  { label: 'Evaluation', heading: 'Evaluation', shot: 'eval-empty' },
 ];
 
 test.describe('the workbench in a browser (cra serve)', () => {

@@ -22,6 +22,9 @@ const CI_PATH =
 const DEPENDENCY_FILE =
   /(^|\/)(package-lock\.json|npm-shrinkwrap\.json|yarn\.lock|pnpm-lock\.yaml|poetry\.lock|Pipfile\.lock|uv\.lock|Cargo\.lock|go\.sum|Gemfile\.lock|composer\.lock|requirements[^/]*\.(txt|in)|constraints[^/]*\.txt)$/i;
 
+/** Build and tool configuration written in a code language: not where a task's behaviour lives. */
+const TOOL_CONFIG = /(^|\/)([^/]+\.config\.[cm]?[jt]s|\.eslintrc(\.[a-z]+)?|setup\.py|noxfile\.py|[gG]ulpfile\.[cm]?js|Gruntfile\.js)$/;
+
 /** The lower-case extension of a path, without the dot ('' when none). */
 function extensionOf(path: string): string {
   const base = path.slice(path.lastIndexOf('/') + 1);
@@ -52,7 +55,7 @@ export function isDependencyPath(path: string): boolean {
 /** True when the path is code by its extension (tests included), outside docs, CI and vendored folders. */
 export function isCodePath(path: string): boolean {
   if (!SOURCE_EXTENSIONS.has(extensionOf(path))) return false;
-  if (isDocPath(path) || isCiPath(path)) return false;
+  if (isDocPath(path) || isCiPath(path) || TOOL_CONFIG.test(path)) return false;
   return !/(^|\/)(node_modules|vendor|third_party|dist|build)\//.test(path) && !/\.min\.js$/i.test(path);
 }
 

@@ -84,5 +84,9 @@ describe('task text and message rules', () => {
     expect(isGoldSourcePath('CHANGES.rst')).toBe(false);
     expect(isGoldSourcePath('package.json')).toBe(false);
     expect(isGoldSourcePath('.github/workflows/x.js')).toBe(false);
+    expect(isGoldSourcePath('eslint.config.mjs')).toBe(false);
+    expect(isGoldSourcePath('vite.config.ts')).toBe(false);
+    expect(isGoldSourcePath('setup.py')).toBe(false);
+    expect(isGoldSourcePath('src/config.ts')).toBe(true);
   });
 });

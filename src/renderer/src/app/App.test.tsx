@@ -36,7 +36,7 @@ describe('the workbench shell', () => {
     fireEvent.click(screen.getByRole('button', { name: 'Chat' }));
     expect(screen.getByRole('main').getAttribute('aria-label')).toBe('Chat');
     act(() => {
-      fireEvent.keyDown(window, { key: '8', ctrlKey: true });
+      fireEvent.keyDown(window, { key: '7', ctrlKey: true });
     });
     expect(screen.getByRole('main').getAttribute('aria-label')).toBe('Settings');
     expect(screen.getByRole('button', { name: 'Settings' }).getAttribute('aria-current')).toBe('page');
