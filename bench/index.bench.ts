@@ -9,13 +9,14 @@
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, readdirSync, rmSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { BenchContext, BenchFigure } from './types';
 
 interface ChildResult {
   full: { wallMs: number; cpuMs?: number; files: number; parsed: number; symbols: number; references: number; chunks: number; skipped: number; lines: number };
-  noop: { wallMs: number; parsed: number };
-  oneFile: { wallMs: number; parsed: number } | null;
+  noop: { wallMs: number; cpuMs?: number; parsed: number };
+  oneFile: { wallMs: number; cpuMs?: number; parsed: number } | null;
   maxRssKb: number;
 }
 
@@ -79,6 +80,12 @@ function measure(ctx: BenchContext, label: string, root: string, runs: number, t
   ];
   const oneFile = results.map((r) => r.oneFile?.wallMs).filter((v): v is number => v !== undefined);
   if (oneFile.length > 0) figures.push({ name: `${label}.oneFile.wallMs`, value: Math.round(median(oneFile)), unit: 'ms', better: 'lower', note: 'target < 500 ms' });
+  const cpuOf = (values: Array<number | undefined>) => values.filter((v): v is number => v !== undefined);
+  const noopCpu = cpuOf(results.map((r) => r.noop.cpuMs));
+  if (noopCpu.length > 0) figures.push({ name: `${label}.noop.cpuMs`, value: Math.round(median(noopCpu)), unit: 'ms', better: 'lower' });
+  const oneFileCpu = cpuOf(results.map((r) => r.oneFile?.cpuMs));
+  if (oneFileCpu.length > 0) figures.push({ name: `${label}.oneFile.cpuMs`, value: Math.round(median(oneFileCpu)), unit: 'ms', better: 'lower' });
+  figures.push({ name: `${label}.loadAverage1m`, value: Math.round(loadavg()[0]! * 10) / 10, unit: 'load', better: 'lower', note: 'machine load when the runs ended (wall figures are unreliable when it exceeds the core count)' });
   return figures;
 }
 

@@ -3,28 +3,42 @@ import { AppError, type Handlers, type RepoInfo } from '../../shared/contract';
 import { openDatabase, type Db } from '../db/open';
 import type { EngineContext } from '../engine';
 import { RepoRegistry, repoPaths } from '../repos/registry';
-import { embedRepository, type EmbedSummary } from '../search/embedRun';
-import { searchWithMode, sharedDefaultEmbedder } from '../search/search';
+import { autoEmbeddingEnabled, EmbedScheduler } from '../search/embedScheduler';
+import { searchWithMode } from '../search/search';
 import { embedderStatuses } from '../search/vectorStore';
+import { createBackgroundEmbedder, type BackgroundEmbedder } from '../search/workerEmbedder';
 
 type SearchHandlers = Pick<Handlers, 'search/query' | 'search/embed' | 'search/status'>;
 
 /** What the search domain gives the composition root: its handlers, a way to start embedding, shutdown. */
 export interface SearchDomain {
   handlers: SearchHandlers;
-  /**
-   * Start (or join) the background embedding run of a repository; returns its run id. The
-   * indexing domain may call this after an index run finished, so vectors follow the index.
-   */
+  /** Start (or join) the background embedding run of a repository; returns its run id. */
   startEmbedding(repoId: string): string;
-  dispose(): void;
+  /** Cancel embedding runs, stop the embedding worker and close connections. */
+  dispose(): Promise<void>;
 }
 
-/** Code search over indexed repositories and the incremental embedding job. */
-export function createSearchDomain(ctx: EngineContext): SearchDomain {
+/** Options of {@link createSearchDomain}. */
+export interface SearchDomainOptions {
+  /**
+   * Embed each repository by itself after every successful index. Default: on in the app hosts
+   * (`electron`, `serve`) unless switched off (`[retrieval] embeddings = false` or CRA_EMBEDDINGS=0),
+   * off for `cli` and `test`.
+   */
+  autoEmbed?: boolean;
+}
+
+/**
+ * Code search over indexed repositories and the incremental embedding job. The embedded model
+ * runs in one worker thread per engine (started on first use, stopped by `dispose`); query
+ * vectors come from the same worker.
+ */
+export function createSearchDomain(ctx: EngineContext, options: SearchDomainOptions = {}): SearchDomain {
   const readers = new ReaderCache();
-  const embedding = new Map<string, string>();
   let registry: RepoRegistry | undefined;
+  let embedder: BackgroundEmbedder | undefined;
+  const getEmbedder = (): BackgroundEmbedder => (embedder ??= createBackgroundEmbedder());
   const repo = (repoId: string): RepoInfo => {
     registry ??= new RepoRegistry(ctx.ports.dataDir);
     const info = registry.get(repoId);
@@ -40,32 +54,24 @@ export function createSearchDomain(ctx: EngineContext): SearchDomain {
   };
   const stopListening = ctx.events.on('repos/removed', ({ repoId }) => readers.drop(repoId));
 
-  const startEmbedding = (repoId: string): string => {
-    const running = embedding.get(repoId);
-    if (running && ctx.runs.list(false).some((r) => r.runId === running)) return running;
-    const info = repo(repoId);
-    const file = curatedOf(info);
-    const { runId, done } = ctx.runs.start('embed', `Embedding ${info.name}`, async ({ signal, progress }): Promise<EmbedSummary> => {
-      const db = openDatabase(file, { withVectors: true });
-      try {
-        return await embedRepository(db, sharedDefaultEmbedder(), { signal, progress });
-      } finally {
-        db.close();
-      }
-    });
-    embedding.set(repoId, runId);
-    done.then(
-      () => embedding.delete(repoId),
-      () => embedding.delete(repoId),
-    );
-    return runId;
-  };
+  const scheduler = new EmbedScheduler({
+    ctx,
+    embedder: getEmbedder,
+    resolve: (repoId) => {
+      const info = repo(repoId);
+      return { info, file: curatedOf(info) };
+    },
+  });
+  const appHost = ctx.ports.host === 'electron' || ctx.ports.host === 'serve';
+  const follow = options.autoEmbed ?? (appHost && autoEmbeddingEnabled(ctx.ports.dataDir));
+  const stopFollowing = follow ? scheduler.follow((registry ??= new RepoRegistry(ctx.ports.dataDir)).list()) : () => undefined;
+  const startEmbedding = (repoId: string): string => scheduler.start(repoId);
 
   const handlers: SearchHandlers = {
     'search/query': async ({ repoId, query, limit, mode }) => {
       const started = performance.now();
       const db = readers.get(repoId, curatedOf(repo(repoId)));
-      const outcome = await searchWithMode(db, query, { limit, mode });
+      const outcome = await searchWithMode(db, query, { limit, mode, embedder: getEmbedder() });
       return { ...outcome, tookMs: Math.round((performance.now() - started) * 10) / 10 };
     },
     'search/embed': async ({ repoId }) => ({ runId: startEmbedding(repoId) }),
@@ -79,8 +85,11 @@ export function createSearchDomain(ctx: EngineContext): SearchDomain {
   return {
     handlers,
     startEmbedding,
-    dispose() {
+    async dispose() {
       stopListening();
+      stopFollowing();
+      await scheduler.dispose();
+      await embedder?.dispose();
       readers.closeAll();
       registry?.close();
     },

@@ -57,8 +57,12 @@ export async function isAncestor(dir: string, ancestor: string, head: string): P
 
 /** Tracked and untracked-but-not-ignored files, relative to `dir`; gitlinks (submodules) apart. */
 export async function gitListFiles(dir: string, signal?: AbortSignal): Promise<{ files: string[]; submodules: string[] }> {
-  const staged = (await runGit(dir, ['-c', 'core.quotepath=off', 'ls-files', '-z', '--stage'], signal)).toString('utf8');
-  const others = (await runGit(dir, ['-c', 'core.quotepath=off', 'ls-files', '-z', '--others', '--exclude-standard', '--directory', '--no-empty-directory'], signal)).toString('utf8');
+  const [stagedOut, othersOut] = await Promise.all([
+    runGit(dir, ['-c', 'core.quotepath=off', 'ls-files', '-z', '--stage'], signal),
+    runGit(dir, ['-c', 'core.quotepath=off', 'ls-files', '-z', '--others', '--exclude-standard', '--directory', '--no-empty-directory'], signal),
+  ]);
+  const staged = stagedOut.toString('utf8');
+  const others = othersOut.toString('utf8');
   const files = new Set<string>();
   const submodules = new Set<string>();
   for (const entry of staged.split('\0')) {

@@ -10,6 +10,8 @@ export interface GitHistoryOptions {
   maxFilesPerCommit: number;
   /** Re-read history even when HEAD did not move. */
   full: boolean;
+  /** HEAD as read when the run started (saves a git call); read here when absent. */
+  head?: Promise<string | null>;
 }
 
 /** Read a value of `index_meta`, null when absent. */
@@ -28,7 +30,7 @@ export function setMeta(db: Db, key: string, value: string): void {
  * repository without commits (or outside git) ends with empty history tables.
  */
 export async function refreshGitHistory(db: Db, root: string, isGit: boolean, options: GitHistoryOptions): Promise<{ newCommits: number }> {
-  const head = isGit ? await gitHead(root) : null;
+  const head = isGit ? await (options.head ?? gitHead(root)) : null;
   const previous = getMeta(db, 'git_head');
   if (!head) {
     clearHistory(db);

@@ -1,16 +1,19 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { IndexSummary, RunProgress, SkipReason } from '../../shared/contract';
+import type { IndexSummary, RunProgress } from '../../shared/contract';
 import { openDatabase, type Db } from '../db/open';
 import { throwIfAborted } from '../runtime/runs';
-import { buildChunks, pathTokens } from './chunks';
+import { pathTokens } from './chunks';
 import type { Extractor } from './extract/extractor';
-import { detectLanguage, textLanguageOf } from './extract/languages';
+import { textLanguageOf } from './extract/languages';
 import { createImportResolver } from './extract/resolve';
-import type { FileExtraction, ParsedLanguage } from './extract/types';
+import type { ParsedLanguage } from './extract/types';
+import { gitHead } from './git';
 import { getMeta, refreshGitHistory, setMeta } from './gitHistory';
 import { Linker, type LinkScope, type ResolveImport } from './link';
-import { DEFAULT_MAX_FILE_BYTES, isTestPath, listFiles, readAndClassify, type Listing } from './scan';
+import type { PrepareJob, PreparedFile } from './prepare';
+import { openPreparer, type ParallelOptions } from './preparer';
+import { DEFAULT_MAX_FILE_BYTES, isTestPath, listFiles, type Listing } from './scan';
 import { CURATED_MIGRATIONS, FTS_TRIGGER_NAMES, FTS_TRIGGERS, INDEX_VERSION } from './schema';
 import { CuratedWriter, type StoredFile } from './store';
 import { rebuildTestLinks } from './testLinks';
@@ -40,6 +43,8 @@ export interface IndexOptions {
   maxFileBytes?: number;
   maxCommits?: number;
   maxFilesPerCommit?: number;
+  /** Parsing in worker threads (default: a pool of min(2, cores) when there are ≥ 50 files to parse). */
+  parallel?: ParallelOptions;
 }
 
 /** Default bound on the commits read on a full git pass. */
@@ -59,13 +64,15 @@ export async function indexRepository(options: IndexOptions): Promise<IndexSumma
   const started = performance.now();
   const report = options.progress ?? (() => undefined);
   report({ phase: 'scanning', done: 0, message: 'Listing files' });
+  // HEAD is read alongside the listing (both are git calls; gitHead never rejects).
+  const head = gitHead(options.root);
   const listing = await listFiles(options.root, options.signal);
   throwIfAborted(options.signal);
   const db = openDatabase(options.curatedFile, { migrations: CURATED_MIGRATIONS });
   try {
     db.exec('begin immediate');
     try {
-      const counts = await runInTransaction(db, listing, options);
+      const counts = await runInTransaction(db, listing, { ...options, head });
       db.exec('commit');
       return { ...summarize(db), durationMs: Math.round(performance.now() - started), ...counts };
     } catch (error) {
@@ -77,7 +84,7 @@ export async function indexRepository(options: IndexOptions): Promise<IndexSumma
   }
 }
 
-async function runInTransaction(db: Db, listing: Listing, options: IndexOptions): Promise<{ parsed: number; removed: number }> {
+async function runInTransaction(db: Db, listing: Listing, options: IndexOptions & { head: Promise<string | null> }): Promise<{ parsed: number; removed: number }> {
   const writer = new CuratedWriter(db);
   const full = options.full === true || getMeta(db, 'index_version') !== String(INDEX_VERSION);
   if (full) startBulkBuild(db);
@@ -98,6 +105,7 @@ async function runInTransaction(db: Db, listing: Listing, options: IndexOptions)
     maxCommits: options.maxCommits ?? DEFAULT_MAX_COMMITS,
     maxFilesPerCommit: options.maxFilesPerCommit ?? DEFAULT_MAX_FILES_PER_COMMIT,
     full,
+    head: options.head,
   });
   throwIfAborted(options.signal);
   options.progress?.({ phase: 'search index', done: 0, message: 'Finishing the search index' });
@@ -153,66 +161,65 @@ async function parseChanged(writer: CuratedWriter, stored: Map<string, StoredFil
     const s = stored.get(f.path);
     return !s || s.size !== f.size || s.mtimeMs !== f.mtimeMs;
   });
+  const maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
+  const jobs: PrepareJob[] = work.map((f) => {
+    const known = stored.get(f.path);
+    return { absolutePath: join(options.root, f.path), relPath: f.path, size: f.size, maxFileBytes, knownHash: known?.contentHash ?? null, knownSkipReason: known?.skipReason ?? null };
+  });
   const result: ParseResult = { parsed: 0, added: 0, changed: new Set() };
-  const started = performance.now();
-  let lastYield = performance.now();
-  let extractor: Extractor | undefined;
-  for (const [i, f] of work.entries()) {
-    if (performance.now() - lastYield > 50) {
-      // Let run/cancel and other requests through during a long parse.
-      await new Promise((resolve) => setImmediate(resolve));
-      lastYield = performance.now();
-    }
-    throwIfAborted(options.signal);
-    const existing = stored.get(f.path);
-    const read = readAndClassify(join(options.root, f.path), f.path, f.size, options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES);
-    if (existing && read.hash !== null && existing.contentHash === read.hash && existing.skipReason === read.skipReason) {
-      writer.touchFile(existing.id, f.mtimeMs, f.size);
-    } else {
-      const language = detectLanguage(f.path);
-      let extraction: FileExtraction | null = null;
-      if (read.text !== null && language) {
-        extractor ??= await options.extractor();
-        extraction = await safeExtract(extractor, language, read.text, f.path);
+  if (jobs.length === 0) return result;
+  const preparer = openPreparer(jobs, { extractor: options.extractor, signal: options.signal, parallel: options.parallel });
+  try {
+    const started = performance.now();
+    let lastYield = performance.now();
+    for (const [i, f] of work.entries()) {
+      if (!preparer.parallel && performance.now() - lastYield > 50) {
+        // Let run/cancel and other requests through during a long parse in this thread.
+        await new Promise((resolve) => setImmediate(resolve));
+        lastYield = performance.now();
       }
-      const fileId = writer.writeFile(
-        {
-          path: f.path,
-          language: textLanguageOf(f.path),
-          size: f.size,
-          lines: read.lines,
-          contentHash: read.hash,
-          mtimeMs: f.mtimeMs,
-          isTest: isTestPath(f.path),
-          skipReason: read.skipReason as SkipReason | null,
-          encoding: read.encoding,
-          hasSyntaxErrors: extraction?.hasSyntaxErrors ?? false,
-          moduleDoc: extraction?.moduleDoc ?? null,
-          pathTokens: pathTokens(f.path),
-        },
-        existing?.id,
-      );
-      if (extraction) writer.writeExtraction(fileId, extraction);
-      if (read.text !== null) writer.writeChunks(fileId, f.path, buildChunks(read.text.split('\n'), extraction?.symbols ?? []));
-      result.changed.add(fileId);
-      result.parsed++;
-      if (!existing) result.added++;
+      throwIfAborted(options.signal);
+      const prepared = await preparer.next();
+      throwIfAborted(options.signal);
+      writePrepared(writer, f, prepared, stored.get(f.path), result);
+      const done = i + 1;
+      const rate = done / Math.max((performance.now() - started) / 1000, 1e-3);
+      options.progress?.({ phase: 'parsing', done, total: work.length, rate: Math.round(rate * 10) / 10, etaSeconds: Math.ceil((work.length - done) / rate), message: f.path });
     }
-    const done = i + 1;
-    const rate = done / Math.max((performance.now() - started) / 1000, 1e-3);
-    options.progress?.({ phase: 'parsing', done, total: work.length, rate: Math.round(rate * 10) / 10, etaSeconds: Math.ceil((work.length - done) / rate), message: f.path });
+  } finally {
+    await preparer.close();
   }
   return result;
 }
 
-async function safeExtract(extractor: Extractor, language: ParsedLanguage, text: string, path: string): Promise<FileExtraction | null> {
-  try {
-    return await extractor.extractAsync(language, text);
-  } catch (error) {
-    // A parser failure degrades the file to text-only search; it never fails the index.
-    console.warn(`[indexer] could not parse ${path}: ${(error as Error).message}`);
-    return null;
+function writePrepared(writer: CuratedWriter, f: Listing['files'][number], prepared: PreparedFile, existing: StoredFile | undefined, result: ParseResult): void {
+  if (existing && prepared.unchanged) {
+    writer.touchFile(existing.id, f.mtimeMs, f.size);
+    return;
   }
+  const extraction = prepared.extraction;
+  const fileId = writer.writeFile(
+    {
+      path: f.path,
+      language: textLanguageOf(f.path),
+      size: f.size,
+      lines: prepared.lines,
+      contentHash: prepared.hash,
+      mtimeMs: f.mtimeMs,
+      isTest: isTestPath(f.path),
+      skipReason: prepared.skipReason,
+      encoding: prepared.encoding,
+      hasSyntaxErrors: extraction?.hasSyntaxErrors ?? false,
+      moduleDoc: extraction?.moduleDoc ?? null,
+      pathTokens: pathTokens(f.path),
+    },
+    existing?.id,
+  );
+  if (extraction) writer.writeExtraction(fileId, extraction);
+  if (prepared.chunks) writer.writeChunks(fileId, f.path, prepared.chunks);
+  result.changed.add(fileId);
+  result.parsed++;
+  if (!existing) result.added++;
 }
 
 function linkFiles(db: Db, options: IndexOptions, fileSetChanged: boolean, changed: Set<number>): void {

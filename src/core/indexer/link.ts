@@ -44,6 +44,7 @@ export class Linker {
   private readonly idByPath = new Map<string, number>();
   private readonly topLevel = new Map<number, Map<string, number>>();
   private readonly children = new Map<number, Map<string, number>>();
+  private readonly bases = new Map<number, Array<{ id: number }>>();
   private readonly stmt;
 
   constructor(
@@ -183,7 +184,9 @@ export class Linker {
     for (const ref of refs) {
       if (ref.kind === 'import') continue;
       const target = this.resolveName(ref.name, { local, bindings, classId: enclosingClass(ref.fromId) });
-      if (target !== ref.target) update.run(target, ref.id);
+      if (target === ref.target) continue;
+      update.run(target, ref.id);
+      if (ref.kind === 'inherit' && ref.fromId !== null) this.bases.delete(ref.fromId);
     }
   }
 
@@ -217,13 +220,22 @@ export class Linker {
     return null;
   }
 
+  /** Resolved base classes of a class (cached; `resolveReferences` drops the entry when it re-targets an `inherit` reference). */
+  private basesOf(classId: number): Array<{ id: number }> {
+    let bases = this.bases.get(classId);
+    if (!bases) {
+      bases = this.stmt.bases.all(classId) as Array<{ id: number }>;
+      this.bases.set(classId, bases);
+    }
+    return bases;
+  }
+
   /** A member of a class, else of its base classes (resolved `inherit` references), `depth` levels up. */
   private memberOfClass(classId: number, member: string, depth: number): number | null {
     const own = this.membersOf(classId).get(member);
     if (own !== undefined) return own;
     if (depth <= 0) return null;
-    const bases = this.stmt.bases.all(classId) as Array<{ id: number }>;
-    for (const base of bases) {
+    for (const base of this.basesOf(classId)) {
       const hit = this.memberOfClass(base.id, member, depth - 1);
       if (hit !== null) return hit;
     }

@@ -62,7 +62,7 @@ export async function embedRepository(db: Db, embedder: Embedder, options: Embed
 }
 
 /** Chunks read per page while looking for pending ones (the thread yields between pages). */
-const PENDING_PAGE = 500;
+const PENDING_PAGE = 250;
 
 /**
  * Chunks whose embedding text has no vector yet, or a vector made from another text. Reads the

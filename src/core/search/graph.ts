@@ -1,7 +1,7 @@
 import type { Db } from '../db/open';
 import type { FileHit } from './keyword';
 import { splitIdentifier, type ParsedQuery } from './query';
-import { prep, statsFor } from './termStats';
+import { documentFrequency, prep, statsFor } from './termStats';
 
 /** Tunables of the graph signals (seeds: graph expansion with decay, depth 1). */
 export const GRAPH = {
@@ -9,6 +9,8 @@ export const GRAPH = {
   definitionIdentifier: 1.0,
   /** Added for defining a symbol named by a plain word of the query (`parse`). */
   definitionWord: 0.3,
+  /** Exponent of the 0..1 rarity (scaled IDF) that weights definitions named by plain words. */
+  wordRarityPower: 1,
   /** A neighbour receives parent score × decay × edge weight. */
   decay: 0.7,
   importWeight: 0.35,
@@ -88,6 +90,21 @@ function hitFor(files: Map<number, FileHit>, fileId: number): FileHit {
 }
 
 /**
+ * How much a definition named by a plain word of the query says: an identifier the user typed
+ * (`get_user_by_id`, `parseHeaders`) counts fully; a plain word (`match`, `clear`) counts by its
+ * rarity in the repository, the IDF of the word over chunks scaled to 0..1, because an English
+ * word that names a method in every other class says little about which file a task needs.
+ */
+function nameRarity(db: Db): (d: { name: string; weight: number }) => number {
+  const chunks = Math.max(2, statsFor(db).chunks);
+  return (d) => {
+    if (d.weight >= GRAPH.definitionIdentifier) return 1;
+    const df = documentFrequency(db, d.name.toLowerCase(), false);
+    return Math.min(1, Math.max(0, Math.log(chunks / Math.max(1, df)) / Math.log(chunks))) ** GRAPH.wordRarityPower;
+  };
+}
+
+/**
  * Definitions over mentions: a file that defines a symbol the query names gains a bonus, damped
  * when many files define the same name (like IDF). Returns the definitions for the result details.
  */
@@ -95,6 +112,7 @@ export function applyDefinitions(db: Db, query: ParsedQuery, files: Map<number, 
   const defs = findDefinitions(db, query);
   const filesPerName = new Map<string, Set<number>>();
   for (const d of defs) (filesPerName.get(d.name) ?? filesPerName.set(d.name, new Set()).get(d.name)!).add(d.fileId);
+  const rarity = nameRarity(db);
   const byFile = new Map<number, Array<DefinitionHit & { weight: number }>>();
   for (const d of defs) (byFile.get(d.fileId) ?? byFile.set(d.fileId, []).get(d.fileId)!).push(d);
   for (const [fileId, fileDefs] of byFile) {
@@ -104,7 +122,7 @@ export function applyDefinitions(db: Db, query: ParsedQuery, files: Map<number, 
     for (const d of fileDefs.sort((a, b) => b.weight - a.weight)) {
       if (seen.has(d.name.toLowerCase())) continue;
       seen.add(d.name.toLowerCase());
-      bonus += d.weight / (1 + Math.log(filesPerName.get(d.name)!.size));
+      bonus += (d.weight * rarity(d)) / (1 + Math.log(filesPerName.get(d.name)!.size));
       file.why.push(`definition of ${d.name}`);
     }
     file.score += bonus;
@@ -112,9 +130,12 @@ export function applyDefinitions(db: Db, query: ParsedQuery, files: Map<number, 
   return byFile;
 }
 
+/** A score multiplier per file (1 = neutral), e.g. the demotion of tests and documentation. */
+export type FilePrior = (fileId: number) => number;
+
 /** The strongest files of a ranking: the top few within a share of the best score. */
-export function strongHits(files: Map<number, FileHit>): FileHit[] {
-  const sorted = [...files.values()].sort((a, b) => b.score - a.score);
+export function strongHits(files: Map<number, FileHit>): Array<{ hit: FileHit; score: number }> {
+  const sorted = [...files.values()].map((hit) => ({ hit, score: hit.score })).sort((a, b) => b.score - a.score);
   const best = sorted[0]?.score ?? 0;
   return sorted.slice(0, GRAPH.strongHits).filter((f) => best > 0 && f.score >= best * GRAPH.strongShare);
 }
@@ -127,12 +148,13 @@ export function strongHits(files: Map<number, FileHit>): FileHit[] {
 export function applyNeighbours(db: Db, files: Map<number, FileHit>, pathOf: (fileId: number) => string | undefined): void {
   const strong = strongHits(files);
   if (strong.length === 0) return;
+  const scoreOf = new Map(strong.map((s) => [s.hit.fileId, s.score]));
   const boosts = new Map<number, Map<string, { value: number; reason: string }>>();
   const offer = (fileId: number, kind: string, value: number, reason: string) => {
     const perKind = boosts.get(fileId) ?? boosts.set(fileId, new Map()).get(fileId)!;
     if ((perKind.get(kind)?.value ?? 0) < value) perKind.set(kind, { value, reason });
   };
-  const strongIds = new Set(strong.map((f) => f.fileId));
+  const strongIds = new Set(scoreOf.keys());
   const ids = [...strongIds];
   const marks = ids.map(() => '?').join(',');
   const deps = prep(db, 
@@ -142,8 +164,8 @@ export function applyNeighbours(db: Db, files: Map<number, FileHit>, pathOf: (fi
     .all(...ids, ...ids) as Array<{ a: number; b: number }>;
   for (const { a, b } of deps) {
     if (a === b) continue;
-    if (strongIds.has(a)) offer(b, 'imported', files.get(a)!.score * GRAPH.decay * GRAPH.importWeight, `imported by a hit (${pathOf(a)})`);
-    if (strongIds.has(b)) offer(a, 'imports', files.get(b)!.score * GRAPH.decay * GRAPH.importWeight, `imports a hit (${pathOf(b)})`);
+    if (strongIds.has(a)) offer(b, 'imported', scoreOf.get(a)! * GRAPH.decay * GRAPH.importWeight, `imported by a hit (${pathOf(a)})`);
+    if (strongIds.has(b)) offer(a, 'imports', scoreOf.get(b)! * GRAPH.decay * GRAPH.importWeight, `imports a hit (${pathOf(b)})`);
   }
   applyCoChanges(db, strong, offer);
   for (const [fileId, perKind] of boosts) {
@@ -155,25 +177,30 @@ export function applyNeighbours(db: Db, files: Map<number, FileHit>, pathOf: (fi
   }
 }
 
-function applyCoChanges(db: Db, strong: FileHit[], offer: (fileId: number, kind: string, value: number, reason: string) => void): void {
+function applyCoChanges(db: Db, strong: Array<{ hit: FileHit; score: number }>, offer: (fileId: number, kind: string, value: number, reason: string) => void): void {
   const paths = prep(db, 'select id, path from files where id = ?');
   const idOf = prep(db, 'select id from files where path = ?').pluck();
-  const strongPaths = strong.map((f) => ({ hit: f, path: (paths.get(f.fileId) as { path: string } | undefined)?.path })).filter((s) => s.path);
+  const strongPaths = strong.map((f) => ({ score: f.score, path: (paths.get(f.hit.fileId) as { path: string } | undefined)?.path })).filter((s) => s.path);
   const rows = prep(db, 'select file_a as a, file_b as b, count from co_changes where (file_a = ? or file_b = ?) and count >= ? order by count desc limit 20');
-  for (const { hit, path } of strongPaths) {
+  for (const { score, path } of strongPaths) {
     for (const row of rows.all(path, path, GRAPH.minCoChange) as Array<{ a: string; b: string; count: number }>) {
       const other = row.a === path ? row.b : row.a;
       const otherId = idOf.get(other) as number | undefined;
       if (otherId === undefined) continue;
       const weight = GRAPH.coChangeWeight * Math.min(1, row.count / GRAPH.coChangeSaturation);
-      offer(otherId, 'cochange', hit.score * GRAPH.decay * weight, `changes together with a hit (${path}, ${row.count} commits)`);
+      offer(otherId, 'cochange', score * GRAPH.decay * weight, `changes together with a hit (${path}, ${row.count} commits)`);
     }
   }
 }
 
-/** Demote test files slightly unless the query is about tests. */
-export function applyTestDemotion(db: Db, query: ParsedQuery, files: Map<number, FileHit>): void {
-  if (query.mentionsTests || files.size === 0) return;
+/** The test-file prior: test files are demoted slightly unless the query is about tests. */
+export function testPrior(db: Db, query: ParsedQuery): FilePrior {
+  if (query.mentionsTests) return () => 1;
   const testFiles = statsFor(db).testFiles;
-  for (const file of files.values()) if (testFiles.has(file.fileId)) file.score *= GRAPH.testDemotion;
+  return (fileId) => (testFiles.has(fileId) ? GRAPH.testDemotion : 1);
+}
+
+/** Multiply every file's score by its prior. */
+export function applyPrior(files: Map<number, FileHit>, prior: FilePrior): void {
+  for (const file of files.values()) file.score *= prior(file.fileId);
 }

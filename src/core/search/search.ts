@@ -4,7 +4,8 @@ import { throwIfAborted } from '../runtime/runs';
 import { describeResults } from './details';
 import { createDefaultEmbedder, wordsForEmbedding, type Embedder } from './embedder';
 import { reciprocalRankFusion } from './fusion';
-import { applyDefinitions, applyNeighbours, applyTestDemotion, type DefinitionHit } from './graph';
+import { kindPrior } from './fileKinds';
+import { applyDefinitions, applyNeighbours, applyPrior, testPrior, type DefinitionHit } from './graph';
 import { keywordFileRanking, type FileHit } from './keyword';
 import { parseQuery, type ParsedQuery } from './query';
 import { VectorStore } from './vectorStore';
@@ -76,7 +77,11 @@ export async function searchWithMode(target: SearchTarget, query: string, option
   const definitions = applyDefinitions(db, parsed, files);
   const pathOf = prep(db, 'select path from files where id = ?').pluck();
   applyNeighbours(db, files, (id) => pathOf.get(id) as string | undefined);
-  applyTestDemotion(db, parsed, files);
+  // Priors last: demoted tests and docs still pass their neighbours a boost (tests import the code
+  // they check; docs change together with the code they describe).
+  const tests = testPrior(db, parsed);
+  const kinds = kindPrior(db, parsed);
+  applyPrior(files, (fileId) => tests(fileId) * kinds(fileId));
   return { results: finish(db, files, parsed, definitions, limit), mode };
 }
 

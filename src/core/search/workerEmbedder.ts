@@ -1,9 +1,7 @@
 import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { AppError, deserializeError, type ErrorCode } from '../../shared/contract';
-import { packageRoot } from '../paths';
 import { throwIfAborted } from '../runtime/runs';
 import { createEmbedder, DEFAULT_EMBEDDER_ID, loadUseModel, type EmbedBatch, type Embedder } from './embedder';
 import type { EmbedWorkerReply, EmbedWorkerRequest } from './embedWorker';
@@ -15,17 +13,13 @@ export interface WorkerEntry {
 }
 
 /**
- * Where the embedding worker's script is. From the TypeScript sources (CLI through tsx, vitest)
- * the worker registers tsx itself and requires `embedWorker.ts`; from the Electron bundle it is
- * the `embedWorker.js` entry that electron.vite.config.ts builds beside `out/main/index.js`.
+ * Where the embedding worker's script is: `embedThread.js` beside this module (the indexer's parse
+ * pool does the same). From the TypeScript sources that is a small loader that registers tsx and
+ * requires `embedWorker.ts`; in the Electron bundle (out/main) it is the `embedThread` entry that
+ * electron.vite.config.ts builds from `embedWorker.ts`.
  */
 export function embedWorkerEntry(): WorkerEntry {
-  if (__filename.endsWith('.ts')) {
-    const tsx = createRequire(join(packageRoot(), 'package.json')).resolve('tsx/cjs/api');
-    const file = join(__dirname, 'embedWorker.ts');
-    return { eval: true, script: `require(${JSON.stringify(tsx)}).register();\nrequire(${JSON.stringify(file)});` };
-  }
-  return { eval: false, script: join(__dirname, 'embedWorker.js') };
+  return { eval: false, script: join(__dirname, 'embedThread.js') };
 }
 
 /** The embedded default embedder as the engine uses it: the model runs off the engine's thread. */
@@ -38,7 +32,10 @@ export interface BackgroundEmbedder extends Embedder {
 
 /** Options of {@link createBackgroundEmbedder}. */
 export interface BackgroundEmbedderOptions {
-  /** Texts per worker request; a query waits for at most one batch in flight. */
+  /**
+   * Texts per worker request (default 4): a query waits for at most one batch in flight, and the
+   * batch size hardly changes throughput (bench/embed.bench.ts).
+   */
   batchSize?: number;
   /** Override the worker script (tests: a broken one exercises the fallback). */
   entry?: WorkerEntry;
@@ -62,10 +59,14 @@ export function createBackgroundEmbedder(options: BackgroundEmbedderOptions = {}
       const entry = options.entry ?? embedWorkerEntry();
       try {
         if (!entry.eval && !existsSync(entry.script)) throw new Error(`no worker script at ${entry.script}`);
-        client = await EmbedWorkerClient.start(entry);
+        const started = new EmbedWorkerClient(entry);
+        client = started;
+        await started.ready;
         where = 'worker';
-        return (texts: string[], signal?: AbortSignal) => client!.embed(texts, signal);
+        return (texts: string[], signal?: AbortSignal) => started.embed(texts, signal);
       } catch (error) {
+        client = undefined;
+        if (disposed) throw new AppError('CANCELLED', 'The engine is shutting down.');
         warn(`[search] embedding worker could not start (${(error as Error).message}); embedding on the main thread instead.`);
         where = 'in-thread';
         return async (texts: string[]) => (await loadUseModel()).embed(texts);
@@ -74,7 +75,7 @@ export function createBackgroundEmbedder(options: BackgroundEmbedderOptions = {}
   const embedder = createEmbedder({
     id: DEFAULT_EMBEDDER_ID,
     dimensions: 512,
-    batchSize: options.batchSize ?? 8,
+    batchSize: options.batchSize ?? 4,
     embedBatch: async (texts, signal) => {
       if (disposed) throw new AppError('CANCELLED', 'The engine is shutting down.');
       if (client?.failed) {
@@ -100,45 +101,44 @@ export function createBackgroundEmbedder(options: BackgroundEmbedderOptions = {}
 
 /** The engine-side end of the worker: numbered requests, transferred Float32Array replies. */
 class EmbedWorkerClient {
+  /** Resolves on the worker's `ready`; rejects when it fails or exits first. */
+  readonly ready: Promise<void>;
+  private readonly worker: Worker;
   private nextId = 1;
   private readonly pending = new Map<number, { resolve: (v: Float32Array[]) => void; reject: (e: unknown) => void }>();
   private failure: Error | undefined;
 
+  constructor(entry: WorkerEntry) {
+    const worker = new Worker(entry.script, { eval: entry.eval });
+    this.worker = worker;
+    this.ready = new Promise<void>((resolve, reject) => {
+      worker.on('message', (reply: EmbedWorkerReply) => {
+        if (reply.type === 'ready') return resolve();
+        const waiting = this.pending.get(reply.id);
+        this.settle(reply.id);
+        if (!waiting) return; // cancelled meanwhile: drop the result
+        if (reply.type === 'result') waiting.resolve(reply.vectors);
+        else waiting.reject(reply.code ? deserializeError({ code: reply.code as ErrorCode, message: reply.message }) : new Error(reply.message));
+      });
+      worker.on('error', (error) => {
+        reject(error);
+        this.fail(error);
+      });
+      worker.on('exit', (code) => {
+        const error = new Error(`The embedding worker exited (code ${code}).`);
+        reject(error);
+        this.fail(error);
+      });
+    });
+    this.ready.then(
+      () => worker.unref(),
+      () => undefined,
+    );
+  }
+
   /** Why the worker can no longer answer, once it crashed, exited or was stopped. */
   get failed(): Error | undefined {
     return this.failure;
-  }
-
-  private constructor(private readonly worker: Worker) {
-    worker.on('message', (reply: EmbedWorkerReply) => {
-      if (reply.type === 'ready') return;
-      const waiting = this.pending.get(reply.id);
-      this.settle(reply.id);
-      if (!waiting) return; // cancelled meanwhile: drop the result
-      if (reply.type === 'result') waiting.resolve(reply.vectors);
-      else waiting.reject(reply.code ? deserializeError({ code: reply.code as ErrorCode, message: reply.message }) : new Error(reply.message));
-    });
-    worker.on('error', (error) => this.fail(error));
-    worker.on('exit', (code) => this.fail(new Error(`The embedding worker exited (code ${code}).`)));
-  }
-
-  /** Start a worker and wait for its `ready`; rejects when it fails or exits first. */
-  static start(entry: WorkerEntry): Promise<EmbedWorkerClient> {
-    return new Promise((resolve, reject) => {
-      const worker = new Worker(entry.script, { eval: entry.eval });
-      const early = (error: unknown) => reject(error instanceof Error ? error : new Error(String(error)));
-      const earlyExit = (code: number) => reject(new Error(`worker exited with code ${code} before it was ready`));
-      worker.once('error', early);
-      worker.once('exit', earlyExit);
-      worker.once('message', (reply: EmbedWorkerReply) => {
-        worker.off('error', early);
-        worker.off('exit', earlyExit);
-        if (reply.type !== 'ready') return reject(new Error('worker did not announce itself'));
-        const client = new EmbedWorkerClient(worker);
-        worker.unref();
-        resolve(client);
-      });
-    });
   }
 
   /** Raw vectors for `texts`; rejects with CANCELLED as soon as `signal` fires (the worker's result is dropped). */

@@ -1,16 +1,18 @@
 import type { IndexSummary, RunProgress } from '../../../shared/contract';
+import type { EmbedSummary } from '../../../core/search/embedRun';
 import type { CommandModule } from '../context';
 
 interface IndexOpts {
   json?: boolean;
   verbose?: boolean;
   full?: boolean;
+  embed?: boolean;
 }
 
 /** One progress line: `parsing 120/668 files · 85.3 files/s · ETA 7 s`. */
 export function formatProgress(p: RunProgress): string {
   const parts = [p.total !== undefined ? `${p.phase} ${p.done}/${p.total}` : p.phase];
-  if (p.rate !== undefined && p.rate > 0) parts.push(`${p.rate.toFixed(1)} files/s`);
+  if (p.rate !== undefined && p.rate > 0) parts.push(`${p.rate.toFixed(1)} ${p.kind === 'embed' ? 'chunks' : 'files'}/s`);
   if (p.etaSeconds !== undefined && p.total !== undefined && p.done < p.total) parts.push(`ETA ${p.etaSeconds} s`);
   return parts.join(' · ');
 }
@@ -56,12 +58,13 @@ export const registerIndex: CommandModule = (program, ctx) => {
     .option('--json', 'print one JSON summary object on stdout')
     .option('-v, --verbose', 'print every progress step and the skipped files')
     .option('--full', 're-parse every file and re-read the git history')
+    .option('--embed', 'then embed the chunks that have no vector yet (the app does this by itself)')
     .action(async (path: string, opts: IndexOpts) => {
       const core = ctx.core('cli');
       const printer = progressPrinter(ctx.isTty, Boolean(opts.verbose));
       const showProgress = !opts.json || opts.verbose;
       const off = core.events.on('run/progress', (p) => {
-        if (p.kind === 'index' && showProgress) printer.update(p);
+        if ((p.kind === 'index' || p.kind === 'embed') && showProgress) printer.update(p);
       });
       let runId: string | undefined;
       const onSigint = () => runId && core.runs.cancel(runId);
@@ -71,11 +74,18 @@ export const registerIndex: CommandModule = (program, ctx) => {
         runId = added.runId;
         const summary = (await core.runs.wait(runId)) as IndexSummary;
         printer.end();
-        if (opts.json) process.stdout.write(`${JSON.stringify(toJson(summary))}\n`);
-        else {
+        if (!opts.json) {
           process.stdout.write(`${formatSummary(added.repo.name, summary)}\n`);
           if (opts.verbose) for (const s of summary.skipped) process.stdout.write(`  skipped ${s.path} (${s.reason})\n`);
         }
+        let embedded: EmbedSummary | undefined;
+        if (opts.embed) {
+          runId = (await core.handlers['search/embed']({ repoId: added.repo.id })).runId;
+          embedded = (await core.runs.wait(runId)) as EmbedSummary;
+          printer.end();
+          if (!opts.json) process.stdout.write(`Embedded ${embedded.embedded} of ${embedded.chunks} chunks (${embedded.embedderId}) in ${(embedded.durationMs / 1000).toFixed(1)} s.\n`);
+        }
+        if (opts.json) process.stdout.write(`${JSON.stringify({ ...toJson(summary), ...(embedded ? { embeddings: embedded } : {}) })}\n`);
       } finally {
         printer.end();
         off();

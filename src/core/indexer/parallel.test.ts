@@ -1,0 +1,155 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase, type Db } from '../db/open';
+import { createExtractor, type Extractor } from './extract/extractor';
+import { indexRepository, type IndexOptions } from './indexer';
+import { defaultWorkerScript, ParsePool } from './parsePool';
+import { createTestRepo, type TestRepo } from './testing/gitRepo';
+import { writeSample } from './testing/sampleRepo';
+
+let extractor: Promise<Extractor>;
+beforeAll(() => {
+  extractor = createExtractor();
+});
+afterAll(async () => (await extractor).dispose());
+
+const cleanups: Array<() => void> = [];
+afterEach(() => {
+  while (cleanups.length) cleanups.pop()!();
+});
+
+function tempCurated(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'cra-par-'));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  return join(dir, 'curated.sqlite');
+}
+
+function newRepo(): TestRepo {
+  const repo = createTestRepo();
+  cleanups.push(() => repo.cleanup());
+  return repo;
+}
+
+/** 60 Python modules calling each other, plus the sample project: enough for the default pool. */
+function writeMany(repo: TestRepo, count = 60): void {
+  writeSample(repo);
+  for (let i = 0; i < count; i++) {
+    const prev = i === 0 ? 'pkg.util' : `gen.mod${i - 1}`;
+    repo.write(
+      `gen/mod${i}.py`,
+      `"""Module ${i}."""\nfrom ${prev} import *\nimport pkg.core\n\n\nclass Thing${i}(pkg.core.Engine):\n    def go(self):\n        # NOTE: calls the base because the engine decides\n        return self.start()\n\n\ndef make${i}():\n    return Thing${i}().go()\n`,
+    );
+  }
+  repo.write('gen/__init__.py', '');
+  repo.commit('generated modules', 4);
+}
+
+function index(repo: TestRepo, curatedFile: string, extra: Partial<IndexOptions> = {}) {
+  return indexRepository({ root: repo.root, curatedFile, extractor: () => extractor, ...extra });
+}
+
+/** Everything the indexer derives, as comparable rows (ids replaced by paths and names). */
+function snapshot(curatedFile: string): Record<string, unknown[]> {
+  const db: Db = openDatabase(curatedFile, { readOnly: true });
+  try {
+    const all = (sql: string) => db.prepare(sql).all();
+    return {
+      files: all('select path, language, lines, content_hash, skip_reason, has_syntax_errors, module_doc from files order by path'),
+      symbols: all('select f.path, s.qualified_name, s.kind, s.signature, s.docstring, s.start_line, s.end_line, p.qualified_name as parent from symbols s join files f on f.id = s.file_id left join symbols p on p.id = s.parent_id order by f.path, s.start_line, s.qualified_name'),
+      references: all('select f.path, r.name, r.kind, r.line, t.qualified_name as target from symbol_references r join files f on f.id = r.file_id left join symbols t on t.id = r.target_symbol_id order by f.path, r.line, r.name, r.kind'),
+      dependencies: all('select a.path as from_path, b.path as to_path, d.kind, d.specifier from file_dependencies d join files a on a.id = d.from_file_id join files b on b.id = d.to_file_id order by 1, 2, 4'),
+      chunks: all('select path, start_line, end_line, kind, symbol_names, identifiers from chunks order by path, start_line, kind'),
+      rationale: all('select f.path, r.tag, r.line from rationale_comments r join files f on f.id = r.file_id order by 1, 3'),
+      testLinks: all('select t.path as test, c.path as code, l.kind from test_links l join files t on t.id = l.test_file_id join files c on c.id = l.code_file_id order by 1, 2'),
+    };
+  } finally {
+    db.close();
+  }
+}
+
+describe('parallel parsing in worker threads', () => {
+  it('finds the worker entry beside the indexer when running from the sources', () => {
+    const script = defaultWorkerScript();
+    expect(script).not.toBeNull();
+    expect(existsSync(script!)).toBe(true);
+  });
+
+  it('writes exactly what the single-thread path writes', async () => {
+    const repo = newRepo();
+    writeMany(repo);
+    const single = tempCurated();
+    const pooled = tempCurated();
+    const a = await index(repo, single, { parallel: { workers: 0 } });
+    const b = await index(repo, pooled, { parallel: { workers: 2, minFiles: 1 } });
+    expect(b).toMatchObject({ files: a.files, symbols: a.symbols, references: a.references, dependencies: a.dependencies, chunks: a.chunks, parsed: a.parsed });
+    expect(a.symbols).toBeGreaterThan(180);
+    expect(a.dependencies).toBeGreaterThan(100);
+    expect(snapshot(pooled)).toEqual(snapshot(single));
+  });
+
+  it('uses the workers by default for 50+ files and stays incremental afterwards', async () => {
+    const repo = newRepo();
+    writeMany(repo);
+    const curated = tempCurated();
+    const full = await index(repo, curated);
+    expect(full.parsed).toBeGreaterThanOrEqual(70);
+    repo.write('gen/mod5.py', 'def replaced():\n    return make4()\n');
+    const again = await index(repo, curated);
+    expect(again.parsed).toBe(1);
+    const reference = tempCurated();
+    await index(repo, reference, { parallel: { workers: 0 } });
+    expect(snapshot(curated)).toEqual(snapshot(reference));
+  });
+
+  it('cancelling during parallel parsing stops the run and keeps the previous index', async () => {
+    const repo = newRepo();
+    writeSample(repo);
+    const curated = tempCurated();
+    const before = await index(repo, curated);
+    const kept = snapshot(curated);
+    writeMany(repo);
+    const controller = new AbortController();
+    const run = index(repo, curated, {
+      parallel: { workers: 2, minFiles: 1 },
+      signal: controller.signal,
+      progress: (p) => p.phase === 'parsing' && p.done === 3 && controller.abort(),
+    });
+    await expect(run).rejects.toMatchObject({ code: 'CANCELLED' });
+    expect(snapshot(curated)).toEqual(kept);
+    const after = await index(repo, curated);
+    expect(after.files).toBeGreaterThan(before.files);
+  });
+
+  it('a worker that dies leaves its file indexed as text and the rest parsed', async () => {
+    const repo = newRepo();
+    writeMany(repo, 10);
+    repo.write('gen/crash_me.py', 'def never_seen():\n    return 1\n');
+    repo.commit('a file the worker dies on', 5);
+    const curated = tempCurated();
+    const summary = await index(repo, curated, { parallel: { workers: 2, minFiles: 1, script: join(__dirname, 'testing', 'crashingWorker.js') } });
+    const db = openDatabase(curated, { readOnly: true });
+    cleanups.push(() => db.close());
+    const crashed = db.prepare("select id, skip_reason from files where path = 'gen/crash_me.py'").get() as { id: number; skip_reason: string | null };
+    expect(crashed.skip_reason).toBeNull();
+    expect(db.prepare('select count(*) from symbols where file_id = ?').pluck().get(crashed.id)).toBe(0);
+    expect(db.prepare('select text from chunks where file_id = ?').pluck().all(crashed.id).join('\n')).toContain('never_seen');
+    // Only the file the worker died on lost its symbols; the jobs queued behind it were redone.
+    const withoutSymbols = db
+      .prepare("select path from files f where language = 'python' and skip_reason is null and not exists (select 1 from symbols s where s.file_id = f.id) order by path")
+      .pluck()
+      .all();
+    expect(withoutSymbols).toEqual(['gen/__init__.py', 'gen/crash_me.py', 'pkg/__init__.py']);
+    expect(summary.parsed).toBeGreaterThanOrEqual(23);
+  });
+
+  it('terminating the pool rejects outstanding jobs', async () => {
+    const pool = new ParsePool({ script: defaultWorkerScript()!, size: 1, languages: ['python'] });
+    const job = { absolutePath: __filename, relPath: 'x.py', size: 10, maxFileBytes: 1_000_000, knownHash: null, knownSkipReason: null };
+    const pending = pool.prepare(job);
+    await pool.terminate();
+    await expect(pending).rejects.toThrow(/stopped/);
+    await expect(pool.prepare(job)).rejects.toThrow(/gone/);
+  });
+});

@@ -1,0 +1,139 @@
+import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import type { ParsedLanguage } from './extract/types';
+import type { ParseRequest, ParseResponse, ParseWorkerData } from './parseWorker';
+import type { PrepareJob, PreparedFile } from './prepare';
+
+/** Below this many files to prepare, the indexer parses in its own thread (worker start-up would dominate). */
+export const MIN_FILES_FOR_WORKERS = 50;
+/** Jobs handed to one worker before it answers (keeps it busy while the main thread writes). */
+const PER_WORKER_IN_FLIGHT = 2;
+/** Crashed workers replaced per pool before the remaining jobs are refused (the caller then falls back). */
+const MAX_RESTARTS = 2;
+
+/**
+ * The worker entry file: `indexWorker.js` beside this module. From the sources that is the small
+ * loader that registers tsx; in the Electron bundle (out/main) it is the bundled worker. Null when
+ * absent, so the indexer parses in its own thread.
+ */
+export function defaultWorkerScript(): string | null {
+  const file = join(__dirname, 'indexWorker.js');
+  return existsSync(file) ? file : null;
+}
+
+/** Default pool size: min(2, available parallelism). */
+export function defaultPoolSize(): number {
+  return Math.max(1, Math.min(2, availableParallelism()));
+}
+
+/** Options of a ParsePool. */
+export interface ParsePoolOptions {
+  /** Worker entry file (default: `defaultWorkerScript()`). */
+  script: string;
+  size: number;
+  /** Grammars each worker loads before its first parse. */
+  languages: ParsedLanguage[];
+}
+
+interface Pending {
+  id: number;
+  job: PrepareJob;
+  resolve(result: PreparedFile): void;
+  reject(error: Error): void;
+}
+
+interface Slot {
+  worker: Worker;
+  inFlight: Map<number, Pending>;
+}
+
+/**
+ * A small pool of parse workers. `prepare` resolves with the worker's result, or rejects when the
+ * file could not be prepared there (the worker threw, or died while preparing it): the caller then
+ * indexes that file as text. A dead worker is replaced (a bounded number of times; after that the
+ * remaining jobs reject). `terminate` stops every worker at once and rejects what is outstanding.
+ */
+export class ParsePool {
+  private readonly slots = new Set<Slot>();
+  private readonly queue: Pending[] = [];
+  private nextId = 1;
+  private restarts = 0;
+  private closed = false;
+
+  constructor(private readonly options: ParsePoolOptions) {
+    for (let i = 0; i < options.size; i++) this.spawn();
+  }
+
+  /** Prepare one file in a worker. The promise never goes unhandled if the caller drops it. */
+  prepare(job: PrepareJob): Promise<PreparedFile> {
+    const promise = new Promise<PreparedFile>((resolve, reject) => {
+      if (this.closed || this.slots.size === 0) return reject(new Error('the parse workers are gone'));
+      this.queue.push({ id: this.nextId++, job, resolve, reject });
+      this.dispatch();
+    });
+    promise.catch(() => undefined);
+    return promise;
+  }
+
+  /** Stop every worker now; outstanding jobs reject. */
+  async terminate(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    const slots = [...this.slots];
+    this.slots.clear();
+    this.failAll(slots.flatMap((s) => [...s.inFlight.values()]).concat(this.queue.splice(0)), 'the parse pool was stopped');
+    await Promise.all(slots.map((s) => s.worker.terminate()));
+  }
+
+  private spawn(): void {
+    const data: ParseWorkerData = { languages: this.options.languages };
+    const worker = new Worker(this.options.script, { workerData: data });
+    const slot: Slot = { worker, inFlight: new Map() };
+    this.slots.add(slot);
+    worker.on('message', (message: ParseResponse) => {
+      const pending = slot.inFlight.get(message.id);
+      if (!pending) return;
+      slot.inFlight.delete(message.id);
+      if (message.error !== undefined) pending.reject(new Error(message.error));
+      else pending.resolve(message.result);
+      this.dispatch();
+    });
+    worker.on('error', (error) => this.lose(slot, error.message));
+    worker.on('exit', (code) => this.lose(slot, `exited with code ${code}`));
+  }
+
+  /** A worker died: its jobs fail (the caller falls back), and a replacement starts if allowed. */
+  private lose(slot: Slot, why: string): void {
+    if (!this.slots.delete(slot)) return;
+    // A worker takes its jobs in order: the first was being prepared when it died and fails; the
+    // ones queued behind it never started and go back to the queue.
+    const [current, ...waiting] = slot.inFlight.values();
+    slot.inFlight.clear();
+    if (current) this.failAll([current], `parse worker failed: ${why}`);
+    this.queue.unshift(...waiting);
+    if (this.closed) return;
+    if (this.restarts < MAX_RESTARTS) {
+      this.restarts++;
+      this.spawn();
+      this.dispatch();
+    } else if (this.slots.size === 0) {
+      this.failAll(this.queue.splice(0), `parse workers failed: ${why}`);
+    }
+  }
+
+  private failAll(pending: Pending[], why: string): void {
+    for (const p of pending) p.reject(new Error(why));
+  }
+
+  private dispatch(): void {
+    for (const slot of this.slots) {
+      while (slot.inFlight.size < PER_WORKER_IN_FLIGHT && this.queue.length > 0) {
+        const next = this.queue.shift()!;
+        slot.inFlight.set(next.id, next);
+        slot.worker.postMessage({ id: next.id, job: next.job } satisfies ParseRequest);
+      }
+    }
+  }
+}

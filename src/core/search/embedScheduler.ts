@@ -1,0 +1,151 @@
+import { existsSync } from 'node:fs';
+import { isCancellation, type RepoInfo } from '../../shared/contract';
+import { loadConfig, userConfigPath } from '../config';
+import { openDatabase } from '../db/open';
+import type { EngineContext } from '../engine';
+import { embedRepository, type EmbedSummary } from './embedRun';
+import type { Embedder } from './embedder';
+
+/** Environment switch for automatic embedding: `0`/`false` off, `1`/`true` on; overrides the config. */
+export const EMBEDDINGS_ENV = 'CRA_EMBEDDINGS';
+
+/**
+ * Whether the app embeds repositories by itself after each index: `CRA_EMBEDDINGS`, else
+ * `[retrieval] embeddings = true|false` of the user config, else on. An unreadable config leaves it on.
+ */
+export function autoEmbeddingEnabled(dataDir: string, env: NodeJS.ProcessEnv = process.env): boolean {
+  const fromEnv = env[EMBEDDINGS_ENV]?.trim().toLowerCase();
+  if (fromEnv === '0' || fromEnv === 'false' || fromEnv === 'off') return false;
+  if (fromEnv === '1' || fromEnv === 'true' || fromEnv === 'on') return true;
+  try {
+    const value = (loadConfig({ userFile: userConfigPath(dataDir) }).values.retrieval as Record<string, unknown>).embeddings;
+    return value !== false;
+  } catch {
+    return true;
+  }
+}
+
+/** What the scheduler needs from the search domain. */
+export interface EmbedSchedulerDeps {
+  ctx: EngineContext;
+  embedder: () => Embedder;
+  /** The repository and its curated DB file, or an AppError (NOT_FOUND, NOT_INDEXED). */
+  resolve: (repoId: string) => { info: RepoInfo; file: string };
+}
+
+/**
+ * One embedding run per repository at a time. Explicit starts join a running one. In the app hosts
+ * `follow` makes vectors follow the index: a run starts after each successful index (after the
+ * `repos/changed` ready event, so the index is usable first), a run in progress is stopped while
+ * its repository is re-indexed (it would wait on the index's write lock) and the next index
+ * starts a fresh incremental one.
+ */
+export class EmbedScheduler {
+  private readonly running = new Map<string, { runId: string; auto: boolean; again: boolean }>();
+  private readonly indexedAt = new Map<string, string | null>();
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private disposed = false;
+
+  constructor(private readonly deps: EmbedSchedulerDeps) {}
+
+  /** Start (or join) the embedding run of a repository; returns its run id. */
+  start(repoId: string, auto = false): string {
+    const current = this.running.get(repoId);
+    if (current && this.deps.ctx.runs.list(false).some((r) => r.runId === current.runId)) return current.runId;
+    const { info, file } = this.deps.resolve(repoId);
+    const { runId, done } = this.deps.ctx.runs.start('embed', `Embedding ${info.name}`, async ({ signal, progress }): Promise<EmbedSummary> => {
+      const db = openDatabase(file, { withVectors: true });
+      try {
+        return await embedRepository(db, this.deps.embedder(), { signal, progress });
+      } finally {
+        db.close();
+      }
+    });
+    this.running.set(repoId, { runId, auto, again: false });
+    const clear = () => {
+      const entry = this.running.get(repoId);
+      if (entry?.runId !== runId) return;
+      this.running.delete(repoId);
+      // The index changed while an explicit run was going: embed what it added.
+      if (entry.again) this.later(0, () => this.start(repoId, true));
+    };
+    done.then(clear, (error: unknown) => {
+      clear();
+      if (!isCancellation(error)) console.warn(`[search] embedding ${info.name} failed: ${(error as Error).message}`);
+    });
+    return runId;
+  }
+
+  /** Follow the index of every repository (the app hosts); `resumeAfterMs` resumes unfinished repositories. */
+  follow(repos: readonly RepoInfo[], resumeAfterMs = 3000): () => void {
+    for (const repo of repos) this.indexedAt.set(repo.id, repo.lastIndexedAt);
+    const stop = this.deps.ctx.events.on('repos/changed', (repo) => this.changed(repo));
+    // Repositories whose embedding was interrupted (the app quit) continue a little after start.
+    for (const repo of repos) {
+      if (repo.status !== 'ready') continue;
+      this.later(resumeAfterMs, () => {
+        if (!this.running.has(repo.id) && hasPendingChunks(this.deps, repo.id)) this.start(repo.id, true);
+      });
+    }
+    return stop;
+  }
+
+  /** Cancel the runs and timers (engine shutdown) and wait for the runs to end. */
+  async dispose(): Promise<void> {
+    this.disposed = true;
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers.clear();
+    const runs = [...this.running.values()];
+    for (const { runId } of runs) this.deps.ctx.runs.cancel(runId);
+    await Promise.all(runs.map(({ runId }) => this.deps.ctx.runs.wait(runId).catch(() => undefined)));
+  }
+
+  private changed(repo: RepoInfo): void {
+    const current = this.running.get(repo.id);
+    if (repo.status === 'indexing') {
+      if (current?.auto) {
+        this.running.delete(repo.id);
+        this.deps.ctx.runs.cancel(current.runId);
+      }
+      return;
+    }
+    if (repo.status !== 'ready' || repo.lastIndexedAt === null || this.indexedAt.get(repo.id) === repo.lastIndexedAt) return;
+    this.indexedAt.set(repo.id, repo.lastIndexedAt);
+    if (current) {
+      current.again = true;
+      return;
+    }
+    // After the index run has reported its result: the index is usable before any embedding starts.
+    this.later(0, () => this.start(repo.id, true));
+  }
+
+  private later(ms: number, fn: () => void): void {
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      if (this.disposed) return;
+      try {
+        fn();
+      } catch (error) {
+        // The repository was removed or not indexed meanwhile: nothing to embed.
+        if (!isCancellation(error)) console.warn(`[search] automatic embedding not started: ${(error as Error).message}`);
+      }
+    }, ms);
+    timer.unref();
+    this.timers.add(timer);
+  }
+}
+
+/** Whether a repository has chunks without a vector of the default embedder (cheap counts, read-only). */
+function hasPendingChunks(deps: EmbedSchedulerDeps, repoId: string): boolean {
+  const { file } = deps.resolve(repoId);
+  if (!existsSync(file)) return false;
+  const db = openDatabase(file, { readOnly: true });
+  try {
+    const chunks = db.prepare('select count(*) from chunks').pluck().get() as number;
+    const hasTable = db.prepare("select 1 from sqlite_master where name = 'search_embedded'").get() !== undefined;
+    const vectors = hasTable ? (db.prepare('select count(*) from search_embedded where embedder_id = ?').pluck().get(deps.embedder().id) as number) : 0;
+    return vectors < chunks;
+  } finally {
+    db.close();
+  }
+}
