@@ -48,6 +48,9 @@ reserved_tokens = 4096
 # "hybrid" (BM25 + vectors), "keyword" or "semantic".
 mode = "hybrid"
 top_k = 20
+# Compute vectors in the background after each index (the app only; the built-in model needs no
+# server but costs CPU: roughly 15 min for 25k chunks on 2 cores). false = keyword search only.
+embeddings = true
 
 [orchestrator]
 max_parts = 10

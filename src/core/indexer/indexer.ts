@@ -43,7 +43,7 @@ export interface IndexOptions {
   maxFileBytes?: number;
   maxCommits?: number;
   maxFilesPerCommit?: number;
-  /** Parsing in worker threads (default: a pool of min(2, cores) when there are ≥ 50 files to parse). */
+  /** Parsing in worker threads (default: min(2, cores) workers when ≥ 50 files are to be parsed and cores are free). */
   parallel?: ParallelOptions;
 }
 

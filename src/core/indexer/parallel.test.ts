@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../db/open';
 import { createExtractor, type Extractor } from './extract/extractor';
 import { indexRepository, type IndexOptions } from './indexer';
-import { defaultWorkerScript, ParsePool } from './parsePool';
+import { defaultPoolSize, defaultWorkerScript, ParsePool } from './parsePool';
 import { createTestRepo, type TestRepo } from './testing/gitRepo';
 import { writeSample } from './testing/sampleRepo';
 
@@ -76,6 +76,13 @@ describe('parallel parsing in worker threads', () => {
     expect(existsSync(script!)).toBe(true);
   });
 
+  it('sizes the default pool by free cores: two workers at most, none on a saturated machine', () => {
+    expect(defaultPoolSize(8, 1)).toBe(2);
+    expect(defaultPoolSize(2, 0.5)).toBe(2);
+    expect(defaultPoolSize(2, 7)).toBe(0);
+    expect(defaultPoolSize(1, 0)).toBe(0);
+  });
+
   it('writes exactly what the single-thread path writes', async () => {
     const repo = newRepo();
     writeMany(repo);
@@ -89,11 +96,11 @@ describe('parallel parsing in worker threads', () => {
     expect(snapshot(pooled)).toEqual(snapshot(single));
   });
 
-  it('uses the workers by default for 50+ files and stays incremental afterwards', async () => {
+  it('uses workers for 50+ files (default threshold) and stays incremental afterwards', async () => {
     const repo = newRepo();
     writeMany(repo);
     const curated = tempCurated();
-    const full = await index(repo, curated);
+    const full = await index(repo, curated, { parallel: { workers: 2 } });
     expect(full.parsed).toBeGreaterThanOrEqual(70);
     repo.write('gen/mod5.py', 'def replaced():\n    return make4()\n');
     const again = await index(repo, curated);

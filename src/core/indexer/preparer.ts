@@ -7,7 +7,7 @@ import { extractWith, prepareFile, type ExtractFn, type PrepareJob, type Prepare
 
 /** How files are parsed: in worker threads (when there are enough of them) or in this thread. */
 export interface ParallelOptions {
-  /** Worker count; 0 parses in this thread. Default: min(2, available parallelism). */
+  /** Worker count; 0 parses in this thread. Default: `defaultPoolSize()` (min(2, cores); 0 on a saturated machine). */
   workers?: number;
   /** Fewest files for which workers start (default MIN_FILES_FOR_WORKERS). */
   minFiles?: number;

@@ -1,7 +1,7 @@
 import type { Db } from '../db/open';
 import type { FileHit } from './keyword';
 import { splitIdentifier, type ParsedQuery } from './query';
-import { documentFrequency, prep, statsFor } from './termStats';
+import { prep, statsFor } from './termStats';
 
 /** Tunables of the graph signals (seeds: graph expansion with decay, depth 1). */
 export const GRAPH = {
@@ -9,8 +9,6 @@ export const GRAPH = {
   definitionIdentifier: 1.0,
   /** Added for defining a symbol named by a plain word of the query (`parse`). */
   definitionWord: 0.3,
-  /** Exponent of the 0..1 rarity (scaled IDF) that weights definitions named by plain words. */
-  wordRarityPower: 1,
   /** A neighbour receives parent score × decay × edge weight. */
   decay: 0.7,
   importWeight: 0.35,
@@ -22,7 +20,7 @@ export const GRAPH = {
   strongHits: 5,
   strongShare: 0.4,
   /** Multiplier for test files when the query is not about tests. */
-  testDemotion: 0.85,
+  testDemotion: 0.7,
 } as const;
 
 /** A definition found for a query identifier. */
@@ -90,21 +88,6 @@ function hitFor(files: Map<number, FileHit>, fileId: number): FileHit {
 }
 
 /**
- * How much a definition named by a plain word of the query says: an identifier the user typed
- * (`get_user_by_id`, `parseHeaders`) counts fully; a plain word (`match`, `clear`) counts by its
- * rarity in the repository, the IDF of the word over chunks scaled to 0..1, because an English
- * word that names a method in every other class says little about which file a task needs.
- */
-function nameRarity(db: Db): (d: { name: string; weight: number }) => number {
-  const chunks = Math.max(2, statsFor(db).chunks);
-  return (d) => {
-    if (d.weight >= GRAPH.definitionIdentifier) return 1;
-    const df = documentFrequency(db, d.name.toLowerCase(), false);
-    return Math.min(1, Math.max(0, Math.log(chunks / Math.max(1, df)) / Math.log(chunks))) ** GRAPH.wordRarityPower;
-  };
-}
-
-/**
  * Definitions over mentions: a file that defines a symbol the query names gains a bonus, damped
  * when many files define the same name (like IDF). Returns the definitions for the result details.
  */
@@ -112,7 +95,6 @@ export function applyDefinitions(db: Db, query: ParsedQuery, files: Map<number, 
   const defs = findDefinitions(db, query);
   const filesPerName = new Map<string, Set<number>>();
   for (const d of defs) (filesPerName.get(d.name) ?? filesPerName.set(d.name, new Set()).get(d.name)!).add(d.fileId);
-  const rarity = nameRarity(db);
   const byFile = new Map<number, Array<DefinitionHit & { weight: number }>>();
   for (const d of defs) (byFile.get(d.fileId) ?? byFile.set(d.fileId, []).get(d.fileId)!).push(d);
   for (const [fileId, fileDefs] of byFile) {
@@ -122,7 +104,7 @@ export function applyDefinitions(db: Db, query: ParsedQuery, files: Map<number, 
     for (const d of fileDefs.sort((a, b) => b.weight - a.weight)) {
       if (seen.has(d.name.toLowerCase())) continue;
       seen.add(d.name.toLowerCase());
-      bonus += (d.weight * rarity(d)) / (1 + Math.log(filesPerName.get(d.name)!.size));
+      bonus += d.weight / (1 + Math.log(filesPerName.get(d.name)!.size));
       file.why.push(`definition of ${d.name}`);
     }
     file.score += bonus;

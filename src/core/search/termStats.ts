@@ -68,11 +68,21 @@ export function documentFrequency(db: Db, term: string, prefix: boolean): number
   const key = prefix ? `${term}*` : term;
   let df = stats.df.get(key);
   if (df === undefined) {
-    df = prep(db, 'select count(*) from chunks_fts where chunks_fts match ?').pluck().get(prefix ? `${quoteFts(term)} *` : quoteFts(term)) as number;
+    df = prep(db, 'select count(*) from chunks_fts where chunks_fts match ?').pluck().get(quoteTerm(term, prefix)) as number;
     if (stats.df.size >= CACHE_LIMIT) stats.df.clear();
     stats.df.set(key, df);
   }
   return df;
+}
+
+/** Chunk frequency above which a term counts as common (see {@link chunkMatch}). */
+export function commonTermThreshold(db: Db): number {
+  return Math.max(COMMON_MIN_DOCS, statsFor(db).chunks * COMMON_SHARE);
+}
+
+/** One term as an FTS5 expression: a quoted literal, `"term" *` for a prefix. */
+export function quoteTerm(term: string, prefix: boolean): string {
+  return prefix ? `${quoteFts(term)} *` : quoteFts(term);
 }
 
 /** The FTS5 expression for the chunk search, chosen by term rarity. */
@@ -93,10 +103,10 @@ export function chunkMatch(db: Db, query: ParsedQuery): ChunkMatch | null {
   const prefixes = new Set(query.prefixTerms);
   const terms = query.terms.filter((t) => t.length >= 2 || /[0-9]/.test(t));
   if (terms.length === 0) return null;
-  const threshold = Math.max(COMMON_MIN_DOCS, statsFor(db).chunks * COMMON_SHARE);
+  const threshold = commonTermThreshold(db);
   const withDf = terms.map((t) => ({ term: t, prefix: prefixes.has(t), df: documentFrequency(db, t, prefixes.has(t)) })).filter((t) => t.df > 0);
   if (withDf.length === 0) return null;
-  const phrase = (t: { term: string; prefix: boolean }) => (t.prefix ? `${quoteFts(t.term)} *` : quoteFts(t.term));
+  const phrase = (t: { term: string; prefix: boolean }) => quoteTerm(t.term, t.prefix);
   const rare = withDf.filter((t) => t.df <= threshold);
   if (rare.length > 0) {
     return { expression: rare.map(phrase).join(' OR '), dropped: withDf.filter((t) => t.df > threshold).map((t) => t.term) };
