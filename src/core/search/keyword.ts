@@ -1,5 +1,4 @@
 import type { Db } from '../db/open';
-import { fileBm25 } from './fileBm25';
 import { buildMatchExpression, type ParsedQuery } from './query';
 import { chunkMatch, prep } from './termStats';
 
@@ -13,11 +12,8 @@ export const PATH_WEIGHTS = { path: 1, pathTokens: 2 } as const;
 /** How many chunks and paths BM25 considers before aggregating per file. */
 const CHUNK_POOL = 300;
 const PATH_POOL = 100;
-/**
- * Weights of the rankings fused into the keyword ranking, each normalised to best = 1: chunk BM25
- * counts 1, the path ranking `path`, the whole-file BM25 (see `fileBm25`) `file`.
- */
-export const KEYWORD_SHARES = { path: 0.35, file: 0.3 };
+/** Weight of the path ranking relative to the chunk ranking (both normalised to the best = 1). */
+const PATH_SHARE = 0.35;
 
 /** One chunk that matched, with its BM25 score made positive (higher is better). */
 export interface ChunkHit {
@@ -107,15 +103,8 @@ export function keywordFileRanking(db: Db, query: ParsedQuery): Map<number, File
       file = { fileId, score: 0, chunks: [], why: [] };
       files.set(fileId, file);
     }
-    file.score += KEYWORD_SHARES.path * share;
+    file.score += PATH_SHARE * share;
     if (share >= 0.5) file.why.push('path match');
-  }
-  if (KEYWORD_SHARES.file > 0) {
-    for (const [fileId, share] of normalise(fileBm25(db, query))) {
-      const file = files.get(fileId) ?? { fileId, score: 0, chunks: [], why: [] };
-      files.set(fileId, file);
-      file.score += KEYWORD_SHARES.file * share;
-    }
   }
   const best = Math.max(0, ...[...files.values()].map((f) => f.score));
   if (best > 0) for (const file of files.values()) file.score /= best;

@@ -5,6 +5,7 @@ import { describeResults } from './details';
 import { createDefaultEmbedder, wordsForEmbedding, type Embedder } from './embedder';
 import { reciprocalRankFusion } from './fusion';
 import { kindPrior } from './fileKinds';
+import { applyFileBm25 } from './fileBm25';
 import { applyDefinitions, applyNeighbours, applyPrior, testPrior, type DefinitionHit } from './graph';
 import { keywordFileRanking, type FileHit } from './keyword';
 import { parseQuery, type ParsedQuery } from './query';
@@ -81,7 +82,10 @@ export async function searchWithMode(target: SearchTarget, query: string, option
   // they check; docs change together with the code they describe).
   const tests = testPrior(db, parsed);
   const kinds = kindPrior(db, parsed);
-  applyPrior(files, (fileId) => tests(fileId) * kinds(fileId));
+  const prior = (fileId: number) => tests(fileId) * kinds(fileId);
+  applyPrior(files, prior);
+  // Whole-file BM25 joins last, as a ranker of its own beside the chunk evidence and the graph.
+  applyFileBm25(db, parsed, files, prior);
   return { results: finish(db, files, parsed, definitions, limit), mode };
 }
 

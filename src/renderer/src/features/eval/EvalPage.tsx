@@ -23,7 +23,17 @@ export function EvalPage() {
     return off;
   }, []);
 
-  if (isLoaded && reports.length === 0 && !run && !loadError) {
+  // Mount the start form only once the list is known, so a path typed meanwhile is never lost
+  // when the page switches between its empty state and the report list.
+  if (!isLoaded && !loadError) {
+    return (
+      <div className="page eval-page">
+        <p className="muted">Loading reports…</p>
+      </div>
+    );
+  }
+
+  if (reports.length === 0 && !run && !loadError) {
     return (
       <EmptyState title="Evaluation" action={<StartEvalForm />}>
         <p>

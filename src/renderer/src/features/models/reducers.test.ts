@@ -19,6 +19,11 @@ describe('pull reducers', () => {
     pulls = pullReducers.started(pulls, 'qwen3:4b', 'r2');
     expect(pulls['qwen3:4b']).toMatchObject({ runId: 'r2', status: 'running', progress: { doneBytes: 600 } });
     expect(pullReducers.progress(pulls, progress('r1', 700))).toBe(pulls);
+    // The resumed pull's manifest step carries no byte totals: the bar stays at 60%.
+    pulls = pullReducers.progress(pulls, { ...progress('r2', 0), phase: 'pulling manifest', totalBytes: 0, percent: null });
+    expect(pulls['qwen3:4b']).toMatchObject({ runId: 'r2', progress: { doneBytes: 600, percent: 60, phase: 'pulling manifest' } });
+    pulls = pullReducers.progress(pulls, progress('r2', 650));
+    expect(pulls['qwen3:4b']?.progress).toMatchObject({ doneBytes: 650, percent: 65 });
   });
 
   it('records a failure message', () => {

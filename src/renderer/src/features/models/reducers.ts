@@ -22,7 +22,11 @@ export const pullReducers = {
   progress(pulls: Pulls, p: ModelPullProgress): Pulls {
     const current = pulls[p.model];
     if (current && current.runId !== p.runId) return pulls;
-    return { ...pulls, [p.model]: { runId: p.runId, model: p.model, status: 'running', progress: p, error: null } };
+    // A resumed pull first reports its manifest step with no byte totals yet: keep the bar where it
+    // stood instead of dropping it to zero until the layers report again.
+    const known = current?.progress;
+    const progress = p.totalBytes === 0 && known && known.totalBytes > 0 ? { ...known, runId: p.runId, phase: p.phase } : p;
+    return { ...pulls, [p.model]: { runId: p.runId, model: p.model, status: 'running', progress, error: null } };
   },
   finished(pulls: Pulls, f: RunFinished): Pulls {
     const entry = Object.values(pulls).find((v) => v.runId === f.runId);
