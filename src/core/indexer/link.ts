@@ -1,13 +1,20 @@
 import type { Db } from '../db/open';
-import type { ExtractedImport, ParsedLanguage } from './extract/types';
+import type { ExtractedImport, ExtractedReference, ParsedLanguage } from './extract/types';
+import { isClassLike, SymbolTable, type WrittenSymbol } from './symbolTable';
 
 /** Resolves one import of a file to repository paths (empty when external or unknown). */
 export type ResolveImport = (fromPath: string, imp: ExtractedImport, language: ParsedLanguage) => string[];
 
-/** Which files to re-link: `all`, or the ids whose imports / references must be resolved again. */
-export interface LinkScope {
-  imports: Set<number> | 'all';
-  references: Set<number> | 'all';
+/** Files to work on: every indexed file, or the given ids. */
+export type FileScope = Iterable<number> | 'all';
+
+/** What this run wrote for a parsed file; its references are resolved and inserted by `insertReferences`. */
+export interface WrittenFile {
+  /** The file's symbols in extraction order, with their new ids. */
+  symbols: WrittenSymbol[];
+  /** `fromSymbol` indexes `symbols`. */
+  references: readonly ExtractedReference[];
+  imports: readonly ExtractedImport[];
 }
 
 interface FileInfo {
@@ -23,7 +30,6 @@ interface Binding {
 }
 
 interface ImportRow {
-  file_id: number;
   specifier: string;
   names_json: string;
   alias: string | null;
@@ -33,82 +39,155 @@ interface ImportRow {
   line: number;
 }
 
+interface Env {
+  local: Map<string, number>;
+  bindings: Map<string, Binding>;
+  /** Symbol by id, for the enclosing class of a reference. */
+  symbol: (id: number) => { id: number; kind: string; parentId: number | null } | undefined;
+}
+
+type IsParsed = (language: string) => language is ParsedLanguage;
+
 /**
- * Turns stored imports into `file_dependencies` and resolves `symbol_references` to target symbols
+ * Turns imports into `file_dependencies` and resolves `symbol_references` to target symbols
  * where the target is determinable: local definitions, imported names, `module.func` through an
  * imported module, `self.method` / `this.method` within the enclosing class (and its resolved base
  * classes), `Class.member`. Unresolved references keep a null target.
+ *
+ * Files written by this run are resolved from memory and their references inserted already
+ * resolved (base classes first, so `self.x` finds inherited members in any file order); stored
+ * references of other files (dependents of changed files) are re-resolved in place.
  */
 export class Linker {
   private readonly files = new Map<number, FileInfo>();
   private readonly idByPath = new Map<string, number>();
-  private readonly topLevel = new Map<number, Map<string, number>>();
-  private readonly children = new Map<number, Map<string, number>>();
-  private readonly bases = new Map<number, Array<{ id: number }>>();
+  private readonly table: SymbolTable;
+  private readonly importCache = new Map<number, Array<{ imp: ExtractedImport; targets: number[] }>>();
   private readonly stmt;
 
   constructor(
     private readonly db: Db,
     private readonly resolveImport: ResolveImport,
+    private readonly isParsed: IsParsed,
+    private readonly written: ReadonlyMap<number, WrittenFile> = new Map(),
   ) {
     this.stmt = {
-      imports: db.prepare('select * from imports where file_id = ? order by line'),
-      topLevel: db.prepare('select id, name from symbols where file_id = ? and parent_id is null order by id'),
-      members: db.prepare('select id, name from symbols where parent_id = ? order by id'),
+      imports: db.prepare('select specifier, names_json, alias, level, is_reexport, is_system, line from imports where file_id = ? order by line'),
       refs: db.prepare('select id, name, kind, from_symbol_id as fromId, target_symbol_id as target from symbol_references where file_id = ?'),
       fileSymbols: db.prepare('select id, kind, parent_id as parentId from symbols where file_id = ?'),
       setTarget: db.prepare('update symbol_references set target_symbol_id = ? where id = ?'),
-      bases: db.prepare("select target_symbol_id as id from symbol_references where from_symbol_id = ? and kind = 'inherit' and target_symbol_id is not null"),
+      insertRef: db.prepare('insert into symbol_references (file_id, from_symbol_id, name, kind, line, target_symbol_id) values (?, ?, ?, ?, ?, ?)'),
+      deleteDeps: db.prepare('delete from file_dependencies where from_file_id = ?'),
+      insertDep: db.prepare('insert or ignore into file_dependencies (from_file_id, to_file_id, kind, specifier) values (?, ?, ?, ?)'),
     };
     const rows = db.prepare('select id, path, language from files where skip_reason is null').all() as FileInfo[];
     for (const f of rows) {
       this.files.set(f.id, f);
       this.idByPath.set(f.path, f.id);
     }
+    this.table = new SymbolTable(db);
+    for (const [fileId, file] of written) this.table.register(fileId, file.symbols);
   }
 
-  /** Resolve imports and then references for the given scope; returns the number of dependency edges written. */
-  run(scope: LinkScope, isParsed: (language: string) => language is ParsedLanguage): number {
-    const importFiles = scope.imports === 'all' ? [...this.files.keys()] : [...scope.imports].filter((id) => this.files.has(id));
+  /** Rewrite the `file_dependencies` of the given files; returns the number of edges written. */
+  linkImports(scope: FileScope): number {
     let edges = 0;
-    const del = this.db.prepare('delete from file_dependencies where from_file_id = ?');
-    const ins = this.db.prepare('insert or ignore into file_dependencies (from_file_id, to_file_id, kind, specifier) values (?, ?, ?, ?)');
-    for (const fileId of importFiles) {
-      del.run(fileId);
-      for (const { imp, targets } of this.resolvedImports(fileId, isParsed)) {
-        for (const to of targets) if (to !== fileId) edges += ins.run(fileId, to, imp.isReexport ? 'reexport' : 'import', imp.specifier).changes;
+    for (const fileId of this.inScope(scope)) {
+      this.stmt.deleteDeps.run(fileId);
+      for (const { imp, targets } of this.resolvedImports(fileId)) {
+        for (const to of targets) if (to !== fileId) edges += this.stmt.insertDep.run(fileId, to, imp.isReexport ? 'reexport' : 'import', imp.specifier).changes;
       }
     }
-    const refFiles = scope.references === 'all' ? [...this.files.keys()] : [...scope.references].filter((id) => this.files.has(id));
-    for (const fileId of refFiles) this.resolveReferences(fileId, isParsed);
     return edges;
   }
 
-  private readonly importCache = new Map<number, Array<{ imp: ExtractedImport; targets: number[] }>>();
+  /** Resolve and insert the references of every file written by this run (call after `linkImports`). */
+  insertReferences(): void {
+    const envs = new Map<number, Env>();
+    const inherits = new Map<number, Array<number | null>>();
+    // Pass 1: inheritance, so that pass 2 can look members up in base classes of any file.
+    for (const [fileId, file] of this.written) {
+      if (!file.references.some((r) => r.kind === 'inherit')) continue;
+      const env = this.writtenEnv(fileId, file, envs);
+      const bases = new Map<number, number[]>();
+      inherits.set(
+        fileId,
+        file.references.map((ref) => {
+          if (ref.kind !== 'inherit') return null;
+          const fromId = ref.fromSymbol === null ? null : (file.symbols[ref.fromSymbol]?.id ?? null);
+          const target = this.resolveName(ref.name, env, fromId);
+          if (target !== null && fromId !== null) bases.set(fromId, [...(bases.get(fromId) ?? []), target]);
+          return target;
+        }),
+      );
+      for (const [classId, ids] of bases) this.table.setBases(classId, ids);
+    }
+    for (const [fileId, file] of this.written) {
+      if (file.references.length === 0) continue;
+      const env = this.writtenEnv(fileId, file, envs);
+      const resolvedBases = inherits.get(fileId);
+      file.references.forEach((ref, i) => {
+        const fromId = ref.fromSymbol === null ? null : (file.symbols[ref.fromSymbol]?.id ?? null);
+        let target: number | null = null;
+        if (ref.kind === 'inherit') target = resolvedBases?.[i] ?? null;
+        else if (ref.kind !== 'import') target = this.resolveName(ref.name, env, fromId);
+        this.stmt.insertRef.run(fileId, fromId, ref.name, ref.kind, ref.line, target);
+      });
+    }
+  }
 
-  private resolvedImports(fileId: number, isParsed: (language: string) => language is ParsedLanguage): Array<{ imp: ExtractedImport; targets: number[] }> {
+  /** Re-resolve the stored references of files not written by this run, updating changed targets. */
+  updateReferences(scope: FileScope): void {
+    for (const fileId of this.inScope(scope)) {
+      if (this.written.has(fileId) || !this.isParsed(this.files.get(fileId)!.language)) continue;
+      this.updateStored(fileId);
+    }
+  }
+
+  private inScope(scope: FileScope): number[] {
+    return scope === 'all' ? [...this.files.keys()] : [...scope].filter((id) => this.files.has(id));
+  }
+
+  private writtenEnv(fileId: number, file: WrittenFile, cache: Map<number, Env>): Env {
+    let env = cache.get(fileId);
+    if (!env) {
+      const byId = new Map(file.symbols.map((s) => [s.id, s]));
+      env = { local: this.table.topLevelOf(fileId), bindings: this.bindings(fileId), symbol: (id) => byId.get(id) };
+      cache.set(fileId, env);
+    }
+    return env;
+  }
+
+  private updateStored(fileId: number): void {
+    const refs = this.stmt.refs.all(fileId) as Array<{ id: number; name: string; kind: string; fromId: number | null; target: number | null }>;
+    if (refs.length === 0) return;
+    const symbols = this.stmt.fileSymbols.all(fileId) as Array<{ id: number; kind: string; parentId: number | null }>;
+    const byId = new Map(symbols.map((s) => [s.id, s]));
+    const env: Env = { local: this.table.topLevelOf(fileId), bindings: this.bindings(fileId), symbol: (id) => byId.get(id) };
+    for (const ref of refs) {
+      if (ref.kind === 'import') continue;
+      const target = this.resolveName(ref.name, env, ref.fromId);
+      if (target === ref.target) continue;
+      this.stmt.setTarget.run(target, ref.id);
+      if (ref.kind === 'inherit' && ref.fromId !== null) this.table.dropBases(ref.fromId);
+    }
+  }
+
+  private resolvedImports(fileId: number): Array<{ imp: ExtractedImport; targets: number[] }> {
     let cached = this.importCache.get(fileId);
     if (!cached) {
-      cached = this.resolveImportsOf(fileId, isParsed);
+      cached = this.resolveImportsOf(fileId);
       this.importCache.set(fileId, cached);
     }
     return cached;
   }
 
-  private resolveImportsOf(fileId: number, isParsed: (language: string) => language is ParsedLanguage): Array<{ imp: ExtractedImport; targets: number[] }> {
+  private resolveImportsOf(fileId: number): Array<{ imp: ExtractedImport; targets: number[] }> {
     const file = this.files.get(fileId)!;
-    if (!isParsed(file.language)) return [];
-    const rows = this.stmt.imports.all(fileId) as ImportRow[];
-    return rows.map((row) => {
-      const imp: ExtractedImport = {
-        specifier: row.specifier,
-        names: JSON.parse(row.names_json) as string[],
-        alias: row.alias,
-        level: row.level,
-        isReexport: row.is_reexport === 1,
-        isSystem: row.is_system === 1,
-        line: row.line,
-      };
+    if (!this.isParsed(file.language)) return [];
+    const written = this.written.get(fileId);
+    const imports = written ? [...written.imports].sort((a, b) => a.line - b.line).map(asStored) : (this.stmt.imports.all(fileId) as ImportRow[]).map(fromRow);
+    return imports.map((imp) => {
       let paths: string[] = [];
       try {
         paths = this.resolveImport(file.path, imp, file.language as ParsedLanguage);
@@ -120,31 +199,9 @@ export class Linker {
     });
   }
 
-  private symbolsOf(fileId: number): Map<string, number> {
-    let map = this.topLevel.get(fileId);
-    if (!map) {
-      map = new Map();
-      const rows = this.stmt.topLevel.all(fileId) as Array<{ id: number; name: string }>;
-      for (const r of rows) if (!map.has(r.name)) map.set(r.name, r.id);
-      this.topLevel.set(fileId, map);
-    }
-    return map;
-  }
-
-  private membersOf(symbolId: number): Map<string, number> {
-    let map = this.children.get(symbolId);
-    if (!map) {
-      map = new Map();
-      const rows = this.stmt.members.all(symbolId) as Array<{ id: number; name: string }>;
-      for (const r of rows) if (!map.has(r.name)) map.set(r.name, r.id);
-      this.children.set(symbolId, map);
-    }
-    return map;
-  }
-
-  private bindings(fileId: number, isParsed: (language: string) => language is ParsedLanguage): Map<string, Binding> {
+  private bindings(fileId: number): Map<string, Binding> {
     const out = new Map<string, Binding>();
-    for (const { imp, targets } of this.resolvedImports(fileId, isParsed)) {
+    for (const { imp, targets } of this.resolvedImports(fileId)) {
       if (targets.length === 0) continue;
       const named = imp.names.filter((n) => n !== '*' && n !== 'default');
       if (named.length === 0 || imp.alias) {
@@ -161,41 +218,13 @@ export class Linker {
     return out;
   }
 
-  private resolveReferences(fileId: number, isParsed: (language: string) => language is ParsedLanguage): void {
-    const refs = this.stmt.refs.all(fileId) as Array<{
-      id: number;
-      name: string;
-      kind: string;
-      fromId: number | null;
-      target: number | null;
-    }>;
-    if (refs.length === 0) return;
-    const symbols = this.stmt.fileSymbols.all(fileId) as Array<{ id: number; kind: string; parentId: number | null }>;
-    const byId = new Map(symbols.map((s) => [s.id, s]));
-    const bindings = this.bindings(fileId, isParsed);
-    const local = this.symbolsOf(fileId);
-    const update = this.stmt.setTarget;
-    const enclosingClass = (id: number | null): number | null => {
-      for (let cur = id === null ? undefined : byId.get(id); cur; cur = cur.parentId === null ? undefined : byId.get(cur.parentId)) {
-        if (cur.kind === 'class' || cur.kind === 'struct' || cur.kind === 'interface') return cur.id;
-      }
-      return null;
-    };
-    for (const ref of refs) {
-      if (ref.kind === 'import') continue;
-      const target = this.resolveName(ref.name, { local, bindings, classId: enclosingClass(ref.fromId) });
-      if (target === ref.target) continue;
-      update.run(target, ref.id);
-      if (ref.kind === 'inherit' && ref.fromId !== null) this.bases.delete(ref.fromId);
-    }
-  }
-
-  private resolveName(name: string, env: { local: Map<string, number>; bindings: Map<string, Binding>; classId: number | null }): number | null {
+  private resolveName(name: string, env: Env, fromId: number | null): number | null {
     const parts = name.split('.').filter(Boolean);
     if (parts.length === 0) return null;
     const [head = '', member = ''] = parts;
-    if ((head === 'self' || head === 'cls' || head === 'this') && env.classId !== null) {
-      return parts.length === 1 ? env.classId : this.memberOfClass(env.classId, member, 2);
+    if (head === 'self' || head === 'cls' || head === 'this') {
+      const classId = enclosingClass(env, fromId);
+      if (classId !== null) return parts.length === 1 ? classId : this.table.memberOfClass(classId, member, 2);
     }
     if (parts.length === 1) return env.local.get(head) ?? this.bound(env.bindings.get(head));
     // Longest dotted prefix bound to a module: `os.path.join` via `import os.path`.
@@ -204,7 +233,7 @@ export class Linker {
       if (binding && binding.name === null) return this.lookupIn(binding.fileIds, parts[n]!);
     }
     const base = env.local.get(head) ?? this.bound(env.bindings.get(head));
-    return base === null ? null : this.memberOfClass(base, member, 2);
+    return base === null ? null : this.table.memberOfClass(base, member, 2);
   }
 
   private bound(binding: Binding | undefined): number | null {
@@ -214,33 +243,35 @@ export class Linker {
 
   private lookupIn(fileIds: number[], name: string): number | null {
     for (const id of fileIds) {
-      const hit = this.symbolsOf(id).get(name);
+      const hit = this.table.topLevelOf(id).get(name);
       if (hit !== undefined) return hit;
     }
     return null;
   }
+}
 
-  /** Resolved base classes of a class (cached; `resolveReferences` drops the entry when it re-targets an `inherit` reference). */
-  private basesOf(classId: number): Array<{ id: number }> {
-    let bases = this.bases.get(classId);
-    if (!bases) {
-      bases = this.stmt.bases.all(classId) as Array<{ id: number }>;
-      this.bases.set(classId, bases);
-    }
-    return bases;
+function enclosingClass(env: Env, fromId: number | null): number | null {
+  for (let cur = fromId === null ? undefined : env.symbol(fromId); cur; cur = cur.parentId === null ? undefined : env.symbol(cur.parentId)) {
+    if (isClassLike(cur.kind)) return cur.id;
   }
+  return null;
+}
 
-  /** A member of a class, else of its base classes (resolved `inherit` references), `depth` levels up. */
-  private memberOfClass(classId: number, member: string, depth: number): number | null {
-    const own = this.membersOf(classId).get(member);
-    if (own !== undefined) return own;
-    if (depth <= 0) return null;
-    for (const base of this.basesOf(classId)) {
-      const hit = this.memberOfClass(base.id, member, depth - 1);
-      if (hit !== null) return hit;
-    }
-    return null;
-  }
+/** An import as the database stores it (what a later incremental run reads back), so both paths resolve alike. */
+function asStored(imp: ExtractedImport): ExtractedImport {
+  return { specifier: imp.specifier, names: imp.names, alias: imp.alias, level: imp.level, isReexport: imp.isReexport, isSystem: imp.isSystem, line: imp.line };
+}
+
+function fromRow(row: ImportRow): ExtractedImport {
+  return {
+    specifier: row.specifier,
+    names: JSON.parse(row.names_json) as string[],
+    alias: row.alias,
+    level: row.level,
+    isReexport: row.is_reexport === 1,
+    isSystem: row.is_system === 1,
+    line: row.line,
+  };
 }
 
 function stem(path: string): string {

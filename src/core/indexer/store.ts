@@ -2,6 +2,7 @@ import type { SkipReason } from '../../shared/contract';
 import type { Db } from '../db/open';
 import type { Chunk } from './chunks';
 import type { FileExtraction } from './extract/types';
+import type { WrittenSymbol } from './symbolTable';
 
 /** The row the indexer writes for one listed file. */
 export interface FileRow {
@@ -58,7 +59,6 @@ export class CuratedWriter {
         `insert into symbols (file_id, name, qualified_name, kind, signature, docstring, start_line, end_line, parent_id, is_exported)
          values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
-      insertRef: db.prepare('insert into symbol_references (file_id, from_symbol_id, name, kind, line) values (?, ?, ?, ?, ?)'),
       insertImport: db.prepare(
         'insert into imports (file_id, specifier, names_json, alias, level, is_reexport, is_system, line) values (?, ?, ?, ?, ?, ?, ?, ?)',
       ),
@@ -106,31 +106,23 @@ export class CuratedWriter {
     this.s.clearDeps.run(id);
   }
 
-  /** Store the symbols, references, imports and rationale of a parsed file. */
-  writeExtraction(fileId: number, extraction: FileExtraction): void {
-    const ids: number[] = [];
-    extraction.symbols.forEach((sym) => {
-      const parentId = sym.parent === null ? null : (ids[sym.parent] ?? null);
-      const info = this.s.insertSymbol.run(
-        fileId,
-        sym.name,
-        sym.qualifiedName,
-        sym.kind,
-        sym.signature,
-        sym.docstring,
-        sym.startLine,
-        sym.endLine,
-        parentId,
-        sym.isExported ? 1 : 0,
-      );
-      ids.push(Number(info.lastInsertRowid));
-    });
-    const symbolId = (index: number | null) => (index === null ? null : (ids[index] ?? null));
-    for (const ref of extraction.references) this.s.insertRef.run(fileId, symbolId(ref.fromSymbol), ref.name, ref.kind, ref.line);
+  /**
+   * Store the symbols, imports and rationale of a parsed file and return its symbols with their
+   * ids. References are left to the linker, which inserts them already resolved.
+   */
+  writeExtraction(fileId: number, extraction: FileExtraction): WrittenSymbol[] {
+    const written: WrittenSymbol[] = [];
+    for (const sym of extraction.symbols) {
+      const parentId = sym.parent === null ? null : (written[sym.parent]?.id ?? null);
+      const info = this.s.insertSymbol.run(fileId, sym.name, sym.qualifiedName, sym.kind, sym.signature, sym.docstring, sym.startLine, sym.endLine, parentId, sym.isExported ? 1 : 0);
+      written.push({ id: Number(info.lastInsertRowid), name: sym.name, kind: sym.kind, parentId });
+    }
+    const symbolId = (index: number | null) => (index === null ? null : (written[index]?.id ?? null));
     for (const imp of extraction.imports) {
       this.s.insertImport.run(fileId, imp.specifier, JSON.stringify(imp.names), imp.alias, imp.level, imp.isReexport ? 1 : 0, imp.isSystem ? 1 : 0, imp.line);
     }
     for (const r of extraction.rationale) this.s.insertRationale.run(fileId, symbolId(r.fromSymbol), r.tag, r.text, r.line);
+    return written;
   }
 
   /** Store the search chunks of a file (the FTS index follows through triggers). */
