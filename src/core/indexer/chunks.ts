@@ -96,7 +96,8 @@ function pushWindows(chunks: Chunk[], lines: string[], start: number, end: numbe
   for (let from = start; from <= end; from += size) {
     const to = Math.min(end, from + size - 1);
     const text = lines.slice(from - 1, to).join('\n').slice(0, MAX_CHUNK_CHARS);
-    if (kind === 'text' && text.trim().length === 0) continue;
+    // Blank stretches (between a class's methods, mostly) carry nothing to search.
+    if (text.trim().length === 0) continue;
     chunks.push({ startLine: from, endLine: to, kind, symbolNames: names, identifiers: splitIdentifiers(`${names} ${text}`), text });
   }
 }

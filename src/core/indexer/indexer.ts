@@ -162,6 +162,8 @@ interface ParseResult {
   changed: Set<number>;
   /** Parsed files written by this run, for the linker. */
   written: Map<number, WrittenFile>;
+  /** Other files with references into a rewritten file (their stored references are re-resolved). */
+  referrers: Set<number>;
 }
 
 async function parseChanged(writer: CuratedWriter, stored: Map<string, StoredFile>, listing: Listing, options: IndexOptions): Promise<ParseResult> {
@@ -174,7 +176,7 @@ async function parseChanged(writer: CuratedWriter, stored: Map<string, StoredFil
     const known = stored.get(f.path);
     return { absolutePath: join(options.root, f.path), relPath: f.path, size: f.size, maxFileBytes, knownHash: known?.contentHash ?? null, knownSkipReason: known?.skipReason ?? null };
   });
-  const result: ParseResult = { parsed: 0, added: 0, changed: new Set(), written: new Map() };
+  const result: ParseResult = { parsed: 0, added: 0, changed: new Set(), written: new Map(), referrers: new Set() };
   if (jobs.length === 0) return result;
   const preparer = openPreparer(jobs, { extractor: options.extractor, signal: options.signal, parallel: options.parallel });
   try {
@@ -205,6 +207,8 @@ function writePrepared(writer: CuratedWriter, f: Listing['files'][number], prepa
     writer.touchFile(existing.id, f.mtimeMs, f.size);
     return;
   }
+  // Files whose references point into this one lose those targets when its symbols are rewritten.
+  if (existing) for (const id of writer.referrersOf(existing.id)) result.referrers.add(id);
   const extraction = prepared.extraction;
   const fileId = writer.writeFile(
     {
@@ -236,7 +240,8 @@ function writePrepared(writer: CuratedWriter, f: Listing['files'][number], prepa
 /**
  * Resolve imports and references. A changed file set re-links every file; otherwise the changed
  * files' imports, then the references of the changed files (inserted resolved) and of the files
- * that import them (stored references re-targeted: their targets in a rewritten file were nulled).
+ * that import them or referred into them (stored references re-targeted: their targets in a
+ * rewritten file were nulled).
  */
 function linkFiles(db: Db, options: IndexOptions, fileSetChanged: boolean, parse: ParseResult): void {
   const paths = (db.prepare('select path from files where skip_reason is null').pluck().all() as string[]).sort();
@@ -260,7 +265,7 @@ function linkFiles(db: Db, options: IndexOptions, fileSetChanged: boolean, parse
     .pluck()
     .all() as number[];
   linker.insertReferences();
-  linker.updateReferences(dependents);
+  linker.updateReferences(new Set([...dependents, ...parse.referrers]));
 }
 
 function summarize(db: Db): Omit<IndexSummary, 'durationMs' | 'parsed' | 'removed'> {

@@ -47,6 +47,9 @@ export class CuratedWriter {
         `update files set language=@language, size=@size, lines=@lines, content_hash=@contentHash, mtime_ms=@mtimeMs, is_test=@isTest, skip_reason=@skipReason,
          encoding=@encoding, has_syntax_errors=@hasSyntaxErrors, module_doc=@moduleDoc, indexed_at=@indexedAt where id=@id`,
       ),
+      referrers: db
+        .prepare('select distinct r.file_id from symbols s join symbol_references r on r.target_symbol_id = s.id where s.file_id = ? and r.file_id != s.file_id')
+        .pluck(),
       touchFile: db.prepare('update files set mtime_ms = ?, size = ? where id = ?'),
       deleteFile: db.prepare('delete from files where id = ?'),
       clearSymbols: db.prepare('delete from symbols where file_id = ?'),
@@ -84,6 +87,11 @@ export class CuratedWriter {
     this.clearContent(existingId);
     this.s.updateFile.run({ ...params, id: existingId });
     return existingId;
+  }
+
+  /** Other files with references resolved into this file's symbols. */
+  referrersOf(fileId: number): number[] {
+    return this.s.referrers.all(fileId) as number[];
   }
 
   /** Record a new mtime for a file whose content did not change. */

@@ -96,14 +96,4 @@ function phaseOf(status: string): string {
   return status;
 }
 
-/** Format bytes for people: 1.2 GB, 340 MB. */
-export function formatBytes(bytes: number): string {
-  const units = ['B', 'KB', 'MB', 'GB', 'TB'];
-  let v = bytes;
-  let i = 0;
-  while (v >= 1000 && i < units.length - 1) {
-    v /= 1000;
-    i++;
-  }
-  return `${v >= 10 || i === 0 ? Math.round(v) : v.toFixed(1)} ${units[i]}`;
-}
+export { formatBytes } from '../../shared/format';

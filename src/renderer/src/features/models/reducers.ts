@@ -1,3 +1,4 @@
+import { formatBytes } from '../../../../shared/format';
 import type { ModelPullProgress, RunFinished } from '../../../../shared/contract';
 
 /** A pull as the Models page shows it. */
@@ -43,17 +44,7 @@ export const pullReducers = {
   },
 };
 
-/** 1.2 GB, 340 MB. */
-export function formatBytes(bytes: number): string {
-  const units = ['B', 'KB', 'MB', 'GB', 'TB'];
-  let v = bytes;
-  let i = 0;
-  while (v >= 1000 && i < units.length - 1) {
-    v /= 1000;
-    i++;
-  }
-  return `${v >= 10 || i === 0 ? Math.round(v) : v.toFixed(1)} ${units[i]}`;
-}
+export { formatBytes } from '../../../../shared/format';
 
 /** "42% · 1.1 GB of 2.5 GB · 12 MB/s · 2m 3s left". */
 export function pullLabel(p: ModelPullProgress | null): string {

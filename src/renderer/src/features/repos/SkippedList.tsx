@@ -1,3 +1,4 @@
+import { formatBytes } from '../../../../shared/format';
 import { useEffect, useState } from 'react';
 import { reposSelectors, useReposStore } from './store';
 
@@ -48,10 +49,4 @@ export function SkippedList(props: { repoId: string }) {
       ) : null}
     </details>
   );
-}
-
-function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
-  return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 }
