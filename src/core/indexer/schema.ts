@@ -1,7 +1,10 @@
 import type { Migration } from '../db/open';
 
-/** Bumped when the indexer's output changes meaning, so an old index is rebuilt rather than mixed. */
-export const INDEX_VERSION = 1;
+/**
+ * Bumped when the indexer's output changes meaning, so an old index is rebuilt rather than mixed.
+ * 2: no whitespace-only chunks; inherited members resolved whatever the file order.
+ */
+export const INDEX_VERSION = 2;
 
 /**
  * The triggers that keep `chunks_fts` and `paths_fts` in step with `chunks` and `files`. A full
