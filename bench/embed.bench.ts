@@ -9,8 +9,8 @@
  * Env: CRA_BENCH_STDLIB (default: the newest /usr/lib/python3.*), CRA_BENCH_SEARCH_DB (reuse an
  * already indexed curated.sqlite; it is copied, never modified), CRA_BENCH_EMBED_CHUNKS (default 200).
  */
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { copyFileSync, existsSync, readdirSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { openDatabase, type Db } from '../src/core/db/open';
@@ -20,6 +20,7 @@ import { embedRepository } from '../src/core/search/embedRun';
 import { chunkEmbeddingText, EMBED_CHUNKS_PAGE_SQL, type ChunkTextFields } from '../src/core/search/embedText';
 import { indexerDeps } from '../src/core/search/testRepo';
 import { createBackgroundEmbedder } from '../src/core/search/workerEmbedder';
+import { runIfMain } from './standalone';
 import type { BenchContext, BenchFigure } from './types';
 
 function stdlibRoot(): string {
@@ -122,15 +123,4 @@ export async function run(ctx: BenchContext): Promise<BenchFigure[]> {
   }
 }
 
-if (process.argv[1] && /embed\.bench\.ts$/.test(process.argv[1])) {
-  const tmpDir = mkdtempSync(join(tmpdir(), 'cra-bench-embed-'));
-  run({ tmpDir, log: (m) => process.stderr.write(`embed: ${m}\n`) })
-    .then(
-      (figures) => process.stdout.write(`${JSON.stringify(figures, null, 2)}\n`),
-      (error: unknown) => {
-        process.stderr.write(`${(error as Error).stack ?? String(error)}\n`);
-        process.exitCode = 1;
-      },
-    )
-    .finally(() => rmSync(tmpDir, { recursive: true, force: true }));
-}
+runIfMain(__filename, 'embed', run);

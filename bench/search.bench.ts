@@ -7,8 +7,8 @@
  * Env: CRA_BENCH_STDLIB (default: the newest /usr/lib/python3.*), CRA_BENCH_SEARCH_DB (reuse an
  * already indexed curated.sqlite; it is copied, never modified), CRA_BENCH_EMBED_CHUNKS (default 300).
  */
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { copyFileSync, existsSync, readdirSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase, type Db } from '../src/core/db/open';
 import { indexRepository } from '../src/core/indexer/indexer';
@@ -17,6 +17,7 @@ import { createDefaultEmbedder } from '../src/core/search/embedder';
 import { searchRepository } from '../src/core/search/search';
 import { indexerDeps } from '../src/core/search/testRepo';
 import type { SearchMode } from '../src/shared/contract/search';
+import { runIfMain } from './standalone';
 import type { BenchContext, BenchFigure } from './types';
 
 /** A small seeded PRNG (mulberry32), so the query set is the same on every run. */
@@ -130,15 +131,4 @@ export async function run(ctx: BenchContext): Promise<BenchFigure[]> {
   }
 }
 
-if (process.argv[1] && /search\.bench\.ts$/.test(process.argv[1])) {
-  const tmpDir = mkdtempSync(join(tmpdir(), 'cra-bench-search-'));
-  run({ tmpDir, log: (m) => process.stderr.write(`search: ${m}\n`) })
-    .then(
-      (figures) => process.stdout.write(`${JSON.stringify(figures, null, 2)}\n`),
-      (error: unknown) => {
-        process.stderr.write(`${(error as Error).stack ?? String(error)}\n`);
-        process.exitCode = 1;
-      },
-    )
-    .finally(() => rmSync(tmpDir, { recursive: true, force: true }));
-}
+runIfMain(__filename, 'search', run);

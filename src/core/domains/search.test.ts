@@ -30,7 +30,9 @@ describe('search domain', () => {
     const status = await core.handlers['search/status']({ repoId: repo.id });
     expect(status.embedders).toEqual([expect.objectContaining({ embedderId: 'use-lite', dimensions: 512, vectors: status.chunks })]);
 
-    const hybrid = await core.handlers['search/query']({ repoId: repo.id, query: 'deliver a message', limit: 5, mode: 'auto' });
+    const auto = await core.handlers['search/query']({ repoId: repo.id, query: 'deliver a message', limit: 5, mode: 'auto' });
+    expect(auto.mode).toBe('keyword');
+    const hybrid = await core.handlers['search/query']({ repoId: repo.id, query: 'deliver a message', limit: 5, mode: 'hybrid' });
     expect(hybrid.mode).toBe('hybrid');
     expect(hybrid.results[0]!.path).toBe('mailer.py');
   });

@@ -50,8 +50,10 @@ describe('automatic embedding after an index', () => {
     const status = await core.handlers['search/status']({ repoId: repo.id });
     expect(status.chunks).toBeGreaterThan(0);
     expect(status.embedders).toEqual([expect.objectContaining({ embedderId: 'use-lite', vectors: status.chunks })]);
-    const hybrid = await core.handlers['search/query']({ repoId: repo.id, query: 'deliver a message', limit: 5, mode: 'auto' });
+    const hybrid = await core.handlers['search/query']({ repoId: repo.id, query: 'deliver a message', limit: 5, mode: 'hybrid' });
     expect(hybrid.mode).toBe('hybrid');
+    const auto = await core.handlers['search/query']({ repoId: repo.id, query: 'deliver a message', limit: 5, mode: 'auto' });
+    expect(auto.mode).toBe('keyword');
   });
 
   it("does not embed by itself in a 'cli' engine, nor in 'serve' with CRA_EMBEDDINGS=0", async () => {

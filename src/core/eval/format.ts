@@ -10,11 +10,11 @@ export function missesOf(report: EvalReport, method: EvalMethod, k: number): Eva
 /** The summary table for people: one row per method, recall@k, all-gold@k, MRR and time. */
 export function formatSummaryTable(report: EvalReport): string[] {
   const ks = report.ks;
-  const header = ['method ', ...ks.map((k) => `R@${k}`.padStart(6)), ...ks.map((k) => `All@${k}`.padStart(6)), '   MRR', '  ms/task'];
+  const header = ['method'.padEnd(15), ...ks.map((k) => `R@${k}`.padStart(6)), ...ks.map((k) => `All@${k}`.padStart(6)), '   MRR', '  ms/task'];
   const rows = report.methods.map((method) => {
     const s = report.summary[method];
     return [
-      method.padEnd(7),
+      method.padEnd(15),
       ...ks.map((k) => fixed(s?.recallAt[k])),
       ...ks.map((k) => fixed(s?.allGoldAt[k])),
       fixed(s?.mrr),
@@ -32,6 +32,9 @@ export function formatReport(report: EvalReport, options: { missLimit?: number; 
   lines.push(...formatSummaryTable(report), '');
   const first = report.tasks.find((t) => !t.error);
   lines.push(`Index: ${report.timing.indexMsMean} ms/task mean (first task, full index: ${first?.indexMs ?? 0} ms); total ${(report.timing.totalMs / 1000).toFixed(1)} s`);
+  if (report.timing.embedMsMean !== undefined) {
+    lines.push(`Embedding: ${report.timing.embedMsMean} ms/task mean (first task, whole repository: ${first?.embedMs ?? 0} ms)`);
+  }
   if (report.source.kind === 'history') {
     const skipped = Object.entries(report.source.skipped).map(([reason, n]) => `${reason} ${n}`).join(', ');
     lines.push(`Mined ${report.tasks.length} task(s) from ${report.source.considered} commit(s)${skipped ? `; skipped: ${skipped}` : ''}`);

@@ -1,21 +1,53 @@
 import { join } from 'node:path';
+import type { EvalMethod } from '../../shared/contract/eval';
 import { openDatabase } from '../db/open';
 import { createExtractor, type Extractor } from '../indexer/extract/extractor';
 import { createImportResolver } from '../indexer/extract/resolve';
 import { indexRepository } from '../indexer/indexer';
-import { searchRepository } from '../search/search';
+import type { Embedder } from '../search/embedder';
+import { embedRepository } from '../search/embedRun';
+import { searchRepository, sharedDefaultEmbedder } from '../search/search';
 import type { ProductRetrieval } from './run';
 
+/** The search mode an evaluation measures. */
+export type EvalSearchMode = 'keyword' | 'hybrid' | 'semantic';
+
+/** The report's method name of each mode (`search` stays the keyword search, as before modes). */
+export const EVAL_METHOD_OF_MODE: Record<EvalSearchMode, EvalMethod> = { keyword: 'search', hybrid: 'search-hybrid', semantic: 'search-semantic' };
+
+/** Options of {@link productRetrieval}. */
+export interface ProductRetrievalOptions {
+  /** Default `keyword` (no vectors, no embedding model). */
+  mode?: EvalSearchMode;
+  /** Embedder of hybrid and semantic runs (default: the product's default embedder). */
+  embedder?: Embedder;
+}
+
 /**
- * The product's model-free retrieval for the evaluation: the real indexer (incremental, into one
- * curated database per evaluation run) and the real search in keyword mode (FTS5 + definitions +
- * graph signals; no vectors, so no embedding model is needed). The tree-sitter extractor is loaded
- * once and shared by every task of the run.
+ * The product's retrieval for the evaluation: the real indexer (incremental, into one curated
+ * database per evaluation run) and the real search in the given mode. Keyword mode (FTS5 +
+ * definitions + graph signals) needs no embedding model; hybrid and semantic embed the chunks the
+ * index added since the last task (`embedRepository` skips chunks that already have vectors) before
+ * each search. The tree-sitter extractor is loaded once and shared by every task of the run.
  */
-export function productRetrieval(): ProductRetrieval {
+export function productRetrieval(options: ProductRetrievalOptions = {}): ProductRetrieval {
   let extractor: Promise<Extractor> | undefined;
+  const mode = options.mode ?? 'keyword';
   const curatedFile = (stateDir: string) => join(stateDir, 'curated.sqlite');
+  const embedder = () => options.embedder ?? sharedDefaultEmbedder();
   return {
+    method: EVAL_METHOD_OF_MODE[mode],
+    embed:
+      mode === 'keyword'
+        ? undefined
+        : async ({ stateDir, signal }) => {
+            const db = openDatabase(curatedFile(stateDir), { withVectors: true });
+            try {
+              return { embedded: (await embedRepository(db, embedder(), { signal })).embedded };
+            } finally {
+              db.close();
+            }
+          },
     async index({ root, stateDir, signal }) {
       const summary = await indexRepository({
         root,
@@ -30,9 +62,9 @@ export function productRetrieval(): ProductRetrieval {
       return { parsedFiles: summary.parsed };
     },
     async search({ stateDir, text, limit, signal }) {
-      const db = openDatabase(curatedFile(stateDir), { readOnly: true });
+      const db = openDatabase(curatedFile(stateDir), { readOnly: true, withVectors: mode !== 'keyword' });
       try {
-        const results = await searchRepository(db, text, { limit, signal, mode: 'keyword' });
+        const results = await searchRepository(db, text, { limit, signal, mode, embedder: mode === 'keyword' ? undefined : embedder() });
         return results.map((r) => r.path);
       } finally {
         db.close();

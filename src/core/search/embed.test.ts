@@ -110,9 +110,13 @@ describe('default embedder (real model)', () => {
     expect(semantic.mode).toBe('semantic');
     expect(semantic.results[0]!.path).toBe('mail/send.py');
     expect(semantic.results[0]!.why).toContain('semantic match');
+    const hybrid = await searchWithMode(db, 'polygon area', { mode: 'hybrid', embedder });
+    expect(hybrid.mode).toBe('hybrid');
+    expect(hybrid.results[0]!.path).toBe('geo/area.py');
+    // Vectors do not change the default: auto stays keyword (cra eval measured hybrid as worse).
     const auto = await searchWithMode(db, 'polygon area', { embedder });
-    expect(auto.mode).toBe('hybrid');
-    expect(auto.results[0]!.path).toBe('geo/area.py');
+    expect(auto.mode).toBe('keyword');
+    expect(auto.results.every((r) => !r.why.includes('semantic match'))).toBe(true);
     db.close();
   });
 });

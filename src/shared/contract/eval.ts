@@ -14,8 +14,11 @@ export interface EvalTask {
   date?: string;
 }
 
-/** A ranking method the evaluation compares. */
-export type EvalMethod = 'search' | 'bm25' | 'pipeline';
+/**
+ * A ranking method the evaluation compares: `search` is the product search in keyword mode,
+ * `search-hybrid` / `search-semantic` the same search in those modes (vectors of the default embedder).
+ */
+export type EvalMethod = 'search' | 'search-hybrid' | 'search-semantic' | 'bm25' | 'pipeline';
 
 /** Quality figures of one method over one task or the mean over all tasks. */
 export interface EvalScores {
@@ -41,6 +44,8 @@ export interface EvalMethodResult extends EvalScores {
 export interface EvalTaskResult extends EvalTask {
   /** Milliseconds the incremental index of the parent took. */
   indexMs: number;
+  /** Milliseconds the incremental embedding of new chunks took (hybrid and semantic runs only). */
+  embedMs?: number;
   /** Files the incremental index parsed for this task (all of them for the first task only). */
   parsedFiles?: number;
   results: Partial<Record<EvalMethod, EvalMethodResult>>;
@@ -59,7 +64,7 @@ export interface EvalReport {
   ks: number[];
   methods: EvalMethod[];
   summary: Partial<Record<EvalMethod, EvalScores>>;
-  timing: { totalMs: number; indexMsMean: number; methodMsMean: Partial<Record<EvalMethod, number>> };
+  timing: { totalMs: number; indexMsMean: number; embedMsMean?: number; methodMsMean: Partial<Record<EvalMethod, number>> };
   tasks: EvalTaskResult[];
   notes: string[];
 }

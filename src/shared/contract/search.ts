@@ -3,8 +3,9 @@ import { request } from './define';
 
 /**
  * How to rank: `keyword` = BM25 over chunks and paths + graph signals; `semantic` = vector
- * similarity only; `hybrid` = reciprocal rank fusion of both, then graph signals; `auto` = hybrid
- * when the repository has vectors for the embedder, else keyword.
+ * similarity only; `hybrid` = reciprocal rank fusion of both, then graph signals (keyword when the
+ * repository has no vectors for the embedder); `auto` = keyword, because `cra eval --mode hybrid`
+ * measured hybrid with the built-in embedder as worse than keyword (README, "Code search").
  */
 export type SearchMode = 'auto' | 'keyword' | 'semantic' | 'hybrid';
 

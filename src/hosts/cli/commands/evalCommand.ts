@@ -1,10 +1,10 @@
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { InvalidArgumentError } from 'commander';
+import { InvalidArgumentError, Option } from 'commander';
 import { DEFAULT_COMMITS, evaluateRepository } from '../../../core/eval/evaluate';
 import { formatReport } from '../../../core/eval/format';
 import { parseKs } from '../../../core/eval/metrics';
-import { productRetrieval } from '../../../core/eval/product';
+import { productRetrieval, type EvalSearchMode } from '../../../core/eval/product';
 import type { CommandModule } from '../context';
 
 interface EvalOptions {
@@ -15,6 +15,7 @@ interface EvalOptions {
   json?: boolean;
   out?: string;
   pipeline?: boolean;
+  mode: EvalSearchMode;
 }
 
 function parseCommits(value: string): number {
@@ -40,6 +41,11 @@ export const registerEval: CommandModule = (program, ctx) => {
     .option('--k <list>', 'cut-offs for recall@k and all-gold@k', parseKOption, [1, 5, 10])
     .option('--json', 'print the JSON report instead of the table')
     .option('--out <file>', 'also write the JSON report to this file')
+    .addOption(
+      new Option('--mode <mode>', 'search mode to measure; hybrid and semantic embed the index before each task (built-in embedder)')
+        .choices(['keyword', 'hybrid', 'semantic'])
+        .default('keyword'),
+    )
     .option('--pipeline', 'also evaluate the model retrieval pipeline (needs a configured model)')
     .action(async (repo: string, opts: EvalOptions) => {
       const controller = new AbortController();
@@ -54,7 +60,7 @@ export const registerEval: CommandModule = (program, ctx) => {
           tasksFile: opts.tasks ? resolve(opts.tasks) : undefined,
           ks: opts.k,
           pipeline: opts.pipeline,
-          retrieval: productRetrieval(),
+          retrieval: productRetrieval({ mode: opts.mode }),
           signal: controller.signal,
           onProgress: (p) => reportProgress(ctx.isTty, p),
         });

@@ -4,7 +4,13 @@ import { chartBars } from './reducers';
 const WIDTH = 520;
 const HEIGHT = 220;
 const PAD = { left: 36, right: 12, top: 12, bottom: 36 };
-const METHOD_CLASS: Record<string, string> = { search: 'bar-search', bm25: 'bar-bm25', pipeline: 'bar-pipeline' };
+const METHOD_CLASS: Record<string, string> = {
+  search: 'bar-search',
+  'search-hybrid': 'bar-search',
+  'search-semantic': 'bar-search',
+  bm25: 'bar-bm25',
+  pipeline: 'bar-pipeline',
+};
 
 /** recall@k per method as grouped bars (plain SVG): one group per k, one bar per method, 0..1. */
 export function RecallChart(props: { report: EvalReport }) {

@@ -3,7 +3,7 @@ import type { SearchMode } from '../../../../shared/contract/search';
 import { searchSelectors, useSearchStore } from './store';
 
 const MODES: Array<{ value: SearchMode; label: string; title: string }> = [
-  { value: 'auto', label: 'Auto', title: 'Hybrid when the repository has vectors, else keyword' },
+  { value: 'auto', label: 'Auto', title: 'Keyword search (measured better than hybrid with the built-in embedder; pick Hybrid or Semantic to use vectors)' },
   { value: 'keyword', label: 'Keyword', title: 'BM25 over code chunks and paths, plus graph signals' },
   { value: 'semantic', label: 'Semantic', title: 'Vector similarity only (needs embeddings)' },
   { value: 'hybrid', label: 'Hybrid', title: 'Keyword and vector results fused, plus graph signals' },
