@@ -62,7 +62,8 @@ const budgetSchema = z
 /** Retrieval options; other domains may add keys, so unknown keys are kept. */
 const retrievalSchema = z
   .object({
-    mode: z.enum(['hybrid', 'keyword', 'semantic']).default('hybrid'),
+    /** The search mode used when a request says `auto` (the search box's and `cra search`'s default). */
+    mode: z.enum(['auto', 'keyword', 'hybrid', 'semantic']).default('auto'),
     top_k: positiveInt.max(1000).default(20),
   })
   .loose();
@@ -80,7 +81,7 @@ export const configSchema = z
   .object({
     models: modelsSchema.optional(),
     budget: budgetSchema.default({ context_window: 32768, reserved_tokens: 4096 }),
-    retrieval: retrievalSchema.default({ mode: 'hybrid', top_k: 20 }),
+    retrieval: retrievalSchema.default({ mode: 'auto', top_k: 20 }),
     orchestrator: orchestratorSchema.default({ max_parts: 10, max_steps_per_part: 15, max_adjustment_rounds: 3 }),
   })
   .strict();

@@ -1,5 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { AppError, type Handlers, type RepoInfo } from '../../shared/contract';
+import type { SearchMode } from '../../shared/contract/search';
+import { loadConfig, userConfigPath } from '../config';
 import { openDatabase, type Db } from '../db/open';
 import type { EngineContext } from '../engine';
 import { RepoRegistry, repoPaths } from '../repos/registry';
@@ -71,7 +73,7 @@ export function createSearchDomain(ctx: EngineContext, options: SearchDomainOpti
     'search/query': async ({ repoId, query, limit, mode }) => {
       const started = performance.now();
       const db = readers.get(repoId, curatedOf(repo(repoId)));
-      const outcome = await searchWithMode(db, query, { limit, mode, embedder: getEmbedder() });
+      const outcome = await searchWithMode(db, query, { limit, mode: mode === 'auto' ? configuredMode(ctx.ports.dataDir) : mode, embedder: getEmbedder() });
       return { ...outcome, tookMs: Math.round((performance.now() - started) * 10) / 10 };
     },
     'search/embed': async ({ repoId }) => ({ runId: startEmbedding(repoId) }),
@@ -121,5 +123,14 @@ class ReaderCache {
 
   closeAll(): void {
     for (const id of [...this.open.keys()]) this.drop(id);
+  }
+}
+
+/** `[retrieval] mode` of the user config: what an `auto` request means here (auto when unset or unreadable). */
+function configuredMode(dataDir: string): SearchMode {
+  try {
+    return loadConfig({ userFile: userConfigPath(dataDir) }).values.retrieval.mode;
+  } catch {
+    return 'auto';
   }
 }

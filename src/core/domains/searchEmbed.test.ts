@@ -37,8 +37,8 @@ describe('automatic embedding after an index', () => {
     return core;
   }
 
-  it("embeds a repository added in a 'serve' engine without being asked, after it is usable", async () => {
-    const core = engine('serve');
+  it("embeds a repository added in a 'serve' engine without being asked once embeddings are on, after it is usable", async () => {
+    const core = engine('serve', '1');
     const order: string[] = [];
     core.events.on('repos/changed', (r) => r.status === 'ready' && order.push('ready'));
     core.events.on('run/started', (r) => order.push(`started ${r.kind}`));
@@ -54,10 +54,14 @@ describe('automatic embedding after an index', () => {
     expect(hybrid.mode).toBe('hybrid');
     const auto = await core.handlers['search/query']({ repoId: repo.id, query: 'deliver a message', limit: 5, mode: 'auto' });
     expect(auto.mode).toBe('keyword');
+    // `[retrieval] mode` decides what `auto` means.
+    writeFileSync(join(core.context.ports.dataDir, 'config.toml'), '[retrieval]\nmode = "hybrid"\n');
+    const configured = await core.handlers['search/query']({ repoId: repo.id, query: 'deliver a message', limit: 5, mode: 'auto' });
+    expect(configured.mode).toBe('hybrid');
   });
 
-  it("does not embed by itself in a 'cli' engine, nor in 'serve' with CRA_EMBEDDINGS=0", async () => {
-    for (const core of [engine('cli'), engine('serve', '0')]) {
+  it("does not embed by itself in a 'cli' engine, nor in 'serve' by default or with CRA_EMBEDDINGS=0", async () => {
+    for (const core of [engine('cli'), engine('serve'), engine('serve', '0')]) {
       const { repo, runId } = await core.handlers['repos/add']({ path: gitRepo() });
       await core.runs.wait(runId);
       // The app hosts start embedding on the next timer tick after the ready event; give it ample time.
@@ -72,7 +76,7 @@ describe('automatic embedding after an index', () => {
     const { repo, runId } = await cli.handlers['repos/add']({ path: gitRepo() });
     await cli.runs.wait(runId);
     await cli.dispose();
-    const serve = engine('serve', undefined, cli.context.ports.dataDir);
+    const serve = engine('serve', '1', cli.context.ports.dataDir);
     const finished = await new Promise<{ kind: string; status: string }>((resolve) => serve.events.on('run/finished', resolve));
     expect(finished).toMatchObject({ kind: 'embed', status: 'done' });
     const status = await serve.handlers['search/status']({ repoId: repo.id });

@@ -8,8 +8,9 @@ describe('autoEmbeddingEnabled', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'cra-embed-setting-'));
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-  it('is on by default, off with [retrieval] embeddings = false, and CRA_EMBEDDINGS overrides the config', () => {
-    expect(autoEmbeddingEnabled(dataDir, {})).toBe(true);
+  it('is off by default, follows [retrieval] embeddings, and CRA_EMBEDDINGS overrides the config', () => {
+    expect(autoEmbeddingEnabled(dataDir, {})).toBe(false);
+    expect(autoEmbeddingEnabled(dataDir, { CRA_EMBEDDINGS: '1' })).toBe(true);
     writeFileSync(join(dataDir, 'config.toml'), '[retrieval]\nmode = "hybrid"\nembeddings = false\n');
     expect(autoEmbeddingEnabled(dataDir, {})).toBe(false);
     expect(autoEmbeddingEnabled(dataDir, { CRA_EMBEDDINGS: '1' })).toBe(true);

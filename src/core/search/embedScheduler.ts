@@ -11,7 +11,9 @@ export const EMBEDDINGS_ENV = 'CRA_EMBEDDINGS';
 
 /**
  * Whether the app embeds repositories by itself after each index: `CRA_EMBEDDINGS`, else
- * `[retrieval] embeddings = true|false` of the user config, else on. An unreadable config leaves it on.
+ * `[retrieval] embeddings = true|false` of the user config, else off: `auto` search is keyword-only
+ * (measured better than hybrid with the built-in model), so vectors are only worth their CPU for people
+ * who ask for semantic or hybrid search. An unreadable config leaves it off.
  */
 export function autoEmbeddingEnabled(dataDir: string, env: NodeJS.ProcessEnv = process.env): boolean {
   const fromEnv = env[EMBEDDINGS_ENV]?.trim().toLowerCase();
@@ -19,9 +21,9 @@ export function autoEmbeddingEnabled(dataDir: string, env: NodeJS.ProcessEnv = p
   if (fromEnv === '1' || fromEnv === 'true' || fromEnv === 'on') return true;
   try {
     const value = (loadConfig({ userFile: userConfigPath(dataDir) }).values.retrieval as Record<string, unknown>).embeddings;
-    return value !== false;
+    return value === true;
   } catch {
-    return true;
+    return false;
   }
 }
 

@@ -31,7 +31,7 @@ export const SETTING_SECTIONS: Array<{ title: string; fields: SettingField[] }> 
   {
     title: 'Retrieval',
     fields: [
-      { path: ['retrieval', 'mode'], label: 'Mode', kind: 'select', options: ['hybrid', 'keyword', 'semantic'] },
+      { path: ['retrieval', 'mode'], label: 'Mode', kind: 'select', options: ['auto', 'keyword', 'hybrid', 'semantic'] },
       { path: ['retrieval', 'top_k'], label: 'Results (top k)', kind: 'int' },
     ],
   },
