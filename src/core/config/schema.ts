@@ -64,7 +64,10 @@ const retrievalSchema = z
   .object({
     /** The search mode used when a request says `auto` (the search box's and `cra search`'s default). */
     mode: z.enum(['auto', 'keyword', 'hybrid', 'semantic']).default('auto'),
-    top_k: positiveInt.max(1000).default(20),
+    /** Files a search returns when the request names no limit. */
+    top_k: positiveInt.max(200).default(20),
+    /** Compute vectors in the background after each index (app hosts only). */
+    embeddings: z.boolean().default(false),
   })
   .loose();
 
@@ -81,7 +84,7 @@ export const configSchema = z
   .object({
     models: modelsSchema.optional(),
     budget: budgetSchema.default({ context_window: 32768, reserved_tokens: 4096 }),
-    retrieval: retrievalSchema.default({ mode: 'auto', top_k: 20 }),
+    retrieval: retrievalSchema.default({ mode: 'auto', top_k: 20, embeddings: false }),
     orchestrator: orchestratorSchema.default({ max_parts: 10, max_steps_per_part: 15, max_adjustment_rounds: 3 }),
   })
   .strict();

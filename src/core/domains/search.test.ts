@@ -37,6 +37,21 @@ describe('search domain', () => {
     expect(hybrid.results[0]!.path).toBe('mailer.py');
   });
 
+  it('lists [retrieval] top_k files when a request names no limit', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'cra-search-topk-'));
+    for (const name of ['alpha', 'beta', 'gamma']) writeFileSync(join(root, `${name}.py`), `def parse_${name}(text):\n    return text\n`);
+    execFileSync('git', ['init', '-q'], { cwd: root });
+    const { repo, runId } = await core.handlers['repos/add']({ path: root });
+    await core.runs.wait(runId);
+    const all = await core.handlers['search/query']({ repoId: repo.id, query: 'parse text', mode: 'keyword' });
+    expect(all.results).toHaveLength(3);
+    writeFileSync(join(core.context.ports.dataDir, 'config.toml'), '[retrieval]\ntop_k = 2\n');
+    const capped = await core.handlers['search/query']({ repoId: repo.id, query: 'parse text', mode: 'keyword' });
+    expect(capped.results).toHaveLength(2);
+    const explicit = await core.handlers['search/query']({ repoId: repo.id, query: 'parse text', limit: 1, mode: 'keyword' });
+    expect(explicit.results).toHaveLength(1);
+  });
+
   it('answers NOT_FOUND for an unknown repository', async () => {
     await expect(core.handlers['search/query']({ repoId: 'nope', query: 'x', limit: 5, mode: 'auto' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });

@@ -73,7 +73,8 @@ export function createSearchDomain(ctx: EngineContext, options: SearchDomainOpti
     'search/query': async ({ repoId, query, limit, mode }) => {
       const started = performance.now();
       const db = readers.get(repoId, curatedOf(repo(repoId)));
-      const outcome = await searchWithMode(db, query, { limit, mode: mode === 'auto' ? configuredMode(ctx.ports.dataDir) : mode, embedder: getEmbedder() });
+      const configured = configuredRetrieval(ctx.ports.dataDir);
+      const outcome = await searchWithMode(db, query, { limit: limit ?? configured.top_k, mode: mode === 'auto' ? configured.mode : mode, embedder: getEmbedder() });
       return { ...outcome, tookMs: Math.round((performance.now() - started) * 10) / 10 };
     },
     'search/embed': async ({ repoId }) => ({ runId: startEmbedding(repoId) }),
@@ -126,11 +127,15 @@ class ReaderCache {
   }
 }
 
-/** `[retrieval] mode` of the user config: what an `auto` request means here (auto when unset or unreadable). */
-function configuredMode(dataDir: string): SearchMode {
+/**
+ * `[retrieval]` of the user config: what an `auto` request means here and how many files a request
+ * without a limit gets (auto and 20 when unset or unreadable).
+ */
+function configuredRetrieval(dataDir: string): { mode: SearchMode; top_k: number } {
   try {
-    return loadConfig({ userFile: userConfigPath(dataDir) }).values.retrieval.mode;
+    const { mode, top_k } = loadConfig({ userFile: userConfigPath(dataDir) }).values.retrieval;
+    return { mode, top_k };
   } catch {
-    return 'auto';
+    return { mode: 'auto', top_k: 20 };
   }
 }

@@ -67,7 +67,8 @@ export const searchRequests = {
       .object({
         repoId,
         query: z.string().max(2000),
-        limit: z.number().int().min(1).max(200).default(20),
+        /** How many files; default `[retrieval] top_k` of the config (20). */
+        limit: z.number().int().min(1).max(200).optional(),
         mode: z.enum(['auto', 'keyword', 'semantic', 'hybrid']).default('auto'),
       })
       .strict(),

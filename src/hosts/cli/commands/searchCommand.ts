@@ -38,10 +38,10 @@ export const registerSearch: CommandModule = (program, ctx) => {
     .description('rank the files of an indexed repository for a query (BM25 + graph signals, + vectors when embedded)')
     .argument('<query>', 'words or identifiers to look for')
     .option('--repo <path>', 'the indexed repository', '.')
-    .option('--limit <n>', 'how many files to list', parseLimit, 20)
+    .option('--limit <n>', 'how many files to list (default: [retrieval] top_k of the config, 20)', parseLimit)
     .option('--mode <mode>', `ranking: ${MODES.join(' | ')}`, parseMode, 'auto' as SearchMode)
     .option('--json', 'print {results:[{path, score, symbols, lines, why}], mode, tookMs}')
-    .action(async (query: string, opts: { repo: string; limit: number; mode: SearchMode; json?: boolean }) => {
+    .action(async (query: string, opts: { repo: string; limit?: number; mode: SearchMode; json?: boolean }) => {
       const repo = findIndexedRepo(ctx.dataDir(), opts.repo);
       const core = ctx.core();
       try {

@@ -71,7 +71,7 @@ export const useSearchStore = create<SearchState & SearchActions>()((set, get) =
     }
     set({ isSearching: true });
     try {
-      const response = await client().call('search/query', { repoId, query, mode, limit: 30 });
+      const response = await client().call('search/query', { repoId, query, mode });
       if (ticket !== latestSearch) return;
       set({ response, resultsFor: { repoId, query }, isSearching: false, error: null, selected: response.results.length > 0 ? 0 : -1 });
     } catch (error) {

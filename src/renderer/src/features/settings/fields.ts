@@ -32,7 +32,8 @@ export const SETTING_SECTIONS: Array<{ title: string; fields: SettingField[] }> 
     title: 'Retrieval',
     fields: [
       { path: ['retrieval', 'mode'], label: 'Mode', kind: 'select', options: ['auto', 'keyword', 'hybrid', 'semantic'] },
-      { path: ['retrieval', 'top_k'], label: 'Results (top k)', kind: 'int' },
+      { path: ['retrieval', 'top_k'], label: 'Results (top k)', kind: 'int', help: 'Files a search lists; [retrieval].top_k' },
+      { path: ['retrieval', 'embeddings'], label: 'Compute vectors after each index', kind: 'bool', help: 'Needed by the hybrid and semantic modes; costs CPU' },
     ],
   },
   {
