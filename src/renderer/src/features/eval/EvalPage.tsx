@@ -72,7 +72,7 @@ export function EvalPage() {
                 <td>{new Date(r.createdAt).toLocaleString()}</td>
                 <td className="mono">{r.repoPath}</td>
                 <td className="num">{r.taskCount}</td>
-                <td className="num">{pct(r.summary.search?.recallAt[5])}</td>
+                <td className="num">{pct((r.summary.search ?? r.summary['search-hybrid'] ?? r.summary['search-semantic'])?.recallAt[5])}</td>
                 <td className="num">{pct(r.summary.bm25?.recallAt[5])}</td>
               </tr>
             ))}
