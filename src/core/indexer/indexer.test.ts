@@ -1,23 +1,15 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../db/open';
-import { createExtractor, type Extractor } from './extract/extractor';
 import { indexRepository, type IndexOptions } from './indexer';
+import { cleanupAfterEach, sharedExtractor } from './testing/harness';
 import { createTestRepo, type TestRepo } from './testing/gitRepo';
 import { writeSample } from './testing/sampleRepo';
 
-let extractor: Promise<Extractor>;
-beforeAll(() => {
-  extractor = createExtractor();
-});
-afterAll(async () => (await extractor).dispose());
-
-const cleanups: Array<() => void> = [];
-afterEach(() => {
-  while (cleanups.length) cleanups.pop()!();
-});
+const extractor = sharedExtractor();
+const cleanups = cleanupAfterEach();
 
 function setup(gitRepo = true): { repo: TestRepo; curatedFile: string; index(extra?: Partial<IndexOptions>): ReturnType<typeof indexRepository>; open(): Db } {
   const repo = createTestRepo({ git: gitRepo });
@@ -30,7 +22,7 @@ function setup(gitRepo = true): { repo: TestRepo; curatedFile: string; index(ext
   return {
     repo,
     curatedFile,
-    index: (extra = {}) => indexRepository({ root: repo.root, curatedFile, extractor: () => extractor, ...extra }),
+    index: (extra = {}) => indexRepository({ root: repo.root, curatedFile, extractor, ...extra }),
     open: () => {
       const db = openDatabase(curatedFile, { readOnly: true });
       cleanups.push(() => db.close());

@@ -1,22 +1,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../db/open';
-import { createExtractor, type Extractor } from './extract/extractor';
 import { indexRepository } from './indexer';
+import { cleanupAfterEach, sharedExtractor } from './testing/harness';
 import { createTestRepo, type TestRepo } from './testing/gitRepo';
 
-let extractor: Promise<Extractor>;
-beforeAll(() => {
-  extractor = createExtractor();
-});
-afterAll(async () => (await extractor).dispose());
-
-const cleanups: Array<() => void> = [];
-afterEach(() => {
-  while (cleanups.length) cleanups.pop()!();
-});
+const extractor = sharedExtractor();
+const cleanups = cleanupAfterEach();
 
 function setup(): { repo: TestRepo; index(full?: boolean): ReturnType<typeof indexRepository>; db(): Db } {
   const repo = createTestRepo({ git: true });
@@ -30,7 +22,7 @@ function setup(): { repo: TestRepo; index(full?: boolean): ReturnType<typeof ind
   });
   return {
     repo,
-    index: (full = false) => indexRepository({ root: repo.root, curatedFile, extractor: () => extractor, full, parallel: { workers: 0 } }),
+    index: (full = false) => indexRepository({ root: repo.root, curatedFile, extractor, full, parallel: { workers: 0 } }),
     db: () => (db ??= openDatabase(curatedFile, { readOnly: true })),
   };
 }

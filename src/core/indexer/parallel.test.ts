@@ -1,24 +1,16 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../db/open';
-import { createExtractor, type Extractor } from './extract/extractor';
 import { indexRepository, type IndexOptions } from './indexer';
 import { defaultPoolSize, defaultWorkerScript, ParsePool } from './parsePool';
+import { cleanupAfterEach, sharedExtractor } from './testing/harness';
 import { createTestRepo, type TestRepo } from './testing/gitRepo';
 import { writeSample } from './testing/sampleRepo';
 
-let extractor: Promise<Extractor>;
-beforeAll(() => {
-  extractor = createExtractor();
-});
-afterAll(async () => (await extractor).dispose());
-
-const cleanups: Array<() => void> = [];
-afterEach(() => {
-  while (cleanups.length) cleanups.pop()!();
-});
+const extractor = sharedExtractor();
+const cleanups = cleanupAfterEach();
 
 function tempCurated(): string {
   const dir = mkdtempSync(join(tmpdir(), 'cra-par-'));
@@ -47,7 +39,7 @@ function writeMany(repo: TestRepo, count = 60): void {
 }
 
 function index(repo: TestRepo, curatedFile: string, extra: Partial<IndexOptions> = {}) {
-  return indexRepository({ root: repo.root, curatedFile, extractor: () => extractor, ...extra });
+  return indexRepository({ root: repo.root, curatedFile, extractor, ...extra });
 }
 
 /** Everything the indexer derives, as comparable rows (ids replaced by paths and names). */
