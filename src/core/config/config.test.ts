@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AppError } from '../../shared/contract';
-import { editConfigFile, editConfigText, initConfigFile, loadConfig, parseToml, validateConfig } from '.';
+import { editConfigFile, editConfigText, initConfigFile, loadConfig, loadUserConfigCached, parseToml, validateConfig } from '.';
 import { DEFAULT_CONFIG_TEMPLATE } from './template';
 
 let dir: string;
@@ -144,5 +144,20 @@ describe('targeted config edits', () => {
     expect(initConfigFile(file).created).toBe(false);
     expect(readFileSync(file, 'utf8')).toBe('# mine\n');
     expect(initConfigFile(file, { force: true }).created).toBe(true);
+  });
+});
+
+describe('loadUserConfigCached', () => {
+  it('re-reads the user config only when the file changes, and never caches an error', () => {
+    expect(loadUserConfigCached(dir).values.retrieval.top_k).toBe(20);
+    const file = join(dir, 'config.toml');
+    writeFileSync(file, '[retrieval]\ntop_k = 7\n');
+    const first = loadUserConfigCached(dir);
+    expect(first.values.retrieval.top_k).toBe(7);
+    expect(loadUserConfigCached(dir)).toBe(first);
+    writeFileSync(file, '[retrieval]\ntop_k = "many"\n');
+    expectAppError(() => loadUserConfigCached(dir), 'CONFIG_INVALID', 'top_k');
+    writeFileSync(file, '[retrieval]\ntop_k = 12\n');
+    expect(loadUserConfigCached(dir).values.retrieval.top_k).toBe(12);
   });
 });

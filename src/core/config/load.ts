@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse, TomlError } from 'smol-toml';
 import type { z } from 'zod';
@@ -69,6 +69,28 @@ export function loadConfig(options: { userFile: string; repoFile?: string }): Lo
   const values = validateConfig(merged, files.join(' + ') || options.userFile);
   const primaryFile = options.repoFile && files.includes(options.repoFile) ? options.repoFile : options.userFile;
   return { values, files, primaryFile };
+}
+
+const userConfigCache = new Map<string, { stamp: string; config: LoadedConfig }>();
+
+/**
+ * The user-level config for reads on every request (search): re-read and re-validated only when
+ * the file changes (one stat per call). Errors are not cached, so a fixed file is picked up at once.
+ */
+export function loadUserConfigCached(dataDir: string): LoadedConfig {
+  const file = userConfigPath(dataDir);
+  const stats = statSync(file, { throwIfNoEntry: false });
+  const stamp = stats ? `${stats.ino}:${stats.size}:${stats.mtimeMs}` : 'missing';
+  const hit = userConfigCache.get(file);
+  if (hit?.stamp === stamp) return hit.config;
+  const config = loadConfig({ userFile: file });
+  userConfigCache.set(file, { stamp, config });
+  return config;
+}
+
+/** The config's defaults, for readers that must go on when the user's file is invalid. */
+export function defaultConfigValues(): ConfigValues {
+  return validateConfig({}, 'defaults');
 }
 
 /** Merge `over` into `base`: tables merge key by key, everything else replaces. */

@@ -1,7 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { AppError, type Handlers, type RepoInfo } from '../../shared/contract';
 import type { SearchMode } from '../../shared/contract/search';
-import { loadConfig, userConfigPath } from '../config';
+import { defaultConfigValues, loadUserConfigCached } from '../config';
 import { openDatabase, type Db } from '../db/open';
 import type { EngineContext } from '../engine';
 import { RepoRegistry, repoPaths } from '../repos/registry';
@@ -129,13 +129,12 @@ class ReaderCache {
 
 /**
  * `[retrieval]` of the user config: what an `auto` request means here and how many files a request
- * without a limit gets (auto and 20 when unset or unreadable).
+ * without a limit gets (the defaults when the file is invalid: search keeps working).
  */
 function configuredRetrieval(dataDir: string): { mode: SearchMode; top_k: number } {
   try {
-    const { mode, top_k } = loadConfig({ userFile: userConfigPath(dataDir) }).values.retrieval;
-    return { mode, top_k };
+    return loadUserConfigCached(dataDir).values.retrieval;
   } catch {
-    return { mode: 'auto', top_k: 20 };
+    return defaultConfigValues().retrieval;
   }
 }

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { isCancellation, type RepoInfo } from '../../shared/contract';
-import { loadConfig, userConfigPath } from '../config';
+import { loadUserConfigCached } from '../config';
 import { openDatabase } from '../db/open';
 import type { EngineContext } from '../engine';
 import { embedRepository, type EmbedSummary } from './embedRun';
@@ -20,8 +20,7 @@ export function autoEmbeddingEnabled(dataDir: string, env: NodeJS.ProcessEnv = p
   if (fromEnv === '0' || fromEnv === 'false' || fromEnv === 'off') return false;
   if (fromEnv === '1' || fromEnv === 'true' || fromEnv === 'on') return true;
   try {
-    const value = (loadConfig({ userFile: userConfigPath(dataDir) }).values.retrieval as Record<string, unknown>).embeddings;
-    return value === true;
+    return loadUserConfigCached(dataDir).values.retrieval.embeddings;
   } catch {
     return false;
   }
