@@ -4,8 +4,8 @@ import { event, request } from './define';
 /** Lifecycle of a registered repository's index. */
 export type RepoStatus = 'new' | 'indexing' | 'ready' | 'failed';
 
-/** Counts of what the curated index holds for one repository. */
-export interface RepoStats {
+/** Counts of what the curated index holds. */
+export interface IndexCounts {
   files: number;
   symbols: number;
   references: number;
@@ -13,6 +13,10 @@ export interface RepoStats {
   commits: number;
   coChangePairs: number;
   chunks: number;
+}
+
+/** Counts of what the curated index holds for one repository. */
+export interface RepoStats extends IndexCounts {
   /** Indexed files per language (`python`, `typescript`, `markdown`, `text` ...). */
   languages: Record<string, number>;
 }
@@ -45,14 +49,7 @@ export interface SkippedFile {
 }
 
 /** What one index run did; the `result` of its `run/finished` event and the `cra index --json` output. */
-export interface IndexSummary {
-  files: number;
-  symbols: number;
-  references: number;
-  dependencies: number;
-  commits: number;
-  coChangePairs: number;
-  chunks: number;
+export interface IndexSummary extends IndexCounts {
   durationMs: number;
   skipped: Array<{ path: string; reason: SkipReason }>;
   /** Files parsed in this run (all of them on a first index, only added/changed ones afterwards). */
