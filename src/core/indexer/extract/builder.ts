@@ -163,6 +163,17 @@ export class ExtractionBuilder {
     });
   }
 
+  /** Records a call captured as its callee: a bare identifier is a `call`, anything dotted an `attribute_call`. */
+  addCall(callee: Node): void {
+    this.addReference(callee.text, callee.type === 'identifier' ? 'call' : 'attribute_call', callee);
+  }
+
+  /** Records an import statement and the `import` reference to its module (at `referenceNode`, default the statement). */
+  addImportWithReference(node: Node, imp: Partial<ExtractedImport> & { specifier: string }, referenceNode: Node = node): void {
+    this.addImport(node, imp);
+    this.addReference(imp.specifier, 'import', referenceNode);
+  }
+
   /** Records a comment when it is a rationale comment. */
   addComment(node: Node): void {
     const found = classifyRationale(node.text);

@@ -99,12 +99,11 @@ function handle(capture: string, node: Node, b: ExtractionBuilder): void {
       if (!path) return;
       const isSystem = path.type === 'system_lib_string';
       const specifier = path.text.replace(/^["<]|[">]$/g, '');
-      b.addImport(node, { specifier, isSystem });
-      b.addReference(specifier, 'import', node);
+      b.addImportWithReference(node, { specifier, isSystem });
       return;
     }
     case 'call':
-      return b.addReference(node.text, node.type === 'identifier' ? 'call' : 'attribute_call', node);
+      return b.addCall(node);
     case 'comment':
       return b.addComment(node);
   }

@@ -58,12 +58,11 @@ function goHandle(capture: string, node: Node, b: ExtractionBuilder): void {
       return;
     case 'import': {
       const specifier = node.childForFieldName('path')?.text.replace(/^["`]|["`]$/g, '') ?? '';
-      b.addImport(node, { specifier, alias: node.childForFieldName('name')?.text ?? null });
-      b.addReference(specifier, 'import', node);
+      b.addImportWithReference(node, { specifier, alias: node.childForFieldName('name')?.text ?? null });
       return;
     }
     case 'call':
-      return b.addReference(node.text, node.type === 'identifier' ? 'call' : 'attribute_call', node);
+      return b.addCall(node);
     case 'comment':
       return b.addComment(node);
   }
@@ -121,8 +120,7 @@ function rustUse(node: Node, b: ExtractionBuilder): void {
     specifier = arg.text.replace(/::\*$/, '');
     names = ['*'];
   }
-  b.addImport(node, { specifier, names, alias });
-  b.addReference(specifier, 'import', node);
+  b.addImportWithReference(node, { specifier, names, alias });
 }
 
 function rustHandle(capture: string, node: Node, b: ExtractionBuilder): void {

@@ -109,12 +109,11 @@ function csharpHandle(capture: string, node: Node, b: ExtractionBuilder): void {
       if (!name) return;
       const alias = node.childForFieldName('alias')?.text ?? null;
       const specifier = alias ? node.namedChildren.filter((c) => c?.type === 'qualified_name' || c?.type === 'identifier').pop()!.text : name.text;
-      b.addImport(node, { specifier, alias });
-      b.addReference(specifier, 'import', node);
+      b.addImportWithReference(node, { specifier, alias });
       return;
     }
     case 'call':
-      return b.addReference(node.text, node.type === 'identifier' ? 'call' : 'attribute_call', node);
+      return b.addCall(node);
     case 'new':
       return b.addReference(node.text, 'call', node);
     case 'comment':

@@ -136,8 +136,7 @@ function handleImport(node: Node, b: ExtractionBuilder): void {
       const aliased = item.type === 'aliased_import';
       const specifier = (aliased ? item.childForFieldName('name')?.text : item.text) ?? '';
       const alias = aliased ? (item.childForFieldName('alias')?.text ?? null) : null;
-      b.addImport(node, { specifier, alias });
-      b.addReference(specifier, 'import', item);
+      b.addImportWithReference(node, { specifier, alias }, item);
     }
     return;
   }
@@ -189,7 +188,7 @@ export const python: LanguageSpec = {
       case 'assign':
         return handleAssign(node, b);
       case 'call':
-        return b.addReference(node.text, node.type === 'identifier' ? 'call' : 'attribute_call', node);
+        return b.addCall(node);
       case 'import':
         return handleImport(node, b);
       case 'decorator':

@@ -49,8 +49,7 @@ export function scriptImport(node: Node, b: ExtractionBuilder): void {
     clause?.type === 'import_require_clause'
       ? { names: ['*'], localNames: [clause.firstNamedChild?.text ?? '*'], alias: clause.firstNamedChild?.text ?? null }
       : clauseBindings(clause);
-  b.addImport(node, { specifier, ...bindings });
-  b.addReference(specifier, 'import', node);
+  b.addImportWithReference(node, { specifier, ...bindings });
 }
 
 /** `export {a} from 'x'`, `export * from 'x'`, `export * as ns from 'x'`: re-export edges. */
@@ -62,6 +61,5 @@ export function scriptReexport(node: Node, b: ExtractionBuilder): void {
     bindings.names.push('*');
     bindings.localNames.push('*');
   }
-  b.addImport(node, { specifier, ...bindings, isReexport: true });
-  b.addReference(specifier, 'import', node);
+  b.addImportWithReference(node, { specifier, ...bindings, isReexport: true });
 }
