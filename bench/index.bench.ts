@@ -39,7 +39,10 @@ function runChild(root: string, curatedFile: string, touch?: string): ChildResul
   rmSync(curatedFile, { force: true });
   rmSync(`${curatedFile}-wal`, { force: true });
   rmSync(`${curatedFile}-shm`, { force: true });
-  const args = ['--import', 'tsx', join(__dirname, 'indexChild.ts'), root, curatedFile, ...(touch ? [touch] : [])];
+  // Loaded the way bin/cra.js loads the CLI (tsx's CommonJS hook in-process, no Node flags the
+  // parse workers would inherit), so the figures are what `cra index` does.
+  const launch = `require('tsx/cjs/api').register(); require(${JSON.stringify(join(__dirname, 'indexChild.ts'))});`;
+  const args = ['-e', launch, '--', 'indexChild', root, curatedFile, ...(touch ? [touch] : [])];
   const out = spawnSync(process.execPath, args, { cwd: join(__dirname, '..'), encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
   if (out.status !== 0) throw new Error(`index child failed: ${out.stderr.slice(-2000)}`);
   return JSON.parse(out.stdout.trim().split('\n').pop()!) as ChildResult;

@@ -24,10 +24,13 @@ const MAX_CHUNK_CHARS = 16_000;
  */
 export function splitIdentifiers(text: string, limit = 2000): string {
   const words = new Set<string>();
-  const re = /[A-Za-z_][A-Za-z0-9_]+/g;
+  // Only compound identifiers match (an underscore, a lower→upper step or an acronym before a
+  // word): plain words are most of a text and are skipped by the regex engine, not in JS. Words
+  // start at a word boundary, so number literals (0xFFFF_FFFF, 1_000) are not split.
+  const re = /\b(?=[A-Za-z_])\w*?(?:_|[a-z0-9][A-Z]|[A-Z]{2}[a-z])\w*/g;
   for (let m = re.exec(text); m !== null && words.size < limit; m = re.exec(text)) {
     const ident = m[0];
-    if (!ident.includes('_') && !/[a-z0-9][A-Z]|[A-Z]{2}[a-z]/.test(ident)) continue;
+    if (ident.length < 2) continue;
     words.add(ident.toLowerCase());
     const parts = ident
       .replace(/([a-z0-9])([A-Z])/g, '$1 $2')

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../db/open';
 import { indexRepository, type IndexOptions } from './indexer';
-import { defaultPoolSize, defaultWorkerScript, ParsePool } from './parsePool';
+import { defaultPoolSize, defaultWorkerScript, ParsePool, workerExecArgv } from './parsePool';
 import { cleanupAfterEach, sharedExtractor } from './testing/harness';
 import { createTestRepo, type TestRepo } from './testing/gitRepo';
 import { writeSample } from './testing/sampleRepo';
@@ -73,6 +73,13 @@ describe('parallel parsing in worker threads', () => {
     expect(defaultPoolSize(2, 0.5)).toBe(2);
     expect(defaultPoolSize(2, 7)).toBe(0);
     expect(defaultPoolSize(1, 0)).toBe(0);
+  });
+
+  it('keeps the parent\'s Node flags for its workers, less tsx loaders (the worker entry registers its own)', () => {
+    expect(workerExecArgv(['--import', 'tsx', '--max-old-space-size=4096'])).toEqual(['--max-old-space-size=4096']);
+    expect(workerExecArgv(['--import=tsx', '-r', '/x/node_modules/tsx/dist/cjs/index.cjs', '--enable-source-maps'])).toEqual(['--enable-source-maps']);
+    expect(workerExecArgv(['--require', './setup.js', '--loader=tsx/esm'])).toEqual(['--require', './setup.js']);
+    expect(workerExecArgv(['--import', 'tsxtra'])).toEqual(['--import', 'tsxtra']);
   });
 
   it('writes exactly what the single-thread path writes', async () => {

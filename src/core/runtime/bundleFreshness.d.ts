@@ -1,0 +1,4 @@
+/** Newest modification time (ms) of the files under `dir`; 0 when it cannot be read. */
+export function newestUnder(dir: string): number;
+/** True when `bundle` exists and no file under `sourceDir` was modified after it. */
+export function bundleIsCurrent(bundle: string, sourceDir: string): boolean;
