@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../db/open';
 import { indexRepository, type IndexOptions } from './indexer';
+import { BULK_DEFERRED_INDEXES, CURATED_MIGRATIONS } from './schema';
 import { cleanupAfterEach, sharedExtractor } from './testing/harness';
 import { createTestRepo, type TestRepo } from './testing/gitRepo';
 import { writeSample } from './testing/sampleRepo';
@@ -166,6 +167,30 @@ describe('indexRepository on a real git repository', () => {
 
     const recovered = await env.index();
     expect(recovered.parsed).toBe(6);
+  });
+
+  it('a full rebuild restores the indexes and triggers it defers, as the migrations define them, also when it fails', async () => {
+    const env = setup();
+    writeSample(env.repo);
+    const fresh = openDatabase(':memory:', { migrations: CURATED_MIGRATIONS });
+    const schemaOf = (db: Db) => db.prepare("select type, name, sql from sqlite_master where type in ('index', 'trigger') and sql is not null order by name").all();
+    const expected = schemaOf(fresh);
+    const definitions = new Map(expected.map((row) => [(row as { name: string }).name, (row as { sql: string }).sql.toLowerCase()]));
+    for (const index of BULK_DEFERRED_INDEXES) expect(definitions.get(index.name)).toBe(index.sql);
+    fresh.close();
+
+    await env.index();
+    const db = env.open();
+    expect(schemaOf(db)).toEqual(expected);
+    const refs = db.prepare('select count(*) from symbol_references').pluck().get() as number;
+    expect(refs).toBeGreaterThan(0);
+    await expect(env.index({ full: true, resolver: () => { throw new Error('injected failure'); } })).rejects.toThrow('injected failure');
+    expect(schemaOf(db)).toEqual(expected);
+    const again = await env.index({ full: true });
+    expect(again.references).toBe(refs);
+    expect(schemaOf(db)).toEqual(expected);
+    const plan = db.prepare('explain query plan select id from symbol_references where target_symbol_id = 1').all() as Array<{ detail: string }>;
+    expect(plan.map((row) => row.detail).join(' ')).toMatch(/refs_target/);
   });
 
   it('handles an empty repository and one without commits', async () => {

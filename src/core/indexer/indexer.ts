@@ -15,7 +15,7 @@ import type { PrepareJob, PreparedFile } from './prepare';
 import { openPreparer, type ParallelOptions } from './preparer';
 import { DEFAULT_MAX_FILE_BYTES } from './read';
 import { isTestPath, listFiles, type Listing } from './scan';
-import { CURATED_MIGRATIONS, FTS_TRIGGER_NAMES, FTS_TRIGGERS, INDEX_VERSION } from './schema';
+import { BULK_DEFERRED_INDEXES, CURATED_MIGRATIONS, FTS_TRIGGER_NAMES, FTS_TRIGGERS, INDEX_VERSION } from './schema';
 import { CuratedWriter, type StoredFile } from './store';
 import { rebuildTestLinks } from './testLinks';
 
@@ -123,18 +123,22 @@ async function runInTransaction(db: Db, listing: Listing, options: IndexOptions 
 }
 
 /**
- * A full build empties the index and inserts without the FTS triggers; `finishBulkBuild` indexes
- * every chunk and path in one pass and restores the triggers. Both run inside the run's
- * transaction, so a failure restores the triggers with everything else.
+ * A full build empties the index and inserts without the FTS triggers and the deferred secondary
+ * indexes; `finishBulkBuild` indexes every chunk and path in one pass, creates those indexes and
+ * restores the triggers. Both run inside the run's transaction, so a failure restores the triggers
+ * and indexes with everything else.
  */
 function startBulkBuild(db: Db): void {
   for (const name of FTS_TRIGGER_NAMES) db.exec(`drop trigger if exists ${name}`);
   db.exec(`delete from files; delete from commits; delete from index_meta;
     insert into chunks_fts(chunks_fts) values ('delete-all'); insert into paths_fts(paths_fts) values ('delete-all');`);
+  // After the deletes: their cascades look rows up through these indexes.
+  for (const index of BULK_DEFERRED_INDEXES) db.exec(`drop index if exists ${index.name}`);
 }
 
 function finishBulkBuild(db: Db): void {
   db.exec(`insert into chunks_fts(chunks_fts) values ('rebuild'); insert into paths_fts(paths_fts) values ('rebuild');`);
+  for (const index of BULK_DEFERRED_INDEXES) db.exec(index.sql);
   db.exec(FTS_TRIGGERS);
 }
 

@@ -1,3 +1,4 @@
+import { BatchInsert } from '../db/batch';
 import type { Db } from '../db/open';
 import type { ExtractedImport, ExtractedReference, ParsedLanguage } from './extract/types';
 import { isClassLike, SymbolTable, type WrittenSymbol } from './symbolTable';
@@ -76,7 +77,6 @@ export class Linker {
       refs: db.prepare('select id, name, kind, from_symbol_id as fromId, target_symbol_id as target from symbol_references where file_id = ?'),
       fileSymbols: db.prepare('select id, kind, parent_id as parentId from symbols where file_id = ?'),
       setTarget: db.prepare('update symbol_references set target_symbol_id = ? where id = ?'),
-      insertRef: db.prepare('insert into symbol_references (file_id, from_symbol_id, name, kind, line, target_symbol_id) values (?, ?, ?, ?, ?, ?)'),
       deleteDeps: db.prepare('delete from file_dependencies where from_file_id = ?'),
       insertDep: db.prepare('insert or ignore into file_dependencies (from_file_id, to_file_id, kind, specifier) values (?, ?, ?, ?)'),
     };
@@ -104,6 +104,7 @@ export class Linker {
   /** Resolve and insert the references of every file written by this run (call after `linkImports`). */
   insertReferences(): void {
     const envs = new Map<number, Env>();
+    const insert = new BatchInsert(this.db, 'symbol_references', ['file_id', 'from_symbol_id', 'name', 'kind', 'line', 'target_symbol_id']);
     const inherits = new Map<number, Array<number | null>>();
     // Pass 1: inheritance, so that pass 2 can look members up in base classes of any file.
     for (const [fileId, file] of this.written) {
@@ -131,9 +132,10 @@ export class Linker {
         let target: number | null = null;
         if (ref.kind === 'inherit') target = resolvedBases?.[i] ?? null;
         else if (ref.kind !== 'import') target = this.resolveName(ref.name, env, fromId);
-        this.stmt.insertRef.run(fileId, fromId, ref.name, ref.kind, ref.line, target);
+        insert.add(fileId, fromId, ref.name, ref.kind, ref.line, target);
       });
     }
+    insert.flush();
   }
 
   /** Re-resolve the stored references of files not written by this run, updating changed targets. */

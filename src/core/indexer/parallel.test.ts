@@ -68,9 +68,10 @@ describe('parallel parsing in worker threads', () => {
     expect(existsSync(script!)).toBe(true);
   });
 
-  it('sizes the default pool by free cores: two workers at most, none on a saturated machine', () => {
+  it('sizes the default pool by cores and load: two workers at most, none on a heavily overloaded machine', () => {
     expect(defaultPoolSize(8, 1)).toBe(2);
     expect(defaultPoolSize(2, 0.5)).toBe(2);
+    expect(defaultPoolSize(2, 2.5)).toBe(2);
     expect(defaultPoolSize(2, 7)).toBe(0);
     expect(defaultPoolSize(1, 0)).toBe(0);
   });

@@ -23,14 +23,19 @@ export function defaultWorkerScript(): string | null {
   return existsSync(file) ? file : null;
 }
 
+/** Load average per core from which the indexer stops starting parse workers. */
+const OVERLOAD_FACTOR = 3;
+
 /**
  * Default pool size: min(2, available parallelism), or 0 (parse in this thread) when the machine
- * is already saturated (1-minute load average at or above the core count). Measured on a 2-core
- * machine at load 7-9: the pool then only added contention (stdlib full index ≈ 18 s wall /
- * 13 s CPU with workers against ≈ 12 s / 9 s without).
+ * is heavily overloaded (1-minute load average at or above three times the core count). A load
+ * near the core count is normal on a 2-core machine (an earlier index run alone leaves ≈ 2), and
+ * workers still win there: stdlib full index with two busy processes beside it took 4.9-5.3 s with
+ * workers against 6.0-10.0 s without. At load 7-9 (tsx-loaded workers then) the pool only added
+ * contention: ≈ 18 s wall with workers against ≈ 12 s without.
  */
 export function defaultPoolSize(cores = availableParallelism(), load = loadavg()[0] ?? 0): number {
-  if (cores < 2 || load >= cores) return 0;
+  if (cores < 2 || load >= cores * OVERLOAD_FACTOR) return 0;
   return Math.min(2, cores);
 }
 

@@ -33,6 +33,17 @@ export const FTS_TRIGGERS = `
 export const FTS_TRIGGER_NAMES = ['chunks_ai', 'chunks_ad', 'files_ai', 'files_ad', 'files_au'] as const;
 
 /**
+ * Secondary indexes a full build drops before writing and creates again at the end, inside the
+ * same transaction: one sort per index instead of a b-tree insert per row (the stdlib's 65k
+ * references: ≈ 0.1 s less). The same definitions as the migrations create (a test compares them).
+ */
+export const BULK_DEFERRED_INDEXES: ReadonlyArray<{ name: string; sql: string }> = [
+  { name: 'refs_file', sql: 'create index refs_file on symbol_references(file_id)' },
+  { name: 'refs_from', sql: 'create index refs_from on symbol_references(from_symbol_id)' },
+  { name: 'refs_target', sql: 'create index refs_target on symbol_references(target_symbol_id)' },
+];
+
+/**
  * The curated database of one repository (`<dataDir>/repos/<id>/curated.sqlite`): the index that
  * retrieval, search and the KnowledgeBase read. Written only by the indexer, in one transaction per
  * run, so readers always see a complete index. Lines are 1-based and inclusive everywhere.
