@@ -40,6 +40,13 @@ const INLINE_TAG_RE = /\b(TODO|FIXME|HACK|NOTE|WHY|XXX)(?:\([^)]*\))?:\s*(.*)$/s
 const BECAUSE_RE = /\b(because|so that|otherwise)\b/i;
 const WHY_RE = /\bwhy\b/i;
 const LEGALESE_RE = /licen[cs]e|copyright|warrant/i;
+/**
+ * A word that every comment `classifyRationale` accepts contains, as a whole word, in its raw
+ * text: each pattern above needs one of these words (any case covers the case-sensitive tags),
+ * and stripping comment markers only removes non-word characters at line starts and a trailing
+ * `*\/`, so the word boundaries hold in the raw text too. Keep it in step with the patterns above.
+ */
+const RATIONALE_HINT_RE = /\b(?:TODO|FIXME|HACK|NOTE|WHY|XXX|because|so that|otherwise)\b/gi;
 
 /** Collapses all whitespace runs to one space and trims; caps very long text. */
 export function collapse(text: string, max = 400): string {
@@ -73,6 +80,17 @@ export function classifyRationale(rawComment: string): { tag: RationaleTag; text
   if (BECAUSE_RE.test(text)) return { tag: 'BECAUSE', text: collapse(text, MAX_RATIONALE) };
   if (WHY_RE.test(text)) return { tag: 'WHY', text: collapse(text, MAX_RATIONALE) };
   return null;
+}
+
+/**
+ * The next place at or after `from` where `text` holds a word that rationale needs (see
+ * `classifyRationale`), as `[start, end)` UTF-16 indexes; null when there is none. A comment with
+ * no such word is never rationale, so the extractor only looks at comments found this way.
+ */
+export function nextRationaleHint(text: string, from: number): [number, number] | null {
+  RATIONALE_HINT_RE.lastIndex = from;
+  const match = RATIONALE_HINT_RE.exec(text);
+  return match ? [match.index, match.index + match[0].length] : null;
 }
 
 /**
@@ -174,7 +192,10 @@ export class ExtractionBuilder {
     this.addReference(imp.specifier, 'import', referenceNode);
   }
 
-  /** Records a comment when it is a rationale comment. */
+  /**
+   * Records a comment when it is a rationale comment, attached to the innermost symbol open at its
+   * start (so comments come in document order along with the symbols; see `scopeAt`).
+   */
   addComment(node: Node): void {
     const found = classifyRationale(node.text);
     if (!found) return;

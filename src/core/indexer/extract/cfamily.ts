@@ -13,7 +13,6 @@ const C_QUERY = `
 (type_definition) @typedef
 (preproc_include) @include
 (call_expression function: [(identifier) (field_expression)] @call)
-(comment) @comment
 `;
 
 const CPP_QUERY = `${C_QUERY}
@@ -104,8 +103,6 @@ function handle(capture: string, node: Node, b: ExtractionBuilder): void {
     }
     case 'call':
       return b.addCall(node);
-    case 'comment':
-      return b.addComment(node);
   }
 }
 

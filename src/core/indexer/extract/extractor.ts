@@ -4,7 +4,7 @@ import { Language, Parser, Query, type Node } from 'web-tree-sitter';
 import { packageRoot } from '../../paths';
 import { ExtractionBuilder } from './builder';
 import { SPECS } from './registry';
-import type { LanguageSpec } from './spec';
+import { commentsWithHints, type LanguageSpec } from './spec';
 import type { FileExtraction, ParsedLanguage } from './types';
 
 /** Parses source files with tree-sitter and extracts symbols, references, imports and rationale. */
@@ -82,7 +82,7 @@ export async function createExtractor(options: ExtractorOptions = {}): Promise<E
     const tree = parser.parse(source);
     if (!tree) throw new Error(`tree-sitter returned no tree for a ${lang} file`);
     try {
-      return runSpec(lang, entry, tree.rootNode);
+      return runSpec(lang, entry, tree.rootNode, source);
     } finally {
       tree.delete();
     }
@@ -112,9 +112,21 @@ export async function createExtractor(options: ExtractorOptions = {}): Promise<E
   return extractor;
 }
 
-function runSpec(lang: ParsedLanguage, entry: Loaded, root: Node): FileExtraction {
+/**
+ * Runs the language's query and handlers. Candidate rationale comments are found apart from the
+ * query and fed to the builder in document order between the captures (each before the first
+ * capture that starts after it), so the builder's scope stack gives them their enclosing symbol.
+ */
+function runSpec(lang: ParsedLanguage, entry: Loaded, root: Node, source: string): FileExtraction {
   const builder = new ExtractionBuilder(lang);
   entry.spec.prepare?.(root, builder);
-  for (const capture of entry.query.captures(root)) entry.spec.handle(capture.name, capture.node, builder);
+  const comments = commentsWithHints(root, source);
+  let next = 0;
+  for (const capture of entry.query.captures(root)) {
+    const start = capture.node.startIndex;
+    while (next < comments.length && comments[next]!.startIndex < start) builder.addComment(comments[next++]!);
+    entry.spec.handle(capture.name, capture.node, builder);
+  }
+  while (next < comments.length) builder.addComment(comments[next++]!);
   return builder.finish(root.hasError);
 }

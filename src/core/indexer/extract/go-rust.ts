@@ -14,7 +14,6 @@ const GO_QUERY = `
 (source_file (var_declaration (var_spec) @var))
 (import_spec) @import
 (call_expression function: [(identifier) (selector_expression)] @call)
-(comment) @comment
 `;
 
 /** The node that carries a Go spec's doc comment: its declaration when it holds only this spec. */
@@ -63,8 +62,6 @@ function goHandle(capture: string, node: Node, b: ExtractionBuilder): void {
     }
     case 'call':
       return b.addCall(node);
-    case 'comment':
-      return b.addComment(node);
   }
 }
 
@@ -94,8 +91,6 @@ const RUST_QUERY = `
 (use_declaration) @use
 (call_expression function: [(identifier) (field_expression) (scoped_identifier)] @call)
 (macro_invocation macro: (_) @macro)
-(line_comment) @comment
-(block_comment) @comment
 `;
 
 const RUST_KINDS: Record<string, SymbolKind> = { struct: 'struct', enum: 'enum', trait: 'trait', type: 'type', const: 'constant', var: 'variable' };
@@ -138,7 +133,6 @@ function rustHandle(capture: string, node: Node, b: ExtractionBuilder): void {
     const kind = capture === 'macro' || node.type === 'identifier' ? 'call' : 'attribute_call';
     return b.addReference(capture === 'macro' ? `${node.text}!` : node.text, kind, node);
   }
-  if (capture === 'comment') return b.addComment(node);
   const name = node.childForFieldName('name')?.text;
   if (!name) return;
   if (capture === 'mod' && !node.childForFieldName('body')) {

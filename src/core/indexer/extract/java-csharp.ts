@@ -16,8 +16,6 @@ const JAVA_QUERY = `
 (import_declaration) @import
 (method_invocation) @call
 (object_creation_expression type: (_) @new)
-(line_comment) @comment
-(block_comment) @comment
 `;
 
 const CSHARP_QUERY = `
@@ -32,7 +30,6 @@ const CSHARP_QUERY = `
 (using_directive) @import
 (invocation_expression function: [(identifier) (member_access_expression)] @call)
 (object_creation_expression type: (_) @new)
-(comment) @comment
 `;
 
 const KINDS: Record<string, SymbolKind> = { class: 'class', interface: 'interface', enum: 'enum', struct: 'struct', namespace: 'namespace', method: 'method' };
@@ -95,8 +92,6 @@ function javaHandle(capture: string, node: Node, b: ExtractionBuilder): void {
     }
     case 'new':
       return b.addReference(node.text, 'call', node);
-    case 'comment':
-      return b.addComment(node);
     default:
       return declare(capture, node, b);
   }
@@ -116,8 +111,6 @@ function csharpHandle(capture: string, node: Node, b: ExtractionBuilder): void {
       return b.addCall(node);
     case 'new':
       return b.addReference(node.text, 'call', node);
-    case 'comment':
-      return b.addComment(node);
     default:
       return declare(capture, node, b);
   }

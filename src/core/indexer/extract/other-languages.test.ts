@@ -151,3 +151,63 @@ describe('c and c++ extraction', () => {
     expect(refs(r)).toContainEqual(['printf', 'call', 9]);
   });
 });
+
+describe('rationale comments in every grammar', () => {
+  const rationale = async (language: Parameters<Extractor['extractAsync']>[0], source: string) => {
+    const r = await extractor.extractAsync(language, source);
+    return r.rationale.map((x) => [x.tag, x.line, x.fromSymbol === null ? null : r.symbols[x.fromSymbol]!.qualifiedName]);
+  };
+
+  it('reads Go and Rust comments (doc comments included), never strings', async () => {
+    const go = ['package p', '// TODO: package level', 'func F() string {', '\ts := `because raw strings are no comments`', '\treturn s // NOTE: inside F', '}'];
+    expect(await rationale('go', go.join('\n'))).toEqual([
+      ['TODO', 2, null],
+      ['NOTE', 5, 'F'],
+    ]);
+    const rust = [
+      '//! WHY: the crate exists', // 1
+      '/// TODO: document the cart', // 2
+      'pub struct Cart { n: u32 }', // 3
+      'impl Cart {', // 4
+      '    /// Returns n because callers need it.', // 5
+      '    pub fn get(&self) -> u32 {', // 6
+      '        let s = "FIXME: because"; /* HACK: a block */', // 7
+      '        self.n', // 8
+      '    }', // 9
+      '}', // 10
+    ];
+    expect(await rationale('rust', rust.join('\n'))).toEqual([
+      ['WHY', 1, null],
+      ['TODO', 2, null],
+      ['BECAUSE', 5, 'Cart'],
+      ['HACK', 7, 'Cart.get'],
+    ]);
+  });
+
+  it('reads Java and C# comments, never strings', async () => {
+    const java = ['class Cart {', '  /** NOTE: Javadoc can explain. */', '  void add() {', '    String s = "TODO: because"; // FIXME: inside add', '  }', '}'];
+    expect(await rationale('java', java.join('\n'))).toEqual([
+      ['NOTE', 2, 'Cart'],
+      ['FIXME', 4, 'Cart.add'],
+    ]);
+    const csharp = ['namespace Shop {', '  class Cart {', '    /// <summary>Explains why it adds.</summary>', '    void Add() { var s = "HACK: no"; /* HACK: yes */ }', '  }', '}'];
+    expect(await rationale('csharp', csharp.join('\n'))).toEqual([
+      ['WHY', 3, 'Shop.Cart'],
+      ['HACK', 4, 'Shop.Cart.Add'],
+    ]);
+  });
+
+  it('reads C and C++ comments, never strings', async () => {
+    const c = ['/* TODO: tune the size */', 'int f(void) {', '  const char *s = "NOTE: not a comment";', '  return 1; // XXX: because callers ignore it', '}'];
+    expect(await rationale('c', c.join('\n'))).toEqual([
+      ['TODO', 1, null],
+      ['XXX', 4, 'f'],
+    ]);
+    const cpp = ['namespace shop {', 'class Cart {', '  int add() { /* WHY: in add */ return 1; } // HACK: after add, in the class', '};', '}', 'int shop::Cart::size() { /* NOTE: out of class */ return 0; }'];
+    expect(await rationale('cpp', cpp.join('\n'))).toEqual([
+      ['WHY', 3, 'shop.Cart.add'],
+      ['HACK', 3, 'shop.Cart'],
+      ['NOTE', 6, 'shop.Cart.size'],
+    ]);
+  });
+});

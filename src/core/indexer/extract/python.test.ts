@@ -85,6 +85,37 @@ describe('python extraction', () => {
     ]);
   });
 
+  it('finds rationale comments anywhere but in strings, each once, with the innermost open symbol', () => {
+    const source = [
+      '# TODO: before any code', // 1
+      'x = "TODO: in a string, because"  # NOTE: after a string', // 2
+      'class A:', // 3
+      '    # why the class body starts with a comment', // 4
+      '    def m(self):', // 5
+      '        s = """because a docstring-like string is no comment"""', // 6
+      '        return 1  # HACK: because and why and TODO in one comment', // 7
+      '    # FIXME: back in the class, after the method', // 8
+      '', // 9
+      "f(a,  # XXX: inside a call's arguments", // 10
+      '  b)', // 11
+      '# a comment that says "because" without a tag', // 12
+      '# an ordinary comment', // 13
+      '# todo: lowercase tags are not tags', // 14
+    ].join('\n');
+    const r = extractor.extract('python', source);
+    const idx = (q: string) => r.symbols.findIndex((s) => s.qualifiedName === q);
+    expect(r.rationale.map((x) => [x.tag, x.line, x.fromSymbol])).toEqual([
+      ['TODO', 1, null],
+      ['NOTE', 2, null],
+      ['WHY', 4, idx('A')],
+      ['HACK', 7, idx('A.m')],
+      ['FIXME', 8, idx('A')],
+      ['XXX', 10, null],
+      ['BECAUSE', 12, null],
+    ]);
+    expect(r.rationale[3]!.text).toBe('because and why and TODO in one comment');
+  });
+
   it('returns what it recovers from a file with syntax errors', () => {
     const broken = extractor.extract('python', 'def ok():\n    return 1\n\ndef broken(:\n    pass\n\nclass Later:\n    def m(self): pass\n');
     expect(broken.hasSyntaxErrors).toBe(true);

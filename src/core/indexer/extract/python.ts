@@ -11,7 +11,6 @@ const QUERY = `
 (import_from_statement) @import
 (future_import_statement) @import
 (decorator [(identifier) (attribute)] @decorator)
-(comment) @comment
 `;
 
 const CONSTANT_RE = /^_*[A-Z][A-Z0-9_]*$/;
@@ -193,8 +192,6 @@ export const python: LanguageSpec = {
         return handleImport(node, b);
       case 'decorator':
         return b.addReference(node.text, 'name', node);
-      case 'comment':
-        return b.addComment(node);
     }
   },
 };

@@ -1,7 +1,10 @@
 import type { Node } from 'web-tree-sitter';
-import { collapse, type ExtractionBuilder } from './builder';
+import { collapse, nextRationaleHint, type ExtractionBuilder } from './builder';
 
+/** Comment node types of every grammar we parse (JavaScript's `html_comment` is not read). */
 const COMMENT_TYPES = new Set(['comment', 'line_comment', 'block_comment']);
+/** How many parents to climb from the node at a hint to its comment (grammars that nest doc parts in a comment). */
+const MAX_COMMENT_DEPTH = 3;
 
 /**
  * How one grammar is read: ONE query whose captures arrive in document order, and a handler per
@@ -11,7 +14,11 @@ const COMMENT_TYPES = new Set(['comment', 'line_comment', 'block_comment']);
 export interface LanguageSpec {
   /** The grammar file's name: `tree-sitter-<grammar>.wasm`. */
   grammar: string;
-  /** Query source; capture names are what `handle` switches on. */
+  /**
+   * Query source; capture names are what `handle` switches on. It does not capture comments:
+   * the extractor finds the few that may be rationale itself (`commentsWithHints`), which costs
+   * less than a capture and a handler call per comment.
+   */
   query: string;
   /** Called for every capture in document order. */
   handle(capture: string, node: Node, b: ExtractionBuilder): void;
@@ -55,4 +62,29 @@ export function docCommentAbove(node: Node, strip: (text: string) => string): st
 export function headerUpTo(node: Node, body: Node | null): string {
   const end = body ? body.startIndex : node.endIndex;
   return collapse(node.text.slice(0, end - node.startIndex).replace(/[{;\s]+$/, ''));
+}
+
+/**
+ * The comments that may be rationale, in document order, each once: those holding a word that
+ * `classifyRationale` needs. Scans `source` (the text `root` was parsed from) for those words and
+ * looks up the node at each hit instead of visiting every comment node; a hit in code or a string
+ * skips the rest of that token.
+ */
+export function commentsWithHints(root: Node, source: string): Node[] {
+  const comments: Node[] = [];
+  for (let hint = nextRationaleHint(source, 0); hint; ) {
+    const [at, end] = hint;
+    const leaf = root.descendantForIndex(at);
+    let node = leaf;
+    for (let depth = 0; node && !COMMENT_TYPES.has(node.type) && depth < MAX_COMMENT_DEPTH; depth++) node = node.parent;
+    let next = end;
+    if (node && COMMENT_TYPES.has(node.type)) {
+      comments.push(node);
+      next = Math.max(end, node.endIndex);
+    } else if (leaf && leaf.childCount === 0) {
+      next = Math.max(end, leaf.endIndex); // a token holds no comment
+    }
+    hint = nextRationaleHint(source, next);
+  }
+  return comments;
 }

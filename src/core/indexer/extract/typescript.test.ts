@@ -102,6 +102,32 @@ describe('typescript extraction', () => {
     expect(jsx.rationale).toEqual([{ tag: 'TODO', text: 'split this file', line: 1, fromSymbol: null }]);
   });
 
+  it('finds rationale in comments only: in methods, template substitutions, JSDoc and after the last declaration', () => {
+    const source = [
+      "const s = 'TODO: a string, because'; // NOTE: a line comment", // 1
+      'export class K {', // 2
+      '  m(): string {', // 3
+      '    return `FIXME: a template ${s /* HACK: inside a substitution */}`;', // 4
+      '  }', // 5
+      '  /** Explains why the field exists. */', // 6
+      '  f = 1;', // 7
+      '}', // 8
+      '/* XXX: trailing block */', // 9
+    ].join('\n');
+    for (const language of ['typescript', 'tsx'] as const) {
+      const r = extractor.extract(language, source);
+      const idx = (q: string) => r.symbols.indexOf(symbolIn(r, q));
+      expect(r.rationale.map((x) => [x.tag, x.line, x.fromSymbol])).toEqual([
+        ['NOTE', 1, null],
+        ['HACK', 4, idx('K.m')],
+        ['WHY', 6, idx('K')],
+        ['XXX', 9, null],
+      ]);
+    }
+    const js = extractor.extract('javascript', 'function g() {\n  return "why"; // TODO: because reasons\n}\n');
+    expect(js.rationale).toEqual([{ tag: 'TODO', text: 'because reasons', line: 2, fromSymbol: 0 }]);
+  });
+
   it('parses TSX and recovers from syntax errors', () => {
     const view = extractor.extract('tsx', 'export function View(p: { n: number }) {\n  return <div>{p.n}</div>;\n}\n');
     expect(view.symbols.map((s) => s.name)).toEqual(['View']);

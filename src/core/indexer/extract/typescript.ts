@@ -17,7 +17,6 @@ const COMMON_QUERY = `
 (export_statement source: (_)) @reexport
 (call_expression) @call
 (new_expression constructor: (_) @new)
-(comment) @comment
 `;
 
 const TS_QUERY = `${COMMON_QUERY}
@@ -188,8 +187,6 @@ function handle(capture: string, node: Node, b: ExtractionBuilder): void {
     case 'new':
       if (REFERENCE_TYPES.has(node.type)) b.addReference(node.text, 'call', node);
       return;
-    case 'comment':
-      return b.addComment(node);
   }
 }
 
