@@ -14,7 +14,7 @@ import { join, resolve } from 'node:path';
 import type { BenchContext, BenchFigure } from './types';
 
 interface ChildResult {
-  full: { wallMs: number; cpuMs?: number; files: number; parsed: number; symbols: number; references: number; chunks: number; skipped: number; lines: number };
+  full: { wallMs: number; cpuMs?: number; files: number; parsed: number; symbols: number; references: number; chunks: number; skipped: number; lines: number; phaseMs?: Record<string, number> };
   noop: { wallMs: number; cpuMs?: number; parsed: number };
   oneFile: { wallMs: number; cpuMs?: number; parsed: number } | null;
   maxRssKb: number;
@@ -81,6 +81,10 @@ function measure(ctx: BenchContext, label: string, root: string, runs: number, t
     { name: `${label}.ctags.wallMs`, value: Math.round(ctagsMs), unit: 'ms', better: 'lower', note: 'ctags --fields=+n over the same file list' },
     { name: `${label}.full.ctagsRatio`, value: Math.round((full / ctagsMs) * 10) / 10, unit: 'ratio', better: 'lower', note: 'full index wall / ctags wall; target ≤ 10' },
   ];
+  for (const phase of Object.keys(last.phaseMs ?? {})) {
+    const values = results.map((r) => r.full.phaseMs?.[phase]).filter((v): v is number => v !== undefined);
+    figures.push({ name: `${label}.full.phase.${phase.replace(/\s+(\w)/g, (_, c: string) => c.toUpperCase())}Ms`, value: Math.round(median(values)), unit: 'ms', better: 'lower', note: 'wall time of this phase of the full index (median)' });
+  }
   const oneFile = results.map((r) => r.oneFile?.wallMs).filter((v): v is number => v !== undefined);
   if (oneFile.length > 0) figures.push({ name: `${label}.oneFile.wallMs`, value: Math.round(median(oneFile)), unit: 'ms', better: 'lower', note: 'target < 500 ms' });
   const cpuOf = (values: Array<number | undefined>) => values.filter((v): v is number => v !== undefined);

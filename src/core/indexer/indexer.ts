@@ -66,7 +66,8 @@ const isParsed = (language: string): language is ParsedLanguage => PARSED.has(la
  */
 export async function indexRepository(options: IndexOptions): Promise<IndexSummary> {
   const started = performance.now();
-  const report = options.progress ?? (() => undefined);
+  const clock = new PhaseClock(options.progress);
+  const report = clock.report;
   report({ phase: 'scanning', done: 0, message: 'Listing files' });
   // HEAD is read alongside the listing (both are git calls; gitHead never rejects).
   const head = gitHead(options.root);
@@ -79,9 +80,10 @@ export async function indexRepository(options: IndexOptions): Promise<IndexSumma
     db.pragma(`cache_size = -${INDEX_CACHE_KIB}`);
     db.exec('begin immediate');
     try {
-      const counts = await runInTransaction(db, listing, { ...options, head });
+      const counts = await runInTransaction(db, listing, { ...options, progress: report, head });
+      report({ phase: 'commit', done: 0, message: 'Writing the index' });
       db.exec('commit');
-      return { ...summarize(db), durationMs: Math.round(performance.now() - started), ...counts };
+      return { ...summarize(db), durationMs: Math.round(performance.now() - started), ...counts, phaseMs: clock.stop() };
     } catch (error) {
       if (db.inTransaction) db.exec('rollback');
       throw error;
@@ -184,6 +186,7 @@ async function parseChanged(writer: CuratedWriter, stored: Map<string, StoredFil
   const result: ParseResult = { parsed: 0, added: 0, changed: new Set(), written: new Map(), referrers: new Set() };
   if (jobs.length === 0) return result;
   const preparer = openPreparer(jobs, { extractor: options.extractor, signal: options.signal, parallel: options.parallel });
+  options.progress?.({ phase: 'parsing', done: 0, total: work.length, message: preparer.parallel ? 'Starting the parse workers' : 'Loading the parsers' });
   try {
     const started = performance.now();
     let lastYield = performance.now();
@@ -273,7 +276,34 @@ function linkFiles(db: Db, options: IndexOptions, fileSetChanged: boolean, parse
   linker.updateReferences(new Set([...dependents, ...parse.referrers]));
 }
 
-function summarize(db: Db): Omit<IndexSummary, 'durationMs' | 'parsed' | 'removed'> {
+/** Passes progress on and times each phase (from its first report to the next phase's). */
+class PhaseClock {
+  private readonly phases: Record<string, number> = {};
+  private current: string | null = null;
+  private since = performance.now();
+
+  constructor(private readonly forward: IndexOptions['progress']) {}
+
+  readonly report = (update: Omit<RunProgress, 'runId' | 'kind'>): void => {
+    if (update.phase !== this.current) this.enter(update.phase);
+    this.forward?.(update);
+  };
+
+  /** Close the current phase; returns ms per phase in the order they ran. */
+  stop(): Record<string, number> {
+    this.enter(null);
+    return this.phases;
+  }
+
+  private enter(phase: string | null): void {
+    const now = performance.now();
+    if (this.current !== null) this.phases[this.current] = Math.round((this.phases[this.current] ?? 0) + now - this.since);
+    this.current = phase;
+    this.since = now;
+  }
+}
+
+function summarize(db: Db): Omit<IndexSummary, 'durationMs' | 'parsed' | 'removed' | 'phaseMs'> {
   const count = (sql: string) => (db.prepare(sql).pluck().get() as number) ?? 0;
   return {
     files: count('select count(*) from files where skip_reason is null'),

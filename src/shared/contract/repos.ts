@@ -56,6 +56,8 @@ export interface IndexSummary extends IndexCounts {
   parsed: number;
   /** Files removed from the index in this run. */
   removed: number;
+  /** Wall time per phase in run order (`scanning`, `parsing`, `references`, `git history`, `search index`, `commit`), ms. */
+  phaseMs: Record<string, number>;
 }
 
 /** One symbol of a file's outline. Lines are 1-based, inclusive. */

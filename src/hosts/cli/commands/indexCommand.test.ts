@@ -35,10 +35,16 @@ describe('cra index', () => {
       { path: 'vendor/lib.min.js', reason: 'minified' },
     ]);
     expect(first.stdout.trim().split('\n')).toHaveLength(1);
+    const phases = summary.phaseMs as Record<string, number>;
+    expect(Object.keys(phases)).toEqual(['scanning', 'parsing', 'references', 'git history', 'search index', 'commit']);
+    for (const ms of Object.values(phases)) expect(ms).toBeGreaterThanOrEqual(0);
+    expect(Object.values(phases).reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(summary.durationMs as number);
 
-    const second = cra(dataDir, 'index', repo.root);
+    const second = cra(dataDir, 'index', repo.root, '-v');
     expect(second.status).toBe(0);
     expect(second.stdout).toMatch(/^Indexed repo in .* s: 9 files \(0 parsed, 0 removed\)/);
+    // A no-op run parses nothing: no parsing or references phase.
+    expect(second.stdout).toMatch(/^Time: scanning \d+ ms · git history \d+ ms · search index \d+ ms · commit \d+ ms$/m);
     // Not a terminal: progress comes as plain lines, never carriage returns.
     expect(second.stderr).toContain('scanning');
     expect(second.stderr).not.toContain('\r');
