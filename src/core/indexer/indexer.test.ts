@@ -110,7 +110,7 @@ describe('indexRepository on a real git repository', () => {
     expect(noop.parsed).toBe(0);
     expect(noop.removed).toBe(0);
     expect({ ...noop, durationMs: 0, phaseMs: {} }).toEqual({ ...first, durationMs: 0, parsed: 0, phaseMs: {} });
-    expect(Object.keys(noop.phaseMs)).toEqual(['scanning', 'git history', 'search index', 'commit']);
+    expect(Object.keys(noop.phaseMs)).toEqual(['scanning', 'git history', 'search index', 'saving']);
     expect(symbolIds()).toEqual(before);
 
     env.repo.write('pkg/util.py', 'CONSTANT = 6\n\n\ndef helper(x):\n    return x * 3\n\n\ndef extra():\n    return helper(1)\n');

@@ -81,7 +81,7 @@ export async function indexRepository(options: IndexOptions): Promise<IndexSumma
     db.exec('begin immediate');
     try {
       const counts = await runInTransaction(db, listing, { ...options, progress: report, head });
-      report({ phase: 'commit', done: 0, message: 'Writing the index' });
+      report({ phase: 'saving', done: 0, message: 'Writing the index' });
       db.exec('commit');
       return { ...summarize(db), durationMs: Math.round(performance.now() - started), ...counts, phaseMs: clock.stop() };
     } catch (error) {

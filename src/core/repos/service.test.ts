@@ -59,7 +59,7 @@ describe('the repos domain', () => {
     expect(added.id).toBe(repoIdFor(repo.root));
     const summary = (await core.runs.wait(runId)) as IndexSummary;
     expect(summary.files).toBe(9);
-    expect([...phases]).toEqual(['scanning', 'parsing', 'references', 'git history', 'search index', 'commit']);
+    expect([...phases]).toEqual(['scanning', 'parsing', 'references', 'git history', 'search index', 'saving']);
     expect(changes.map((c) => c.status)).toEqual(['new', 'indexing', 'ready']);
 
     const info = await core.handlers['repos/get']({ repoId: added.id });

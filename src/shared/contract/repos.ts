@@ -56,7 +56,7 @@ export interface IndexSummary extends IndexCounts {
   parsed: number;
   /** Files removed from the index in this run. */
   removed: number;
-  /** Wall time per phase in run order (`scanning`, `parsing`, `references`, `git history`, `search index`, `commit`), ms. */
+  /** Wall time per phase in run order (`scanning`, `parsing`, `references`, `git history`, `search index`, `saving`), ms. */
   phaseMs: Record<string, number>;
 }
 

@@ -36,7 +36,7 @@ describe('cra index', () => {
     ]);
     expect(first.stdout.trim().split('\n')).toHaveLength(1);
     const phases = summary.phaseMs as Record<string, number>;
-    expect(Object.keys(phases)).toEqual(['scanning', 'parsing', 'references', 'git history', 'search index', 'commit']);
+    expect(Object.keys(phases)).toEqual(['scanning', 'parsing', 'references', 'git history', 'search index', 'saving']);
     for (const ms of Object.values(phases)) expect(ms).toBeGreaterThanOrEqual(0);
     expect(Object.values(phases).reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(summary.durationMs as number);
 
@@ -44,7 +44,7 @@ describe('cra index', () => {
     expect(second.status).toBe(0);
     expect(second.stdout).toMatch(/^Indexed repo in .* s: 9 files \(0 parsed, 0 removed\)/);
     // A no-op run parses nothing: no parsing or references phase.
-    expect(second.stdout).toMatch(/^Time: scanning \d+ ms · git history \d+ ms · search index \d+ ms · commit \d+ ms$/m);
+    expect(second.stdout).toMatch(/^Time: scanning \d+ ms · git history \d+ ms · search index \d+ ms · saving \d+ ms$/m);
     // Not a terminal: progress comes as plain lines, never carriage returns.
     expect(second.stderr).toContain('scanning');
     expect(second.stderr).not.toContain('\r');

@@ -1,7 +1,7 @@
 import type { RepoInfo, RunFinished, RunInfo, RunProgress } from '../../../../shared/contract';
 
 /** The phases of an index run, in order (the engine reports them as `run/progress` phases). */
-export const INDEX_PHASES = ['scanning', 'parsing', 'references', 'git history', 'search index'] as const;
+export const INDEX_PHASES = ['scanning', 'parsing', 'references', 'git history', 'search index', 'saving'] as const;
 
 /** Kinds of runs that work on one repository and show on its row. */
 const REPO_RUN_KINDS = new Set(['index', 'embed']);
