@@ -16,29 +16,53 @@ const MAX_CHUNK_LINES = 80;
 const TEXT_WINDOW_LINES = 50;
 /** Characters of text kept per chunk (FTS input, not a display limit). */
 const MAX_CHUNK_CHARS = 16_000;
+/** Identifier words kept per chunk. */
+const IDENTIFIER_WORDS_LIMIT = 2000;
 
 /**
  * Split the compound identifiers of a text into lower-case words: `parseHTTPResponse` → parse http
  * response, `get_user_id` → get user id. Returns unique words (2+ characters) and the compound
  * identifiers themselves, space-separated. Plain words are left out: the text column has them.
  */
-export function splitIdentifiers(text: string, limit = 2000): string {
+export function splitIdentifiers(text: string, limit = IDENTIFIER_WORDS_LIMIT): string {
   const words = new Set<string>();
-  // Only compound identifiers match (an underscore, a lower→upper step or an acronym before a
-  // word): plain words are most of a text and are skipped by the regex engine, not in JS. Words
-  // start at a word boundary, so number literals (0xFFFF_FFFF, 1_000) are not split.
+  addIdentifierWords(words, text, limit);
+  return [...words].join(' ');
+}
+
+/**
+ * Add the words of the compound identifiers of `text` to `words` (up to `limit` words). Only
+ * compound identifiers match (an underscore, a lower→upper step or an acronym before a word):
+ * plain words are most of a text and are skipped by the regex engine, not in JS. Words start at a
+ * word boundary, so number literals (0xFFFF_FFFF, 1_000) are not split.
+ */
+function addIdentifierWords(words: Set<string>, text: string, limit: number): void {
   const re = /\b(?=[A-Za-z_])\w*?(?:_|[a-z0-9][A-Z]|[A-Z]{2}[a-z])\w*/g;
   for (let m = re.exec(text); m !== null && words.size < limit; m = re.exec(text)) {
-    const ident = m[0];
-    if (ident.length < 2) continue;
-    words.add(ident.toLowerCase());
+    if (m[0].length < 2) continue;
+    for (const word of wordsOf(m[0])) words.add(word);
+  }
+}
+
+/** A compound identifier's words, lower-cased: the identifier itself, then its parts of 2+ characters. */
+const wordCache = new Map<string, readonly string[]>();
+/** Identifiers remembered per thread before the cache starts over (bounds its memory). */
+const WORD_CACHE_LIMIT = 100_000;
+
+function wordsOf(ident: string): readonly string[] {
+  let words = wordCache.get(ident);
+  if (words === undefined) {
     const parts = ident
       .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
       .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
-      .split(/[_\s]+/);
-    for (const p of parts) if (p.length > 1) words.add(p.toLowerCase());
+      .split(/[_\s]+/)
+      .filter((p) => p.length > 1)
+      .map((p) => p.toLowerCase());
+    words = [ident.toLowerCase(), ...parts];
+    if (wordCache.size >= WORD_CACHE_LIMIT) wordCache.clear();
+    wordCache.set(ident, words);
   }
-  return [...words].join(' ');
+  return words;
 }
 
 /** Words of a path for the path index: `src/core/userStore.ts` → src core user store ts userstore. */
@@ -74,18 +98,26 @@ interface Span {
 
 function symbolSpans(symbols: readonly ExtractedSymbol[]): Span[] {
   const spans: Span[] = [];
+  const childrenOf = new Map<number, ExtractedSymbol[]>();
+  symbols.forEach((c) => {
+    if (c.parent === null) return;
+    const list = childrenOf.get(c.parent);
+    if (list) list.push(c);
+    else childrenOf.set(c.parent, [c]);
+  });
   const topLevel = symbols.map((s, i) => ({ s, i })).filter(({ s }) => s.parent === null);
   for (const { s, i } of topLevel.sort((a, b) => a.s.startLine - b.s.startLine)) {
-    const children = symbols.filter((c) => c.parent === i && c.kind === 'method').sort((a, b) => a.startLine - b.startLine);
+    const members = childrenOf.get(i) ?? [];
+    const methods = members.filter((c) => c.kind === 'method').sort((a, b) => a.startLine - b.startLine);
     const long = s.endLine - s.startLine + 1 > MAX_CHUNK_LINES;
-    if (children.length === 0 || !long) {
-      const names = [s.qualifiedName, ...symbols.filter((c) => c.parent === i).map((c) => c.qualifiedName)].join(' ');
+    if (methods.length === 0 || !long) {
+      const names = [s.qualifiedName, ...members.map((c) => c.qualifiedName)].join(' ');
       spans.push({ start: s.startLine, end: s.endLine, kind: s.kind, names });
       continue;
     }
     // A long class: its header (up to the first method) names the class; each method is its own chunk.
     let cursor = s.startLine;
-    for (const child of children) {
+    for (const child of methods) {
       if (child.startLine > cursor) spans.push({ start: cursor, end: child.startLine - 1, kind: s.kind, names: s.qualifiedName });
       spans.push({ start: child.startLine, end: child.endLine, kind: child.kind, names: `${child.qualifiedName} ${s.qualifiedName}` });
       cursor = Math.max(cursor, child.endLine + 1);
@@ -100,7 +132,10 @@ function pushWindows(chunks: Chunk[], lines: string[], start: number, end: numbe
     const to = Math.min(end, from + size - 1);
     const text = lines.slice(from - 1, to).join('\n').slice(0, MAX_CHUNK_CHARS);
     // Blank stretches (between a class's methods, mostly) carry nothing to search.
-    if (text.trim().length === 0) continue;
-    chunks.push({ startLine: from, endLine: to, kind, symbolNames: names, identifiers: splitIdentifiers(`${names} ${text}`), text });
+    if (!/\S/.test(text)) continue;
+    const words = new Set<string>();
+    addIdentifierWords(words, names, IDENTIFIER_WORDS_LIMIT);
+    addIdentifierWords(words, text, IDENTIFIER_WORDS_LIMIT);
+    chunks.push({ startLine: from, endLine: to, kind, symbolNames: names, identifiers: [...words].join(' '), text });
   }
 }
