@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -74,6 +75,20 @@ describe('parallel parsing in worker threads', () => {
     expect(defaultPoolSize(2, 2.5)).toBe(2);
     expect(defaultPoolSize(2, 7)).toBe(0);
     expect(defaultPoolSize(1, 0)).toBe(0);
+  });
+
+  it('starts its workers under Node flags a worker refuses explicitly (a V8 flag beside a tsx loader)', () => {
+    const repo = newRepo();
+    repo.write('mod.py', 'def hello():\n    return 1\n');
+    const pool = join(__dirname, 'parsePool.ts');
+    const code = `
+      const { ParsePool, defaultWorkerScript } = require(${JSON.stringify(pool)});
+      const p = new ParsePool({ script: defaultWorkerScript(), size: 1, languages: ['python'] });
+      p.prepare({ absolutePath: ${JSON.stringify(join(repo.root, 'mod.py'))}, relPath: 'mod.py', size: 30, maxFileBytes: 1e6, knownHash: null, knownSkipReason: null })
+        .then((r) => { console.log(JSON.stringify(r.extraction.symbols.map((s) => s.name))); return p.terminate(); });`;
+    const out = spawnSync(process.execPath, ['--no-liftoff', '--require', 'tsx/cjs', '-e', code], { cwd: join(__dirname, '..', '..', '..'), encoding: 'utf8', timeout: 60_000 });
+    expect(out.stderr).not.toMatch(/ERR_WORKER_INVALID_EXEC_ARGV/);
+    expect(out.stdout.trim()).toBe('["hello"]');
   });
 
   it('keeps the parent\'s Node flags for its workers, less tsx loaders (the worker entry registers its own)', () => {

@@ -62,6 +62,22 @@ export function workerExecArgv(argv: readonly string[] = process.execArgv): stri
   return out;
 }
 
+/**
+ * A worker with the parent's flags less tsx loaders. Node refuses some flags in a worker's explicit
+ * `execArgv` (V8 and per-process options such as `--no-liftoff`) that it accepts when inherited:
+ * then the worker inherits them as by default.
+ */
+function startWorker(script: string, workerData: ParseWorkerData): Worker {
+  const execArgv = workerExecArgv();
+  if (execArgv.length === process.execArgv.length) return new Worker(script, { workerData });
+  try {
+    return new Worker(script, { workerData, execArgv });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ERR_WORKER_INVALID_EXEC_ARGV') throw error;
+    return new Worker(script, { workerData });
+  }
+}
+
 /** Options of a ParsePool. */
 export interface ParsePoolOptions {
   /** Worker entry file (default: `defaultWorkerScript()`). */
@@ -123,7 +139,7 @@ export class ParsePool {
 
   private spawn(): void {
     const data: ParseWorkerData = { languages: this.options.languages };
-    const worker = new Worker(this.options.script, { workerData: data, execArgv: workerExecArgv() });
+    const worker = startWorker(this.options.script, data);
     const slot: Slot = { worker, inFlight: new Map() };
     this.slots.add(slot);
     worker.on('message', (message: ParseResponse) => {
