@@ -144,6 +144,18 @@ describe('parallel parsing in worker threads', () => {
     expect(after.files).toBeGreaterThan(before.files);
   });
 
+  it('parses in its own thread when the workers cannot start at all', async () => {
+    const repo = newRepo();
+    writeMany(repo, 10);
+    const curated = tempCurated();
+    // A relative path makes Node refuse the worker at once (ERR_WORKER_PATH).
+    const summary = await index(repo, curated, { parallel: { workers: 2, minFiles: 1, script: 'not/absolute.js' } });
+    expect(summary.symbols).toBeGreaterThan(10);
+    const db = openDatabase(curated, { readOnly: true });
+    cleanups.push(() => db.close());
+    expect(db.prepare("select count(*) from files f where language = 'python' and not exists (select 1 from symbols s where s.file_id = f.id)").pluck().get()).toBe(2);
+  });
+
   it('a worker that dies leaves its file indexed as text and the rest parsed', async () => {
     const repo = newRepo();
     writeMany(repo, 10);

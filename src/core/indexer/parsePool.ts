@@ -113,7 +113,13 @@ export class ParsePool {
   private closed = false;
 
   constructor(private readonly options: ParsePoolOptions) {
-    for (let i = 0; i < options.size; i++) this.spawn();
+    try {
+      for (let i = 0; i < options.size; i++) this.spawn();
+    } catch (error) {
+      // Workers that did start must not outlive a pool that never existed for its caller.
+      void this.terminate();
+      throw error;
+    }
   }
 
   /** Prepare one file in a worker. The promise never goes unhandled if the caller drops it. */

@@ -48,7 +48,11 @@ export function openPreparer(
   const size = options.parallel?.workers ?? defaultPoolSize();
   const script = options.parallel?.script === undefined ? defaultWorkerScript() : options.parallel.script;
   if (size > 0 && script && jobs.length >= (options.parallel?.minFiles ?? MIN_FILES_FOR_WORKERS)) {
-    return pooled(jobs, new ParsePool({ script, size, languages: languagesOf(jobs) }), options.signal);
+    try {
+      return pooled(jobs, new ParsePool({ script, size, languages: languagesOf(jobs) }), options.signal);
+    } catch (error) {
+      console.warn(`[indexer] parse workers could not start, parsing in this thread: ${(error as Error).message}`);
+    }
   }
   return inThread(jobs, options.extractor);
 }
