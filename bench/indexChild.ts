@@ -12,11 +12,12 @@ import { indexRepository } from '../src/core/indexer/indexer';
 async function main(): Promise<void> {
   const [root, curatedFile, touch] = process.argv.slice(2);
   if (!root || !curatedFile) throw new Error('usage: indexChild <root> <curatedFile> [touch]');
-  const extractor = createExtractor();
+  // Created on first need, as the repos service does: with parse workers the main thread never needs one.
+  let extractor: ReturnType<typeof createExtractor> | undefined;
   const run = async () => {
     const started = performance.now();
     const cpu = process.cpuUsage();
-    const summary = await indexRepository({ root, curatedFile, extractor: () => extractor });
+    const summary = await indexRepository({ root, curatedFile, extractor: () => (extractor ??= createExtractor()) });
     const used = process.cpuUsage(cpu);
     return { wallMs: performance.now() - started, cpuMs: (used.user + used.system) / 1000, summary };
   };
@@ -31,7 +32,7 @@ async function main(): Promise<void> {
   const db = openDatabase(curatedFile, { readOnly: true });
   const lines = db.prepare('select sum(lines) from files where skip_reason is null').pluck().get() as number;
   db.close();
-  (await extractor).dispose();
+  if (extractor) (await extractor).dispose();
   const { skipped, ...counts } = full.summary;
   process.stdout.write(
     `${JSON.stringify({ full: { wallMs: full.wallMs, cpuMs: full.cpuMs, ...counts, skipped: skipped.length, lines }, noop: { wallMs: noop.wallMs, cpuMs: noop.cpuMs, parsed: noop.summary.parsed }, oneFile, maxRssKb: process.resourceUsage().maxRSS })}\n`,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifyRationale, nextRationaleHint } from './builder';
+import { classifyRationale, collapse, nextRationaleHint } from './builder';
 
 /** A small deterministic generator (mulberry32), so a failure reproduces. */
 function random(seed: number): () => number {
@@ -39,5 +39,26 @@ describe('rationale hints', () => {
     expect(nextRationaleHint(text, 12)).toEqual([16, 23]);
     expect(nextRationaleHint(text, 23)).toBeNull();
     expect(nextRationaleHint('whyever TODOS a_because', 0)).toBeNull();
+  });
+});
+
+describe('collapse', () => {
+  /** The plain definition collapse must match: every whitespace run becomes one space, trimmed, then capped. */
+  const reference = (text: string, max: number) => {
+    const out = text.replace(/\s+/g, ' ').trim();
+    return out.length > max ? `${out.slice(0, max - 1)}…` : out;
+  };
+
+  it('gives what collapsing the whole text gives, for long texts and long whitespace runs too', () => {
+    const next = random(7);
+    const pieces = ['a', 'word', 'x_y', ' ', '  ', '\n', '\t', ' '.repeat(300), '\n'.repeat(900), '(', '{'];
+    for (let i = 0; i < 3000; i++) {
+      let text = '';
+      const n = Math.floor(next() * 400);
+      for (let k = 0; k < n; k++) text += pieces[Math.floor(next() * pieces.length)];
+      const max = [10, 80, 200, 400][i % 4]!;
+      expect(collapse(text, max)).toBe(reference(text, max));
+    }
+    expect(collapse(`  ${'v = 1\n'.repeat(50_000)}`, 200)).toBe(reference(`  ${'v = 1\n'.repeat(50_000)}`, 200));
   });
 });

@@ -50,6 +50,13 @@ const RATIONALE_HINT_RE = /\b(?:TODO|FIXME|HACK|NOTE|WHY|XXX|because|so that|oth
 
 /** Collapses all whitespace runs to one space and trims; caps very long text. */
 export function collapse(text: string, max = 400): string {
+  // Long texts (a module-level table, a whole class) are collapsed from a prefix: when that prefix
+  // already yields more than `max` characters the rest cannot change the result.
+  const prefixLength = max * 4 + 64;
+  if (text.length > prefixLength) {
+    const head = text.slice(0, prefixLength).replace(/\s+/g, ' ').trimStart();
+    if (head.length > max + 1) return `${head.slice(0, max - 1)}…`;
+  }
   const out = text.replace(/\s+/g, ' ').trim();
   return out.length > max ? `${out.slice(0, max - 1)}…` : out;
 }
