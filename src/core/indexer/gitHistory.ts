@@ -6,8 +6,6 @@ export interface GitHistoryOptions {
   signal?: AbortSignal;
   /** Commits read on a full pass (newest first). */
   maxCommits: number;
-  /** Commits touching more files than this are kept but do not count towards co-change. */
-  maxFilesPerCommit: number;
   /** Re-read history even when HEAD did not move. */
   full: boolean;
   /** HEAD as read when the run started (saves a git call); read here when absent. */
@@ -24,26 +22,37 @@ export function setMeta(db: Db, key: string, value: string): void {
   db.prepare('insert into index_meta (key, value) values (?, ?) on conflict(key) do update set value = excluded.value').run(key, value);
 }
 
+/** What the git pass found to write: null when HEAD did not move (nothing to do). */
+export type GitHistoryRead = { head: string | null; incremental: boolean; commits: GitCommit[] } | null;
+
 /**
- * Bring commits, file_commits and co_changes up to date with HEAD: nothing when HEAD did not move,
- * only the new commits when the old HEAD is an ancestor, else a full re-read (bounded). A
- * repository without commits (or outside git) ends with empty history tables.
+ * Read what is needed to bring commits, file_commits and co_changes up to date with HEAD: nothing
+ * when HEAD did not move, only the new commits when the old HEAD is an ancestor, else a full
+ * re-read (bounded). The stored HEAD is read at the call, so the indexer starts this before it
+ * writes anything and `git log` runs while the files are parsed; `writeGitHistory` stores the result.
  */
-export async function refreshGitHistory(db: Db, root: string, isGit: boolean, options: GitHistoryOptions): Promise<{ newCommits: number }> {
-  const head = isGit ? await (options.head ?? gitHead(root)) : null;
+export async function readGitHistory(db: Db, root: string, isGit: boolean, options: GitHistoryOptions): Promise<GitHistoryRead> {
   const previous = getMeta(db, 'git_head');
-  if (!head) {
+  const head = isGit ? await (options.head ?? gitHead(root)) : null;
+  if (!head) return { head: null, incremental: false, commits: [] };
+  if (!options.full && previous === head) return null;
+  const incremental = !options.full && !!previous && (await isAncestor(root, previous, head));
+  const commits = await gitLog(root, { maxCount: options.maxCommits, since: incremental ? previous! : undefined, signal: options.signal });
+  return { head, incremental, commits };
+}
+
+/** Store what `readGitHistory` read. A repository without commits (or outside git) ends with empty history tables. */
+export function writeGitHistory(db: Db, read: GitHistoryRead, maxFilesPerCommit: number): { newCommits: number } {
+  if (!read) return { newCommits: 0 };
+  if (!read.head) {
     clearHistory(db);
     setMeta(db, 'git_head', '');
     return { newCommits: 0 };
   }
-  if (!options.full && previous === head) return { newCommits: 0 };
-  const incremental = !options.full && !!previous && (await isAncestor(root, previous, head));
-  if (!incremental) clearHistory(db);
-  const commits = await gitLog(root, { maxCount: options.maxCommits, since: incremental ? previous! : undefined, signal: options.signal });
-  writeCommits(db, commits, options.maxFilesPerCommit);
-  setMeta(db, 'git_head', head);
-  return { newCommits: commits.length };
+  if (!read.incremental) clearHistory(db);
+  writeCommits(db, read.commits, maxFilesPerCommit);
+  setMeta(db, 'git_head', read.head);
+  return { newCommits: read.commits.length };
 }
 
 function clearHistory(db: Db): void {

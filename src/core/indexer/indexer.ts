@@ -9,7 +9,7 @@ import { textLanguageOf } from './extract/languages';
 import { createImportResolver } from './extract/resolve';
 import type { ParsedLanguage } from './extract/types';
 import { gitHead } from './git';
-import { getMeta, refreshGitHistory, setMeta } from './gitHistory';
+import { getMeta, readGitHistory, setMeta, writeGitHistory } from './gitHistory';
 import { Linker, type ResolveImport, type WrittenFile } from './link';
 import type { PrepareJob, PreparedFile } from './prepare';
 import { openPreparer, type ParallelOptions } from './preparer';
@@ -96,32 +96,42 @@ export async function indexRepository(options: IndexOptions): Promise<IndexSumma
 async function runInTransaction(db: Db, listing: Listing, options: IndexOptions & { head: Promise<string | null> }): Promise<{ parsed: number; removed: number }> {
   const writer = new CuratedWriter(db);
   const full = options.full === true || getMeta(db, 'index_version') !== String(INDEX_VERSION);
-  if (full) startBulkBuild(db);
-  const stored = writer.storedFiles();
-  const removed = removeMissing(writer, stored, listing);
-  const parse = await parseChanged(writer, stored, listing, options);
-  const fileSetChanged = full || removed > 0 || parse.added > 0;
-  const changedAnything = fileSetChanged || parse.changed.size > 0;
-  if (changedAnything) {
-    options.progress?.({ phase: 'references', done: 0, message: 'Resolving imports and references' });
-    linkFiles(db, options, fileSetChanged, parse);
-    rebuildTestLinks(db);
-  }
-  throwIfAborted(options.signal);
-  options.progress?.({ phase: 'git history', done: 0, message: 'Reading commits' });
-  await refreshGitHistory(db, options.root, listing.isGit, {
-    signal: options.signal,
+  // `git log` runs while the files are parsed; it is stopped if the run ends before it is read.
+  const gitStop = new AbortController();
+  const stopGit = () => gitStop.abort();
+  options.signal?.addEventListener('abort', stopGit, { once: true });
+  const git = readGitHistory(db, options.root, listing.isGit, {
+    signal: gitStop.signal,
     maxCommits: options.maxCommits ?? DEFAULT_MAX_COMMITS,
-    maxFilesPerCommit: options.maxFilesPerCommit ?? DEFAULT_MAX_FILES_PER_COMMIT,
     full,
     head: options.head,
   });
-  throwIfAborted(options.signal);
-  options.progress?.({ phase: 'search index', done: 0, message: 'Finishing the search index' });
-  if (full) finishBulkBuild(db);
-  setMeta(db, 'index_version', String(INDEX_VERSION));
-  setMeta(db, 'indexed_at', new Date().toISOString());
-  return { parsed: parse.parsed, removed };
+  git.catch(() => undefined);
+  try {
+    if (full) startBulkBuild(db);
+    const stored = writer.storedFiles();
+    const removed = removeMissing(writer, stored, listing);
+    const parse = await parseChanged(writer, stored, listing, options);
+    const fileSetChanged = full || removed > 0 || parse.added > 0;
+    const changedAnything = fileSetChanged || parse.changed.size > 0;
+    if (changedAnything) {
+      options.progress?.({ phase: 'references', done: 0, message: 'Resolving imports and references' });
+      linkFiles(db, options, fileSetChanged, parse);
+      rebuildTestLinks(db);
+    }
+    throwIfAborted(options.signal);
+    options.progress?.({ phase: 'git history', done: 0, message: 'Reading commits' });
+    writeGitHistory(db, await git, options.maxFilesPerCommit ?? DEFAULT_MAX_FILES_PER_COMMIT);
+    throwIfAborted(options.signal);
+    options.progress?.({ phase: 'search index', done: 0, message: 'Finishing the search index' });
+    if (full) finishBulkBuild(db);
+    setMeta(db, 'index_version', String(INDEX_VERSION));
+    setMeta(db, 'indexed_at', new Date().toISOString());
+    return { parsed: parse.parsed, removed };
+  } finally {
+    options.signal?.removeEventListener('abort', stopGit);
+    stopGit();
+  }
 }
 
 /**
