@@ -133,6 +133,24 @@ describe('indexRepository on a real git repository', () => {
     expect(db.prepare('select count(*) from file_dependencies where to_file_id not in (select id from files)').pluck().get()).toBe(0);
   });
 
+  it('links Rust `mod x;` declarations to their files, on a full index and when re-linked from the stored imports', async () => {
+    const env = setup();
+    env.repo.write('src/main.rs', 'mod net;\nmod store;\n\nfn main() {\n    net::get();\n}\n');
+    env.repo.write('src/net.rs', 'pub fn get() {}\n');
+    env.repo.write('src/store/mod.rs', 'pub struct Store;\n');
+    env.repo.commit('a small crate');
+    await env.index();
+    const db = env.open();
+    const depsOfMain = () =>
+      db.prepare("select t.path from file_dependencies d join files f on f.id = d.from_file_id join files t on t.id = d.to_file_id where f.path = 'src/main.rs' order by t.path").pluck().all();
+    expect(depsOfMain()).toEqual(['src/net.rs', 'src/store/mod.rs']);
+    // A new file re-links every file's imports, main.rs's from what the index stored.
+    env.repo.write('src/other.rs', 'pub fn other() {}\n');
+    const again = await env.index();
+    expect(again.parsed).toBe(1);
+    expect(depsOfMain()).toEqual(['src/net.rs', 'src/store/mod.rs']);
+  });
+
   it('reads only new commits when HEAD moved forward', async () => {
     const env = setup();
     writeSample(env.repo);

@@ -37,6 +37,7 @@ interface ImportRow {
   level: number;
   is_reexport: number;
   is_system: number;
+  is_module: number;
   line: number;
 }
 
@@ -73,7 +74,7 @@ export class Linker {
     private readonly written: ReadonlyMap<number, WrittenFile> = new Map(),
   ) {
     this.stmt = {
-      imports: db.prepare('select specifier, names_json, alias, level, is_reexport, is_system, line from imports where file_id = ? order by line'),
+      imports: db.prepare('select specifier, names_json, alias, level, is_reexport, is_system, is_module, line from imports where file_id = ? order by line'),
       refs: db.prepare('select id, name, kind, from_symbol_id as fromId, target_symbol_id as target from symbol_references where file_id = ?'),
       fileSymbols: db.prepare('select id, kind, parent_id as parentId from symbols where file_id = ?'),
       setTarget: db.prepare('update symbol_references set target_symbol_id = ? where id = ?'),
@@ -261,7 +262,7 @@ function enclosingClass(env: Env, fromId: number | null): number | null {
 
 /** An import as the database stores it (what a later incremental run reads back), so both paths resolve alike. */
 function asStored(imp: ExtractedImport): ExtractedImport {
-  return { specifier: imp.specifier, names: imp.names, alias: imp.alias, level: imp.level, isReexport: imp.isReexport, isSystem: imp.isSystem, line: imp.line };
+  return { specifier: imp.specifier, names: imp.names, alias: imp.alias, level: imp.level, isReexport: imp.isReexport, isSystem: imp.isSystem, isModule: imp.isModule === true, line: imp.line };
 }
 
 function fromRow(row: ImportRow): ExtractedImport {
@@ -272,6 +273,7 @@ function fromRow(row: ImportRow): ExtractedImport {
     level: row.level,
     isReexport: row.is_reexport === 1,
     isSystem: row.is_system === 1,
+    isModule: row.is_module === 1,
     line: row.line,
   };
 }

@@ -3,8 +3,9 @@ import type { Migration } from '../db/open';
 /**
  * Bumped when the indexer's output changes meaning, so an old index is rebuilt rather than mixed.
  * 2: no whitespace-only chunks; inherited members resolved whatever the file order.
+ * 3: Rust `mod x;` declarations kept as module imports (file dependencies to x.rs / x/mod.rs).
  */
-export const INDEX_VERSION = 2;
+export const INDEX_VERSION = 3;
 
 /**
  * The triggers that keep `chunks_fts` and `paths_fts` in step with `chunks` and `files`. A full
@@ -189,5 +190,10 @@ export const CURATED_MIGRATIONS: readonly Migration[] = [
         create virtual table paths_fts using fts5(path, path_tokens, content='files', content_rowid='id', tokenize='porter unicode61');
         ${FTS_TRIGGERS}
       `),
+  },
+  {
+    version: 2,
+    description: 'imports.is_module: a declaration that names a module file (Rust `mod x;`)',
+    up: (db) => db.exec('alter table imports add column is_module integer not null default 0'),
   },
 ];

@@ -63,7 +63,7 @@ export class CuratedWriter {
          values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
       insertImport: db.prepare(
-        'insert into imports (file_id, specifier, names_json, alias, level, is_reexport, is_system, line) values (?, ?, ?, ?, ?, ?, ?, ?)',
+        'insert into imports (file_id, specifier, names_json, alias, level, is_reexport, is_system, is_module, line) values (?, ?, ?, ?, ?, ?, ?, ?, ?)',
       ),
       insertRationale: db.prepare('insert into rationale_comments (file_id, symbol_id, tag, text, line) values (?, ?, ?, ?, ?)'),
       insertChunk: db.prepare(
@@ -127,7 +127,7 @@ export class CuratedWriter {
     }
     const symbolId = (index: number | null) => (index === null ? null : (written[index]?.id ?? null));
     for (const imp of extraction.imports) {
-      this.s.insertImport.run(fileId, imp.specifier, JSON.stringify(imp.names), imp.alias, imp.level, imp.isReexport ? 1 : 0, imp.isSystem ? 1 : 0, imp.line);
+      this.s.insertImport.run(fileId, imp.specifier, JSON.stringify(imp.names), imp.alias, imp.level, imp.isReexport ? 1 : 0, imp.isSystem ? 1 : 0, imp.isModule ? 1 : 0, imp.line);
     }
     for (const r of extraction.rationale) this.s.insertRationale.run(fileId, symbolId(r.fromSymbol), r.tag, r.text, r.line);
     return written;
