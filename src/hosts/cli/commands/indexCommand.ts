@@ -1,4 +1,5 @@
 import type { IndexSummary, RunProgress } from '../../../shared/contract';
+import { formatPhases } from '../../../shared/format';
 import type { EmbedSummary } from '../../../core/search/embedRun';
 import type { CommandModule } from '../context';
 
@@ -25,14 +26,6 @@ export function formatSummary(name: string, s: IndexSummary): string {
   ];
   if (s.skipped.length > 0) lines.push(`${s.skipped.length} files recorded but not parsed (binary, oversize, minified, generated); -v lists them.`);
   return lines.join('\n');
-}
-
-/** Where the time went: `scanning 52 ms · parsing 2.21 s · references 0.18 s …`. */
-export function formatPhases(phaseMs: Record<string, number>): string {
-  const time = (ms: number) => (ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(2)} s`);
-  return Object.entries(phaseMs)
-    .map(([phase, ms]) => `${phase} ${time(ms)}`)
-    .join(' · ');
 }
 
 /** Draws progress on stderr: one redrawn line on a terminal, plain lines (phase changes, every 10%) otherwise. */

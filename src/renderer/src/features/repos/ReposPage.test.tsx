@@ -74,7 +74,8 @@ describe('the Repositories page', () => {
     fireEvent.click(screen.getByRole('button', { name: 'Cancel' }));
     expect(fake.calls.at(-1)).toEqual({ method: 'run/cancel', input: { runId: 'index-1' } });
 
-    fake.emit('run/finished', { runId: 'index-1', kind: 'index', status: 'done' });
+    const summary = { files: 12, symbols: 80, references: 0, dependencies: 0, commits: 0, coChangePairs: 0, chunks: 0, skipped: [], parsed: 12, removed: 0, durationMs: 2840, phaseMs: { scanning: 36, parsing: 2164, saving: 107 } };
+    fake.emit('run/finished', { runId: 'index-1', kind: 'index', status: 'done', result: summary });
     fake.emit('repos/changed', { ...shop, status: 'ready', lastIndexedAt: new Date().toISOString(), stats: { ...stats, files: 12, symbols: 80, languages: { python: 9 } } });
     expect(screen.queryByRole('progressbar')).toBeNull();
     const row = screen.getByTestId('repo-row');
@@ -82,6 +83,7 @@ describe('the Repositories page', () => {
     expect(within(row).getByTestId('repo-files').textContent).toBe('12');
     expect(within(row).getByText('python')).toBeTruthy();
     expect(within(row).getByText('just now')).toBeTruthy();
+    expect(screen.getByTestId('last-index-run').textContent).toBe('Last index run: 2.84 s, 12 files parsed, 0 removed — scanning 36 ms · parsing 2.16 s · saving 107 ms');
   });
 
   it('removes a repository only after the in-page confirmation', async () => {

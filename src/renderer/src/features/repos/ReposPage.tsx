@@ -1,8 +1,10 @@
 import { navSelectors, useNavStore } from '../../app/store/navStore';
+import { formatMs, formatPhases } from '../../../../shared/format';
 import { EmptyState } from '../../components/EmptyState';
 import { AddRepoForm } from './AddRepoForm';
 import { RepoRow } from './RepoRow';
 import { SkippedList } from './SkippedList';
+import { lastIndexSummaryOf } from './reducers';
 import { reposSelectors, useReposStore } from './store';
 
 /** Repositories: add a folder, watch it index, re-index, remove; the selected row is the current repository. */
@@ -14,6 +16,8 @@ export function ReposPage() {
   const currentId = useNavStore(navSelectors.repoId);
   const selectRepo = useNavStore((s) => s.selectRepo);
   const current = repos.find((r) => r.id === currentId) ?? null;
+  const runs = useReposStore((s) => s.runs);
+  const lastRun = current ? lastIndexSummaryOf(runs, current.id) : null;
 
   if (isLoaded && repos.length === 0 && !loadError) {
     return (
@@ -60,6 +64,12 @@ export function ReposPage() {
             dependencies · {current.stats.commits.toLocaleString()} commits · {current.stats.coChangePairs.toLocaleString()} co-change pairs ·{' '}
             {current.stats.chunks.toLocaleString()} search chunks
           </div>
+          {lastRun ? (
+            <div className="muted" data-testid="last-index-run">
+              Last index run: {formatMs(lastRun.durationMs)}, {lastRun.parsed.toLocaleString()} files parsed, {lastRun.removed.toLocaleString()} removed —{' '}
+              {formatPhases(lastRun.phaseMs)}
+            </div>
+          ) : null}
           <SkippedList key={current.id} repoId={current.id} />
         </section>
       ) : null}

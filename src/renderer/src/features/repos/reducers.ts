@@ -1,4 +1,4 @@
-import type { RepoInfo, RunFinished, RunInfo, RunProgress } from '../../../../shared/contract';
+import type { IndexSummary, RepoInfo, RunFinished, RunInfo, RunProgress } from '../../../../shared/contract';
 
 /** The phases of an index run, in order (the engine reports them as `run/progress` phases). */
 export const INDEX_PHASES = ['scanning', 'parsing', 'references', 'git history', 'search index', 'saving'] as const;
@@ -18,6 +18,8 @@ export interface RepoRun {
   error: { code: string; message: string } | null;
   /** Phases seen so far, in the order they arrived. */
   phases: string[];
+  /** What a finished index run reported (counts, time per phase). */
+  summary: IndexSummary | null;
 }
 
 /** Pure updates of the repository list and its runs from answers and pushed events. */
@@ -45,6 +47,7 @@ export const repoReducers = {
       progress,
       error: run.error ?? known?.error ?? null,
       phases,
+      summary: known?.summary ?? null,
     };
     return { ...runs, [run.runId]: next };
   },
@@ -58,7 +61,8 @@ export const repoReducers = {
   finished(runs: Record<string, RepoRun>, finished: RunFinished): Record<string, RepoRun> {
     if (!REPO_RUN_KINDS.has(finished.kind)) return runs;
     const known = runs[finished.runId] ?? blankRun(finished.runId, finished.kind);
-    return { ...runs, [finished.runId]: { ...known, status: finished.status, error: finished.error ?? null } };
+    const summary = finished.kind === 'index' && finished.status === 'done' && isIndexSummary(finished.result) ? finished.result : known.summary;
+    return { ...runs, [finished.runId]: { ...known, status: finished.status, error: finished.error ?? null, summary } };
   },
   /** Tie a run to its repository (the add/reindex answer names both). */
   assign(runs: Record<string, RepoRun>, runId: string, repoId: string, kind = 'index'): Record<string, RepoRun> {
@@ -68,7 +72,19 @@ export const repoReducers = {
 };
 
 function blankRun(runId: string, kind: string): RepoRun {
-  return { runId, kind, title: kind, repoId: null, status: 'running', progress: null, error: null, phases: [] };
+  return { runId, kind, title: kind, repoId: null, status: 'running', progress: null, error: null, phases: [], summary: null };
+}
+
+function isIndexSummary(value: unknown): value is IndexSummary {
+  const v = value as Partial<IndexSummary> | null | undefined;
+  return typeof v?.durationMs === 'number' && typeof v.parsed === 'number' && typeof v.phaseMs === 'object' && v.phaseMs !== null;
+}
+
+/** The summary of the repository's most recent index run that finished in this session, if any. */
+export function lastIndexSummaryOf(runs: Record<string, RepoRun>, repoId: string): IndexSummary | null {
+  let last: IndexSummary | null = null;
+  for (const run of Object.values(runs)) if (run.repoId === repoId && run.summary) last = run.summary;
+  return last;
 }
 
 /** Which repository a run's title names (its id, path or name), when exactly one matches. */
