@@ -55,16 +55,42 @@ describe('embedRepository', () => {
     const db2 = openDatabase(curatedFile);
     const changed = await embedRepository(db2, embedder);
     const bChunks = db2.prepare("select count(*) from chunks where path = 'b.py'").pluck().get() as number;
-    expect(changed.embedded).toBeLessThanOrEqual(bChunks);
+    expect(changed.embedded).toBeLessThan(bChunks);
     expect(changed.embedded).toBeGreaterThan(0);
     expect(embedder.calls.some((t) => t.includes('delta'))).toBe(true);
     expect(embedder.calls.some((t) => t.includes('alpha'))).toBe(false);
+    // b.py was re-parsed (new chunk rows), but gamma's text did not change: its vector is reused.
+    expect(embedder.calls.some((t) => t.includes('gamma'))).toBe(false);
+    expect(changed.reused).toBeGreaterThan(0);
+    expect(changed.embedded + changed.reused).toBe(bChunks);
     const store = VectorStore.existing(db2, 'test-trigram')!;
     const live = db2.prepare('select count(*) from chunks').pluck().get() as number;
     expect(store.count()).toBe(live);
     const vecRows = db2.prepare(`select count(*) from ${store.table}`).pluck().get() as number;
     expect(vecRows).toBe(live);
     db2.close();
+
+    // A full re-index gives every chunk a new row: nothing is embedded again, every vector is reused.
+    const gammaVector = (d: typeof db2, table: string) =>
+      d.prepare(`select v.embedding from chunks c join ${table} v on v.chunk_id = c.id where c.text like '%def gamma%'`).pluck().get() as Buffer;
+    const reopened = openDatabase(curatedFile, { withVectors: true });
+    const gammaBefore = gammaVector(reopened, store.table);
+    reopened.close();
+    expect(gammaBefore.length).toBe(16 * 4);
+    embedder.calls.length = 0;
+    await indexRepository({ root, curatedFile, ...indexerDeps(), full: true });
+    const db3 = openDatabase(curatedFile);
+    const rebuilt = await embedRepository(db3, embedder);
+    expect(rebuilt.embedded).toBe(0);
+    expect(embedder.calls).toHaveLength(0);
+    expect(rebuilt.reused).toBe(live);
+    const store3 = VectorStore.existing(db3, 'test-trigram')!;
+    expect(store3.count()).toBe(live);
+    expect(db3.prepare(`select count(*) from ${store3.table}`).pluck().get()).toBe(live);
+    expect(db3.prepare('select count(*) from search_retired').pluck().get()).toBe(0);
+    // The reused vector is the one the model made for the same text.
+    expect(gammaVector(db3, store3.table)).toEqual(gammaBefore);
+    db3.close();
   });
 
   it('stops with CANCELLED when its signal fires, keeping finished batches', async () => {

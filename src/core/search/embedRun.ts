@@ -13,6 +13,8 @@ export interface EmbedSummary {
   chunks: number;
   /** Chunks embedded in this run (new or changed text). */
   embedded: number;
+  /** Chunks that got the vector of a deleted chunk with the same text instead (no model call). */
+  reused: number;
   /** Vectors dropped because their chunk is gone. */
   removed: number;
   durationMs: number;
@@ -31,15 +33,21 @@ export interface EmbedRunOptions {
 const BUSY_RETRIES = 30;
 
 /**
- * Bring the vectors of one embedder up to date with the chunks of a curated database: drop vectors
- * of deleted chunks, then embed only chunks with no vector or whose text changed. Each batch is
+ * Bring the vectors of one embedder up to date with the chunks of a curated database: chunks with
+ * no vector (or one made from another text) get the vector of a deleted chunk with the same text
+ * when there is one, else are embedded; vectors of deleted chunks are dropped. Each batch is
  * committed on its own, so a cancelled run keeps what it finished and the next run continues.
  */
 export async function embedRepository(db: Db, embedder: Embedder, options: EmbedRunOptions = {}): Promise<EmbedSummary> {
   const started = Date.now();
   const store = await withBusyRetry(() => VectorStore.open(db, embedder.id, embedder.dimensions), options.signal);
+  const needed = await pendingChunks(db, store, options.signal);
+  // Vectors of deleted chunks with the same text are read before the orphans are dropped.
+  const retired = store.retiredVectors(new Set(needed.map((c) => c.hash)));
   const removed = await withBusyRetry(() => store.removeOrphans(), options.signal);
-  const pending = (await pendingChunks(db, store, options.signal)).slice(0, options.maxChunks ?? Number.POSITIVE_INFINITY);
+  const reusable = needed.filter((c) => retired.has(c.hash));
+  if (reusable.length > 0) await withBusyRetry(() => store.upsert(reusable.map((c) => ({ chunkId: c.id, hash: c.hash, vector: retired.get(c.hash)! }))), options.signal);
+  const pending = needed.filter((c) => !retired.has(c.hash)).slice(0, options.maxChunks ?? Number.POSITIVE_INFINITY);
   const chunks = db.prepare('select count(*) from chunks').pluck().get() as number;
   const batchSize = options.batchSize ?? 32;
   let done = 0;
@@ -58,7 +66,7 @@ export async function embedRepository(db: Db, embedder: Embedder, options: Embed
     const rate = seconds > 0 ? done / seconds : undefined;
     options.progress?.({ phase: 'embeddings', done, total: pending.length, rate, etaSeconds: rate ? Math.round((pending.length - done) / rate) : undefined });
   }
-  return { embedderId: embedder.id, chunks, embedded: done, removed, durationMs: Date.now() - started };
+  return { embedderId: embedder.id, chunks, embedded: done, reused: reusable.length, removed, durationMs: Date.now() - started };
 }
 
 /** Chunks read per page while looking for pending ones (the thread yields between pages). */

@@ -9,7 +9,10 @@ import { loadVectors, type Db } from '../db/open';
  * - `search_embedded(chunk_id, embedder_id, text_hash)`: which chunk text each vector was made from.
  *   A trigger on `chunks` deletes these rows when the indexer deletes a chunk, so a vector whose
  *   chunk is gone (or whose id was reused) is never returned, even before the next embedding run
- *   removes it from the vec0 table.
+ *   removes it from the vec0 table;
+ * - `search_retired(chunk_id, embedder_id, text_hash)`: the same trigger keeps what those rows said,
+ *   so the next run can reuse the vector of a deleted chunk for a new chunk with the same text (a
+ *   re-parsed file's unchanged functions, a full re-index) instead of embedding it again.
  */
 export class VectorStore {
   readonly table: string;
@@ -65,7 +68,29 @@ export class VectorStore {
     })();
   }
 
-  /** Remove the vectors of chunks that no longer exist (or no longer have a bookkeeping row). */
+  /**
+   * Vectors of deleted chunks whose text hash is one of `hashes` (hash → vector), read before
+   * `removeOrphans` drops them. A retired id that a live chunk holds again is skipped: its vector
+   * row may already be the new chunk's.
+   */
+  retiredVectors(hashes: ReadonlySet<string>): Map<string, Float32Array> {
+    const out = new Map<string, Float32Array>();
+    if (hashes.size === 0) return out;
+    const rows = this.db
+      .prepare(
+        `select r.text_hash as hash, v.embedding as embedding from search_retired r join ${this.table} v on v.chunk_id = r.chunk_id
+         where r.embedder_id = ? and r.chunk_id not in (select chunk_id from search_embedded where embedder_id = ?)`,
+      )
+      .all(this.embedderId, this.embedderId) as Array<{ hash: string; embedding: Buffer }>;
+    for (const row of rows) {
+      if (!hashes.has(row.hash) || out.has(row.hash)) continue;
+      const bytes = new Uint8Array(row.embedding);
+      out.set(row.hash, new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4));
+    }
+    return out;
+  }
+
+  /** Remove the vectors of chunks that no longer exist (or no longer have a bookkeeping row), and forget retired ones. */
   removeOrphans(): number {
     const ids = this.db
       .prepare(`select chunk_id from ${this.table} where chunk_id not in (select chunk_id from search_embedded where embedder_id = ?)`)
@@ -79,6 +104,7 @@ export class VectorStore {
         del.run(BigInt(id));
         unmark.run(this.embedderId, id);
       }
+      this.db.prepare('delete from search_retired where embedder_id = ?').run(this.embedderId);
       if (ids.length + stale.length > 0) this.touch();
     })();
     return new Set([...ids, ...stale]).size;
@@ -141,7 +167,10 @@ function createBookkeeping(db: Db): void {
       chunk_id integer not null, embedder_id text not null, text_hash text not null, primary key (chunk_id, embedder_id)
     ) without rowid;
     create index if not exists search_embedded_embedder on search_embedded(embedder_id);
-    create trigger if not exists search_chunks_ad after delete on chunks begin
+    create table if not exists search_retired (chunk_id integer not null, embedder_id text not null, text_hash text not null);
+    drop trigger if exists search_chunks_ad;
+    create trigger search_chunks_ad after delete on chunks begin
+      insert into search_retired (chunk_id, embedder_id, text_hash) select chunk_id, embedder_id, text_hash from search_embedded where chunk_id = old.id;
       delete from search_embedded where chunk_id = old.id;
     end;
   `);

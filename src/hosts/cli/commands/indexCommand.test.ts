@@ -38,7 +38,8 @@ describe('cra index', () => {
     const phases = summary.phaseMs as Record<string, number>;
     expect(Object.keys(phases)).toEqual(['scanning', 'parsing', 'references', 'git history', 'search index', 'saving']);
     for (const ms of Object.values(phases)) expect(ms).toBeGreaterThanOrEqual(0);
-    expect(Object.values(phases).reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(summary.durationMs as number);
+    // Each phase is rounded to whole ms on its own: the sum may pass the total by that rounding.
+    expect(Object.values(phases).reduce((a, b) => a + b, 0)).toBeLessThanOrEqual((summary.durationMs as number) + Object.keys(phases).length);
 
     const second = cra(dataDir, 'index', repo.root, '-v');
     expect(second.status).toBe(0);

@@ -87,7 +87,7 @@ export const registerIndex: CommandModule = (program, ctx) => {
           runId = (await core.handlers['search/embed']({ repoId: added.repo.id })).runId;
           embedded = (await core.runs.wait(runId)) as EmbedSummary;
           printer.end();
-          if (!opts.json) process.stdout.write(`Embedded ${embedded.embedded} of ${embedded.chunks} chunks (${embedded.embedderId}) in ${(embedded.durationMs / 1000).toFixed(1)} s.\n`);
+          if (!opts.json) process.stdout.write(`Embedded ${embedded.embedded} of ${embedded.chunks} chunks (${embedded.embedderId}; ${embedded.reused} reused) in ${(embedded.durationMs / 1000).toFixed(1)} s.\n`);
         }
         if (opts.json) process.stdout.write(`${JSON.stringify({ ...toJson(summary), ...(embedded ? { embeddings: embedded } : {}) })}\n`);
       } finally {

@@ -2,6 +2,7 @@ import { existsSync, realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { InvalidArgumentError } from 'commander';
 import { RepoRegistry } from '../../../core/repos/registry';
+import type { EmbedSummary } from '../../../core/search/embedRun';
 import { AppError, type RepoInfo, type RunProgress, type SearchMode, type SearchResult } from '../../../shared/contract';
 import type { CliContext, CommandModule } from '../context';
 
@@ -89,8 +90,8 @@ async function runEmbedding(ctx: CliContext, repo: RepoInfo, json: boolean): Pro
 }
 
 function describeSummary(summary: unknown): string {
-  const s = summary as { embedderId: string; chunks: number; embedded: number; removed: number; durationMs: number };
-  return `Embedded ${s.embedded} of ${s.chunks} chunks with ${s.embedderId} (${s.removed} stale vectors removed) in ${(s.durationMs / 1000).toFixed(1)} s.`;
+  const s = summary as EmbedSummary;
+  return `Embedded ${s.embedded} of ${s.chunks} chunks with ${s.embedderId} (${s.reused} reused from unchanged text, ${s.removed} stale vectors removed) in ${(s.durationMs / 1000).toFixed(1)} s.`;
 }
 
 /** The compact listing: rank, path, score, best symbols with line ranges, and why. */
