@@ -40,12 +40,16 @@ function countingVectors(inner: ProductRetrieval, seen: Array<{ vectors: number;
 describe('evaluating a search mode', () => {
   it('names the method after the mode, embeds every chunk before each search, and scores in [0, 1]', async () => {
     const seen: Array<{ vectors: number; chunks: number }> = [];
+    const messages: string[] = [];
     const { report } = await evaluateRepository({
       dataDir: join(root, 'data-hybrid'),
       repoPath: repo,
       commits: 3,
       retrieval: countingVectors(productRetrieval({ mode: 'hybrid' }), seen),
+      onProgress: (p) => messages.push(p.message),
     });
+    // The first task embeds the whole index and says so (its last report is the finished count).
+    expect(messages).toContainEqual(expect.stringMatching(/^embedding chunks: (\d+)\/\1$/));
     expect(report.methods).toEqual(['search-hybrid', 'bm25']);
     expect(report.tasks).toHaveLength(3);
     // Every task's index was fully embedded before its search ran.

@@ -40,10 +40,11 @@ export function productRetrieval(options: ProductRetrievalOptions = {}): Product
     embed:
       mode === 'keyword'
         ? undefined
-        : async ({ stateDir, signal }) => {
+        : async ({ stateDir, signal, progress }) => {
             const db = openDatabase(curatedFile(stateDir), { withVectors: true });
             try {
-              return { embedded: (await embedRepository(db, embedder(), { signal })).embedded };
+              const report = progress ? (p: { done: number; total?: number }) => progress(p.done, p.total ?? p.done) : undefined;
+              return { embedded: (await embedRepository(db, embedder(), { signal, progress: report })).embedded };
             } finally {
               db.close();
             }

@@ -19,13 +19,16 @@ export const RANK_DEPTH = 50;
 export interface ProductRetrieval {
   /** The report's name for this search (default `search`). */
   method?: EvalMethod;
-  /** Bring the vectors in `stateDir` up to date after `index` (hybrid and semantic searches). */
-  embed?(args: { stateDir: string; signal?: AbortSignal }): Promise<{ embedded: number }>;
+  /** Bring the vectors in `stateDir` up to date after `index` (hybrid and semantic searches); `progress` gets chunks done/total. */
+  embed?(args: { stateDir: string; signal?: AbortSignal; progress?: (done: number, total: number) => void }): Promise<{ embedded: number }>;
   index(args: { root: string; stateDir: string; signal?: AbortSignal }): Promise<{ parsedFiles: number }>;
   search(args: { root: string; stateDir: string; text: string; limit: number; signal?: AbortSignal }): Promise<string[]>;
 }
 
-/** Progress of an evaluation run, one step per task. */
+/** Least time between two embedding progress reports of one task. */
+const EMBED_PROGRESS_EVERY_MS = 2000;
+
+/** Progress of an evaluation run, one step per task (and embedding progress within a task). */
 export interface EvalProgress {
   done: number;
   total: number;
@@ -74,7 +77,7 @@ export async function runEval(options: RunEvalOptions): Promise<EvalReport> {
       }
       if (!worktree) worktree = await EvalWorktree.create(options.repoPath, parent, options.signal);
       else await worktree.checkout(parent, options.signal);
-      results.push(await runTask({ task, worktree, bm25, methods, options }));
+      results.push(await runTask({ task, worktree, bm25, methods, options, step: { done: i, total: ordered.length } }));
     }
     options.onProgress?.({ done: ordered.length, total: ordered.length, message: 'done' });
   } finally {
@@ -91,8 +94,10 @@ async function runTask(args: {
   bm25: Bm25Reference;
   methods: EvalMethod[];
   options: RunEvalOptions;
+  /** This task's place in the run, for progress. */
+  step: { done: number; total: number };
 }): Promise<EvalTaskResult> {
-  const { task, worktree, bm25, options } = args;
+  const { task, worktree, bm25, options, step } = args;
   const result: EvalTaskResult = { ...task, indexMs: 0, results: {} };
   const stateDir = join(options.workDir, 'index');
   const retrieval = options.retrieval;
@@ -103,7 +108,14 @@ async function runTask(args: {
     result.indexMs = Math.round(performance.now() - indexStart);
     if (retrieval.embed) {
       const embedStart = performance.now();
-      await retrieval.embed({ stateDir, signal: options.signal });
+      // The first task embeds the whole repository (minutes on a large one): say how far it is.
+      let reported = 0;
+      const progress = (done: number, total: number) => {
+        if (done < total && performance.now() - reported < EMBED_PROGRESS_EVERY_MS) return;
+        reported = performance.now();
+        options.onProgress?.({ ...step, message: `embedding chunks: ${done}/${total}` });
+      };
+      await retrieval.embed({ stateDir, signal: options.signal, progress });
       result.embedMs = Math.round(performance.now() - embedStart);
     }
     const searchStart = performance.now();
