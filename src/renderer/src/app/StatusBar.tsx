@@ -33,6 +33,11 @@ export function StatusBar() {
                 {j.progress ? ` · ${j.progress.phase}` : ''}
                 {j.status === 'running' && jobPercent(j) !== null ? ` ${jobPercent(j)}%` : ''}
               </span>
+              {j.status === 'failed' && j.error ? (
+                <span className="job-error error-text" title={`${j.error.code}: ${j.error.message}`}>
+                  {j.error.message}
+                </span>
+              ) : null}
               {j.status === 'running' ? (
                 <button type="button" onClick={() => void cancel(j.runId)}>
                   Cancel
