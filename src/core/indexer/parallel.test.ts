@@ -69,10 +69,11 @@ describe('parallel parsing in worker threads', () => {
     expect(existsSync(script!)).toBe(true);
   });
 
-  it('sizes the default pool by cores and load: two workers at most, none on a heavily overloaded machine', () => {
+  it('sizes the default pool by cores and load: two workers at most beside the engine thread, none on a heavily overloaded machine', () => {
     expect(defaultPoolSize(8, 1)).toBe(2);
-    expect(defaultPoolSize(2, 0.5)).toBe(2);
-    expect(defaultPoolSize(2, 2.5)).toBe(2);
+    expect(defaultPoolSize(3, 1)).toBe(2);
+    expect(defaultPoolSize(2, 0.5)).toBe(1);
+    expect(defaultPoolSize(2, 2.5)).toBe(1);
     expect(defaultPoolSize(2, 7)).toBe(0);
     expect(defaultPoolSize(1, 0)).toBe(0);
   });
@@ -98,17 +99,19 @@ describe('parallel parsing in worker threads', () => {
     expect(workerExecArgv(['--import', 'tsxtra'])).toEqual(['--import', 'tsxtra']);
   });
 
-  it('writes exactly what the single-thread path writes', async () => {
+  it('writes exactly what the single-thread path writes, with workers alone or this thread helping', async () => {
     const repo = newRepo();
     writeMany(repo);
     const single = tempCurated();
-    const pooled = tempCurated();
     const a = await index(repo, single, { parallel: { workers: 0 } });
-    const b = await index(repo, pooled, { parallel: { workers: 2, minFiles: 1 } });
-    expect(b).toMatchObject({ files: a.files, symbols: a.symbols, references: a.references, dependencies: a.dependencies, chunks: a.chunks, parsed: a.parsed });
     expect(a.symbols).toBeGreaterThan(180);
     expect(a.dependencies).toBeGreaterThan(100);
-    expect(snapshot(pooled)).toEqual(snapshot(single));
+    for (const parallel of [{ workers: 2, mainParses: false }, { workers: 1 }, { workers: 2 }]) {
+      const curated = tempCurated();
+      const b = await index(repo, curated, { parallel: { ...parallel, minFiles: 1 } });
+      expect(b).toMatchObject({ files: a.files, symbols: a.symbols, references: a.references, dependencies: a.dependencies, chunks: a.chunks, parsed: a.parsed });
+      expect(snapshot(curated)).toEqual(snapshot(single));
+    }
   });
 
   it('uses workers for 50+ files (default threshold) and stays incremental afterwards', async () => {
@@ -162,7 +165,7 @@ describe('parallel parsing in worker threads', () => {
     repo.write('gen/crash_me.py', 'def never_seen():\n    return 1\n');
     repo.commit('a file the worker dies on', 5);
     const curated = tempCurated();
-    const summary = await index(repo, curated, { parallel: { workers: 2, minFiles: 1, script: join(__dirname, 'testing', 'crashingWorker.js') } });
+    const summary = await index(repo, curated, { parallel: { workers: 2, minFiles: 1, mainParses: false, script: join(__dirname, 'testing', 'crashingWorker.js') } });
     const db = openDatabase(curated, { readOnly: true });
     cleanups.push(() => db.close());
     const crashed = db.prepare("select id, skip_reason from files where path = 'gen/crash_me.py'").get() as { id: number; skip_reason: string | null };

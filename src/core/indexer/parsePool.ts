@@ -31,16 +31,17 @@ export function defaultWorkerScript(): string | null {
 const OVERLOAD_FACTOR = 3;
 
 /**
- * Default pool size: min(2, available parallelism), or 0 (parse in this thread) when the machine
- * is heavily overloaded (1-minute load average at or above three times the core count). A load
- * near the core count is normal on a 2-core machine (an earlier index run alone leaves ≈ 2), and
- * workers still win there: stdlib full index with two busy processes beside it took 4.9-5.3 s with
- * workers against 6.0-10.0 s without. At load 7-9 (tsx-loaded workers then) the pool only added
- * contention: ≈ 18 s wall with workers against ≈ 12 s without.
+ * Default pool size: min(2, cores − 1) workers beside the engine thread, which parses too (see
+ * preparer.ts), or 0 (parse in this thread) on one core or when the machine is heavily overloaded
+ * (1-minute load average at or above three times the core count). A load near the core count is
+ * normal on a 2-core machine (an earlier index run alone leaves ≈ 2), and workers still win there:
+ * stdlib full index with two busy processes beside it took 4.9-5.3 s with workers against
+ * 6.0-10.0 s without. At load 7-9 (tsx-loaded workers then) the pool only added contention:
+ * ≈ 18 s wall with workers against ≈ 12 s without.
  */
 export function defaultPoolSize(cores = availableParallelism(), load = loadavg()[0] ?? 0): number {
   if (cores < 2 || load >= cores * OVERLOAD_FACTOR) return 0;
-  return Math.min(2, cores);
+  return Math.min(2, cores - 1);
 }
 
 /**
@@ -89,6 +90,8 @@ export interface ParsePoolOptions {
   size: number;
   /** Grammars each worker loads before its first parse. */
   languages: ParsedLanguage[];
+  /** Jobs handed to one worker before it answers (default PER_WORKER_IN_FLIGHT). */
+  inFlight?: number;
 }
 
 interface Pending {
@@ -189,7 +192,7 @@ export class ParsePool {
 
   private dispatch(): void {
     for (const slot of this.slots) {
-      while (slot.inFlight.size < PER_WORKER_IN_FLIGHT && this.queue.length > 0) {
+      while (slot.inFlight.size < (this.options.inFlight ?? PER_WORKER_IN_FLIGHT) && this.queue.length > 0) {
         const next = this.queue.shift()!;
         slot.inFlight.set(next.id, next);
         slot.worker.postMessage({ id: next.id, job: next.job } satisfies ParseRequest);

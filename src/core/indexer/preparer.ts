@@ -7,12 +7,14 @@ import { extractWith, prepareFile, type ExtractFn, type PrepareJob, type Prepare
 
 /** How files are parsed: in worker threads (when there are enough of them) or in this thread. */
 export interface ParallelOptions {
-  /** Worker count; 0 parses in this thread. Default: `defaultPoolSize()` (min(2, cores); 0 on a saturated machine). */
+  /** Worker count; 0 parses in this thread only. Default: `defaultPoolSize()` (min(2, cores − 1); 0 on one core or an overloaded machine). */
   workers?: number;
   /** Fewest files for which workers start (default MIN_FILES_FOR_WORKERS). */
   minFiles?: number;
   /** Worker entry file (default: indexWorker.js beside the indexer; absent → this thread). */
   script?: string | null;
+  /** This thread parses too, between writes, the files no worker has taken (default: true). */
+  mainParses?: boolean;
 }
 
 /** Prepared files, in job order; `close` stops any workers. */
@@ -37,9 +39,12 @@ export function languagesOf(jobs: readonly PrepareJob[]): ParsedLanguage[] {
 }
 
 /**
- * Start preparing `jobs`. With workers, jobs run ahead in a bounded window while the caller writes
- * the results; a job a worker could not do is redone here as text only, so a worker failure never
- * fails the index. Cancelling (the signal) stops the workers at once.
+ * Start preparing `jobs`, results in job order. With workers, they parse ahead while the caller
+ * writes the results and (by default) this thread parses the rest between writes; a job a worker
+ * could not do is redone here as text only, so a worker failure never fails the index. Cancelling
+ * (the signal) stops the workers at once. Stdlib full index on 2 cores, 5 interleaved runs:
+ * one worker + this thread 2.64 s median (4.57 s CPU), two workers with this thread only writing
+ * 2.73 s (4.78 s CPU).
  */
 export function openPreparer(
   jobs: readonly PrepareJob[],
@@ -49,7 +54,10 @@ export function openPreparer(
   const script = options.parallel?.script === undefined ? defaultWorkerScript() : options.parallel.script;
   if (size > 0 && script && jobs.length >= (options.parallel?.minFiles ?? MIN_FILES_FOR_WORKERS)) {
     try {
-      return pooled(jobs, new ParsePool({ script, size, languages: languagesOf(jobs) }), options.signal);
+      const helping = options.parallel?.mainParses ?? true;
+      const pool = new ParsePool({ script, size, languages: languagesOf(jobs), ...(helping ? { inFlight: HELP_PER_WORKER } : {}) });
+      if (helping) return helped(jobs, pool, size, options.extractor, options.signal);
+      return pooled(jobs, pool, options.signal);
     } catch (error) {
       console.warn(`[indexer] parse workers could not start, parsing in this thread: ${(error as Error).message}`);
     }
@@ -88,30 +96,121 @@ function pooled(jobs: readonly PrepareJob[], pool: ParsePool, signal: AbortSigna
   };
 }
 
-function inThread(jobs: readonly PrepareJob[], getExtractor: () => Promise<Extractor>): Preparer {
-  let extract: ExtractFn | null = null;
+/** How far ahead of the file being written the workers' files start (this thread parses the ones before). */
+const HELP_LEAD = 48;
+/** Files handed to each worker at a time in helped mode. */
+const HELP_PER_WORKER = 32;
+
+/**
+ * Workers and this thread parse together, results still in job order. Workers take files from
+ * `HELP_LEAD` ahead of the one being written; this thread parses the files no worker took when it
+ * reaches them, and while a worker's file it must write next is not back yet, it takes the next
+ * file from the workers' frontier instead of waiting (kept until its turn). Saves what a further
+ * worker costs (its start, copying its results back) where this thread would otherwise wait.
+ */
+function helped(jobs: readonly PrepareJob[], pool: ParsePool, workers: number, getExtractor: () => Promise<Extractor>, signal: AbortSignal | undefined): Preparer {
+  /** Files a worker took: their promise, and the outcome once it settled. */
+  const taken = new Map<number, Promise<PreparedFile>>();
+  const settled = new Map<number, { result: PreparedFile } | { error: Error }>();
+  /** Files this thread parsed ahead of their turn. */
+  const ahead = new Map<number, PreparedFile>();
+  const local = localParser(jobs, getExtractor);
+  const onAbort = () => void pool.terminate();
+  signal?.addEventListener('abort', onAbort, { once: true });
   let cursor = 0;
-  const ensureExtractor = async (): Promise<ExtractFn> => {
-    if (extract) return extract;
+  let frontier = HELP_LEAD;
+  let outstanding = 0;
+  const fill = () => {
+    frontier = Math.max(frontier, cursor + HELP_LEAD);
+    while (outstanding < workers * HELP_PER_WORKER && frontier < jobs.length) {
+      const index = frontier++;
+      outstanding++;
+      const promise = pool.prepare(jobs[index]!);
+      taken.set(index, promise);
+      promise.then(
+        (result) => settled.set(index, { result }),
+        (error: unknown) => settled.set(index, { error: error as Error }),
+      );
+      promise
+        .finally(() => {
+          outstanding--;
+          fill();
+        })
+        .catch(() => undefined);
+    }
+  };
+  /** Let the workers' answers in (and hand them more files). */
+  const yieldToWorkers = () => new Promise((resolve) => setImmediate(resolve));
+  const fromWorker = (index: number, outcome: { result: PreparedFile } | { error: Error }): PreparedFile => {
+    if ('result' in outcome) return outcome.result;
+    throwIfAborted(signal);
+    console.warn(`[indexer] ${jobs[index]!.relPath} indexed as text: ${outcome.error.message}`);
+    return prepareFile(jobs[index]!, null);
+  };
+  return {
+    parallel: true,
+    async next() {
+      const index = cursor++;
+      fill();
+      const early = ahead.get(index);
+      if (early) {
+        ahead.delete(index);
+        return early;
+      }
+      if (!taken.has(index)) {
+        const result = await local.at(index);
+        await yieldToWorkers();
+        return result;
+      }
+      // A worker's file: while it is not back, parse the next file of the workers' frontier here.
+      while (!settled.has(index) && frontier < jobs.length) {
+        throwIfAborted(signal);
+        const stolen = frontier++;
+        ahead.set(stolen, await local.at(stolen));
+        await yieldToWorkers();
+      }
+      const outcome = settled.get(index) ?? (await taken.get(index)!.then((result) => ({ result }), (error: unknown) => ({ error: error as Error })));
+      taken.delete(index);
+      settled.delete(index);
+      return fromWorker(index, outcome);
+    },
+    async close() {
+      signal?.removeEventListener('abort', onAbort);
+      await pool.terminate();
+    },
+  };
+}
+
+function inThread(jobs: readonly PrepareJob[], getExtractor: () => Promise<Extractor>): Preparer {
+  const local = localParser(jobs, getExtractor);
+  let cursor = 0;
+  return {
+    parallel: false,
+    next: () => local.at(cursor++),
+    close: async () => undefined,
+  };
+}
+
+/** Prepares jobs by index in this thread, loading the extractor (and the jobs' grammars) on first need. */
+function localParser(jobs: readonly PrepareJob[], getExtractor: () => Promise<Extractor>): { at(index: number): Promise<PreparedFile> } {
+  let extract: Promise<ExtractFn> | null = null;
+  const ensureExtractor = async (from: number): Promise<ExtractFn> => {
     const extractor = await getExtractor();
     // Grammars load one at a time, all before the first parse of this run.
-    for (const language of languagesOf(jobs.slice(cursor))) {
+    for (const language of languagesOf(jobs.slice(from))) {
       try {
         await extractor.load([language]);
       } catch (error) {
         console.warn(`[indexer] ${(error as Error).message}`);
       }
     }
-    return (extract = extractWith(extractor));
+    return extractWith(extractor);
   };
   return {
-    parallel: false,
-    async next() {
-      const job = jobs[cursor]!;
-      const fn = detectLanguage(job.relPath) ? await ensureExtractor() : null;
-      cursor++;
+    async at(index) {
+      const job = jobs[index]!;
+      const fn = detectLanguage(job.relPath) ? await (extract ??= ensureExtractor(index)) : null;
       return prepareFile(job, fn);
     },
-    close: async () => undefined,
   };
 }
