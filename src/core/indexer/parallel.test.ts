@@ -181,6 +181,23 @@ describe('parallel parsing in worker threads', () => {
     expect(summary.parsed).toBeGreaterThanOrEqual(23);
   });
 
+  it('with this thread helping, a file a dying worker was given is indexed as text, and this thread parses the rest', async () => {
+    const repo = newRepo();
+    writeMany(repo);
+    const curated = tempCurated();
+    const summary = await index(repo, curated, { parallel: { workers: 1, minFiles: 1, script: join(__dirname, 'testing', 'dyingWorker.js') } });
+    const db = openDatabase(curated, { readOnly: true });
+    cleanups.push(() => db.close());
+    const withoutSymbols = db
+      .prepare("select path from files f where language = 'python' and path not like '%__init__.py' and not exists (select 1 from symbols s where s.file_id = f.id)")
+      .pluck()
+      .all() as string[];
+    // One file per worker the pool started (the first and two replacements), each died preparing it.
+    expect(withoutSymbols).toHaveLength(3);
+    for (const path of withoutSymbols) expect(db.prepare('select count(*) from chunks c join files f on f.id = c.file_id where f.path = ?').pluck().get(path)).toBeGreaterThan(0);
+    expect(summary.symbols).toBeGreaterThan(150);
+  });
+
   it('terminating the pool rejects outstanding jobs', async () => {
     const pool = new ParsePool({ script: defaultWorkerScript()!, size: 1, languages: ['python'] });
     const job = { absolutePath: __filename, relPath: 'x.py', size: 10, maxFileBytes: 1_000_000, knownHash: null, knownSkipReason: null };

@@ -94,6 +94,21 @@ export interface ParsePoolOptions {
   inFlight?: number;
 }
 
+/**
+ * Why a job came back without a result. `culprit`: the file itself failed in a worker (it threw, or
+ * the worker died preparing it), so parsing it again elsewhere is not worth the risk; otherwise no
+ * worker was left to take it.
+ */
+export class ParseJobError extends Error {
+  constructor(
+    message: string,
+    readonly culprit: boolean,
+  ) {
+    super(message);
+    this.name = 'ParseJobError';
+  }
+}
+
 interface Pending {
   id: number;
   job: PrepareJob;
@@ -132,12 +147,17 @@ export class ParsePool {
   /** Prepare one file in a worker. The promise never goes unhandled if the caller drops it. */
   prepare(job: PrepareJob): Promise<PreparedFile> {
     const promise = new Promise<PreparedFile>((resolve, reject) => {
-      if (this.closed || this.slots.size === 0) return reject(new Error('the parse workers are gone'));
+      if (!this.alive) return reject(new ParseJobError('the parse workers are gone', false));
       this.queue.push({ id: this.nextId++, job, resolve, reject });
       this.dispatch();
     });
     promise.catch(() => undefined);
     return promise;
+  }
+
+  /** Whether the pool still has a worker to take jobs. */
+  get alive(): boolean {
+    return !this.closed && this.slots.size > 0;
   }
 
   /** Stop every worker now; outstanding jobs reject. */
@@ -146,7 +166,7 @@ export class ParsePool {
     this.closed = true;
     const slots = [...this.slots];
     this.slots.clear();
-    this.failAll(slots.flatMap((s) => [...s.inFlight.values()]).concat(this.queue.splice(0)), 'the parse pool was stopped');
+    this.failAll(slots.flatMap((s) => [...s.inFlight.values()]).concat(this.queue.splice(0)), 'the parse pool was stopped', false);
     await Promise.all(slots.map((s) => s.worker.terminate()));
   }
 
@@ -159,7 +179,7 @@ export class ParsePool {
       const pending = slot.inFlight.get(message.id);
       if (!pending) return;
       slot.inFlight.delete(message.id);
-      if (message.error !== undefined) pending.reject(new Error(message.error));
+      if (message.error !== undefined) pending.reject(new ParseJobError(message.error, true));
       else pending.resolve(message.result);
       this.dispatch();
     });
@@ -174,7 +194,7 @@ export class ParsePool {
     // ones queued behind it never started and go back to the queue.
     const [current, ...waiting] = slot.inFlight.values();
     slot.inFlight.clear();
-    if (current) this.failAll([current], `parse worker failed: ${why}`);
+    if (current) this.failAll([current], `parse worker failed: ${why}`, true);
     this.queue.unshift(...waiting);
     if (this.closed) return;
     if (this.restarts < MAX_RESTARTS) {
@@ -182,12 +202,12 @@ export class ParsePool {
       this.spawn();
       this.dispatch();
     } else if (this.slots.size === 0) {
-      this.failAll(this.queue.splice(0), `parse workers failed: ${why}`);
+      this.failAll(this.queue.splice(0), `parse workers failed: ${why}`, false);
     }
   }
 
-  private failAll(pending: Pending[], why: string): void {
-    for (const p of pending) p.reject(new Error(why));
+  private failAll(pending: Pending[], why: string, culprit: boolean): void {
+    for (const p of pending) p.reject(new ParseJobError(why, culprit));
   }
 
   private dispatch(): void {

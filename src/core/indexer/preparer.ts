@@ -2,7 +2,7 @@ import { throwIfAborted } from '../runtime/runs';
 import type { Extractor } from './extract/extractor';
 import { detectLanguage } from './extract/languages';
 import type { ParsedLanguage } from './extract/types';
-import { defaultPoolSize, defaultWorkerScript, MIN_FILES_FOR_WORKERS, ParsePool } from './parsePool';
+import { defaultPoolSize, defaultWorkerScript, MIN_FILES_FOR_WORKERS, ParseJobError, ParsePool } from './parsePool';
 import { extractWith, prepareFile, type ExtractFn, type PrepareJob, type PreparedFile } from './prepare';
 
 /** How files are parsed: in worker threads (when there are enough of them) or in this thread. */
@@ -57,7 +57,7 @@ export function openPreparer(
       const helping = options.parallel?.mainParses ?? true;
       const pool = new ParsePool({ script, size, languages: languagesOf(jobs), ...(helping ? { inFlight: HELP_PER_WORKER } : {}) });
       if (helping) return helped(jobs, pool, size, options.extractor, options.signal);
-      return pooled(jobs, pool, options.signal);
+      return pooled(jobs, pool, options.extractor, options.signal);
     } catch (error) {
       console.warn(`[indexer] parse workers could not start, parsing in this thread: ${(error as Error).message}`);
     }
@@ -65,8 +65,9 @@ export function openPreparer(
   return inThread(jobs, options.extractor);
 }
 
-function pooled(jobs: readonly PrepareJob[], pool: ParsePool, signal: AbortSignal | undefined): Preparer {
+function pooled(jobs: readonly PrepareJob[], pool: ParsePool, getExtractor: () => Promise<Extractor>, signal: AbortSignal | undefined): Preparer {
   const started: Array<Promise<PreparedFile>> = [];
+  const local = localParser(jobs, getExtractor);
   const onAbort = () => void pool.terminate();
   signal?.addEventListener('abort', onAbort, { once: true });
   let cursor = 0;
@@ -81,9 +82,7 @@ function pooled(jobs: readonly PrepareJob[], pool: ParsePool, signal: AbortSigna
       try {
         return await started[index]!;
       } catch (error) {
-        throwIfAborted(signal);
-        console.warn(`[indexer] ${jobs[index]!.relPath} indexed as text: ${(error as Error).message}`);
-        return prepareFile(jobs[index]!, null);
+        return recover(jobs, index, error as Error, local, signal);
       } finally {
         delete started[index];
         fill();
@@ -122,7 +121,7 @@ function helped(jobs: readonly PrepareJob[], pool: ParsePool, workers: number, g
   let outstanding = 0;
   const fill = () => {
     frontier = Math.max(frontier, cursor + HELP_LEAD);
-    while (outstanding < workers * HELP_PER_WORKER && frontier < jobs.length) {
+    while (pool.alive && outstanding < workers * HELP_PER_WORKER && frontier < jobs.length) {
       const index = frontier++;
       outstanding++;
       const promise = pool.prepare(jobs[index]!);
@@ -141,12 +140,8 @@ function helped(jobs: readonly PrepareJob[], pool: ParsePool, workers: number, g
   };
   /** Let the workers' answers in (and hand them more files). */
   const yieldToWorkers = () => new Promise((resolve) => setImmediate(resolve));
-  const fromWorker = (index: number, outcome: { result: PreparedFile } | { error: Error }): PreparedFile => {
-    if ('result' in outcome) return outcome.result;
-    throwIfAborted(signal);
-    console.warn(`[indexer] ${jobs[index]!.relPath} indexed as text: ${outcome.error.message}`);
-    return prepareFile(jobs[index]!, null);
-  };
+  const fromWorker = async (index: number, outcome: { result: PreparedFile } | { error: Error }): Promise<PreparedFile> =>
+    'result' in outcome ? outcome.result : recover(jobs, index, outcome.error, local, signal);
   return {
     parallel: true,
     async next() {
@@ -181,6 +176,17 @@ function helped(jobs: readonly PrepareJob[], pool: ParsePool, workers: number, g
   };
 }
 
+/**
+ * A job a worker gave no result for: parsed here when no worker was left to take it; the file that
+ * failed in a worker (it threw, or the worker died on it) is indexed as text only.
+ */
+function recover(jobs: readonly PrepareJob[], index: number, error: Error, local: LocalParser, signal: AbortSignal | undefined): Promise<PreparedFile> | PreparedFile {
+  throwIfAborted(signal);
+  if (error instanceof ParseJobError && !error.culprit) return local.at(index);
+  console.warn(`[indexer] ${jobs[index]!.relPath} indexed as text: ${error.message}`);
+  return prepareFile(jobs[index]!, null);
+}
+
 function inThread(jobs: readonly PrepareJob[], getExtractor: () => Promise<Extractor>): Preparer {
   const local = localParser(jobs, getExtractor);
   let cursor = 0;
@@ -192,7 +198,11 @@ function inThread(jobs: readonly PrepareJob[], getExtractor: () => Promise<Extra
 }
 
 /** Prepares jobs by index in this thread, loading the extractor (and the jobs' grammars) on first need. */
-function localParser(jobs: readonly PrepareJob[], getExtractor: () => Promise<Extractor>): { at(index: number): Promise<PreparedFile> } {
+interface LocalParser {
+  at(index: number): Promise<PreparedFile>;
+}
+
+function localParser(jobs: readonly PrepareJob[], getExtractor: () => Promise<Extractor>): LocalParser {
   let extract: Promise<ExtractFn> | null = null;
   const ensureExtractor = async (from: number): Promise<ExtractFn> => {
     const extractor = await getExtractor();
