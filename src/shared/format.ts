@@ -21,3 +21,8 @@ export function formatPhases(phaseMs: Record<string, number>): string {
     .map(([phase, ms]) => `${phase} ${formatMs(ms)}`)
     .join(' · ');
 }
+
+/** A count with its noun, singular for one: `1 commit`, `2,719 file dependencies`. */
+export function countOf(n: number, singular: string, plural = `${singular}s`): string {
+  return `${n.toLocaleString('en-US')} ${n === 1 ? singular : plural}`;
+}

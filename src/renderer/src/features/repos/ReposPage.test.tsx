@@ -76,7 +76,7 @@ describe('the Repositories page', () => {
 
     const summary = { files: 12, symbols: 80, references: 0, dependencies: 0, commits: 0, coChangePairs: 0, chunks: 0, skipped: [], parsed: 12, removed: 0, durationMs: 2840, phaseMs: { scanning: 36, parsing: 2164, saving: 107 } };
     fake.emit('run/finished', { runId: 'index-1', kind: 'index', status: 'done', result: summary });
-    fake.emit('repos/changed', { ...shop, status: 'ready', lastIndexedAt: new Date().toISOString(), stats: { ...stats, files: 12, symbols: 80, languages: { python: 9 } } });
+    fake.emit('repos/changed', { ...shop, status: 'ready', lastIndexedAt: new Date().toISOString(), stats: { ...stats, files: 12, symbols: 80, references: 1530, dependencies: 1, commits: 1, languages: { python: 9 } } });
     expect(screen.queryByRole('progressbar')).toBeNull();
     const row = screen.getByTestId('repo-row');
     expect(within(row).getByTestId('repo-status').textContent).toBe('ready');
@@ -84,6 +84,7 @@ describe('the Repositories page', () => {
     expect(within(row).getByText('python')).toBeTruthy();
     expect(within(row).getByText('just now')).toBeTruthy();
     expect(screen.getByTestId('last-index-run').textContent).toBe('Last index run: 2.84 s, 12 files parsed, 0 removed — scanning 36 ms · parsing 2.16 s · saving 107 ms');
+    expect(screen.getByLabelText('Details of shop').textContent).toContain('shop: 1,530 references · 1 file dependency · 1 commit · 0 co-change pairs · 0 search chunks');
   });
 
   it('removes a repository only after the in-page confirmation', async () => {

@@ -1,5 +1,5 @@
 import { navSelectors, useNavStore } from '../../app/store/navStore';
-import { formatMs, formatPhases } from '../../../../shared/format';
+import { countOf, formatMs, formatPhases } from '../../../../shared/format';
 import { EmptyState } from '../../components/EmptyState';
 import { AddRepoForm } from './AddRepoForm';
 import { RepoRow } from './RepoRow';
@@ -60,13 +60,18 @@ export function ReposPage() {
       {current ? (
         <section className="panel repo-extra" aria-label={`Details of ${current.name}`}>
           <div className="muted">
-            {current.name}: {current.stats.references.toLocaleString()} references · {current.stats.dependencies.toLocaleString()} file
-            dependencies · {current.stats.commits.toLocaleString()} commits · {current.stats.coChangePairs.toLocaleString()} co-change pairs ·{' '}
-            {current.stats.chunks.toLocaleString()} search chunks
+            {current.name}:{' '}
+            {[
+              countOf(current.stats.references, 'reference'),
+              countOf(current.stats.dependencies, 'file dependency', 'file dependencies'),
+              countOf(current.stats.commits, 'commit'),
+              countOf(current.stats.coChangePairs, 'co-change pair'),
+              countOf(current.stats.chunks, 'search chunk'),
+            ].join(' · ')}
           </div>
           {lastRun ? (
             <div className="muted" data-testid="last-index-run">
-              Last index run: {formatMs(lastRun.durationMs)}, {lastRun.parsed.toLocaleString()} files parsed, {lastRun.removed.toLocaleString()} removed —{' '}
+              Last index run: {formatMs(lastRun.durationMs)}, {countOf(lastRun.parsed, 'file')} parsed, {lastRun.removed.toLocaleString('en-US')} removed —{' '}
               {formatPhases(lastRun.phaseMs)}
             </div>
           ) : null}
