@@ -41,7 +41,8 @@ export function describeResults(
       seen.add(key);
       symbols.push(s);
     };
-    for (const d of definitions.get(hit.fileId) ?? []) push({ name: d.name, kind: d.kind, startLine: d.startLine, endLine: d.endLine });
+    // Qualified like the chunks' symbols below, so a method found both ways is listed once.
+    for (const d of definitions.get(hit.fileId) ?? []) push({ name: d.qualifiedName, kind: d.kind, startLine: d.startLine, endLine: d.endLine });
     const chunks = hit.chunks.slice(0, 3).map((c, i) => (i === 0 ? chunkOf : namesOf).get(c.chunkId) as ChunkRow | undefined);
     for (const chunk of chunks) {
       if (!chunk) continue;

@@ -28,6 +28,8 @@ export interface DefinitionHit {
   fileId: number;
   symbolId: number;
   name: string;
+  /** `Class.method` for a member, the name for a top-level symbol. */
+  qualifiedName: string;
   kind: string;
   startLine: number;
   endLine: number;
@@ -71,7 +73,7 @@ export function findDefinitions(db: Db, query: ParsedQuery): Array<DefinitionHit
   if (variants.size === 0) return [];
   const names = [...variants.keys()];
   const rows = prep(db, 
-      `select id as symbolId, file_id as fileId, name, kind, start_line as startLine, end_line as endLine
+      `select id as symbolId, file_id as fileId, name, qualified_name as qualifiedName, kind, start_line as startLine, end_line as endLine
        from symbols where name in (${names.map(() => '?').join(',')}) and kind not in ('variable') limit 500`,
     )
     .all(...names) as DefinitionHit[];
