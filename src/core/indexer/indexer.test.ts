@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../db/open';
-import { indexRepository, type IndexOptions } from './indexer';
+import { indexRepository, tablesReferring, type IndexOptions } from './indexer';
 import { BULK_DEFERRED_INDEXES, CURATED_MIGRATIONS } from './schema';
 import { cleanupAfterEach, sharedExtractor } from './testing/harness';
 import { createTestRepo, type TestRepo } from './testing/gitRepo';
@@ -198,15 +198,27 @@ describe('indexRepository on a real git repository', () => {
     for (const index of BULK_DEFERRED_INDEXES) expect(definitions.get(index.name)).toBe(index.sql);
     fresh.close();
 
-    await env.index();
+    const first = await env.index();
     const db = env.open();
     expect(schemaOf(db)).toEqual(expected);
     const refs = db.prepare('select count(*) from symbol_references').pluck().get() as number;
     expect(refs).toBeGreaterThan(0);
+    // Full builds run without foreign-key enforcement: what they write must still satisfy every key,
+    // and emptying the index must reach every table that hangs off files or commits.
+    expect(db.pragma('foreign_key_check')).toEqual([]);
+    expect(tablesReferring(db, ['files', 'commits']).sort()).toEqual(
+      ['chunks', 'file_commits', 'file_dependencies', 'file_metadata', 'imports', 'rationale_comments', 'symbol_references', 'symbols', 'test_links'].sort(),
+    );
+    const rowCounts = () =>
+      Object.fromEntries(['files', ...tablesReferring(db, ['files', 'commits']), 'commits', 'co_changes'].map((t) => [t, db.prepare(`select count(*) from ${t}`).pluck().get()]));
+    const countsBefore = rowCounts();
     await expect(env.index({ full: true, resolver: () => { throw new Error('injected failure'); } })).rejects.toThrow('injected failure');
     expect(schemaOf(db)).toEqual(expected);
     const again = await env.index({ full: true });
     expect(again.references).toBe(refs);
+    expect({ ...again, durationMs: 0, phaseMs: {} }).toEqual({ ...first, durationMs: 0, phaseMs: {} });
+    expect(rowCounts()).toEqual(countsBefore);
+    expect(db.pragma('foreign_key_check')).toEqual([]);
     expect(schemaOf(db)).toEqual(expected);
     const plan = db.prepare('explain query plan select id from symbol_references where target_symbol_id = 1').all() as Array<{ detail: string }>;
     expect(plan.map((row) => row.detail).join(' ')).toMatch(/refs_target/);

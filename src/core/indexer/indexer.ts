@@ -78,9 +78,15 @@ export async function indexRepository(options: IndexOptions): Promise<IndexSumma
     // A full build writes tens of MB in one transaction: a page cache that holds it avoids spilling
     // dirty pages to the WAL mid-transaction and re-reading index pages (default is 2 MB).
     db.pragma(`cache_size = -${INDEX_CACHE_KIB}`);
+    const full = options.full === true || getMeta(db, 'index_version') !== String(INDEX_VERSION);
+    // A full build rewrites every row itself, so it runs without foreign-key enforcement (a pragma
+    // that only takes effect outside a transaction): emptying the index is then a truncate per
+    // table instead of cascades row by row (--full on the stdlib's index: ≈ 250 → 50 ms). The
+    // indexer tests run `foreign_key_check` after full builds.
+    if (full) db.pragma('foreign_keys = OFF');
     db.exec('begin immediate');
     try {
-      const counts = await runInTransaction(db, listing, { ...options, progress: report, head });
+      const counts = await runInTransaction(db, listing, { ...options, progress: report, head, full });
       report({ phase: 'saving', done: 0, message: 'Writing the index' });
       db.exec('commit');
       return { ...summarize(db), durationMs: Math.round(performance.now() - started), ...counts, phaseMs: clock.stop() };
@@ -93,9 +99,9 @@ export async function indexRepository(options: IndexOptions): Promise<IndexSumma
   }
 }
 
-async function runInTransaction(db: Db, listing: Listing, options: IndexOptions & { head: Promise<string | null> }): Promise<{ parsed: number; removed: number }> {
+async function runInTransaction(db: Db, listing: Listing, options: IndexOptions & { head: Promise<string | null>; full: boolean }): Promise<{ parsed: number; removed: number }> {
   const writer = new CuratedWriter(db);
-  const full = options.full === true || getMeta(db, 'index_version') !== String(INDEX_VERSION);
+  const full = options.full;
   // `git log` runs while the files are parsed; it is stopped if the run ends before it is read.
   const gitStop = new AbortController();
   const stopGit = () => gitStop.abort();
@@ -142,10 +148,30 @@ async function runInTransaction(db: Db, listing: Listing, options: IndexOptions 
  */
 function startBulkBuild(db: Db): void {
   for (const name of FTS_TRIGGER_NAMES) db.exec(`drop trigger if exists ${name}`);
-  db.exec(`delete from files; delete from commits; delete from index_meta;
-    insert into chunks_fts(chunks_fts) values ('delete-all'); insert into paths_fts(paths_fts) values ('delete-all');`);
+  // Without foreign keys nothing cascades: every table that refers to files or commits
+  // (found from the schema, so a new table is not forgotten) is emptied here.
+  for (const table of [...tablesReferring(db, ['files', 'commits']), 'files', 'commits', 'index_meta']) db.exec(`delete from ${table}`);
+  db.exec(`insert into chunks_fts(chunks_fts) values ('delete-all'); insert into paths_fts(paths_fts) values ('delete-all');`);
   // After the deletes: their cascades look rows up through these indexes.
   for (const index of BULK_DEFERRED_INDEXES) db.exec(`drop index if exists ${index.name}`);
+}
+
+/** Tables with a foreign key to one of `roots`, directly or through another such table. */
+export function tablesReferring(db: Db, roots: readonly string[]): string[] {
+  const tables = db.prepare("select name from sqlite_master where type = 'table' and sql not like 'create virtual%' and name not like 'sqlite_%'").pluck().all() as string[];
+  const parentsOf = new Map(tables.map((t) => [t, (db.pragma(`foreign_key_list("${t}")`) as Array<{ table: string }>).map((fk) => fk.table)]));
+  const found = new Set<string>();
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const [table, parents] of parentsOf) {
+      if (found.has(table) || roots.includes(table)) continue;
+      if (parents.some((p) => roots.includes(p) || found.has(p))) {
+        found.add(table);
+        grew = true;
+      }
+    }
+  }
+  return [...found];
 }
 
 function finishBulkBuild(db: Db): void {
