@@ -55,11 +55,21 @@ export function describeResults(
     return {
       path: String(pathOf.get(hit.fileId) ?? ''),
       score: Math.round(hit.score * 10_000) / 10_000,
-      symbols,
+      symbols: withoutModuleDunders(symbols),
       lines: chunks[0] ? matchingLines(chunks[0], query) : [],
       why: [...new Set(hit.why)],
     };
   });
+}
+
+/**
+ * `__all__`, `__version__` and the like match most queries that name the module's contents, yet
+ * tell nothing about where to look: they are listed only when a file has no other symbol to show.
+ */
+function withoutModuleDunders(symbols: SearchSymbol[]): SearchSymbol[] {
+  const isDunder = (s: SearchSymbol) => /^__\w+__$/.test(s.name) && (s.kind === 'variable' || s.kind === 'constant');
+  const rest = symbols.filter((s) => !isDunder(s));
+  return rest.length > 0 ? rest : symbols;
 }
 
 /** Lines of a chunk that contain a query term (by substring, case-insensitive), first few. */

@@ -15,6 +15,9 @@ class UserRepository:
 
     def save_user(self, user):
         self.rows[user.id] = user
+
+
+__all__ = ["UserRepository"]
 `;
 const ORDERS = `from shop.users import UserRepository
 
@@ -83,6 +86,11 @@ describe('searchRepository (keyword)', () => {
     // Found as a definition and in the best chunk: listed once, qualified by its class.
     const defs = results[0]!.symbols.filter((s) => s.name.endsWith('get_user_by_id'));
     expect(defs).toEqual([{ name: 'UserRepository.get_user_by_id', kind: 'method', startLine: 7, endLine: 9 }]);
+    // The module's __all__ names the class too, but says nothing about where to look.
+    const repository = await searchRepository(db, 'user repository', { mode: 'keyword' });
+    const users = repository.find((r) => r.path === 'shop/users.py')!;
+    expect(users.symbols.map((s) => s.name)).toContain('UserRepository');
+    expect(users.symbols.map((s) => s.name)).not.toContain('__all__');
     const paths = results.map((r) => r.path);
     expect(paths).toContain('shop/orders.py');
     expect(paths.indexOf('shop/orders.py')).toBeGreaterThan(0);
