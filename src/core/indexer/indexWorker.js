@@ -6,14 +6,6 @@
 // instead of registering tsx: no TypeScript transform in every worker (≈ 100 ms of start-up each).
 // A source edited since the build falls back to the sources.
 const { join } = require('node:path');
-const { bundleIsCurrent } = require('../runtime/bundleFreshness.js');
+const { loadBuiltOrSource } = require('../runtime/bundleFreshness.js');
 
-const root = join(__dirname, '..', '..', '..');
-const bundle = join(root, 'out', 'main', 'indexWorker.js');
-
-if (bundleIsCurrent(bundle, join(root, 'src'))) {
-  require(bundle);
-} else {
-  require('tsx/cjs/api').register();
-  require('./parseWorker.ts');
-}
+loadBuiltOrSource('indexWorker.js', join(__dirname, 'parseWorker.ts'));

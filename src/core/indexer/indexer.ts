@@ -152,7 +152,6 @@ function startBulkBuild(db: Db): void {
   // (found from the schema, so a new table is not forgotten) is emptied here.
   for (const table of [...tablesReferring(db, ['files', 'commits']), 'files', 'commits', 'index_meta']) db.exec(`delete from ${table}`);
   db.exec(`insert into chunks_fts(chunks_fts) values ('delete-all'); insert into paths_fts(paths_fts) values ('delete-all');`);
-  // After the deletes: their cascades look rows up through these indexes.
   for (const index of BULK_DEFERRED_INDEXES) db.exec(`drop index if exists ${index.name}`);
 }
 

@@ -140,8 +140,6 @@ function helped(jobs: readonly PrepareJob[], pool: ParsePool, workers: number, g
   };
   /** Let the workers' answers in (and hand them more files). */
   const yieldToWorkers = () => new Promise((resolve) => setImmediate(resolve));
-  const fromWorker = async (index: number, outcome: { result: PreparedFile } | { error: Error }): Promise<PreparedFile> =>
-    'result' in outcome ? outcome.result : recover(jobs, index, outcome.error, local, signal);
   return {
     parallel: true,
     async next() {
@@ -167,7 +165,7 @@ function helped(jobs: readonly PrepareJob[], pool: ParsePool, workers: number, g
       const outcome = settled.get(index) ?? (await taken.get(index)!.then((result) => ({ result }), (error: unknown) => ({ error: error as Error })));
       taken.delete(index);
       settled.delete(index);
-      return fromWorker(index, outcome);
+      return 'result' in outcome ? outcome.result : recover(jobs, index, outcome.error, local, signal);
     },
     async close() {
       signal?.removeEventListener('abort', onAbort);

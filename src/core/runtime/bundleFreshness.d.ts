@@ -2,3 +2,5 @@
 export function newestUnder(dir: string): number;
 /** True when `bundle` exists and no file under `sourceDir` was modified after it. */
 export function bundleIsCurrent(bundle: string, sourceDir: string): boolean;
+/** Load `out/main/<bundleName>` when current for src/, else register tsx and load `sourceFile`. */
+export function loadBuiltOrSource(bundleName: string, sourceFile: string): void;

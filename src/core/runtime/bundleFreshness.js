@@ -1,7 +1,8 @@
 'use strict';
 /* eslint-disable @typescript-eslint/no-require-imports -- plain CommonJS, loaded by the worker entries before TypeScript can load */
-// Whether a built bundle is current for the sources it was built from (plain CommonJS: the worker
-// entries run it before any TypeScript can load). See indexer/indexWorker.js.
+// Whether a built bundle is current for the sources it was built from, and the worker entries'
+// choice between that bundle and the TypeScript sources (plain CommonJS: it runs before any
+// TypeScript can load). See indexer/indexWorker.js.
 const { readdirSync, statSync } = require('node:fs');
 const { join } = require('node:path');
 
@@ -31,4 +32,21 @@ function bundleIsCurrent(bundle, sourceDir) {
   }
 }
 
-module.exports = { newestUnder, bundleIsCurrent };
+/** The repository root (this file is src/core/runtime/bundleFreshness.js). */
+const ROOT = join(__dirname, '..', '..', '..');
+
+/**
+ * Load a worker from `out/main/<bundleName>` when that build is current for everything under src/,
+ * else register tsx and load `sourceFile` (an absolute path to the TypeScript entry).
+ */
+function loadBuiltOrSource(bundleName, sourceFile) {
+  const bundle = join(ROOT, 'out', 'main', bundleName);
+  if (bundleIsCurrent(bundle, join(ROOT, 'src'))) {
+    require(bundle);
+    return;
+  }
+  require('tsx/cjs/api').register();
+  require(sourceFile);
+}
+
+module.exports = { newestUnder, bundleIsCurrent, loadBuiltOrSource };
