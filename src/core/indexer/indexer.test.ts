@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../db/open';
-import { indexRepository, tablesReferring, type IndexOptions } from './indexer';
-import { BULK_DEFERRED_INDEXES, CURATED_MIGRATIONS } from './schema';
+import { BulkChunkIndex, indexRepository, tablesReferring, type IndexOptions } from './indexer';
+import { BULK_DEFERRED_INDEXES, CURATED_MIGRATIONS, FTS_TRIGGER_NAMES } from './schema';
 import { cleanupAfterEach, sharedExtractor } from './testing/harness';
 import { createTestRepo, type TestRepo } from './testing/gitRepo';
 import { writeSample } from './testing/sampleRepo';
@@ -206,6 +206,10 @@ describe('indexRepository on a real git repository', () => {
     // Full builds run without foreign-key enforcement: what they write must still satisfy every key,
     // and emptying the index must reach every table that hangs off files or commits.
     expect(db.pragma('foreign_key_check')).toEqual([]);
+    // The search index built in batches during the run matches the chunks it indexes.
+    const writable = openDatabase(env.curatedFile);
+    expect(() => writable.exec("insert into chunks_fts(chunks_fts, rank) values ('integrity-check', 1)")).not.toThrow();
+    writable.close();
     expect(tablesReferring(db, ['files', 'commits']).sort()).toEqual(
       ['chunks', 'file_commits', 'file_dependencies', 'file_metadata', 'imports', 'rationale_comments', 'symbol_references', 'symbols', 'test_links'].sort(),
     );
@@ -259,5 +263,33 @@ describe('indexRepository on a real git repository', () => {
     const db = env.open();
     expect(db.prepare("select has_syntax_errors from files where path = 'broken.py'").pluck().get()).toBe(1);
     expect(db.prepare('select name from symbols').pluck().all()).toEqual(expect.arrayContaining(['good', 'Fine']));
+  });
+});
+
+describe('BulkChunkIndex', () => {
+  it('indexes chunks in batches as they are written, to the same search results as one rebuild', () => {
+    const build = (batched: boolean) => {
+      const db = openDatabase(':memory:', { migrations: CURATED_MIGRATIONS });
+      for (const name of FTS_TRIGGER_NAMES) db.exec(`drop trigger ${name}`);
+      db.prepare("insert into files (id, path, language, size, lines, indexed_at) values (1, 'a.py', 'python', 1, 1, 'now')").run();
+      const insert = db.prepare("insert into chunks (file_id, path, start_line, end_line, kind, symbol_names, identifiers, text) values (1, 'a.py', ?, ?, 'function', ?, '', ?)");
+      const index = new BulkChunkIndex(db, 3);
+      for (let round = 0; round < 5; round++) {
+        // 0 to 4 chunks per file: batches of 3 fall inside, between and across files.
+        for (let i = 0; i < round; i++) insert.run(round * 10 + i, round * 10 + i, `fn_${round}_${i}`, `def handler_${round}_${i}(): return shared_value + ${round}`);
+        if (batched) index.written(round);
+      }
+      if (batched) index.catchUp();
+      else db.exec("insert into chunks_fts(chunks_fts) values ('rebuild')");
+      return db;
+    };
+    const batched = build(true);
+    const rebuilt = build(false);
+    const search = (db: Db, q: string) => db.prepare('select rowid, round(bm25(chunks_fts), 6) as score from chunks_fts where chunks_fts match ? order by rowid').all(q);
+    expect(search(batched, 'shared').length).toBe(10);
+    for (const q of ['shared', 'handler_3_1', 'fn_4_3', 'value']) expect(search(batched, q)).toEqual(search(rebuilt, q));
+    expect(() => batched.exec("insert into chunks_fts(chunks_fts, rank) values ('integrity-check', 1)")).not.toThrow();
+    batched.close();
+    rebuilt.close();
   });
 });

@@ -181,7 +181,7 @@ describe('parallel parsing in worker threads', () => {
     expect(summary.parsed).toBeGreaterThanOrEqual(23);
   });
 
-  it('with this thread helping, a file a dying worker was given is indexed as text, and this thread parses the rest', async () => {
+  it('with this thread helping, a file a dying worker had started is indexed as text, and this thread parses the rest', async () => {
     const repo = newRepo();
     writeMany(repo);
     const curated = tempCurated();
@@ -192,10 +192,25 @@ describe('parallel parsing in worker threads', () => {
       .prepare("select path from files f where language = 'python' and path not like '%__init__.py' and not exists (select 1 from symbols s where s.file_id = f.id)")
       .pluck()
       .all() as string[];
-    // One file per worker the pool started (the first and two replacements), each died preparing it.
-    expect(withoutSymbols).toHaveLength(3);
+    // At most one file per worker the pool started (the first and two replacements): the one it
+    // claimed and died on. The files queued behind it were parsed here (taken back, or once the
+    // pool gave up); how many workers got to claim a file before this thread took theirs depends
+    // on how fast they start.
+    expect(withoutSymbols.length).toBeLessThanOrEqual(3);
     for (const path of withoutSymbols) expect(db.prepare('select count(*) from chunks c join files f on f.id = c.file_id where f.path = ?').pluck().get(path)).toBeGreaterThan(0);
     expect(summary.symbols).toBeGreaterThan(150);
+    const single = await index(repo, tempCurated(), { parallel: { workers: 0 } });
+    expect(summary).toMatchObject({ files: single.files, parsed: single.parsed });
+  });
+
+  it('with this thread helping, a worker that never starts its files does not hold the index up: this thread takes them back', async () => {
+    const repo = newRepo();
+    writeMany(repo);
+    const single = tempCurated();
+    await index(repo, single, { parallel: { workers: 0 } });
+    const curated = tempCurated();
+    await index(repo, curated, { parallel: { workers: 1, minFiles: 1, script: join(__dirname, 'testing', 'stuckWorker.js') } });
+    expect(snapshot(curated)).toEqual(snapshot(single));
   });
 
   it('terminating the pool rejects outstanding jobs', async () => {

@@ -92,6 +92,8 @@ export interface ParsePoolOptions {
   languages: ParsedLanguage[];
   /** Jobs handed to one worker before it answers (default PER_WORKER_IN_FLIGHT). */
   inFlight?: number;
+  /** A claim table (claims.ts) shared with the workers, for `prepareClaimable`. */
+  claims?: Int32Array;
 }
 
 /**
@@ -112,7 +114,9 @@ export class ParseJobError extends Error {
 interface Pending {
   id: number;
   job: PrepareJob;
-  resolve(result: PreparedFile): void;
+  claim?: number;
+  /** null: another thread claimed the job (only for claimable jobs). */
+  resolve(result: PreparedFile | null): void;
   reject(error: Error): void;
 }
 
@@ -146,9 +150,22 @@ export class ParsePool {
 
   /** Prepare one file in a worker. The promise never goes unhandled if the caller drops it. */
   prepare(job: PrepareJob): Promise<PreparedFile> {
-    const promise = new Promise<PreparedFile>((resolve, reject) => {
+    return this.enqueue(job, undefined) as Promise<PreparedFile>;
+  }
+
+  /**
+   * Prepare job `claim` of the pool's claim table in a worker unless another thread claims it
+   * first: then the promise resolves with null and the worker skips the file.
+   */
+  prepareClaimable(job: PrepareJob, claim: number): Promise<PreparedFile | null> {
+    if (!this.options.claims) throw new Error('prepareClaimable needs a pool made with a claim table');
+    return this.enqueue(job, claim);
+  }
+
+  private enqueue(job: PrepareJob, claim: number | undefined): Promise<PreparedFile | null> {
+    const promise = new Promise<PreparedFile | null>((resolve, reject) => {
       if (!this.alive) return reject(new ParseJobError('the parse workers are gone', false));
-      this.queue.push({ id: this.nextId++, job, resolve, reject });
+      this.queue.push({ id: this.nextId++, job, claim, resolve, reject });
       this.dispatch();
     });
     promise.catch(() => undefined);
@@ -171,7 +188,7 @@ export class ParsePool {
   }
 
   private spawn(): void {
-    const data: ParseWorkerData = { languages: this.options.languages };
+    const data: ParseWorkerData = { languages: this.options.languages, ...(this.options.claims ? { claims: this.options.claims } : {}) };
     const worker = startWorker(this.options.script, data);
     const slot: Slot = { worker, inFlight: new Map() };
     this.slots.add(slot);
@@ -180,7 +197,7 @@ export class ParsePool {
       if (!pending) return;
       slot.inFlight.delete(message.id);
       if (message.error !== undefined) pending.reject(new ParseJobError(message.error, true));
-      else pending.resolve(message.result);
+      else pending.resolve(message.skipped ? null : message.result);
       this.dispatch();
     });
     worker.on('error', (error) => this.lose(slot, error.message));
@@ -215,7 +232,7 @@ export class ParsePool {
       while (slot.inFlight.size < (this.options.inFlight ?? PER_WORKER_IN_FLIGHT) && this.queue.length > 0) {
         const next = this.queue.shift()!;
         slot.inFlight.set(next.id, next);
-        slot.worker.postMessage({ id: next.id, job: next.job } satisfies ParseRequest);
+        slot.worker.postMessage({ id: next.id, job: next.job, ...(next.claim !== undefined ? { claim: next.claim } : {}) } satisfies ParseRequest);
       }
     }
   }

@@ -5,6 +5,7 @@
  * tsx); the Electron build bundles it as out/main/indexWorker.js.
  */
 import { parentPort, workerData } from 'node:worker_threads';
+import { claim, CLAIMED_BY_WORKER } from './claims';
 import { createExtractor } from './extract/extractor';
 import type { ParsedLanguage } from './extract/types';
 import { extractWith, prepareFile, type PrepareJob, type PreparedFile } from './prepare';
@@ -12,21 +13,28 @@ import { extractWith, prepareFile, type PrepareJob, type PreparedFile } from './
 /** What the pool passes to each worker. */
 export interface ParseWorkerData {
   languages: ParsedLanguage[];
+  /** The run's claim table (claims.ts), when the engine thread may take queued jobs back. */
+  claims?: Int32Array;
 }
 
 /** A request from the pool. */
 export interface ParseRequest {
   id: number;
   job: PrepareJob;
+  /** The job's index in the claim table: prepared only if this worker claims it first. */
+  claim?: number;
 }
 
-/** The answer to a request: a result, or why preparing the file failed. */
-export type ParseResponse = { id: number; result: PreparedFile; error?: undefined } | { id: number; error: string; result?: undefined };
+/** The answer to a request: a result, why preparing the file failed, or that another thread claimed it. */
+export type ParseResponse =
+  | { id: number; result: PreparedFile; error?: undefined; skipped?: undefined }
+  | { id: number; error: string; result?: undefined; skipped?: undefined }
+  | { id: number; skipped: true; result?: undefined; error?: undefined };
 
 async function start(): Promise<void> {
   const port = parentPort;
   if (!port) throw new Error('parseWorker must run in a worker thread');
-  const { languages } = workerData as ParseWorkerData;
+  const { languages, claims } = workerData as ParseWorkerData;
   const ready = (async () => {
     const extractor = await createExtractor();
     for (const language of languages) {
@@ -44,6 +52,10 @@ async function start(): Promise<void> {
   });
   port.on('message', (message: ParseRequest) => {
     void ready.then((extract) => {
+      if (claims && message.claim !== undefined && !claim(claims, message.claim, CLAIMED_BY_WORKER)) {
+        port.postMessage({ id: message.id, skipped: true } satisfies ParseResponse);
+        return;
+      }
       try {
         port.postMessage({ id: message.id, result: prepareFile(message.job, extract) } satisfies ParseResponse);
       } catch (error) {

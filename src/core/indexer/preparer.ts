@@ -1,4 +1,5 @@
 import { throwIfAborted } from '../runtime/runs';
+import { claim, CLAIMED_HERE, claimTable } from './claims';
 import type { Extractor } from './extract/extractor';
 import { detectLanguage } from './extract/languages';
 import type { ParsedLanguage } from './extract/types';
@@ -55,8 +56,9 @@ export function openPreparer(
   if (size > 0 && script && jobs.length >= (options.parallel?.minFiles ?? MIN_FILES_FOR_WORKERS)) {
     try {
       const helping = options.parallel?.mainParses ?? true;
-      const pool = new ParsePool({ script, size, languages: languagesOf(jobs), ...(helping ? { inFlight: HELP_PER_WORKER } : {}) });
-      if (helping) return helped(jobs, pool, size, options.extractor, options.signal);
+      const claims = helping ? claimTable(jobs.length) : undefined;
+      const pool = new ParsePool({ script, size, languages: languagesOf(jobs), ...(claims ? { inFlight: HELP_PER_WORKER, claims } : {}) });
+      if (claims) return helped(jobs, pool, size, claims, options.extractor, options.signal);
       return pooled(jobs, pool, options.extractor, options.signal);
     } catch (error) {
       console.warn(`[indexer] parse workers could not start, parsing in this thread: ${(error as Error).message}`);
@@ -103,14 +105,18 @@ const HELP_PER_WORKER = 32;
 /**
  * Workers and this thread parse together, results still in job order. Workers take files from
  * `HELP_LEAD` ahead of the one being written; this thread parses the files no worker took when it
- * reaches them, and while a worker's file it must write next is not back yet, it takes the next
- * file from the workers' frontier instead of waiting (kept until its turn). Saves what a further
- * worker costs (its start, copying its results back) where this thread would otherwise wait.
+ * reaches them. A file handed to a worker is prepared by whichever thread claims it first (a claim
+ * table shared with the workers, claims.ts): this thread takes the file it must write next if the
+ * worker has not started it, and while that file is still being parsed there, it parses the next
+ * file of the workers' frontier, or once every file is handed out, the last one still queued at a
+ * worker (the worker skips it). So neither side waits for the other until the last file: at the
+ * end of a run a worker's queue is shared instead of waited for. Saves what a further worker
+ * costs (its start, copying its results back) where this thread would otherwise wait.
  */
-function helped(jobs: readonly PrepareJob[], pool: ParsePool, workers: number, getExtractor: () => Promise<Extractor>, signal: AbortSignal | undefined): Preparer {
-  /** Files a worker took: their promise, and the outcome once it settled. */
-  const taken = new Map<number, Promise<PreparedFile>>();
-  const settled = new Map<number, { result: PreparedFile } | { error: Error }>();
+function helped(jobs: readonly PrepareJob[], pool: ParsePool, workers: number, claims: Int32Array, getExtractor: () => Promise<Extractor>, signal: AbortSignal | undefined): Preparer {
+  /** Files handed to a worker whose outcome is not back: their promise (null when this thread claimed it). */
+  const taken = new Map<number, Promise<PreparedFile | null>>();
+  const settled = new Map<number, { result: PreparedFile | null } | { error: Error }>();
   /** Files this thread parsed ahead of their turn. */
   const ahead = new Map<number, PreparedFile>();
   const local = localParser(jobs, getExtractor);
@@ -124,11 +130,12 @@ function helped(jobs: readonly PrepareJob[], pool: ParsePool, workers: number, g
     while (pool.alive && outstanding < workers * HELP_PER_WORKER && frontier < jobs.length) {
       const index = frontier++;
       outstanding++;
-      const promise = pool.prepare(jobs[index]!);
+      const promise = pool.prepareClaimable(jobs[index]!, index);
       taken.set(index, promise);
+      // Outcomes of files this thread has taken back (and forgotten) are not kept.
       promise.then(
-        (result) => settled.set(index, { result }),
-        (error: unknown) => settled.set(index, { error: error as Error }),
+        (result) => taken.has(index) && settled.set(index, { result }),
+        (error: unknown) => taken.has(index) && settled.set(index, { error: error as Error }),
       );
       promise
         .finally(() => {
@@ -138,8 +145,20 @@ function helped(jobs: readonly PrepareJob[], pool: ParsePool, workers: number, g
         .catch(() => undefined);
     }
   };
+  /** A file this thread may parse now while waiting: the next unassigned one, else the last one a worker has not started. */
+  const toSteal = (waitingFor: number): number | null => {
+    if (frontier < jobs.length) return frontier++;
+    for (let i = frontier - 1; i > waitingFor; i--) {
+      if (taken.has(i) && !settled.has(i) && !ahead.has(i) && claim(claims, i, CLAIMED_HERE)) return i;
+    }
+    return null;
+  };
   /** Let the workers' answers in (and hand them more files). */
   const yieldToWorkers = () => new Promise((resolve) => setImmediate(resolve));
+  const forget = (index: number) => {
+    taken.delete(index);
+    settled.delete(index);
+  };
   return {
     parallel: true,
     async next() {
@@ -148,24 +167,29 @@ function helped(jobs: readonly PrepareJob[], pool: ParsePool, workers: number, g
       const early = ahead.get(index);
       if (early) {
         ahead.delete(index);
+        forget(index);
         return early;
       }
-      if (!taken.has(index)) {
+      if (!taken.has(index) || claim(claims, index, CLAIMED_HERE)) {
+        forget(index);
         const result = await local.at(index);
         await yieldToWorkers();
         return result;
       }
-      // A worker's file: while it is not back, parse the next file of the workers' frontier here.
-      while (!settled.has(index) && frontier < jobs.length) {
+      // A worker is parsing this file: meanwhile parse another one here.
+      while (!settled.has(index)) {
         throwIfAborted(signal);
-        const stolen = frontier++;
+        const stolen = toSteal(index);
+        if (stolen === null) break;
         ahead.set(stolen, await local.at(stolen));
         await yieldToWorkers();
       }
       const outcome = settled.get(index) ?? (await taken.get(index)!.then((result) => ({ result }), (error: unknown) => ({ error: error as Error })));
-      taken.delete(index);
-      settled.delete(index);
-      return 'result' in outcome ? outcome.result : recover(jobs, index, outcome.error, local, signal);
+      forget(index);
+      if ('error' in outcome) return recover(jobs, index, outcome.error, local, signal);
+      // The worker claimed the file before this thread could, so it answered with the result.
+      if (outcome.result === null) throw new Error(`parse worker skipped ${jobs[index]!.relPath}, which it had claimed`);
+      return outcome.result;
     },
     async close() {
       signal?.removeEventListener('abort', onAbort);
