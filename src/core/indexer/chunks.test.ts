@@ -21,7 +21,7 @@ describe('buildChunks', () => {
       const start = 4 + i * 32;
       symbols.push(symbol({ name: `m${i}`, qualifiedName: `Big.m${i}`, kind: 'method', parent: 0, startLine: start, endLine: start + 30 }));
     }
-    const chunks = buildChunks(lines, symbols);
+    const chunks = buildChunks(lines.join('\n'), symbols);
     expect(chunks.map((c) => `${c.kind} ${c.startLine}-${c.endLine} ${c.symbolNames}`)).toEqual([
       'class 1-3 Big',
       'method 4-34 Big.m0 Big',

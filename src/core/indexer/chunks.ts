@@ -76,7 +76,8 @@ export function pathTokens(path: string): string {
  * method), long symbols into windows, and the lines between symbols into text windows. A file
  * without symbols (text, unparsed languages) becomes text windows.
  */
-export function buildChunks(lines: string[], symbols: readonly ExtractedSymbol[]): Chunk[] {
+export function buildChunks(text: string, symbols: readonly ExtractedSymbol[]): Chunk[] {
+  const lines = new LineIndex(text);
   const spans = symbolSpans(symbols);
   const chunks: Chunk[] = [];
   let cursor = 1;
@@ -85,8 +86,27 @@ export function buildChunks(lines: string[], symbols: readonly ExtractedSymbol[]
     pushWindows(chunks, lines, span.start, span.end, span.kind, span.names, MAX_CHUNK_LINES);
     cursor = Math.max(cursor, span.end + 1);
   }
-  if (cursor <= lines.length) pushWindows(chunks, lines, cursor, lines.length, 'text', '');
+  if (cursor <= lines.count) pushWindows(chunks, lines, cursor, lines.count, 'text', '');
   return chunks;
+}
+
+/** Where each line of a text starts: a range of lines is one slice of the text, not a join of line strings. */
+class LineIndex {
+  private readonly starts: number[] = [0];
+  /** Lines as `text.split('\n')` counts them (a final newline is followed by an empty line). */
+  readonly count: number;
+
+  constructor(private readonly text: string) {
+    for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) this.starts.push(i + 1);
+    this.count = this.starts.length;
+  }
+
+  /** Lines `from`..`to` (1-based, inclusive, within the text) joined by their newlines. */
+  slice(from: number, to: number): string {
+    if (from > this.count) return '';
+    const end = to < this.count ? this.starts[to]! - 1 : this.text.length;
+    return this.text.slice(this.starts[from - 1], end);
+  }
 }
 
 interface Span {
@@ -127,10 +147,10 @@ function symbolSpans(symbols: readonly ExtractedSymbol[]): Span[] {
   return spans.filter((span) => span.end >= span.start);
 }
 
-function pushWindows(chunks: Chunk[], lines: string[], start: number, end: number, kind: string, names: string, size = TEXT_WINDOW_LINES): void {
+function pushWindows(chunks: Chunk[], lines: LineIndex, start: number, end: number, kind: string, names: string, size = TEXT_WINDOW_LINES): void {
   for (let from = start; from <= end; from += size) {
     const to = Math.min(end, from + size - 1);
-    const text = lines.slice(from - 1, to).join('\n').slice(0, MAX_CHUNK_CHARS);
+    const text = lines.slice(from, to).slice(0, MAX_CHUNK_CHARS);
     // Blank stretches (between a class's methods, mostly) carry nothing to search.
     if (!/\S/.test(text)) continue;
     const words = new Set<string>();

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -226,6 +226,39 @@ describe('indexRepository on a real git repository', () => {
     expect(schemaOf(db)).toEqual(expected);
     const plan = db.prepare('explain query plan select id from symbol_references where target_symbol_id = 1').all() as Array<{ detail: string }>;
     expect(plan.map((row) => row.detail).join(' ')).toMatch(/refs_target/);
+  });
+
+  it('builds a first index through a rollback journal and leaves it in WAL mode, also when the build fails or another connection is open', async () => {
+    const journalOf = (file: string) => {
+      const db = openDatabase(file, { readOnly: true });
+      try {
+        return db.pragma('journal_mode', { simple: true });
+      } finally {
+        db.close();
+      }
+    };
+    const failing = setup();
+    writeSample(failing.repo);
+    await expect(failing.index({ resolver: () => { throw new Error('injected failure'); } })).rejects.toThrow('injected failure');
+    expect(journalOf(failing.curatedFile)).toBe('wal');
+    expect(existsSync(`${failing.curatedFile}-journal`)).toBe(false);
+    const empty = openDatabase(failing.curatedFile, { readOnly: true });
+    expect(empty.prepare('select count(*) from files').pluck().get()).toBe(0);
+    empty.close();
+    const recovered = await failing.index();
+    expect(recovered.files).toBe(9);
+    expect(journalOf(failing.curatedFile)).toBe('wal');
+
+    // A reader holding the new database: the first build keeps the WAL (SQLite refuses the switch).
+    const shared = setup();
+    writeSample(shared.repo);
+    const reader = openDatabase(shared.curatedFile, { migrations: CURATED_MIGRATIONS });
+    reader.prepare('select count(*) from files').get();
+    const summary = await shared.index();
+    expect(summary.files).toBe(9);
+    expect(reader.prepare('select count(*) from files where skip_reason is null').pluck().get()).toBe(9);
+    expect(reader.pragma('journal_mode', { simple: true })).toBe('wal');
+    reader.close();
   });
 
   it('handles an empty repository and one without commits', async () => {

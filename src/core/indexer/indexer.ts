@@ -84,6 +84,7 @@ export async function indexRepository(options: IndexOptions): Promise<IndexSumma
     // table instead of cascades row by row (--full on the stdlib's index: ≈ 250 → 50 ms). The
     // indexer tests run `foreign_key_check` after full builds.
     if (full) db.pragma('foreign_keys = OFF');
+    const firstBuild = full && isEmptyIndex(db) && useRollbackJournal(db);
     db.exec('begin immediate');
     try {
       const counts = await runInTransaction(db, listing, { ...options, progress: report, head, full });
@@ -93,9 +94,44 @@ export async function indexRepository(options: IndexOptions): Promise<IndexSumma
     } catch (error) {
       if (db.inTransaction) db.exec('rollback');
       throw error;
+    } finally {
+      if (firstBuild) restoreWal(db);
     }
   } finally {
     db.close();
+  }
+}
+
+/** Whether the index holds nothing yet: no finished run and no file. */
+function isEmptyIndex(db: Db): boolean {
+  return getMeta(db, 'index_version') === null && db.prepare('select not exists (select 1 from files)').pluck().get() === 1;
+}
+
+/**
+ * The first build of an empty index commits through a rollback journal instead of the WAL: the
+ * WAL would take every page twice (into the WAL, then the checkpoint copies it into the database),
+ * a rollback journal of an empty database holds next to nothing. Stdlib: the commit of ≈ 34 MB
+ * takes ≈ 30 ms instead of ≈ 80 ms. An interrupted build still rolls back to the empty index.
+ * Only when no other connection has the database open (SQLite refuses the switch otherwise, and
+ * the build stays in WAL mode); `restoreWal` switches back right after the transaction.
+ */
+function useRollbackJournal(db: Db): boolean {
+  try {
+    if (db.pragma('journal_mode = DELETE', { simple: true }) !== 'delete') return false;
+  } catch {
+    return false; // "database is locked": another connection has it open
+  }
+  db.pragma('synchronous = FULL');
+  return true;
+}
+
+function restoreWal(db: Db): void {
+  try {
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+  } catch (error) {
+    // A reader that opened meanwhile holds the database; the next write connection (openDatabase) switches it.
+    console.warn(`[indexer] the index stays in rollback-journal mode until its next run: ${(error as Error).message}`);
   }
 }
 

@@ -46,7 +46,7 @@ export function prepareFile(job: PrepareJob, extract: ExtractFn | null): Prepare
   if (read.text === null) return { ...base, unchanged: false, extraction: null, chunks: null };
   const language = detectLanguage(job.relPath);
   const extraction = language && extract ? extract({ language, text: read.text, path: job.relPath }) : null;
-  return { ...base, unchanged: false, extraction, chunks: buildChunks(read.text.split('\n'), extraction?.symbols ?? []) };
+  return { ...base, unchanged: false, extraction, chunks: buildChunks(read.text, extraction?.symbols ?? []) };
 }
 
 /**
