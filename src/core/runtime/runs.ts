@@ -12,14 +12,21 @@ export interface RunContext {
 
 /** How many finished runs the job list keeps. */
 const FINISHED_KEPT = 50;
+/**
+ * Least time between two `run/progress` events of a run within a phase. An index run reports every
+ * file (hundreds a second); forwarding each one cost the app's renderer more CPU than the index
+ * itself on 2 cores (stdlib in the app: 3.9 s against 2.3 s from the CLI).
+ */
+export const PROGRESS_INTERVAL_MS = 100;
 
 /**
  * Owns every long-running job: gives it a run id and an AbortSignal, forwards its progress as
  * `run/progress` events and reports the end as `run/finished`. `run/cancel` reaches the job's
- * loops through the signal.
+ * loops through the signal. Progress is forwarded at once when the phase changes or a count
+ * completes, else at most every PROGRESS_INTERVAL_MS (the latest update; `list` always has it).
  */
 export class RunRegistry {
-  private readonly runs = new Map<string, { info: RunInfo; controller: AbortController; done: Promise<unknown> }>();
+  private readonly runs = new Map<string, { info: RunInfo; controller: AbortController; done: Promise<unknown>; stopProgress: () => void }>();
 
   constructor(private readonly events: EventBus) {}
 
@@ -28,15 +35,8 @@ export class RunRegistry {
     const runId = `${kind}-${randomUUID().slice(0, 8)}`;
     const controller = new AbortController();
     const info: RunInfo = { runId, kind, title, status: 'running', startedAt: new Date().toISOString() };
-    const ctx: RunContext = {
-      runId,
-      signal: controller.signal,
-      progress: (update) => {
-        const progress: RunProgress = { runId, kind, ...update };
-        info.progress = progress;
-        this.events.emit('run/progress', progress);
-      },
-    };
+    const progress = this.progressForwarder(info);
+    const ctx: RunContext = { runId, signal: controller.signal, progress: (update) => progress.report({ runId, kind, ...update }) };
     this.events.emit('run/started', { ...info });
     const done = Promise.resolve()
       .then(() => body(ctx))
@@ -53,8 +53,39 @@ export class RunRegistry {
       );
     // The caller may not await `done`; failures are already reported through run/finished.
     done.catch(() => undefined);
-    this.runs.set(runId, { info, controller, done });
+    this.runs.set(runId, { info, controller, done, stopProgress: progress.stop });
     return { runId, done };
+  }
+
+  /** Records every update in `info.progress` and emits them as events, rate-limited (see the class comment). */
+  private progressForwarder(info: RunInfo): { report(progress: RunProgress): void; stop(): void } {
+    let lastEmit = -Infinity;
+    let timer: ReturnType<typeof setTimeout> | null = null;
+    const emitLatest = () => {
+      timer = null;
+      lastEmit = performance.now();
+      if (info.progress && info.status === 'running') this.events.emit('run/progress', info.progress);
+    };
+    const stop = () => {
+      if (timer) clearTimeout(timer);
+      timer = null;
+    };
+    return {
+      report: (progress) => {
+        const phaseChanged = info.progress?.phase !== progress.phase;
+        info.progress = progress;
+        const complete = progress.total !== undefined && progress.done === progress.total;
+        const wait = PROGRESS_INTERVAL_MS - (performance.now() - lastEmit);
+        if (phaseChanged || complete || wait <= 0) {
+          stop();
+          emitLatest();
+        } else {
+          timer ??= setTimeout(emitLatest, wait);
+          timer.unref?.();
+        }
+      },
+      stop,
+    };
   }
 
   /** Abort a running job. Returns false when it is unknown or already finished. */
@@ -85,6 +116,7 @@ export class RunRegistry {
   }
 
   private finish(info: RunInfo, status: 'done' | 'failed' | 'cancelled', error?: unknown, result?: unknown): void {
+    this.runs.get(info.runId)?.stopProgress();
     info.status = status;
     info.finishedAt = new Date().toISOString();
     const wire = error === undefined ? undefined : serializeError(error);

@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { ProgressBar } from '../../components/ProgressBar';
 import { navSelectors, useNavStore } from '../../app/store/navStore';
 import { useReposStore } from '../repos/store';
 import { evalSelectors, useEvalStore } from './store';
@@ -50,9 +51,7 @@ function RunLine() {
     const pct = run.total ? Math.round((100 * run.done) / run.total) : 0;
     return (
       <div className="row eval-run" role="status">
-        <div className="progress">
-          <div style={{ width: `${pct}%` }} />
-        </div>
+        <ProgressBar percent={pct} label="Evaluation progress" />
         <span className="progress-figures">{run.total ? `${run.done}/${run.total} tasks` : 'mining commits'}</span>
         <span className="muted progress-message">{run.message}</span>
       </div>

@@ -1,3 +1,4 @@
+import { ProgressBar } from '../../components/ProgressBar';
 import { pullLabel, type PullView } from './reducers';
 import { useModelsStore } from './store';
 
@@ -9,9 +10,7 @@ export function PullBar({ pull }: { pull: PullView }) {
   return (
     <div className="pull-bar" data-testid={`pull-${pull.model}`}>
       <div className="row">
-        <div className="progress grow" role="progressbar" aria-label={`Pulling ${pull.model}`} aria-valuemin={0} aria-valuemax={100} aria-valuenow={Math.floor(percent)}>
-          <div style={{ width: `${percent}%` }} />
-        </div>
+        <ProgressBar className="grow" percent={percent} label={`Pulling ${pull.model}`} />
         {pull.status === 'running' ? (
           <button type="button" onClick={() => void cancel(pull.model)}>
             Cancel

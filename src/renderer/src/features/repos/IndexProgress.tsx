@@ -1,3 +1,4 @@
+import { ProgressBar } from '../../components/ProgressBar';
 import type { RepoRun } from './reducers';
 import { formatDuration, INDEX_PHASES, progressPercent } from './reducers';
 
@@ -20,16 +21,7 @@ export function IndexProgress(props: { run: RepoRun; onCancel(): void }) {
         ))}
       </ol>
       <div className="row">
-        <div
-          className="progress grow"
-          role="progressbar"
-          aria-valuemin={0}
-          aria-valuemax={100}
-          aria-valuenow={percent ?? undefined}
-          aria-label={current ? `${current} progress` : 'progress'}
-        >
-          <div style={{ width: `${percent ?? 0}%` }} />
-        </div>
+        <ProgressBar className="grow" percent={percent} label={current ? `${current} progress` : 'progress'} />
         <span className="mono progress-figures">
           {progress?.total ? `${progress.done}/${progress.total}` : progress ? `${progress.done}` : 'starting…'}
           {progress?.rate ? ` · ${Math.round(progress.rate)} files/s` : ''}
