@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,8 +26,17 @@ describe('readAndClassify', () => {
     expect(read).toMatchObject({ skipReason: null, encoding: 'latin1', text: '# é\n' });
   });
 
-  it('records binary and oversize files with a reason and no text', () => {
-    expect(classify('logo.png', Buffer.from([0x89, 0x50, 0, 1]))).toMatchObject({ skipReason: 'binary', text: null });
+  it('reads a text file longer than the binary sniff whole, and hashes all of it', () => {
+    const content = `${'x = 1\n'.repeat(3000)}# end\n`;
+    const read = classify('long.py', content);
+    expect(read.text).toBe(content);
+    expect(read.hash).toBe(createHash('sha1').update(content).digest('hex'));
+    expect(read.lines).toBe(3001);
+  });
+
+  it('records binary and oversize files with a reason and no text, a binary one from its head alone', () => {
+    expect(classify('logo.png', Buffer.from([0x89, 0x50, 0, 1]))).toMatchObject({ skipReason: 'binary', text: null, hash: null });
+    expect(classify('big.bin', Buffer.concat([Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0]), Buffer.alloc(100_000, 0x41)]))).toMatchObject({ skipReason: 'binary', hash: null });
     const big = join(dir, 'big.txt');
     writeFileSync(big, 'x'.repeat(2000));
     expect(readAndClassify(big, 'big.txt', 2000, 1000)).toMatchObject({ skipReason: 'oversize', text: null, hash: null });

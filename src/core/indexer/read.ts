@@ -3,7 +3,7 @@
  * Kept apart from the listing (scan.ts) so the parse workers load nothing but what they run.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 import type { SkipReason } from '../../shared/contract';
 
 /** Files above this size are recorded as `oversize` and not read. */
@@ -24,14 +24,15 @@ const LOCKFILES = new Set(['package-lock.json', 'yarn.lock', 'pnpm-lock.yaml', '
 /** Read one file and decide whether it is indexable text (UTF-8, else decoded as latin1). */
 export function readAndClassify(absolutePath: string, relPath: string, size: number, maxBytes = DEFAULT_MAX_FILE_BYTES): ReadFile {
   if (size > maxBytes) return { hash: null, text: null, encoding: null, lines: 0, skipReason: 'oversize' };
-  let bytes: Buffer;
+  let bytes: Buffer | null;
   try {
-    bytes = readFileSync(absolutePath);
+    bytes = readUnlessBinary(absolutePath);
   } catch {
     return { hash: null, text: null, encoding: null, lines: 0, skipReason: 'unreadable' };
   }
+  // A binary file is recognised from its head and not read further (nor hashed).
+  if (bytes === null) return { hash: null, text: null, encoding: null, lines: 0, skipReason: 'binary' };
   const hash = createHash('sha1').update(bytes).digest('hex');
-  if (bytes.subarray(0, 8192).includes(0)) return { hash, text: null, encoding: null, lines: 0, skipReason: 'binary' };
   let text: string;
   let encoding: 'utf8' | 'latin1' = 'utf8';
   try {
@@ -44,6 +45,22 @@ export function readAndClassify(absolutePath: string, relPath: string, size: num
   const lines = countLines(text);
   const skipReason = minifiedOrGenerated(relPath, text, lines);
   return { hash, text: skipReason ? null : text, encoding, lines, skipReason };
+}
+
+/** Bytes read to tell a binary file (a NUL byte among them) from text. */
+const BINARY_SNIFF_BYTES = 8192;
+
+/** The whole file, or null when its head holds a NUL byte (binary). */
+function readUnlessBinary(path: string): Buffer | null {
+  const fd = openSync(path, 'r');
+  try {
+    const head = Buffer.allocUnsafe(BINARY_SNIFF_BYTES);
+    const read = readSync(fd, head, 0, BINARY_SNIFF_BYTES, 0);
+    if (head.subarray(0, read).includes(0)) return null;
+    return read < BINARY_SNIFF_BYTES ? head.subarray(0, read) : readFileSync(fd);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** Number of lines (a final line without a newline counts). */

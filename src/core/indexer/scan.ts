@@ -19,8 +19,10 @@ const ALWAYS_SKIPPED_DIRS = new Set(['.git', 'node_modules']);
  * never followed (no loops) and are left out, as are listed paths that no longer exist.
  */
 export async function listFiles(root: string, signal?: AbortSignal): Promise<Listing> {
-  const isGit = await isGitWorkTree(root);
-  const listed = isGit ? await gitListFiles(root, signal) : { files: walk(root, signal), submodules: [] };
+  // Both git calls at once (the listing fails outside a work tree and is then not used).
+  const [isGit, gitListing] = await Promise.all([isGitWorkTree(root), gitListFiles(root, signal).then((listed) => ({ listed }), (error: unknown) => ({ error }))]);
+  if (isGit && 'error' in gitListing) throw gitListing.error;
+  const listed = isGit && 'listed' in gitListing ? gitListing.listed : { files: walk(root, signal), submodules: [] };
   const files: Listing['files'] = [];
   for (const path of listed.files) {
     try {
