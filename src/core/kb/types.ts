@@ -7,6 +7,7 @@ export interface FileRecord {
   language: string;
   size: number;
   lines: number;
+  /** SHA-1 of the content; null for files not read whole (binary, oversize, unreadable). */
   contentHash: string | null;
   isTest: boolean;
   /** Null for indexed files; the reason for files recorded but not parsed. */
