@@ -32,15 +32,18 @@ describe('RunRegistry', () => {
     const runs = new RunRegistry(bus);
     let release!: () => void;
     const paused = new Promise<void>((resolve) => (release = resolve));
+    let burstDone!: () => void;
+    const burst = new Promise<void>((resolve) => (burstDone = resolve));
     const { runId, done } = runs.start('index', 'Index x', async (ctx) => {
       for (let i = 1; i <= 500; i++) ctx.progress({ phase: 'parsing', done: i, total: 1000 });
+      burstDone();
       await paused;
       ctx.progress({ phase: 'parsing', done: 1000, total: 1000 });
       ctx.progress({ phase: 'references', done: 0 });
       ctx.progress({ phase: 'references', done: 1 });
       return 1;
     });
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await burst; // no timer can run before this continuation
     expect(progress.map((p) => p.done)).toEqual([1]);
     expect(runs.list()[0]?.progress).toMatchObject({ runId, phase: 'parsing', done: 500 });
     await new Promise((resolve) => setTimeout(resolve, PROGRESS_INTERVAL_MS + 50));
