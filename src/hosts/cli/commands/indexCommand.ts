@@ -57,7 +57,7 @@ export const registerIndex: CommandModule = (program, ctx) => {
     .description('index (or incrementally re-index) a repository folder')
     .argument('<path>', 'the repository folder')
     .option('--json', 'print one JSON summary object on stdout')
-    .option('-v, --verbose', 'print the progress as lines (each phase, then up to 10 a second), the time per phase and the skipped files')
+    .option('-v, --verbose', 'print the progress as lines (each phase, then up to 5 a second), the time per phase and the skipped files')
     .option('--full', 're-parse every file and re-read the git history')
     .option('--embed', 'then embed the chunks that have no vector yet (the app does this by itself)')
     .action(async (path: string, opts: IndexOpts) => {
