@@ -149,7 +149,8 @@ function helped(jobs: readonly PrepareJob[], pool: ParsePool, workers: number, c
   const toSteal = (waitingFor: number): number | null => {
     if (frontier < jobs.length) return frontier++;
     for (let i = frontier - 1; i > waitingFor; i--) {
-      if (taken.has(i) && !settled.has(i) && !ahead.has(i) && claim(claims, i, CLAIMED_HERE)) return i;
+      // A file a worker answered for, or this thread took already, is claimed: the claim fails.
+      if (taken.has(i) && claim(claims, i, CLAIMED_HERE)) return i;
     }
     return null;
   };

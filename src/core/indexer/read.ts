@@ -3,7 +3,7 @@
  * Kept apart from the listing (scan.ts) so the parse workers load nothing but what they run.
  */
 import { createHash } from 'node:crypto';
-import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import type { SkipReason } from '../../shared/contract';
 
 /** Files above this size are recorded as `oversize` and not read. */
@@ -50,17 +50,29 @@ export function readAndClassify(absolutePath: string, relPath: string, size: num
 /** Bytes read to tell a binary file (a NUL byte among them) from text. */
 const BINARY_SNIFF_BYTES = 8192;
 
-/** The whole file, or null when its head holds a NUL byte (binary). */
+/** The whole file, or null when its head holds a NUL byte (binary); each byte is read once. */
 function readUnlessBinary(path: string): Buffer | null {
   const fd = openSync(path, 'r');
   try {
-    const head = Buffer.allocUnsafe(BINARY_SNIFF_BYTES);
-    const read = readSync(fd, head, 0, BINARY_SNIFF_BYTES, 0);
-    if (head.subarray(0, read).includes(0)) return null;
-    return read < BINARY_SNIFF_BYTES ? head.subarray(0, read) : readFileSync(fd);
+    const bytes = Buffer.allocUnsafe(fstatSync(fd).size);
+    let filled = readInto(fd, bytes, 0, Math.min(BINARY_SNIFF_BYTES, bytes.length));
+    if (bytes.subarray(0, filled).includes(0)) return null;
+    filled += readInto(fd, bytes, filled, bytes.length - filled);
+    return bytes.subarray(0, filled);
   } finally {
     closeSync(fd);
   }
+}
+
+/** Read `length` bytes at `offset` of the file into `buffer` at the same offset; fewer at end of file. */
+function readInto(fd: number, buffer: Buffer, offset: number, length: number): number {
+  let done = 0;
+  while (done < length) {
+    const read = readSync(fd, buffer, offset + done, length - done, offset + done);
+    if (read === 0) break;
+    done += read;
+  }
+  return done;
 }
 
 /** Number of lines (a final line without a newline counts). */

@@ -27,7 +27,7 @@ export const PROGRESS_INTERVAL_MS = 200;
  * completes, else at most every PROGRESS_INTERVAL_MS (the latest update; `list` always has it).
  */
 export class RunRegistry {
-  private readonly runs = new Map<string, { info: RunInfo; controller: AbortController; done: Promise<unknown>; stopProgress: () => void }>();
+  private readonly runs = new Map<string, { info: RunInfo; controller: AbortController; done: Promise<unknown> }>();
 
   constructor(private readonly events: EventBus) {}
 
@@ -36,8 +36,8 @@ export class RunRegistry {
     const runId = `${kind}-${randomUUID().slice(0, 8)}`;
     const controller = new AbortController();
     const info: RunInfo = { runId, kind, title, status: 'running', startedAt: new Date().toISOString() };
-    const progress = this.progressForwarder(info);
-    const ctx: RunContext = { runId, signal: controller.signal, progress: (update) => progress.report({ runId, kind, ...update }) };
+    const report = this.progressForwarder(info);
+    const ctx: RunContext = { runId, signal: controller.signal, progress: (update) => report({ runId, kind, ...update }) };
     this.events.emit('run/started', { ...info });
     const done = Promise.resolve()
       .then(() => body(ctx))
@@ -54,38 +54,33 @@ export class RunRegistry {
       );
     // The caller may not await `done`; failures are already reported through run/finished.
     done.catch(() => undefined);
-    this.runs.set(runId, { info, controller, done, stopProgress: progress.stop });
+    this.runs.set(runId, { info, controller, done });
     return { runId, done };
   }
 
-  /** Records every update in `info.progress` and emits them as events, rate-limited (see the class comment). */
-  private progressForwarder(info: RunInfo): { report(progress: RunProgress): void; stop(): void } {
+  /**
+   * Records every update in `info.progress` and emits them as events, rate-limited (see the class
+   * comment). A pending update of a run that has finished is dropped (`info.status`).
+   */
+  private progressForwarder(info: RunInfo): (progress: RunProgress) => void {
     let lastEmit = -Infinity;
     let timer: ReturnType<typeof setTimeout> | null = null;
     const emitLatest = () => {
+      if (timer) clearTimeout(timer);
       timer = null;
       lastEmit = performance.now();
       if (info.progress && info.status === 'running') this.events.emit('run/progress', info.progress);
     };
-    const stop = () => {
-      if (timer) clearTimeout(timer);
-      timer = null;
-    };
-    return {
-      report: (progress) => {
-        const phaseChanged = info.progress?.phase !== progress.phase;
-        info.progress = progress;
-        const complete = progress.total !== undefined && progress.done === progress.total;
-        const wait = PROGRESS_INTERVAL_MS - (performance.now() - lastEmit);
-        if (phaseChanged || complete || wait <= 0) {
-          stop();
-          emitLatest();
-        } else {
-          timer ??= setTimeout(emitLatest, wait);
-          timer.unref?.();
-        }
-      },
-      stop,
+    return (progress) => {
+      const phaseChanged = info.progress?.phase !== progress.phase;
+      info.progress = progress;
+      const complete = progress.total !== undefined && progress.done === progress.total;
+      const wait = PROGRESS_INTERVAL_MS - (performance.now() - lastEmit);
+      if (phaseChanged || complete || wait <= 0) emitLatest();
+      else if (!timer) {
+        timer = setTimeout(emitLatest, wait);
+        timer.unref?.();
+      }
     };
   }
 
@@ -117,7 +112,6 @@ export class RunRegistry {
   }
 
   private finish(info: RunInfo, status: 'done' | 'failed' | 'cancelled', error?: unknown, result?: unknown): void {
-    this.runs.get(info.runId)?.stopProgress();
     info.status = status;
     info.finishedAt = new Date().toISOString();
     const wire = error === undefined ? undefined : serializeError(error);
