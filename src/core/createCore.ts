@@ -10,6 +10,7 @@ import { createRepoHandlers } from './domains/repos';
 import { createEvalHandlers } from './domains/eval';
 import { createSearchDomain } from './domains/search';
 import type { EngineContext } from './engine';
+import { cleanupOrphanWorktrees, worktreesDir } from './git';
 import { packageVersion } from './paths';
 import type { HostPorts } from './ports';
 import { RepoService } from './repos/service';
@@ -36,6 +37,9 @@ export function createCore(ports: HostPorts): Core {
   const runs = new RunRegistry(events);
   const context: EngineContext = { ports, events, runs, version: packageVersion() };
   const disposers: Array<() => Promise<void> | void> = [];
+  // Worktrees left by a process that was killed (no `finally` ran); live ones are kept.
+  const orphanSweep = cleanupOrphanWorktrees(worktreesDir(ports.dataDir)).catch(() => undefined);
+  disposers.push(() => orphanSweep.then(() => undefined));
   const llm = createModelServices(context);
   disposers.push(() => llm.dispose());
   // The app's hosts show the model server in the status bar (and may start it); the CLI checks on demand.

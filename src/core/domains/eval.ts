@@ -1,7 +1,7 @@
 import type { Handlers } from '../../shared/contract';
 import type { EngineContext } from '../engine';
 import { evaluateRepository } from '../eval/evaluate';
-import { repositoryRoot } from '../eval/git';
+import { repositoryRoot } from '../git';
 import { productRetrieval } from '../eval/product';
 import { listReports, loadReport } from '../eval/reports';
 

@@ -1,8 +1,7 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { createTestRepo } from '../testing/gitRepo';
 import { createTempCore } from '../testing/tempCore';
 
 describe('search domain', () => {
@@ -10,9 +9,8 @@ describe('search domain', () => {
   afterAll(cleanup);
 
   it('searches a repository added through the engine, then embeds it as a run with progress', async () => {
-    const root = mkdtempSync(join(tmpdir(), 'cra-search-domain-'));
+    const { root } = createTestRepo({ prefix: 'cra-search-domain-' });
     writeFileSync(join(root, 'mailer.py'), 'def send_mail(to, body):\n    """Deliver a message over SMTP."""\n    return to, body\n');
-    execFileSync('git', ['init', '-q'], { cwd: root });
     const { repo, runId } = await core.handlers['repos/add']({ path: root });
     await core.runs.wait(runId);
 
@@ -38,9 +36,8 @@ describe('search domain', () => {
   });
 
   it('lists [retrieval] top_k files when a request names no limit', async () => {
-    const root = mkdtempSync(join(tmpdir(), 'cra-search-topk-'));
+    const { root } = createTestRepo({ prefix: 'cra-search-topk-' });
     for (const name of ['alpha', 'beta', 'gamma']) writeFileSync(join(root, `${name}.py`), `def parse_${name}(text):\n    return text\n`);
-    execFileSync('git', ['init', '-q'], { cwd: root });
     const { repo, runId } = await core.handlers['repos/add']({ path: root });
     await core.runs.wait(runId);
     const all = await core.handlers['search/query']({ repoId: repo.id, query: 'parse text', mode: 'keyword' });

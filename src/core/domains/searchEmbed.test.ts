@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,17 +5,15 @@ import { Worker } from 'node:worker_threads';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { HostKind } from '../../shared/contract';
 import { createCore, type Core } from '../createCore';
+import { createTestRepo } from '../testing/gitRepo';
 
 /** A small committed git repository of Python files. */
 function gitRepo(): string {
-  const root = mkdtempSync(join(tmpdir(), 'cra-embed-auto-'));
-  writeFileSync(join(root, 'mailer.py'), 'def send_mail(to, body):\n    """Deliver a message over SMTP."""\n    return to, body\n');
-  writeFileSync(join(root, 'shapes.py'), 'class Circle:\n    def area(self):\n        """Surface of the circle."""\n        return 3.14 * self.r ** 2\n');
-  const git = (...args: string[]) => execFileSync('git', args, { cwd: root, stdio: 'pipe' });
-  git('init', '-q', '-b', 'main');
-  git('-c', 'user.email=t@example.com', '-c', 'user.name=T', 'add', '-A');
-  git('-c', 'user.email=t@example.com', '-c', 'user.name=T', 'commit', '-q', '-m', 'initial');
-  return root;
+  const repo = createTestRepo({ prefix: 'cra-embed-auto-' });
+  repo.write('mailer.py', 'def send_mail(to, body):\n    """Deliver a message over SMTP."""\n    return to, body\n');
+  repo.write('shapes.py', 'class Circle:\n    def area(self):\n        """Surface of the circle."""\n        return 3.14 * self.r ** 2\n');
+  repo.commit('initial');
+  return repo.root;
 }
 
 describe('automatic embedding after an index', () => {

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { openDatabase, type Db, type Migration } from '../db/open';
 import { throwIfAborted } from '../runtime/runs';
 import { isCodePath } from './classify';
-import { git } from './git';
+import { gitText } from '../git';
 
 /** Files larger than this are left out of the reference, as the indexer leaves them out. */
 const MAX_BYTES = 1_000_000;
@@ -94,7 +94,7 @@ export function referenceQuery(text: string): string | null {
 
 /** Code files of the checkout with their blob ids, from the git index of the worktree. */
 async function listBlobs(worktree: string, signal?: AbortSignal): Promise<Map<string, string>> {
-  const out = await git(['ls-files', '-s', '-z'], { cwd: worktree, signal });
+  const out = await gitText(['ls-files', '-s', '-z'], { cwd: worktree, signal });
   const blobs = new Map<string, string>();
   for (const entry of out.split('\0')) {
     const tab = entry.indexOf('\t');

@@ -1,8 +1,8 @@
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runGitSync } from '../git';
 import { createTempCore } from '../testing/tempCore';
 import { evaluateRepository } from './evaluate';
 import { buildFixtureRepo, FIXTURE_TASKS } from './fixtureRepo';
@@ -19,7 +19,7 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 describe('evaluateRepository', () => {
   it('runs tasks from a file, records a task with an unknown parent as failed, and stores the report', async () => {
-    const parent = execFileSync('git', ['rev-parse', 'HEAD~2'], { cwd: repo, encoding: 'utf8' }).trim();
+    const parent = runGitSync(['rev-parse', 'HEAD~2'], { cwd: repo }).trim();
     const file = join(root, 'tasks.jsonl');
     writeFileSync(
       file,

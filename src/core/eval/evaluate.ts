@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { AppError } from '../../shared/contract';
 import type { EvalReport, EvalTask } from '../../shared/contract/eval';
-import { repositoryRoot } from './git';
+import { repositoryRoot, worktreesDir } from '../git';
 import { mineTasks } from './mine';
 import { saveReport, reportsDir } from './reports';
 import { runEval, type EvalProgress, type ProductRetrieval } from './run';
@@ -72,6 +72,7 @@ export async function evaluateRepository(options: EvaluateOptions): Promise<{ re
     source,
     ks,
     workDir,
+    worktreesDir: worktreesDir(options.dataDir),
     retrieval: options.retrieval,
     signal: options.signal,
     onProgress: (p) => options.onProgress?.({ phase: 'tasks', ...p }),

@@ -1,6 +1,4 @@
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { createTestRepo } from '../testing/gitRepo';
 
 /**
  * Test support: builds a small Python project with a known history, so mining, the evaluation run
@@ -91,33 +89,18 @@ export const FIXTURE_TASKS: Array<{ task: string; gold: string[] }> = [
 /** A file the history adds late: no task whose parent precedes it may ever rank it. */
 export const FIXTURE_LATE_FILE = 'src/app/ratelimit.py';
 
-function run(dir: string, args: string[], date: string): void {
-  execFileSync('git', args, {
-    cwd: dir,
-    stdio: 'pipe',
-    env: { ...process.env, GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date, GIT_AUTHOR_NAME: 'Fixture', GIT_AUTHOR_EMAIL: 'fixture@example.com', GIT_COMMITTER_NAME: 'Fixture', GIT_COMMITTER_EMAIL: 'fixture@example.com' },
-  });
-}
-
 /** Create the fixture repository in `dir` (emptied first). Returns `dir`. */
 export function buildFixtureRepo(dir: string): string {
-  rmSync(dir, { recursive: true, force: true });
-  mkdirSync(dir, { recursive: true });
-  run(dir, ['init', '-q', '-b', 'main'], '2024-01-01T00:00:00Z');
-  run(dir, ['config', 'commit.gpgsign', 'false'], '2024-01-01T00:00:00Z');
+  const repo = createTestRepo({ dir, author: { name: 'Fixture', email: 'fixture@example.com' } });
   STEPS.forEach((step, i) => {
     const date = `2024-01-01T00:${String(i * 2).padStart(2, '0')}:00Z`;
-    if (step.branch) run(dir, ['checkout', '-q', '-b', step.branch], date);
-    for (const [path, text] of Object.entries(step.write ?? {})) {
-      mkdirSync(dirname(join(dir, path)), { recursive: true });
-      writeFileSync(join(dir, path), text);
-    }
-    run(dir, ['add', '-A'], date);
-    run(dir, ['commit', '-q', '-m', step.message], date);
+    if (step.branch) repo.branch(step.branch);
+    repo.writeFiles(step.write ?? {});
+    repo.commit(step.message, date);
     if (step.branch) {
       const mergeDate = `2024-01-01T00:${String(i * 2 + 1).padStart(2, '0')}:00Z`;
-      run(dir, ['checkout', '-q', 'main'], mergeDate);
-      run(dir, ['merge', '-q', '--no-ff', '-m', `Merge branch '${step.branch}'`, step.branch], mergeDate);
+      repo.checkout('main');
+      repo.merge(step.branch, `Merge branch '${step.branch}'`, mergeDate);
     }
   });
   return dir;

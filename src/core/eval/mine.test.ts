@@ -1,8 +1,8 @@
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runGitSync } from '../git';
 import { isGoldSourcePath, isTestPath } from './classify';
 import { buildFixtureRepo, FIXTURE_TASKS } from './fixtureRepo';
 import { messageSkipReason, mineTasks, taskTextFromMessage } from './mine';
@@ -35,7 +35,7 @@ describe('commit mining on a repository with known history', () => {
 
   it('gives each task the parent of its commit', async () => {
     const [newest] = (await mineTasks({ repoPath: repo, commits: 1 })).tasks;
-    const parent = execFileSync('git', ['rev-parse', `${newest!.commit}^`], { cwd: repo, encoding: 'utf8' }).trim();
+    const parent = runGitSync(['rev-parse', `${newest!.commit}^`], { cwd: repo }).trim();
     expect(newest!.parent).toBe(parent);
     expect(newest!.id).toBe(newest!.commit!.slice(0, 12));
   });

@@ -1,7 +1,7 @@
 import type { EvalTask } from '../../shared/contract/eval';
 import { throwIfAborted } from '../runtime/runs';
 import { isCiPath, isCodePath, isDependencyPath, isDocPath, isGoldSourcePath } from './classify';
-import { git } from './git';
+import { gitText } from '../git';
 
 /** One commit as `git log` reports it, with its changed paths and their status letters. */
 export interface MinedCommit {
@@ -155,7 +155,7 @@ export async function mineTasks(options: MineOptions): Promise<MineResult> {
     const args = ['log', '-z', '--no-renames', '--name-status', '--format=%x01%H%x02%P%x02%aI%x02%B%x03', `--skip=${skip}`, `-n`, String(PAGE)];
     if (options.since) args.push(`--since=${options.since}`);
     args.push('HEAD', '--');
-    const page = parseLog(await git(args, { cwd: options.repoPath, signal: options.signal }));
+    const page = parseLog(await gitText(args, { cwd: options.repoPath, signal: options.signal }));
     for (const commit of page) {
       if (result.tasks.length >= wanted) break;
       result.considered += 1;

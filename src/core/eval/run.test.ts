@@ -1,18 +1,19 @@
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listWorktrees, runGitSync, Worktree } from '../git';
 import { buildFixtureRepo, FIXTURE_LATE_FILE, FIXTURE_MISS, FIXTURE_TASKS } from './fixtureRepo';
 import { mineTasks } from './mine';
 import { productRetrieval } from './product';
 import { runEval } from './run';
-import { EvalWorktree } from './worktree';
 
 let root: string;
 let repo: string;
+/** Where this test's evaluation worktrees go (a data folder's `worktrees`). */
+let worktrees: string;
 
-const gitOut = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8' }).trim();
+const gitOut = (cwd: string, ...args: string[]) => runGitSync(args, { cwd }).trim();
 /** Everything about the user's repository that an evaluation must leave as it was. */
 const snapshot = () => ({
   head: gitOut(repo, 'rev-parse', 'HEAD'),
@@ -22,16 +23,13 @@ const snapshot = () => ({
   worktrees: gitOut(repo, 'worktree', 'list', '--porcelain'),
 });
 
-/** Temporary worktrees of this test's repository still on disk (other evaluations may run beside us). */
-const leftoverWorktrees = () =>
-  readdirSync(tmpdir())
-    .filter((n) => n.startsWith('cra-eval-'))
-    .map((n) => join(tmpdir(), n, 'worktree', '.git'))
-    .filter((file) => existsSync(file) && readFileSync(file, 'utf8').includes(repo));
+/** Worktree folders of this test's repository still on disk. */
+const leftoverWorktrees = () => listWorktrees(worktrees).filter((w) => w.repo === repo);
 
 beforeAll(() => {
   root = mkdtempSync(join(tmpdir(), 'cra-evalrun-'));
   repo = buildFixtureRepo(join(root, 'repo'));
+  worktrees = join(root, 'data', 'worktrees');
 });
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
@@ -39,7 +37,7 @@ describe('the evaluation worktree', () => {
   it('sees history only up to the parent, moves between commits, and leaves nothing behind', async () => {
     const before = snapshot();
     const [newest, , , oldest] = (await mineTasks({ repoPath: repo })).tasks;
-    const worktree = await EvalWorktree.create(repo, oldest!.parent);
+    const worktree = await Worktree.create({ repo, commit: oldest!.parent, root: worktrees, label: 'eval' });
     try {
       expect(gitOut(worktree.path, 'rev-parse', 'HEAD')).toBe(oldest!.parent);
       const visible = gitOut(worktree.path, 'log', '--format=%H').split('\n');
@@ -69,6 +67,7 @@ describe('an evaluation run', () => {
       source: { kind: 'history', commits: 50, considered: mined.considered, skipped: {} },
       ks: [1, 5, 10],
       workDir,
+      worktreesDir: worktrees,
       retrieval: productRetrieval(),
       onProgress: (p) => progress.push(p.done),
     });
@@ -130,6 +129,7 @@ describe('an evaluation run', () => {
       source: { kind: 'history', commits: 50, considered: 0, skipped: {} },
       ks: [1],
       workDir: join(root, 'cancelled'),
+      worktreesDir: worktrees,
       signal: controller.signal,
       onProgress: (p) => {
         if (p.done === 2) controller.abort();

@@ -4,9 +4,8 @@ import { AppError } from '../../shared/contract';
 import type { EvalMethod, EvalMethodResult, EvalReport, EvalTask, EvalTaskResult } from '../../shared/contract/eval';
 import { throwIfAborted } from '../runtime/runs';
 import { Bm25Reference } from './bm25';
-import { git, resolveCommit } from './git';
+import { gitText, resolveCommit, Worktree } from '../git';
 import { goldRanks, meanScores, scoreRanking } from './metrics';
-import { EvalWorktree } from './worktree';
 
 /** How many paths of each ranking are kept in the report (and scored). */
 export const RANK_DEPTH = 50;
@@ -43,6 +42,8 @@ export interface RunEvalOptions {
   ks: number[];
   /** A folder for this run's indexes; created, and deleted at the end. */
   workDir: string;
+  /** The folder of our worktrees (`worktreesDir(dataDir)`), where the run's checkout goes. */
+  worktreesDir: string;
   /** The product search; when absent only the BM25 reference runs and a note says so. */
   retrieval?: ProductRetrieval;
   signal?: AbortSignal;
@@ -58,13 +59,13 @@ export interface RunEvalOptions {
 export async function runEval(options: RunEvalOptions): Promise<EvalReport> {
   if (options.tasks.length === 0) throw new AppError('NOT_FOUND', 'No tasks to evaluate.');
   const started = Date.now();
-  const head = (await git(['rev-parse', 'HEAD'], { cwd: options.repoPath })).trim();
+  const head = (await gitText(['rev-parse', 'HEAD'], { cwd: options.repoPath })).trim();
   const methods: EvalMethod[] = options.retrieval ? [options.retrieval.method ?? 'search', 'bm25'] : ['bm25'];
   const notes: string[] = options.retrieval ? [] : ['The product search was not available; only the BM25 reference ran.'];
   const ordered = chronological(options.tasks);
   mkdirSync(options.workDir, { recursive: true });
   const bm25 = new Bm25Reference(join(options.workDir, 'bm25.sqlite'));
-  let worktree: EvalWorktree | undefined;
+  let worktree: Worktree | undefined;
   const results: EvalTaskResult[] = [];
   try {
     for (const [i, task] of ordered.entries()) {
@@ -75,7 +76,7 @@ export async function runEval(options: RunEvalOptions): Promise<EvalReport> {
         results.push({ ...task, indexMs: 0, results: {}, error: `parent ${task.parent} is not a commit of this repository` });
         continue;
       }
-      if (!worktree) worktree = await EvalWorktree.create(options.repoPath, parent, options.signal);
+      if (!worktree) worktree = await Worktree.create({ repo: options.repoPath, commit: parent, root: options.worktreesDir, label: 'eval', signal: options.signal });
       else await worktree.checkout(parent, options.signal);
       results.push(await runTask({ task, worktree, bm25, methods, options, step: { done: i, total: ordered.length } }));
     }
@@ -90,7 +91,7 @@ export async function runEval(options: RunEvalOptions): Promise<EvalReport> {
 
 async function runTask(args: {
   task: EvalTask;
-  worktree: EvalWorktree;
+  worktree: Worktree;
   bm25: Bm25Reference;
   methods: EvalMethod[];
   options: RunEvalOptions;

@@ -1,5 +1,7 @@
-import { spawn } from 'node:child_process';
-import { AppError } from '../../shared/contract';
+import { runGit } from '../git';
+
+// Repository queries live in core/git; re-exported so the indexer's imports stay as they were.
+export { gitHead, isAncestor, isGitWorkTree } from '../git';
 
 /** A commit with the repository-relative paths it touched. */
 export interface GitCommit {
@@ -11,55 +13,11 @@ export interface GitCommit {
   files: string[];
 }
 
-/** Run git in `cwd` and return stdout as a Buffer; rejects with the stderr text on a non-zero exit. */
-export function runGit(cwd: string, args: string[], signal?: AbortSignal): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('git', args, { cwd, signal, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, GIT_OPTIONAL_LOCKS: '0' } });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
-    child.on('error', (error) => reject(signal?.aborted ? new AppError('CANCELLED', 'Cancelled.') : error));
-    child.on('close', (code) => {
-      if (code === 0) resolve(Buffer.concat(out));
-      else reject(new Error(`git ${args[0]} failed (${code}): ${Buffer.concat(err).toString('utf8').trim()}`));
-    });
-  });
-}
-
-/** True when `dir` is inside a git work tree (and git is installed). */
-export async function isGitWorkTree(dir: string): Promise<boolean> {
-  try {
-    return (await runGit(dir, ['rev-parse', '--is-inside-work-tree'])).toString('utf8').trim() === 'true';
-  } catch {
-    return false;
-  }
-}
-
-/** The commit HEAD points at, or null in a repository without commits. */
-export async function gitHead(dir: string): Promise<string | null> {
-  try {
-    return (await runGit(dir, ['rev-parse', '--verify', '--quiet', 'HEAD^{commit}'])).toString('utf8').trim() || null;
-  } catch {
-    return null;
-  }
-}
-
-/** True when `ancestor` is an ancestor of (or equal to) `head`. */
-export async function isAncestor(dir: string, ancestor: string, head: string): Promise<boolean> {
-  try {
-    await runGit(dir, ['merge-base', '--is-ancestor', ancestor, head]);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** Tracked and untracked-but-not-ignored files, relative to `dir`; gitlinks (submodules) apart. */
 export async function gitListFiles(dir: string, signal?: AbortSignal): Promise<{ files: string[]; submodules: string[] }> {
   const [stagedOut, othersOut] = await Promise.all([
-    runGit(dir, ['-c', 'core.quotepath=off', 'ls-files', '-z', '--stage'], signal),
-    runGit(dir, ['-c', 'core.quotepath=off', 'ls-files', '-z', '--others', '--exclude-standard', '--directory', '--no-empty-directory'], signal),
+    runGit(['ls-files', '-z', '--stage'], { cwd: dir, signal }),
+    runGit(['ls-files', '-z', '--others', '--exclude-standard', '--directory', '--no-empty-directory'], { cwd: dir, signal }),
   ]);
   const staged = stagedOut.toString('utf8');
   const others = othersOut.toString('utf8');
@@ -89,8 +47,8 @@ const LOG_FORMAT = '%x1e%H%x1f%an%x1f%ae%x1f%aI%x1f%B%x1d';
  */
 export async function gitLog(dir: string, options: { maxCount: number; since?: string; signal?: AbortSignal }): Promise<GitCommit[]> {
   const range = options.since ? [`${options.since}..HEAD`] : ['HEAD'];
-  const args = ['-c', 'core.quotepath=off', 'log', `--max-count=${options.maxCount}`, '--no-renames', '--relative', '--name-only', '-z', `--format=${LOG_FORMAT}`, ...range, '--'];
-  const text = (await runGit(dir, args, options.signal)).toString('utf8');
+  const args = ['log', `--max-count=${options.maxCount}`, '--no-renames', '--relative', '--name-only', '-z', `--format=${LOG_FORMAT}`, ...range, '--'];
+  const text = (await runGit(args, { cwd: dir, signal: options.signal })).toString('utf8');
   return parseLog(text);
 }
 

@@ -6,7 +6,7 @@ import { openDatabase, type Db } from '../db/open';
 import { BulkChunkIndex, indexRepository, tablesReferring, type IndexOptions } from './indexer';
 import { BULK_DEFERRED_INDEXES, CURATED_MIGRATIONS, FTS_TRIGGER_NAMES } from './schema';
 import { cleanupAfterEach, sharedExtractor } from './testing/harness';
-import { createTestRepo, type TestRepo } from './testing/gitRepo';
+import { createTestRepo, type TestRepo } from '../testing/gitRepo';
 import { writeSample } from './testing/sampleRepo';
 
 const extractor = sharedExtractor();

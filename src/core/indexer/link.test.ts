@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../db/open';
 import { indexRepository } from './indexer';
 import { cleanupAfterEach, sharedExtractor } from './testing/harness';
-import { createTestRepo, type TestRepo } from './testing/gitRepo';
+import { createTestRepo, type TestRepo } from '../testing/gitRepo';
 
 const extractor = sharedExtractor();
 const cleanups = cleanupAfterEach();

@@ -7,7 +7,7 @@ import { openDatabase, type Db } from '../db/open';
 import { indexRepository, type IndexOptions } from './indexer';
 import { defaultPoolSize, defaultWorkerScript, ParsePool, workerExecArgv } from './parsePool';
 import { cleanupAfterEach, sharedExtractor } from './testing/harness';
-import { createTestRepo, type TestRepo } from './testing/gitRepo';
+import { createTestRepo, type TestRepo } from '../testing/gitRepo';
 import { writeSample } from './testing/sampleRepo';
 
 const extractor = sharedExtractor();

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../db/open';
 import { createExtractor } from '../indexer/extract/extractor';
 import { indexRepository } from '../indexer/indexer';
-import { createTestRepo, type TestRepo } from '../indexer/testing/gitRepo';
+import { createTestRepo, type TestRepo } from '../testing/gitRepo';
 import { writeSample } from '../indexer/testing/sampleRepo';
 import { KnowledgeBase } from './knowledgeBase';
 

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { IndexSummary, RepoInfo } from '../../shared/contract';
 import { createTempCore } from '../testing/tempCore';
-import { createTestRepo, type TestRepo } from '../indexer/testing/gitRepo';
+import { createTestRepo, type TestRepo } from '../testing/gitRepo';
 import { writeSample } from '../indexer/testing/sampleRepo';
 import { repoIdFor } from './registry';
 
