@@ -11,6 +11,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, readdirSync, rmSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
+import { runGitSync } from '../src/core/git';
 import type { BenchContext, BenchFigure } from './types';
 
 interface ChildResult {
@@ -51,7 +52,7 @@ function runChild(root: string, curatedFile: string, touch?: string): ChildResul
 /** ctags over the same files the indexer lists: `git ls-files` in a git repository, else `-R`. */
 function timeCtags(corpus: string, tagsFile: string): number {
   const isGit = existsSync(join(corpus, '.git'));
-  const list = isGit ? execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard'], { cwd: corpus, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }) : '';
+  const list = isGit ? runGitSync(['ls-files', '--cached', '--others', '--exclude-standard'], { cwd: corpus, maxBuffer: 64 * 1024 * 1024 }) : '';
   const started = performance.now();
   if (isGit) execFileSync('ctags', ['--fields=+n', '-f', tagsFile, '-L', '-'], { cwd: corpus, input: list, stdio: ['pipe', 'ignore', 'ignore'] });
   else execFileSync('ctags', ['-R', '--fields=+n', '-f', tagsFile, corpus], { stdio: 'ignore' });
@@ -104,7 +105,7 @@ export async function run(ctx: BenchContext): Promise<BenchFigure[]> {
   if (stdlib && existsSync(stdlib)) {
     const copy = join(ctx.tmpDir, 'stdlib');
     cpSync(stdlib, copy, { recursive: true, verbatimSymlinks: true, filter: (src) => !src.includes('__pycache__') && !src.endsWith('site-packages') && !src.endsWith('dist-packages') });
-    const git = (...args: string[]) => execFileSync('git', args, { cwd: copy, stdio: 'ignore', env: { ...process.env, GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@x', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@x' } });
+    const git = (...args: string[]) => runGitSync(args, { cwd: copy, env: { GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@x', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@x' } });
     git('init', '-q');
     git('add', '-A');
     git('commit', '-q', '-m', 'stdlib');

@@ -1,7 +1,7 @@
-import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, release, tmpdir, totalmem, type } from 'node:os';
 import { basename, join, resolve } from 'node:path';
+import { runGitSync } from '../src/core/git';
 import type { BenchFigure, BenchResultFile, BenchRun, MachineDescription } from './types';
 
 /**
@@ -17,7 +17,7 @@ export function describeMachine(cwd = BENCH_DIR): MachineDescription {
   const cpu = cpus();
   const gitOut = (args: string[]) => {
     try {
-      return execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+      return runGitSync(args, { cwd }).trim();
     } catch {
       return null;
     }
