@@ -69,6 +69,24 @@ export function removeTomlKey(text: string, table: string, key: string): string 
   return text.slice(0, span.lineStart) + text.slice(span.lineEnd);
 }
 
+/**
+ * The 1-based line where a key path is written (["retrieval", "top_k"], or a deeper path into an
+ * inline table, which gives the line of its outermost key); else the line of the nearest table
+ * header on the path; undefined when neither is written (a default, or a dotted-key layout).
+ */
+export function keyLineOf(text: string, path: readonly string[]): number | undefined {
+  const lineAt = (offset: number) => text.slice(0, offset).split('\n').length;
+  for (let i = path.length - 1; i >= 0; i--) {
+    const span = findTable(text, path.slice(0, i).join('.'))?.keys.get(path[i] as string);
+    if (span) return lineAt(span.lineStart);
+  }
+  for (let i = path.length; i >= 1; i--) {
+    const region = findTable(text, path.slice(0, i).join('.'));
+    if (region && region.bodyStart > 0) return lineAt(region.bodyStart - 1);
+  }
+  return undefined;
+}
+
 function renderKey(key: string): string {
   return /^[A-Za-z0-9_-]+$/.test(key) ? key : JSON.stringify(key);
 }

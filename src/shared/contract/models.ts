@@ -6,8 +6,8 @@ export const MODEL_STAGES = ['task_analysis', 'scope', 'precision', 'similarity'
 /** The model roles of [models]. */
 export const MODEL_ROLES = ['coding', 'reasoning', 'embedding'] as const;
 
-/** What the status bar and the Models page say about the model server. */
-export type ModelServerState = 'running' | 'starting' | 'not_running' | 'not_installed' | 'unreachable';
+/** What the status bar and the Models page say about the model server; config_invalid: the config that names it does not load. */
+export type ModelServerState = 'running' | 'starting' | 'not_running' | 'not_installed' | 'unreachable' | 'config_invalid';
 
 /** Health of the model server (Ollama or an OpenAI-compatible server). */
 export interface ModelServerStatus {
@@ -119,12 +119,17 @@ export interface ModelTestResult {
   latencyMs: number;
 }
 
-const modelName = z
-  .string()
+/** What a model name may contain; the one rule for requests and for names written in config.toml. */
+export const MODEL_NAME_RULE = 'a model name such as qwen3:0.6b (letters, digits and . _ : / @ -, at most 200 characters)';
+
+/** A model name (a tag such as qwen3:0.6b); also validates names written in config.toml. */
+export const modelNameSchema = z
+  .string({ error: `must be ${MODEL_NAME_RULE}` })
   .trim()
-  .min(1)
-  .max(200)
-  .regex(/^[A-Za-z0-9][A-Za-z0-9._:/@-]*$/, 'a model name such as qwen3:0.6b');
+  .min(1, { error: `must be ${MODEL_NAME_RULE}` })
+  .max(200, { error: `must be ${MODEL_NAME_RULE}` })
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._:/@-]*$/, { error: `must be ${MODEL_NAME_RULE}` });
+const modelName = modelNameSchema;
 
 /** Model manager requests. */
 export const modelsRequests = {
