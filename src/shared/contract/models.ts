@@ -74,6 +74,10 @@ export interface RecommendedModel {
   memoryBytes: number;
   fit: ModelFit;
   installed: boolean;
+  /** Whether it fits beside the models assigned to the stages it would not serve (all loaded at once). */
+  alongside?: { models: string[]; memoryBytes: number; fit: ModelFit };
+  /** Whether its memory is free right now. */
+  fitsFreeNow?: boolean;
 }
 
 /** Progress of a model pull, summed over layers. */
@@ -148,7 +152,7 @@ export const modelsRequests = {
     { name: 'clean-room-example:none' },
   ),
   'models/delete': request<{ deleted: true }>()('Delete an installed model.', z.object({ name: modelName }).strict(), { name: 'clean-room-example:none' }),
-  'models/recommended': request<{ totalMemoryBytes: number; models: RecommendedModel[] }>()(
+  'models/recommended': request<{ totalMemoryBytes: number; freeMemoryBytes?: number; models: RecommendedModel[] }>()(
     'Models recommended for the pipeline roles, with download size and a fit hint for this machine.',
     z.object({}).strict(),
     {},
@@ -167,6 +171,18 @@ export const modelsRequests = {
       .strict()
       .refine((v) => (v.stage === undefined) !== (v.role === undefined), 'give exactly one of stage or role'),
     { stage: 'scope', model: 'qwen3:0.6b', contextWindow: 8192, maxTokens: 16 },
+  ),
+  'models/assignStages': request<ModelAssignments>()(
+    'Assign models to several stages in one write of the config (the Models page\'s one Save); model null clears a stage override.',
+    z
+      .object({
+        changes: z
+          .array(z.object({ stage: z.enum(MODEL_STAGES), model: modelName.nullable(), contextWindow: z.number().int().positive().optional(), maxTokens: z.number().int().positive().optional() }).strict())
+          .min(1)
+          .max(MODEL_STAGES.length),
+      })
+      .strict(),
+    { changes: [{ stage: 'scope', model: 'qwen3:0.6b', maxTokens: 16 }] },
   ),
   'models/test': request<ModelTestResult>()(
     'Run one real completion with a model (logged like every call).',
