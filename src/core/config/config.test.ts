@@ -25,6 +25,10 @@ function expectAppError(fn: () => unknown, code: string, ...fragments: string[])
 }
 
 describe('config parsing and validation', () => {
+  it('keeps resources/config.default.toml equal to the template the engine writes', () => {
+    expect(readFileSync(join(__dirname, '..', '..', '..', 'resources', 'config.default.toml'), 'utf8')).toBe(DEFAULT_CONFIG_TEMPLATE);
+  });
+
   it('parses the default template with the seed defaults', () => {
     const values = validateConfig(parseToml(DEFAULT_CONFIG_TEMPLATE, 't'), 't');
     expect(values.models).toMatchObject({ provider: 'ollama', coding: 'qwen2.5-coder:3b', reasoning: 'qwen3:4b', temperature: 0, context_window: 32768, overrides: {} });
