@@ -66,6 +66,11 @@ describe('config parsing and validation', () => {
     expectAppError(() => loadConfig({ userFile: user, repoFile: repo }), 'CONFIG_INVALID', `${repo}:2: [retrieval].mode = "fast"`, 'one of "auto", "keyword", "hybrid", "semantic"');
   });
 
+  it('replaces a wrongly typed value with a plain integer (a string with an "e" in it is no float)', () => {
+    expect(editConfigText('[retrieval]\ntop_k = "twenty"\n', [{ path: ['retrieval', 'top_k'], value: 30 }], 'f')).toBe('[retrieval]\ntop_k = 30\n');
+    expect(editConfigText('[models]\ntemperature = 1e0\n', [{ path: ['models', 'temperature'], value: 1 }], 'f')).toBe('[models]\ntemperature = 1.0\n');
+  });
+
   it('reports an unclosed table header with file, line and the line itself', () => {
     const user = join(dir, 'user.toml');
     writeFileSync(user, '# mine\n[models\ncoding = "a"\n');

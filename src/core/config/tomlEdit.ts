@@ -54,7 +54,8 @@ export function setTomlKey(text: string, table: string, key: string, value: Toml
   const existing = region.keys.get(key);
   if (existing) {
     const old = text.slice(existing.valueStart, existing.valueEnd);
-    const likeFloat = typeof value === 'number' && /^[+-]?\d[\d_]*\.\d|e/i.test(old);
+    // Keep "1.0" style only where the old value was a float literal (not any text with an "e" in it).
+    const likeFloat = typeof value === 'number' && /^[+-]?\d[\d_]*(\.\d|[eE])/.test(old);
     return text.slice(0, existing.valueStart) + renderTomlValue(value, likeFloat) + text.slice(existing.valueEnd);
   }
   const at = region.lastStatementEnd;
