@@ -35,6 +35,8 @@ function createWindow(): void {
     minHeight: 500,
     show: false,
     title: 'Clean Room',
+    // The window and taskbar icon (Linux and Windows; macOS takes the bundle's icon).
+    icon: join(packageRoot(), 'resources', 'icon.png'),
     webPreferences: {
       preload: join(__dirname, '../preload/index.js'),
       contextIsolation: true,

@@ -25,6 +25,10 @@ function expectAppError(fn: () => unknown, code: string, ...fragments: string[])
 }
 
 describe('config parsing and validation', () => {
+  it('keeps resources/config.default.toml equal to the template the engine writes', () => {
+    expect(readFileSync(join(__dirname, '..', '..', '..', 'resources', 'config.default.toml'), 'utf8')).toBe(DEFAULT_CONFIG_TEMPLATE);
+  });
+
   it('parses the default template with the seed defaults', () => {
     const values = validateConfig(parseToml(DEFAULT_CONFIG_TEMPLATE, 't'), 't');
     expect(values.models).toMatchObject({ provider: 'ollama', coding: 'qwen2.5-coder:3b', reasoning: 'qwen3:4b', temperature: 0, context_window: 32768, overrides: {} });
@@ -33,7 +37,7 @@ describe('config parsing and validation', () => {
   });
 
   it('names the key, the value and what is allowed for an invalid value', () => {
-    expectAppError(() => validateConfig(parseToml('[models]\ntemperature = 5\n', 'f.toml'), 'f.toml'), 'CONFIG_INVALID', '[models].temperature', '5', '<=2');
+    expectAppError(() => validateConfig(parseToml('[models]\ntemperature = 5\n', 'f.toml'), 'f.toml'), 'CONFIG_INVALID', '[models].temperature', '5', 'from 0 to 2');
     expectAppError(() => validateConfig(parseToml('[models]\nprovider = "grpc"\n', 'f'), 'f'), 'CONFIG_INVALID', '[models].provider', '"grpc"', 'ollama');
   });
 
@@ -46,6 +50,31 @@ describe('config parsing and validation', () => {
   it('rejects unknown keys and stages by name', () => {
     expectAppError(() => validateConfig({ models: { codin: 'x' } }, 'f'), 'CONFIG_INVALID', '"codin"');
     expectAppError(() => validateConfig({ models: { overrides: { scoop: 'x' } } }, 'f'), 'CONFIG_INVALID', 'scoop');
+  });
+
+  it('names file:line and the key of an invalid value, in the user file and in a repository file that overrides it', () => {
+    const user = join(dir, 'user.toml');
+    const repo = join(dir, 'repo.toml');
+    writeFileSync(user, '# comment\n[retrieval]\nmode = "keyword"\ntop_k = "twenty"\n');
+    expectAppError(() => loadConfig({ userFile: user }), 'CONFIG_INVALID', `${user}:4: [retrieval].top_k = "twenty"`, 'a whole number from 1 to 200');
+    writeFileSync(user, '[retrieval]\ntop_k = 20\n');
+    writeFileSync(repo, '[models]\ncoding = "a"\n\n[models.overrides]\nscope = {model = "tiny", max_tokens = -3}\n[orchestrator]\nmax_partz = 3\n');
+    expectAppError(() => loadConfig({ userFile: user, repoFile: repo }), 'CONFIG_INVALID', `${repo}:5: [models.overrides.scope].max_tokens = -3`, 'at least 1');
+    writeFileSync(repo, '[orchestrator]\nmax_parts = 3\nmax_partz = 3\n');
+    expectAppError(() => loadConfig({ userFile: user, repoFile: repo }), 'CONFIG_INVALID', `${repo}:3: unknown key "max_partz" in [orchestrator]`);
+    writeFileSync(repo, '[retrieval]\nmode = "fast"\n');
+    expectAppError(() => loadConfig({ userFile: user, repoFile: repo }), 'CONFIG_INVALID', `${repo}:2: [retrieval].mode = "fast"`, 'one of "auto", "keyword", "hybrid", "semantic"');
+  });
+
+  it('replaces a wrongly typed value with a plain integer (a string with an "e" in it is no float)', () => {
+    expect(editConfigText('[retrieval]\ntop_k = "twenty"\n', [{ path: ['retrieval', 'top_k'], value: 30 }], 'f')).toBe('[retrieval]\ntop_k = 30\n');
+    expect(editConfigText('[models]\ntemperature = 1e0\n', [{ path: ['models', 'temperature'], value: 1 }], 'f')).toBe('[models]\ntemperature = 1.0\n');
+  });
+
+  it('reports an unclosed table header with file, line and the line itself', () => {
+    const user = join(dir, 'user.toml');
+    writeFileSync(user, '# mine\n[models\ncoding = "a"\n');
+    expectAppError(() => loadConfig({ userFile: user }), 'CONFIG_INVALID', `${user}:2:`, 'line 2 reads `[models`');
   });
 
   it('reports a TOML syntax error with file and line', () => {

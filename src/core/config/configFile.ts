@@ -76,6 +76,13 @@ export function editConfigText(text: string, edits: readonly ConfigEdit[], label
 export function editConfigFile(file: string, edits: readonly ConfigEdit[]): void {
   if (!existsSync(file)) throw new AppError('CONFIG_MISSING', `No config at ${file}. Run \`cra init\` (or press "Create config" in Settings) first.`);
   const text = readFileSync(file, 'utf8');
+  try {
+    parseToml(text, file);
+  } catch (error) {
+    // Editing a file that does not parse could only guess at its layout: refuse, and say why.
+    const why = error instanceof AppError ? error.message : String(error);
+    throw new AppError('CONFIG_INVALID', `Nothing was saved: ${file} does not parse, so it cannot be edited safely. ${why}`, { cause: error, details: error instanceof AppError ? error.details : undefined });
+  }
   const next = editConfigText(text, edits, file);
   validateConfig(parseToml(next, file), file);
   if (next !== text) writeFileAtomic(file, next);

@@ -4,6 +4,7 @@ import { parse, TomlError } from 'smol-toml';
 import type { z } from 'zod';
 import { AppError } from '../../shared/contract';
 import { configSchema, type ConfigValues } from './schema';
+import { keyLineOf } from './tomlEdit';
 
 /** The file name of a config, user-level (`<dataDir>/config.toml`) or per repository. */
 export const CONFIG_FILE = 'config.toml';
@@ -30,7 +31,12 @@ export function parseToml(text: string, file: string): Raw {
     return toPlain(parse(text)) as Raw;
   } catch (error) {
     if (error instanceof TomlError) {
-      throw new AppError('CONFIG_INVALID', `${file}:${error.line}:${error.column}: not valid TOML (${firstLine(error.message)}). Fix the file or run \`cra init --force\` to start over.`, { cause: error });
+      const lineText = (text.split('\n')[error.line - 1] ?? '').trim().slice(0, 80);
+      const reads = lineText ? `; line ${error.line} reads \`${lineText}\`` : '';
+      throw new AppError('CONFIG_INVALID', `${file}:${error.line}:${error.column}: not valid TOML (${firstLine(error.message).replace(/^Invalid TOML document: /, '')}${reads}). Fix the file by hand or run \`cra init --force\` to start over.`, {
+        cause: error,
+        details: { file, line: error.line, column: error.column },
+      });
     }
     throw error;
   }
@@ -38,17 +44,31 @@ export function parseToml(text: string, file: string): Raw {
 
 /** Read and parse one TOML file; undefined when it does not exist. */
 export function readTomlFile(file: string): Raw | undefined {
-  if (!existsSync(file)) return undefined;
-  return parseToml(readFileSync(file, 'utf8'), file);
+  return readTomlText(file)?.raw;
 }
 
-/** Validate raw values; an invalid value names the key, the value and what is allowed. */
-export function validateConfig(raw: Raw, label: string): ConfigValues {
+function readTomlText(file: string): { raw: Raw; text: string } | undefined {
+  if (!existsSync(file)) return undefined;
+  const text = readFileSync(file, 'utf8');
+  return { raw: parseToml(text, file), text };
+}
+
+/**
+ * Validate raw values; an invalid value names the key, the value and what is allowed. Given the
+ * file's text, the message starts with `file:line:` of the offending key (the line an editor jumps to).
+ */
+export function validateConfig(raw: Raw, label: string, text?: string): ConfigValues {
   const result = configSchema.safeParse(raw);
   if (result.success) return result.data;
   const issue = result.error.issues[0];
   if (!issue) throw new AppError('CONFIG_INVALID', `${label}: invalid config.`);
-  throw new AppError('CONFIG_INVALID', describeIssue(issue, raw, label), { details: { issues: result.error.issues.map((i) => ({ path: i.path.map(String), message: i.message })) } });
+  const path = issue.path.map(String);
+  const keyPath = issue.code === 'unrecognized_keys' ? [...path, issue.keys[0] ?? ''] : path;
+  const line = text === undefined ? undefined : keyLineOf(text, keyPath);
+  const where = line === undefined ? label : `${label}:${line}`;
+  throw new AppError('CONFIG_INVALID', describeIssue(issue, raw, where), {
+    details: { file: label, ...(line !== undefined ? { line } : {}), key: keyPath.join('.'), issues: result.error.issues.map((i) => ({ path: i.path.map(String), message: i.message })) },
+  });
 }
 
 /**
@@ -60,10 +80,10 @@ export function loadConfig(options: { userFile: string; repoFile?: string }): Lo
   let merged: Raw = {};
   for (const file of [options.userFile, options.repoFile]) {
     if (!file) continue;
-    const raw = readTomlFile(file);
-    if (!raw) continue;
-    validateConfig(raw, file);
-    merged = deepMerge(merged, raw);
+    const read = readTomlText(file);
+    if (!read) continue;
+    validateConfig(read.raw, file, read.text);
+    merged = deepMerge(merged, read.raw);
     files.push(file);
   }
   const values = validateConfig(merged, files.join(' + ') || options.userFile);
@@ -112,7 +132,7 @@ function describeIssue(issue: z.core.$ZodIssue, raw: Raw, label: string): string
   }
   const value = getIn(raw, path);
   const shown = value === undefined ? 'missing' : JSON.stringify(value);
-  return `${label}: ${key} = ${shown} is not allowed: ${issue.message}.`;
+  return `${label}: ${key} = ${shown} is not allowed: ${issue.message.replace(/\.$/, '')}. Fix it in the file or on the Settings page.`;
 }
 
 /** The value at a key path of nested tables, or undefined. */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { modelNameSchema } from '../../shared/contract/models';
 
 /** Pipeline stages a model can be assigned to ([models.overrides] keys). */
 export const STAGES = ['task_analysis', 'scope', 'precision', 'similarity', 'routing', 'plan', 'execute', 'chat', 'summarize', 'embedding'] as const;
@@ -22,8 +23,34 @@ export function defaultRoleOf(stage: Stage): Role {
   return 'reasoning';
 }
 
-const positiveInt = z.number().int().positive();
-const modelTag = z.string().trim().min(1).max(200);
+/** A whole number in [min, max]; every failure says the same allowed range ("must be …"). */
+function wholeNumber(min: number, max?: number) {
+  const error = max === undefined ? `must be a whole number, at least ${min}` : `must be a whole number from ${min} to ${max}`;
+  const n = z.number({ error }).int({ error }).min(min, { error });
+  return max === undefined ? n : n.max(max, { error });
+}
+
+/** A number in (or from) min to max, with one message naming the range. */
+function numberIn(min: number, max: number, exclusiveMin = false) {
+  const error = exclusiveMin ? `must be a number above ${min}, at most ${max}` : `must be a number from ${min} to ${max}`;
+  const n = z.number({ error });
+  return (exclusiveMin ? n.gt(min, { error }) : n.min(min, { error })).max(max, { error });
+}
+
+function oneOf<const T extends readonly [string, ...string[]]>(values: T) {
+  return z.enum(values, { error: `must be one of ${values.map((v) => `"${v}"`).join(', ')}` });
+}
+
+const bool = z.boolean({ error: 'must be true or false' });
+const positiveInt = wholeNumber(1);
+/** Model names: the same rule as the models/assign request, so config/set cannot write what assign refuses. */
+const modelTag = modelNameSchema;
+const URL_RULE = 'must be an http:// or https:// address such as http://127.0.0.1:11434, without spaces or quotes';
+/** The server address; quotes, spaces and control characters are refused (a URL parser would silently drop newlines). */
+const serverUrl = z
+  .string({ error: URL_RULE })
+  .regex(/^https?:\/\/[^\s"'<>\\`]+$/i, { error: URL_RULE })
+  .pipe(z.url({ protocol: /^https?$/, error: URL_RULE }));
 
 /** A per-stage override: a model tag, or a table with the model and optional limits. */
 export const overrideSchema = z.union([
@@ -35,24 +62,24 @@ export type StageOverride = z.infer<typeof overrideSchema>;
 
 const modelsSchema = z
   .object({
-    provider: z.enum(PROVIDERS).default('ollama'),
+    provider: oneOf(PROVIDERS).default('ollama'),
     coding: modelTag.optional(),
     reasoning: modelTag.optional(),
     embedding: modelTag.optional(),
-    base_url: z.url({ protocol: /^https?$/ }).optional(),
+    base_url: serverUrl.optional(),
     context_window: positiveInt.default(32768),
     max_tokens: positiveInt.default(4096),
-    temperature: z.number().min(0).max(2).default(0),
+    temperature: numberIn(0, 2).default(0),
     /** Start `ollama serve` when the server is unreachable (the app stops only a server it started). */
-    start_ollama: z.boolean().default(false),
+    start_ollama: bool.default(false),
     /** Per-call timeout in seconds. */
-    timeout_s: z.number().positive().max(3600).default(300),
-    overrides: z.partialRecord(z.enum(STAGES), overrideSchema).default({}),
+    timeout_s: numberIn(0, 3600, true).default(300),
+    overrides: z.partialRecord(oneOf(STAGES), overrideSchema).default({}),
   })
   .strict();
 
 const budgetSchema = z
-  .object({ context_window: positiveInt.default(32768), reserved_tokens: z.number().int().min(0).default(4096) })
+  .object({ context_window: positiveInt.default(32768), reserved_tokens: wholeNumber(0).default(4096) })
   .strict()
   .refine((b) => b.reserved_tokens < b.context_window, {
     message: 'reserved_tokens must be smaller than context_window',
@@ -63,19 +90,19 @@ const budgetSchema = z
 const retrievalSchema = z
   .object({
     /** The search mode used when a request says `auto` (the search box's and `cra search`'s default). */
-    mode: z.enum(['auto', 'keyword', 'hybrid', 'semantic']).default('auto'),
+    mode: oneOf(['auto', 'keyword', 'hybrid', 'semantic']).default('auto'),
     /** Files a search returns when the request names no limit. */
-    top_k: positiveInt.max(200).default(20),
+    top_k: wholeNumber(1, 200).default(20),
     /** Compute vectors in the background after each index (app hosts only). */
-    embeddings: z.boolean().default(false),
+    embeddings: bool.default(false),
   })
   .loose();
 
 const orchestratorSchema = z
   .object({
-    max_parts: positiveInt.max(1000).default(10),
-    max_steps_per_part: positiveInt.max(1000).default(15),
-    max_adjustment_rounds: z.number().int().min(0).max(100).default(3),
+    max_parts: wholeNumber(1, 1000).default(10),
+    max_steps_per_part: wholeNumber(1, 1000).default(15),
+    max_adjustment_rounds: wholeNumber(0, 100).default(3),
   })
   .strict();
 

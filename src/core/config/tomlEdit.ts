@@ -54,7 +54,8 @@ export function setTomlKey(text: string, table: string, key: string, value: Toml
   const existing = region.keys.get(key);
   if (existing) {
     const old = text.slice(existing.valueStart, existing.valueEnd);
-    const likeFloat = typeof value === 'number' && /^[+-]?\d[\d_]*\.\d|e/i.test(old);
+    // Keep "1.0" style only where the old value was a float literal (not any text with an "e" in it).
+    const likeFloat = typeof value === 'number' && /^[+-]?\d[\d_]*(\.\d|[eE])/.test(old);
     return text.slice(0, existing.valueStart) + renderTomlValue(value, likeFloat) + text.slice(existing.valueEnd);
   }
   const at = region.lastStatementEnd;
@@ -67,6 +68,24 @@ export function removeTomlKey(text: string, table: string, key: string): string 
   const span = findTable(text, table)?.keys.get(key);
   if (!span) return text;
   return text.slice(0, span.lineStart) + text.slice(span.lineEnd);
+}
+
+/**
+ * The 1-based line where a key path is written (["retrieval", "top_k"], or a deeper path into an
+ * inline table, which gives the line of its outermost key); else the line of the nearest table
+ * header on the path; undefined when neither is written (a default, or a dotted-key layout).
+ */
+export function keyLineOf(text: string, path: readonly string[]): number | undefined {
+  const lineAt = (offset: number) => text.slice(0, offset).split('\n').length;
+  for (let i = path.length - 1; i >= 0; i--) {
+    const span = findTable(text, path.slice(0, i).join('.'))?.keys.get(path[i] as string);
+    if (span) return lineAt(span.lineStart);
+  }
+  for (let i = path.length; i >= 1; i--) {
+    const region = findTable(text, path.slice(0, i).join('.'));
+    if (region && region.bodyStart > 0) return lineAt(region.bodyStart - 1);
+  }
+  return undefined;
 }
 
 function renderKey(key: string): string {

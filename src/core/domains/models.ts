@@ -1,12 +1,12 @@
 import { existsSync } from 'node:fs';
-import type { Handlers, ModelAssignments, StageAssignment } from '../../shared/contract';
+import type { Handlers, InstalledModel, ModelAssignments, RequestInput, StageAssignment } from '../../shared/contract';
 import { AppError } from '../../shared/contract';
 import { editConfigFile, initConfigFile, type ConfigEdit } from '../config/configFile';
 import { defaultRoleOf, ROLES, STAGES } from '../config/schema';
 import type { EngineContext } from '../engine';
 import { deleteModel, listInstalled, loadedModels, showModel } from '../llm/modelManager';
 import { pullModel } from '../llm/pull';
-import { recommendedModels } from '../llm/recommended';
+import { RECOMMENDED, recommendedModels, withAlongside } from '../llm/recommended';
 import type { ResolvedModel } from '../llm/router';
 import type { ModelServices } from '../llm/services';
 
@@ -22,6 +22,7 @@ type ModelsHandlers = Pick<
   | 'models/recommended'
   | 'models/assignments'
   | 'models/assign'
+  | 'models/assignStages'
   | 'models/test'
 >;
 
@@ -53,15 +54,15 @@ export function createModelsHandlers(ctx: EngineContext, llm: ModelServices): Mo
       return { runId };
     },
     'models/recommended': async () => {
-      let installed = new Set<string>();
+      let installed: InstalledModel[] = [];
       try {
-        installed = new Set((await listInstalled(await llm.requireOllama())).map((m) => m.name));
+        installed = await listInstalled(await llm.requireOllama());
       } catch {
         // No server: the recommendations still help someone deciding what to download.
       }
-      const models = recommendedModels(installed);
-      const { totalmem } = await import('node:os');
-      return { totalMemoryBytes: totalmem(), models };
+      const { totalmem, freemem } = await import('node:os');
+      const models = withAlongside(recommendedModels(new Set(installed.map((m) => m.name))), assignedModels(llm, installed));
+      return { totalMemoryBytes: totalmem(), freeMemoryBytes: freemem(), models };
     },
     'models/assignments': async () => assignments(llm),
     'models/assign': async (input) => {
@@ -72,6 +73,11 @@ export function createModelsHandlers(ctx: EngineContext, llm: ModelServices): Mo
       editConfigFile(llm.userConfigFile, [edit]);
       return assignments(llm);
     },
+    'models/assignStages': async ({ changes }) => {
+      initConfigFile(llm.userConfigFile);
+      editConfigFile(llm.userConfigFile, changes.map((c) => ({ path: ['models', 'overrides', c.stage], value: overrideValue(c) })));
+      return assignments(llm);
+    },
     'models/test': async ({ model, prompt }) => {
       const resolved = testModel(llm, model);
       const result = await llm.client.complete(prompt, { model: resolved, stage: 'test', runId: undefined });
@@ -80,7 +86,22 @@ export function createModelsHandlers(ctx: EngineContext, llm: ModelServices): Mo
   };
 }
 
-function overrideValue(input: { model: string | null; contextWindow?: number; maxTokens?: number }) {
+/** The distinct models the stages use now, with their sizes where known (none when the config does not load). */
+function assignedModels(llm: ModelServices, installed: readonly InstalledModel[]): Array<{ name: string; sizeBytes?: number }> {
+  let rows: StageAssignment[];
+  try {
+    rows = assignments(llm).rows;
+  } catch {
+    return [];
+  }
+  const names = [...new Set(rows.map((r) => r.model).filter((m): m is string => Boolean(m)))];
+  return names.map((name) => {
+    const size = installed.find((m) => m.name === name || m.name === `${name}:latest`)?.sizeBytes ?? RECOMMENDED.find((r) => r.name === name)?.downloadBytes;
+    return size ? { name, sizeBytes: size } : { name };
+  });
+}
+
+function overrideValue(input: Pick<RequestInput<'models/assign'>, 'model' | 'contextWindow' | 'maxTokens'>) {
   if (input.model === null) return undefined;
   if (input.contextWindow === undefined && input.maxTokens === undefined) return input.model;
   return { model: input.model, ...(input.contextWindow ? { context_window: input.contextWindow } : {}), ...(input.maxTokens ? { max_tokens: input.maxTokens } : {}) };

@@ -50,6 +50,19 @@ describe('OllamaLifecycle', () => {
     expect(findOnPath('ollama', { PATH: '/nonexistent' })).toBeUndefined();
   });
 
+  it('says no model server answers at a configured address instead of "not installed"', async () => {
+    const address = `http://127.0.0.1:${await freePort()}`;
+    for (const source of ['OLLAMA_HOST', 'base_url'] as const) {
+      const lc = new OllamaLifecycle({ target: () => ({ address, provider: 'ollama', allowStart: false, source }), onStatus: () => undefined, env: { PATH: '/nonexistent' } });
+      const status = await lc.check();
+      expect(status).toMatchObject({ state: 'unreachable', reachable: false, address });
+      expect(status.hint).toContain(`No model server answers at ${address} (set by ${source === 'base_url' ? '[models].base_url' : 'OLLAMA_HOST'})`);
+      expect(status.hint).not.toContain('not installed');
+    }
+    const local = new OllamaLifecycle({ target: () => ({ address, provider: 'ollama', allowStart: false, source: 'default' }), onStatus: () => undefined, env: { PATH: '/nonexistent' } });
+    expect(await local.check()).toMatchObject({ state: 'not_installed', hint: expect.stringContaining(`nothing answers at ${address}`) });
+  });
+
   it('says how to install Ollama when it is not installed and nothing answers', async () => {
     const { lc, seen } = lifecycle(`http://127.0.0.1:${await freePort()}`, '/nonexistent');
     const status = await lc.check();

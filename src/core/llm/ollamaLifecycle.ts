@@ -4,13 +4,36 @@ import { delimiter, join } from 'node:path';
 import type { ModelServerStatus } from '../../shared/contract';
 import { probeVersion } from './modelManager';
 
-/** One line saying how to get Ollama. */
-export const INSTALL_HINT = 'Ollama is not installed — install it from https://ollama.com/download, then try again.';
+/** One line saying how to get Ollama (only for the local default address with no `ollama` binary). */
+export function installHint(address: string): string {
+  return `Ollama is not installed (nothing answers at ${address}) — install it from https://ollama.com/download, then try again.`;
+}
+
+/** Where the address came from: the config's base_url, $OLLAMA_HOST, or the local default. */
+export type AddressSource = 'base_url' | 'OLLAMA_HOST' | 'default';
+
+/** The model server a check looks at, as the config and environment name it. */
+export interface ServerTarget {
+  address: string;
+  provider: 'ollama' | 'openai_compat';
+  allowStart: boolean;
+  /** Unset means the default (tests and callers that only know an address). */
+  source?: AddressSource;
+  /** The config could not be loaded: its message (file:line, key, what is allowed); nothing is probed. */
+  configError?: string;
+}
+
+/** "No model server answers at <url> (set by OLLAMA_HOST)": for an address someone configured. */
+export function noServerHint(address: string, source: AddressSource | undefined, provider: 'ollama' | 'openai_compat' = 'ollama'): string {
+  const by = source === 'base_url' ? ' (set by [models].base_url)' : source === 'OLLAMA_HOST' ? ' (set by OLLAMA_HOST)' : '';
+  const what = provider === 'ollama' ? 'start Ollama there' : 'start it';
+  return `No model server answers at ${address}${by} — ${what}, or fix [models].base_url / OLLAMA_HOST, then retry.`;
+}
 
 /** Where the lifecycle looks and what it may do. */
 export interface LifecycleOptions {
   /** The current server address and provider (read on every check: the config may change). */
-  target(): { address: string; provider: 'ollama' | 'openai_compat'; allowStart: boolean };
+  target(): ServerTarget;
   /** Called whenever the status changes. */
   onStatus(status: ModelServerStatus): void;
   env?: NodeJS.ProcessEnv;
@@ -75,17 +98,20 @@ export class OllamaLifecycle {
 
   /** Check the server now (and start it when allowed and down). */
   async check(options: { mayStart?: boolean } = {}): Promise<ModelServerStatus> {
-    const { address, provider, allowStart } = this.options.target();
+    const { address, provider, allowStart, source, configError } = this.options.target();
+    if (configError) return this.publish({ state: 'config_invalid', reachable: false, provider, startedByUs: this.isOurs(), address, hint: configError });
     const version = provider === 'ollama' ? await probeVersion(address) : await probeOpenAi(address);
     if (version) return this.publish({ state: 'running', reachable: true, provider, version, startedByUs: this.isOurs(), address, hint: '', ...(await this.binaryInfo()) });
     if (provider === 'openai_compat') {
-      return this.publish({ state: 'unreachable', reachable: false, provider, startedByUs: false, address, hint: `No OpenAI-compatible server answers at ${address} — start it, or fix [models].base_url, then press Retry.` });
+      return this.publish({ state: 'unreachable', reachable: false, provider, startedByUs: false, address, hint: noServerHint(address, source, provider) });
     }
     const bin = await this.binaryInfo();
-    if (!isLoopback(address)) {
-      return this.publish({ state: 'unreachable', reachable: false, provider, startedByUs: false, address, hint: `No Ollama answers at ${address} — start it there, or fix [models].base_url / OLLAMA_HOST, then press Retry.`, ...bin });
+    // "Not installed" only when nobody named an address: a configured one that does not answer is
+    // a server that is down or an address that is wrong, whatever this machine has installed.
+    if (!isLoopback(address) || (!bin.binaryPath && source !== undefined && source !== 'default')) {
+      return this.publish({ state: 'unreachable', reachable: false, provider, startedByUs: false, address, hint: noServerHint(address, source), ...bin });
     }
-    if (!bin.binaryPath) return this.publish({ state: 'not_installed', reachable: false, provider, startedByUs: false, address, hint: INSTALL_HINT });
+    if (!bin.binaryPath) return this.publish({ state: 'not_installed', reachable: false, provider, startedByUs: false, address, hint: installHint(address) });
     if ((allowStart || options.mayStart) && !this.starting) return this.start(address, bin);
     return this.publish({
       state: this.starting ? 'starting' : 'not_running',

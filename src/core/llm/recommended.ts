@@ -1,4 +1,4 @@
-import { totalmem } from 'node:os';
+import { freemem, totalmem } from 'node:os';
 import type { ModelFit, RecommendedModel } from '../../shared/contract';
 
 interface Recommendation {
@@ -38,5 +38,31 @@ export function recommendedModels(installed: ReadonlySet<string>, totalBytes = t
     const memoryBytes = memoryNeeded(r.downloadBytes);
     const isInstalled = installed.has(r.name) || (!r.name.includes(':') && installed.has(`${r.name}:latest`));
     return { ...r, memoryBytes, fit: fitFor(memoryBytes, totalBytes), installed: isInstalled };
+  });
+}
+
+/** Another model that would be loaded at the same time, and its size when known (installed or recommended). */
+export interface CoResident {
+  name: string;
+  /** Download (weights) size in bytes; undefined when unknown. */
+  sizeBytes?: number;
+}
+
+function sameModel(a: string, b: string): boolean {
+  const norm = (n: string) => (n.includes(':') ? n : `${n}:latest`);
+  return norm(a) === norm(b);
+}
+
+/**
+ * Add to each recommendation whether its memory is free now and whether it fits together with the
+ * models assigned to other stages (the pipeline keeps them loaded side by side). A model of unknown
+ * size is named but adds nothing.
+ */
+export function withAlongside(models: RecommendedModel[], assigned: readonly CoResident[], totalBytes = totalmem(), freeBytes = freemem()): RecommendedModel[] {
+  return models.map((m) => {
+    const others = assigned.filter((o) => !sameModel(o.name, m.name));
+    const unique = others.filter((o, i) => others.findIndex((x) => sameModel(x.name, o.name)) === i);
+    const memoryBytes = m.memoryBytes + unique.reduce((sum, o) => sum + (o.sizeBytes ? memoryNeeded(o.sizeBytes) : 0), 0);
+    return { ...m, fitsFreeNow: m.memoryBytes <= freeBytes, alongside: { models: unique.map((o) => o.name), memoryBytes, fit: fitFor(memoryBytes, totalBytes) } };
   });
 }

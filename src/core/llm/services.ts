@@ -6,7 +6,7 @@ import { userRawDbPath, UserCallLog } from '../logs/callLog';
 import { resolveServerUrl } from './address';
 import { LlmClient } from './client';
 import { probeVersion } from './modelManager';
-import { INSTALL_HINT, OllamaLifecycle } from './ollamaLifecycle';
+import { installHint, OllamaLifecycle, type ServerTarget } from './ollamaLifecycle';
 import { ModelRouter } from './router';
 
 /** The model layer of one engine: config, routing, the client, the audit log and the server lifecycle. */
@@ -20,8 +20,11 @@ export interface ModelServices {
   client: LlmClient;
   callLog: UserCallLog;
   lifecycle: OllamaLifecycle;
-  /** The model server address and provider from the config (defaults when there is none or it is invalid). */
-  target(): { address: string; provider: 'ollama' | 'openai_compat'; allowStart: boolean };
+  /**
+   * The model server address and provider from the config (defaults when there is none), where the
+   * address came from, and the config's error when it does not load (then nothing should be probed).
+   */
+  target(): ServerTarget;
   /** The Ollama address, or a clear error when the server is not installed, not running or not Ollama. */
   requireOllama(): Promise<string>;
   dispose(): Promise<void>;
@@ -33,25 +36,30 @@ export function createModelServices(ctx: EngineContext, env: NodeJS.ProcessEnv =
   const loadUserConfig = () => loadConfig({ userFile: userConfigFile });
   const callLog = new UserCallLog(userRawDbPath(ctx.ports.dataDir));
   const router = (repoConfigFile?: string) => new ModelRouter(loadConfig({ userFile: userConfigFile, repoFile: repoConfigFile }), env);
-  const target = () => {
+  const target = (): ServerTarget => {
     let models;
+    let configError: string | undefined;
     try {
       models = existsSync(userConfigFile) ? loadUserConfig().values.models : undefined;
-    } catch {
-      models = undefined; // an invalid config is reported where it is edited; health uses the defaults
+    } catch (error) {
+      // Not the defaults: a broken file may name another server, and "not installed" would be a lie.
+      if (!(error instanceof AppError)) throw error;
+      configError = error.message;
     }
-    return { address: resolveServerUrl(models?.base_url, env), provider: models?.provider ?? 'ollama', allowStart: models?.start_ollama ?? false };
+    const source = models?.base_url ? 'base_url' : env.OLLAMA_HOST?.trim() ? 'OLLAMA_HOST' : 'default';
+    return { address: resolveServerUrl(models?.base_url, env), provider: models?.provider ?? 'ollama', allowStart: models?.start_ollama ?? false, source, ...(configError ? { configError } : {}) };
   };
   const lifecycle = new OllamaLifecycle({ target, env, onStatus: (status) => ctx.events.emit('models/serverStatus', status) });
   const client = new LlmClient({ router: () => router(), log: callLog });
 
   const requireOllama = async () => {
     const t = target();
+    if (t.configError) throw new AppError('CONFIG_INVALID', t.configError);
     if (t.provider !== 'ollama') throw new AppError('UNSUPPORTED', `Model downloads need Ollama; [models].provider is ${t.provider}. Manage models with your server's own tools.`);
     if (await probeVersion(t.address)) return t.address;
     const status = await lifecycle.check();
     if (status.reachable) return t.address;
-    if (status.state === 'not_installed') throw new AppError('OLLAMA_NOT_INSTALLED', INSTALL_HINT);
+    if (status.state === 'not_installed') throw new AppError('OLLAMA_NOT_INSTALLED', installHint(t.address));
     throw new AppError('OLLAMA_UNREACHABLE', status.hint, { retryable: true });
   };
 

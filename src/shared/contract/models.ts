@@ -6,8 +6,8 @@ export const MODEL_STAGES = ['task_analysis', 'scope', 'precision', 'similarity'
 /** The model roles of [models]. */
 export const MODEL_ROLES = ['coding', 'reasoning', 'embedding'] as const;
 
-/** What the status bar and the Models page say about the model server. */
-export type ModelServerState = 'running' | 'starting' | 'not_running' | 'not_installed' | 'unreachable';
+/** What the status bar and the Models page say about the model server; config_invalid: the config that names it does not load. */
+export type ModelServerState = 'running' | 'starting' | 'not_running' | 'not_installed' | 'unreachable' | 'config_invalid';
 
 /** Health of the model server (Ollama or an OpenAI-compatible server). */
 export interface ModelServerStatus {
@@ -74,6 +74,10 @@ export interface RecommendedModel {
   memoryBytes: number;
   fit: ModelFit;
   installed: boolean;
+  /** Whether it fits beside the models assigned to the stages it would not serve (all loaded at once). */
+  alongside?: { models: string[]; memoryBytes: number; fit: ModelFit };
+  /** Whether its memory is free right now. */
+  fitsFreeNow?: boolean;
 }
 
 /** Progress of a model pull, summed over layers. */
@@ -119,12 +123,17 @@ export interface ModelTestResult {
   latencyMs: number;
 }
 
-const modelName = z
-  .string()
+/** What a model name may contain; the one rule for requests and for names written in config.toml. */
+export const MODEL_NAME_RULE = 'a model name such as qwen3:0.6b (letters, digits and . _ : / @ -, at most 200 characters)';
+
+/** A model name (a tag such as qwen3:0.6b); also validates names written in config.toml. */
+export const modelNameSchema = z
+  .string({ error: `must be ${MODEL_NAME_RULE}` })
   .trim()
-  .min(1)
-  .max(200)
-  .regex(/^[A-Za-z0-9][A-Za-z0-9._:/@-]*$/, 'a model name such as qwen3:0.6b');
+  .min(1, { error: `must be ${MODEL_NAME_RULE}` })
+  .max(200, { error: `must be ${MODEL_NAME_RULE}` })
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._:/@-]*$/, { error: `must be ${MODEL_NAME_RULE}` });
+const modelName = modelNameSchema;
 
 /** Model manager requests. */
 export const modelsRequests = {
@@ -143,7 +152,7 @@ export const modelsRequests = {
     { name: 'clean-room-example:none' },
   ),
   'models/delete': request<{ deleted: true }>()('Delete an installed model.', z.object({ name: modelName }).strict(), { name: 'clean-room-example:none' }),
-  'models/recommended': request<{ totalMemoryBytes: number; models: RecommendedModel[] }>()(
+  'models/recommended': request<{ totalMemoryBytes: number; freeMemoryBytes?: number; models: RecommendedModel[] }>()(
     'Models recommended for the pipeline roles, with download size and a fit hint for this machine.',
     z.object({}).strict(),
     {},
@@ -162,6 +171,18 @@ export const modelsRequests = {
       .strict()
       .refine((v) => (v.stage === undefined) !== (v.role === undefined), 'give exactly one of stage or role'),
     { stage: 'scope', model: 'qwen3:0.6b', contextWindow: 8192, maxTokens: 16 },
+  ),
+  'models/assignStages': request<ModelAssignments>()(
+    'Assign models to several stages in one write of the config (the Models page\'s one Save); model null clears a stage override.',
+    z
+      .object({
+        changes: z
+          .array(z.object({ stage: z.enum(MODEL_STAGES), model: modelName.nullable(), contextWindow: z.number().int().positive().optional(), maxTokens: z.number().int().positive().optional() }).strict())
+          .min(1)
+          .max(MODEL_STAGES.length),
+      })
+      .strict(),
+    { changes: [{ stage: 'scope', model: 'qwen3:0.6b', maxTokens: 16 }] },
   ),
   'models/test': request<ModelTestResult>()(
     'Run one real completion with a model (logged like every call).',

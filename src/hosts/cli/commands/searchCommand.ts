@@ -1,6 +1,7 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { InvalidArgumentError } from 'commander';
+import { loadUserConfigCached } from '../../../core/config';
 import { RepoRegistry } from '../../../core/repos/registry';
 import type { EmbedSummary } from '../../../core/search/embedRun';
 import { AppError, type RepoInfo, type RunProgress, type SearchMode, type SearchResult } from '../../../shared/contract';
@@ -43,6 +44,7 @@ export const registerSearch: CommandModule = (program, ctx) => {
     .option('--mode <mode>', `ranking: ${MODES.join(' | ')}`, parseMode, 'auto' as SearchMode)
     .option('--json', 'print {results:[{path, score, symbols, lines, why}], mode, tookMs}')
     .action(async (query: string, opts: { repo: string; limit?: number; mode: SearchMode; json?: boolean }) => {
+      loadUserConfigCached(ctx.dataDir()); // a broken config fails here naming file:line and key; the app falls back to defaults
       const repo = findIndexedRepo(ctx.dataDir(), opts.repo);
       const core = ctx.core();
       try {

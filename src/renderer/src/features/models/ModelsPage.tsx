@@ -1,10 +1,25 @@
 import { useEffect } from 'react';
 import { useShallow } from 'zustand/react/shallow';
+import { LinkedText } from '../../components/LinkedText';
 import { AssignmentTable } from './AssignmentTable';
 import { InstalledTable } from './InstalledTable';
 import { RecommendedList } from './RecommendedList';
 import { serverLabel } from './ServerStatus';
 import { modelsSelectors, useModelsStore } from './store';
+
+const PANEL_TITLE: Record<string, string> = {
+  OLLAMA_NOT_INSTALLED: 'Ollama is not installed',
+  CONFIG_INVALID: 'The config file has an error',
+  UNSUPPORTED: 'Model downloads need Ollama',
+};
+
+/** Why Pull is off, in words a person can act on. */
+function pullBlockedReason(code: string): string {
+  if (code === 'OLLAMA_NOT_INSTALLED') return 'install Ollama first (see above).';
+  if (code === 'CONFIG_INVALID') return 'fix the config file first (see above).';
+  if (code === 'UNSUPPORTED') return 'downloads need Ollama; this config uses another provider.';
+  return 'no model server answers (see above); start it, then press Retry.';
+}
 
 /** Models: the server's health, installed models, recommended pulls and the stage assignments. */
 export function ModelsPage() {
@@ -16,6 +31,7 @@ export function ModelsPage() {
   }, [refresh]);
   const listError = errors.list;
   const canStart = status?.state === 'not_running' && Boolean(status.binaryPath);
+  const pullBlockedBy = !isLoaded ? 'checking the model server…' : listError ? pullBlockedReason(listError.code) : null;
   return (
     <div className="page">
       <header className="page-header">
@@ -34,8 +50,10 @@ export function ModelsPage() {
       </header>
       {listError ? (
         <div className="panel" role="alert" data-testid="models-unavailable">
-          <strong>{listError.code === 'OLLAMA_NOT_INSTALLED' ? 'Ollama is not installed' : 'No model server'}</strong>
-          <p>{listError.message}</p>
+          <strong>{PANEL_TITLE[listError.code] ?? 'No model server'}</strong>
+          <p>
+            <LinkedText text={listError.message} />
+          </p>
           <p className="muted">Search and everything else that needs no model keeps working.</p>
         </div>
       ) : null}
@@ -46,7 +64,7 @@ export function ModelsPage() {
       </section>
       <section className="panel" aria-label="Recommended">
         <h2 className="section-title">Recommended for the pipeline</h2>
-        <RecommendedList canPull={!listError} />
+        <RecommendedList pullBlockedBy={pullBlockedBy} />
       </section>
       <section className="panel" aria-label="Assignments">
         <h2 className="section-title">Model per stage</h2>

@@ -15,6 +15,8 @@ export function serverLabel(s: ModelServerStatus | null): string {
       return 'Ollama: not installed';
     case 'not_running':
       return 'Ollama: not running';
+    case 'config_invalid':
+      return 'Model server: config error';
     default:
       return `${name}: unreachable`;
   }

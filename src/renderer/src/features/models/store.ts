@@ -12,6 +12,9 @@ interface ModelsState {
   isLoaded: boolean;
   recommended: RecommendedModel[];
   totalMemoryBytes: number;
+  /** Memory free when the recommendations were fetched (null when the engine did not say). */
+  freeMemoryBytes: number | null;
+  isAssigning: boolean;
   assignments: ModelAssignments | null;
   pulls: Pulls;
   tests: Record<string, { isRunning: boolean; result: ModelTestResult | null; error: OpError | null }>;
@@ -25,7 +28,8 @@ interface ModelsActions {
   pull(name: string): Promise<void>;
   cancelPull(name: string): Promise<void>;
   remove(name: string): Promise<void>;
-  assign(input: RequestInput<'models/assign'>): Promise<void>;
+  /** Save every edited row of the assignment table in one write. */
+  assignStages(changes: RequestInput<'models/assignStages'>['changes']): Promise<void>;
   test(model: string): Promise<void>;
   connect(): () => void;
 }
@@ -42,6 +46,8 @@ export const useModelsStore = create<Store>()((set, get) => {
     isLoaded: false,
     recommended: [],
     totalMemoryBytes: 0,
+    freeMemoryBytes: null,
+    isAssigning: false,
     assignments: null,
     pulls: {},
     tests: {},
@@ -56,7 +62,7 @@ export const useModelsStore = create<Store>()((set, get) => {
         set({ installed: [] });
         fail('list', list.reason);
       }
-      if (recommended.status === 'fulfilled') set({ recommended: recommended.value.models, totalMemoryBytes: recommended.value.totalMemoryBytes });
+      if (recommended.status === 'fulfilled') set({ recommended: recommended.value.models, totalMemoryBytes: recommended.value.totalMemoryBytes, freeMemoryBytes: recommended.value.freeMemoryBytes ?? null });
       if (assignments.status === 'fulfilled') set({ assignments: assignments.value });
       else fail('assign', assignments.reason);
       set({ isLoaded: true });
@@ -99,11 +105,16 @@ export const useModelsStore = create<Store>()((set, get) => {
         fail('delete', error);
       }
     },
-    assign: async (input) => {
+    assignStages: async (changes) => {
+      set({ isAssigning: true });
       try {
-        set({ assignments: await client().call('models/assign', input) });
+        set({ assignments: await client().call('models/assignStages', { changes }), isAssigning: false });
         ok('assign');
+        // Whether a model fits beside the others depends on what the stages now use.
+        const rec = await client().call('models/recommended', {});
+        set({ recommended: rec.models, totalMemoryBytes: rec.totalMemoryBytes, freeMemoryBytes: rec.freeMemoryBytes ?? null });
       } catch (error) {
+        set({ isAssigning: false });
         fail('assign', error);
       }
     },
@@ -143,4 +154,5 @@ export const modelsSelectors = {
   errors: (s: ModelsState) => s.errors,
   isLoaded: (s: ModelsState) => s.isLoaded,
   totalMemoryBytes: (s: ModelsState) => s.totalMemoryBytes,
+  freeMemoryBytes: (s: ModelsState) => s.freeMemoryBytes,
 };

@@ -43,7 +43,16 @@ export function SettingsPage() {
         </button>
       </header>
       {error ? <p className="error-text" role="alert">{error.message}</p> : null}
-      {config?.error && config.exists ? <p className="error-text">{config.error.message}</p> : null}
+      {config?.error && config.exists ? (
+        <div className="panel error-banner" role="alert" data-testid="config-error">
+          <strong>The config file has an error</strong>
+          <p className="mono">{config.error.message}</p>
+          <p className="muted small">
+            Until it is fixed, search uses the default settings and the model features are off. A value the form can fix is saved below; a file that does not parse must be fixed in an editor (saving is refused, so
+            nothing of yours is overwritten).
+          </p>
+        </div>
+      ) : null}
       <p className="muted">Saving changes only the keys you edited; your comments and layout in the file stay as they are.</p>
       {SETTING_SECTIONS.map((section) => (
         <section key={section.title} className="panel settings-section" aria-label={section.title}>

@@ -16,7 +16,12 @@ export const SETTING_SECTIONS: Array<{ title: string; fields: SettingField[] }> 
       { path: ['models', 'base_url'], label: 'Server address', kind: 'text', help: 'Empty: $OLLAMA_HOST, else http://127.0.0.1:11434' },
       { path: ['models', 'start_ollama'], label: 'Start Ollama when it is not running', kind: 'bool' },
       { path: ['models', 'timeout_s'], label: 'Call timeout (s)', kind: 'float' },
-      { path: ['models', 'context_window'], label: 'Context window', kind: 'int' },
+      {
+        path: ['models', 'context_window'],
+        label: 'Context window per model call',
+        kind: 'int',
+        help: 'Tokens the server holds for each call (num_ctx), unless a stage sets its own; more costs memory',
+      },
       { path: ['models', 'max_tokens'], label: 'Max tokens', kind: 'int' },
       { path: ['models', 'temperature'], label: 'Temperature', kind: 'float' },
     ],
@@ -24,7 +29,12 @@ export const SETTING_SECTIONS: Array<{ title: string; fields: SettingField[] }> 
   {
     title: 'Budget',
     fields: [
-      { path: ['budget', 'context_window'], label: 'Context window', kind: 'int', help: "The execute model's window" },
+      {
+        path: ['budget', 'context_window'],
+        label: 'Execute prompt budget',
+        kind: 'int',
+        help: "Tokens retrieval plans for when it packs code into the execute stage's prompt; keep it within that model's window",
+      },
       { path: ['budget', 'reserved_tokens'], label: 'Reserved tokens', kind: 'int', help: 'System prompt, task, retries and completion; must be below the window' },
     ],
   },
