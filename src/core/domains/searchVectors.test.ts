@@ -93,6 +93,18 @@ describe('the embeddings switch takes effect without a restart', () => {
     expect(embedRuns(core)).toHaveLength(1);
   });
 
+  it('saving another setting does not restart an automatic embedding the user cancelled', async () => {
+    const core = engine('serve', '[retrieval]\nembeddings = true\n');
+    const started = new Promise<string>((resolve) => core.events.on('run/started', (r) => r.kind === 'embed' && resolve(r.runId)));
+    const ended = nextEmbedEnd(core);
+    await addRepo(core);
+    core.runs.cancel(await started);
+    expect((await ended).status).toBe('cancelled');
+    await core.handlers['config/set']({ edits: [{ path: ['retrieval', 'top_k'], value: 10 }] });
+    await settle();
+    expect(embedRuns(core)).toHaveLength(1);
+  });
+
   it('a hand edit of config.toml is noticed too (the engine polls the switch)', async () => {
     const core = engine('serve');
     const repoId = await addRepo(core);

@@ -72,6 +72,8 @@ export class EmbedScheduler {
   private readonly timers = new Set<NodeJS.Timeout>();
   private following = false;
   private lastEnabled = false;
+  /** The switch's value the last settingsChanged acted on. */
+  private applied = false;
   private disposed = false;
 
   constructor(private readonly deps: EmbedSchedulerDeps) {}
@@ -122,13 +124,8 @@ export class EmbedScheduler {
     // Repositories whose embedding was interrupted (the app quit) continue a little after start.
     this.later(options.resumeAfterMs ?? 3000, () => this.embedPending(repos));
     // Hand edits of config.toml: one stat per look, a parse only when the file changed.
-    let seen = this.isOn();
-    const watch = setInterval(() => {
-      const now = this.deps.enabled();
-      if (now === undefined || now === seen) return;
-      seen = now;
-      this.settingsChanged();
-    }, options.watchMs ?? 2000);
+    this.applied = this.isOn();
+    const watch = setInterval(() => this.settingsChanged(), options.watchMs ?? 2000);
     watch.unref();
     return () => {
       this.following = false;
@@ -138,13 +135,17 @@ export class EmbedScheduler {
   }
 
   /**
-   * Apply the switch as it is now (config/set calls this; so does the watch on config.toml): off
-   * cancels the automatic runs (explicit ones go on; finished batches are kept), on embeds the
-   * ready repositories that have chunks without vectors. Idempotent.
+   * Apply the switch when its value changed (config/set calls this; so does the watch on
+   * config.toml): off cancels the automatic runs (explicit ones go on; finished batches are kept),
+   * on embeds the ready repositories that have chunks without vectors. Saving another setting does
+   * nothing here (an automatic run the user cancelled stays cancelled).
    */
   settingsChanged(): void {
     if (!this.following || this.disposed) return;
-    if (!this.isOn()) {
+    const on = this.isOn();
+    if (on === this.applied) return;
+    this.applied = on;
+    if (!on) {
       for (const [repoId, entry] of [...this.running]) {
         if (!entry.auto) continue;
         this.running.delete(repoId);
