@@ -58,6 +58,13 @@ export function createCore(ports: HostPorts): Core {
     ...createEvalHandlers(context),
     ...search.handlers,
   };
+  // A changed embeddings switch applies at once, without a restart (README, "Code search").
+  const setConfig = handlers['config/set'];
+  handlers['config/set'] = async (request) => {
+    const snapshot = await setConfig(request);
+    search.settingsChanged();
+    return snapshot;
+  };
 
   return {
     handlers,

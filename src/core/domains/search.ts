@@ -5,7 +5,8 @@ import { defaultConfigValues, loadUserConfigCached } from '../config';
 import { openDatabase, type Db } from '../db/open';
 import type { EngineContext } from '../engine';
 import { RepoRegistry, repoPaths } from '../repos/registry';
-import { autoEmbeddingEnabled, EmbedScheduler } from '../search/embedScheduler';
+import { coverageNote } from '../search/coverage';
+import { embeddingSwitch, EmbedScheduler } from '../search/embedScheduler';
 import { searchWithMode } from '../search/search';
 import { embedderStatuses } from '../search/vectorStore';
 import { createBackgroundEmbedder, type BackgroundEmbedder } from '../search/workerEmbedder';
@@ -17,6 +18,8 @@ export interface SearchDomain {
   handlers: SearchHandlers;
   /** Start (or join) the background embedding run of a repository; returns its run id. */
   startEmbedding(repoId: string): string;
+  /** The settings changed (config/set): apply the embeddings switch now, without a restart. */
+  settingsChanged(): void;
   /** Cancel embedding runs, stop the embedding worker and close connections. */
   dispose(): Promise<void>;
 }
@@ -24,9 +27,9 @@ export interface SearchDomain {
 /** Options of {@link createSearchDomain}. */
 export interface SearchDomainOptions {
   /**
-   * Embed each repository by itself after every successful index. Default: on in the app hosts
-   * (`electron`, `serve`) unless switched off (`[retrieval] embeddings = false` or CRA_EMBEDDINGS=0),
-   * off for `cli` and `test`.
+   * Embed each repository by itself after every successful index. Default: in the app hosts
+   * (`electron`, `serve`) the switch as it is at each decision (CRA_EMBEDDINGS, else
+   * `[retrieval] embeddings`, else off), never for `cli` and `test`. A boolean fixes it.
    */
   autoEmbed?: boolean;
 }
@@ -56,6 +59,7 @@ export function createSearchDomain(ctx: EngineContext, options: SearchDomainOpti
   };
   const stopListening = ctx.events.on('repos/removed', ({ repoId }) => readers.drop(repoId));
 
+  const reposNow = () => (registry ??= new RepoRegistry(ctx.ports.dataDir)).list();
   const scheduler = new EmbedScheduler({
     ctx,
     embedder: getEmbedder,
@@ -63,10 +67,13 @@ export function createSearchDomain(ctx: EngineContext, options: SearchDomainOpti
       const info = repo(repoId);
       return { info, file: curatedOf(info) };
     },
+    list: reposNow,
+    enabled: () => options.autoEmbed ?? embeddingSwitch(ctx.ports.dataDir),
   });
   const appHost = ctx.ports.host === 'electron' || ctx.ports.host === 'serve';
-  const follow = options.autoEmbed ?? (appHost && autoEmbeddingEnabled(ctx.ports.dataDir));
-  const stopFollowing = follow ? scheduler.follow((registry ??= new RepoRegistry(ctx.ports.dataDir)).list()) : () => undefined;
+  // The app hosts always follow the index; whether a run starts is decided by the switch at the time.
+  const follow = options.autoEmbed ?? appHost;
+  const stopFollowing = follow ? scheduler.follow(reposNow()) : () => undefined;
   const startEmbedding = (repoId: string): string => scheduler.start(repoId);
 
   const handlers: SearchHandlers = {
@@ -74,20 +81,23 @@ export function createSearchDomain(ctx: EngineContext, options: SearchDomainOpti
       const started = performance.now();
       const db = readers.get(repoId, curatedOf(repo(repoId)));
       const configured = configuredRetrieval(ctx.ports.dataDir);
-      const outcome = await searchWithMode(db, query, { limit: limit ?? configured.top_k, mode: mode === 'auto' ? configured.mode : mode, embedder: getEmbedder() });
-      return { ...outcome, tookMs: Math.round((performance.now() - started) * 10) / 10 };
+      const requested = mode === 'auto' ? configured.mode : mode;
+      const outcome = await searchWithMode(db, query, { limit: limit ?? configured.top_k, mode: requested, embedder: getEmbedder() });
+      const note = coverageNote(requested === 'auto' ? 'keyword' : requested, outcome.mode, outcome.vectorCoverage, scheduler.isRunning(repoId));
+      return { ...outcome, tookMs: Math.round((performance.now() - started) * 10) / 10, ...(note ? { note } : {}) };
     },
     'search/embed': async ({ repoId }) => ({ runId: startEmbedding(repoId) }),
     'search/status': async ({ repoId }) => {
       const db = readers.get(repoId, curatedOf(repo(repoId)));
       const chunks = db.prepare('select count(*) from chunks').pluck().get() as number;
-      return { repoId, chunks, embedders: embedderStatuses(db) };
+      return { repoId, chunks, embedders: embedderStatuses(db), defaultEmbedderId: getEmbedder().id, autoEmbed: scheduler.autoEmbedding, embedding: scheduler.isRunning(repoId) };
     },
   };
 
   return {
     handlers,
     startEmbedding,
+    settingsChanged: () => scheduler.settingsChanged(),
     async dispose() {
       stopListening();
       stopFollowing();

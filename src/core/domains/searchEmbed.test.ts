@@ -27,8 +27,11 @@ describe('automatic embedding after an index', () => {
     if (env === undefined) delete process.env.CRA_EMBEDDINGS;
     else process.env.CRA_EMBEDDINGS = env;
     const core = createCore({ host, dataDir });
-    if (previous === undefined) delete process.env.CRA_EMBEDDINGS;
-    else process.env.CRA_EMBEDDINGS = previous;
+    // The switch is read at each decision, so the variable stays as a process would keep it until the test ends.
+    cleanups.push(() => {
+      if (previous === undefined) delete process.env.CRA_EMBEDDINGS;
+      else process.env.CRA_EMBEDDINGS = previous;
+    });
     cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
     cleanups.push(() => core.dispose());
     return core;
@@ -58,7 +61,9 @@ describe('automatic embedding after an index', () => {
   });
 
   it("does not embed by itself in a 'cli' engine, nor in 'serve' by default or with CRA_EMBEDDINGS=0", async () => {
-    for (const core of [engine('cli'), engine('serve'), engine('serve', '0')]) {
+    // One engine after the other: each sees its own CRA_EMBEDDINGS while it decides.
+    for (const [host, env] of [['cli'], ['serve'], ['serve', '0']] as Array<[HostKind, string?]>) {
+      const core = engine(host, env);
       const { repo, runId } = await core.handlers['repos/add']({ path: gitRepo() });
       await core.runs.wait(runId);
       // The app hosts start embedding on the next timer tick after the ready event; give it ample time.

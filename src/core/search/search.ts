@@ -1,6 +1,7 @@
-import type { SearchMode, SearchResult } from '../../shared/contract/search';
+import type { SearchMode, SearchResult, VectorCoverage } from '../../shared/contract/search';
 import type { Db } from '../db/open';
 import { throwIfAborted } from '../runtime/runs';
+import { vectorCoverage } from './coverage';
 import { describeResults } from './details';
 import { createDefaultEmbedder, wordsForEmbedding, type Embedder } from './embedder';
 import { reciprocalRankFusion } from './fusion';
@@ -30,6 +31,8 @@ export interface SearchOptions {
 export interface SearchOutcome {
   results: SearchResult[];
   mode: Exclude<SearchMode, 'auto'>;
+  /** For semantic and hybrid requests: the vectors the vector side could see. */
+  vectorCoverage?: VectorCoverage;
 }
 
 /** Chunks the vector side considers before grouping per file. */
@@ -66,15 +69,16 @@ export async function searchWithMode(target: SearchTarget, query: string, option
   const hasVectors = store !== undefined && store.count() > 0;
   // Hybrid without vectors is keyword search; say so rather than pretend a fusion happened.
   const mode = requested === 'auto' || (requested === 'hybrid' && !hasVectors) ? 'keyword' : requested;
+  const coverage = requested === 'semantic' || requested === 'hybrid' ? { vectorCoverage: vectorCoverage(db, embedder.id, store) } : {};
   throwIfAborted(options.signal);
-  if (parsed.raw === '') return { results: [], mode };
+  if (parsed.raw === '') return { results: [], mode, ...coverage };
 
   let files: Map<number, FileHit>;
   if (mode === 'keyword') {
     files = keywordFileRanking(db, parsed);
   } else {
     const vectorFiles = store && hasVectors ? await vectorFileRanking(db, store, embedder, parsed, options.signal) : new Map<number, FileHit>();
-    if (mode === 'semantic') return { results: finish(db, vectorFiles, parsed, new Map(), limit), mode };
+    if (mode === 'semantic') return { results: finish(db, vectorFiles, parsed, new Map(), limit), mode, ...coverage };
     files = fuse(keywordFileRanking(db, parsed), vectorFiles);
   }
   throwIfAborted(options.signal);
@@ -89,7 +93,7 @@ export async function searchWithMode(target: SearchTarget, query: string, option
   applyPrior(files, prior);
   // Whole-file BM25 joins last, as a ranker of its own beside the chunk evidence and the graph.
   applyFileBm25(db, parsed, files, prior);
-  return { results: finish(db, files, parsed, definitions, limit), mode };
+  return { results: finish(db, files, parsed, definitions, limit), mode, ...coverage };
 }
 
 function finish(db: Db, files: Map<number, FileHit>, parsed: ParsedQuery, definitions: Map<number, DefinitionHit[]>, limit: number): SearchResult[] {

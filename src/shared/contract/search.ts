@@ -37,9 +37,20 @@ export interface SearchResult {
 /** The answer of `search/query`. */
 export interface SearchResponse {
   results: SearchResult[];
-  /** The mode actually used (`auto` resolved). */
+  /** The mode actually used (`auto` resolved; `keyword` when `hybrid` was asked but the repository has no vectors). */
   mode: Exclude<SearchMode, 'auto'>;
   tookMs: number;
+  /** For semantic and hybrid requests: how many chunks have a vector of the query's embedder. */
+  vectorCoverage?: VectorCoverage;
+  /** One line for people when the results are weaker than the mode promises (no or partial vectors, hybrid fell back to keyword). */
+  note?: string;
+}
+
+/** Chunks with a vector of one embedder out of all chunks of a repository. */
+export interface VectorCoverage {
+  embedderId: string;
+  vectors: number;
+  chunks: number;
 }
 
 /** Vectors stored for one embedder in a repository. */
@@ -55,6 +66,12 @@ export interface SearchStatus {
   repoId: string;
   chunks: number;
   embedders: EmbedderStatus[];
+  /** The embedder that `search/embed` and semantic/hybrid queries use. */
+  defaultEmbedderId: string;
+  /** Whether this engine embeds the repository by itself after each index now (app hosts with `[retrieval] embeddings` on). */
+  autoEmbed: boolean;
+  /** Whether an embedding run of this repository is going on. */
+  embedding: boolean;
 }
 
 const repoId = z.string().min(1).max(200);
@@ -80,7 +97,7 @@ export const searchRequests = {
     { repoId: 'repo-does-not-exist' },
   ),
   'search/status': request<SearchStatus>()(
-    'How many chunks a repository has and how many vectors each embedder stored for it.',
+    'How many chunks a repository has, how many vectors each embedder stored for it (coverage), and whether it is being embedded.',
     z.object({ repoId }).strict(),
     { repoId: 'repo-does-not-exist' },
   ),

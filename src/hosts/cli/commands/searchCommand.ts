@@ -42,7 +42,7 @@ export const registerSearch: CommandModule = (program, ctx) => {
     .option('--repo <path>', 'the indexed repository', '.')
     .option('--limit <n>', 'how many files to list (default: [retrieval] top_k of the config, 20)', parseLimit)
     .option('--mode <mode>', `ranking: ${MODES.join(' | ')}`, parseMode, 'auto' as SearchMode)
-    .option('--json', 'print {results:[{path, score, symbols, lines, why}], mode, tookMs}')
+    .option('--json', 'print {results:[{path, score, symbols, lines, why}], mode, tookMs, vectorCoverage?, note?}')
     .action(async (query: string, opts: { repo: string; limit?: number; mode: SearchMode; json?: boolean }) => {
       loadUserConfigCached(ctx.dataDir()); // a broken config fails here naming file:line and key; the app falls back to defaults
       const repo = findIndexedRepo(ctx.dataDir(), opts.repo);
@@ -50,7 +50,11 @@ export const registerSearch: CommandModule = (program, ctx) => {
       try {
         const response = await core.handlers['search/query']({ repoId: repo.id, query, limit: opts.limit, mode: opts.mode });
         if (opts.json) process.stdout.write(`${JSON.stringify(response, null, 2)}\n`);
-        else process.stdout.write(formatTable(response.results, `${response.results.length} files · ${response.mode} · ${response.tookMs} ms`));
+        else {
+          process.stdout.write(formatTable(response.results, `${response.results.length} files · ${response.mode} · ${response.tookMs} ms`));
+          // No or partial vectors, or hybrid that fell back to keyword: on stderr, so the listing stays parseable.
+          if (response.note) process.stderr.write(`Note: ${response.note}\n`);
+        }
       } finally {
         await core.dispose();
       }

@@ -3,6 +3,7 @@ import type { RepoInfo } from '../../../../shared/contract';
 import { IndexProgress } from './IndexProgress';
 import { formatRelativeTime, languagesOf } from './reducers';
 import { reposSelectors, useReposStore } from './store';
+import { VectorCoverage } from './VectorCoverage';
 
 const COLUMNS = 7;
 
@@ -27,6 +28,7 @@ export function RepoRow(props: { repo: RepoInfo; isCurrent: boolean; onSelect():
           <div className="muted mono repo-path" title={repo.path}>
             {repo.path}
           </div>
+          <VectorCoverage repo={repo} />
         </td>
         <td>
           {languagesOf(repo)

@@ -6,6 +6,7 @@ import { reposSelectors, useReposStore } from '../repos/store';
 import { FileView } from './FileView';
 import { ResultList } from './ResultList';
 import { SearchBox } from './SearchBox';
+import { SearchNote } from './SearchNote';
 import { searchSelectors, useSearchStore } from './store';
 
 /** Search: model-free code search over the current repository, and the file view of a result. */
@@ -106,6 +107,7 @@ function ResultsPane(props: { repoId: string }) {
       <div className="results-meta muted">
         {isSearching ? 'Searching…' : response ? `${response.results.length} files · ${response.mode} · ${Math.round(response.tookMs)} ms` : '\u00a0'}
       </div>
+      <SearchNote response={isSearching ? null : response} />
       {body}
     </section>
   );
