@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { packageRoot } from '../../../core/paths';
-import { createTestRepo } from '../../../core/indexer/testing/gitRepo';
+import { createTestRepo } from '../../../core/testing/gitRepo';
 import { writeSample } from '../../../core/indexer/testing/sampleRepo';
 
 const cleanups: Array<() => void> = [];
