@@ -62,7 +62,16 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   });
 
   async function handleHttp(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    const hostRefusal = hostProblem(req);
+    if (hostRefusal !== undefined) {
+      send(res, 403, 'text/plain; charset=utf-8', `Forbidden: ${hostRefusal}`);
+      return;
+    }
+    const url = parseTarget(req.url);
+    if (url === undefined) {
+      send(res, 400, 'text/plain; charset=utf-8', `Bad request: "${req.url ?? ''}" is not a path on this server.`);
+      return;
+    }
     const queryToken = url.searchParams.get('token');
     if (queryToken !== null && tokenMatches(queryToken, token) && req.method === 'GET') {
       // Trade the token in the URL for a cookie, and drop it from the address bar.
@@ -76,19 +85,39 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       send(res, 401, 'text/plain; charset=utf-8', 'Unauthorized: open the URL that `cra serve` printed (it carries the token).');
       return;
     }
-    if (url.pathname.startsWith('/api/')) {
-      await handleApi(req, res, url.pathname.slice('/api/'.length));
+    const path = decodePath(url.pathname);
+    if (path === undefined) {
+      send(res, 400, 'text/plain; charset=utf-8', `Bad request: the path "${url.pathname}" has malformed percent-encoding (a % must be followed by two hex digits of UTF-8).`);
       return;
     }
-    serveStatic(res, rendererDir, url.pathname);
+    // Routed on the raw path, so an encoded slash (`/api%2F…`) is a file name, not the API.
+    if (url.pathname.startsWith('/api/')) {
+      await handleApi(req, res, path.slice('/api/'.length));
+      return;
+    }
+    serveStatic(res, rendererDir, path);
   }
 
   async function handleApi(req: IncomingMessage, res: ServerResponse, method: string): Promise<void> {
+    const crossSite = crossSiteProblem(req);
+    if (crossSite !== undefined) {
+      sendJson(res, 403, { ok: false, error: { code: 'UNAUTHORIZED', message: crossSite } });
+      return;
+    }
     if (req.method !== 'POST') {
       send(res, 405, 'text/plain', 'Use POST with a JSON body.');
       return;
     }
-    const body = await readBody(req);
+    if (!isJson(req.headers['content-type'])) {
+      const type = req.headers['content-type'] ?? 'none';
+      sendJson(res, 415, { ok: false, error: { code: 'VALIDATION', message: `The API takes JSON only (Content-Type was ${type}); send \`Content-Type: application/json\`.` } });
+      return;
+    }
+    const body = await readBody(req, MAX_BODY);
+    if (body === undefined) {
+      sendJson(res, 413, { ok: false, error: { code: 'VALIDATION', message: `The request body is over the ${MAX_BODY / 1024 / 1024} MiB limit; send less.` } });
+      return;
+    }
     let input: unknown = {};
     if (body.length > 0) {
       try {
@@ -98,18 +127,21 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
         return;
       }
     }
-    const envelope = await dispatch(options.core.handlers, decodeURIComponent(method), input);
+    const envelope = await dispatch(options.core.handlers, method, input);
     sendJson(res, 200, envelope);
   }
 
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_BODY });
   server.on('upgrade', (req, socket, head) => {
-    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-    const queryToken = url.searchParams.get('token');
+    // Node drops its own error listener from an upgraded socket: a reset here must not end the process.
+    socket.on('error', () => socket.destroy());
+    const url = parseTarget(req.url);
+    const queryToken = url?.searchParams.get('token') ?? null;
     const authorized = (queryToken !== null && tokenMatches(queryToken, token)) || isAuthorized(req, token);
-    if (url.pathname !== '/ws' || !authorized || !originAllowed(req)) {
-      socket.write('HTTP/1.1 401 Unauthorized\r\nConnection: close\r\n\r\n');
-      socket.destroy();
+    const refusal = hostProblem(req) ?? crossSiteProblem(req);
+    if (url?.pathname !== '/ws' || !authorized || refusal !== undefined) {
+      const status = authorized && refusal !== undefined ? '403 Forbidden' : '401 Unauthorized';
+      socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
       return;
     }
     wss.handleUpgrade(req, socket, head, (ws) => onSocket(ws));
@@ -123,6 +155,9 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   function onSocket(ws: WebSocket): void {
     sockets.add(ws);
     ws.on('close', () => sockets.delete(ws));
+    // A bad frame (too big, not UTF-8, unmasked) is this socket's problem: ws closes it with the
+    // matching code (1009, 1007, 1002) after this event, and the server goes on.
+    ws.on('error', (error) => console.error(`[serve] closed a socket: ${error.message}`));
     ws.on('message', (data) => {
       let message: WsClientMessage;
       try {
@@ -142,12 +177,6 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     server.listen(options.port, '127.0.0.1', () => resolveListen());
   });
   const port = (server.address() as AddressInfo).port;
-
-  function originAllowed(req: IncomingMessage): boolean {
-    const origin = req.headers.origin;
-    if (origin === undefined) return true; // not a browser (scripts, tests with the token)
-    return origin === `http://127.0.0.1:${port}` || origin === `http://localhost:${port}`;
-  }
 
   return {
     url: `http://127.0.0.1:${port}/?token=${token}`,
@@ -209,20 +238,81 @@ function sendJson(res: ServerResponse, status: number, value: unknown): void {
   send(res, status, 'application/json', JSON.stringify(value));
 }
 
-function readBody(req: IncomingMessage): Promise<string> {
+/**
+ * The body as text, or undefined when it is over `limit` bytes. An oversized body is still read to
+ * its end (and dropped) so that the client, still sending, reads the 413 instead of a reset.
+ */
+function readBody(req: IncomingMessage, limit: number): Promise<string | undefined> {
   return new Promise((resolveBody, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    let over = Number(req.headers['content-length']) > limit;
     req.on('data', (chunk: Buffer) => {
+      if (over) return;
       size += chunk.length;
-      if (size > MAX_BODY) {
-        reject(new Error('Request body too large.'));
-        req.destroy();
+      if (size > limit) {
+        over = true;
+        chunks.length = 0;
         return;
       }
       chunks.push(chunk);
     });
-    req.on('end', () => resolveBody(Buffer.concat(chunks).toString('utf8')));
+    req.on('end', () => resolveBody(over ? undefined : Buffer.concat(chunks).toString('utf8')));
     req.on('error', reject);
   });
+}
+
+/** The request target as a URL, or undefined when it cannot be one. */
+function parseTarget(target: string | undefined): URL | undefined {
+  try {
+    return new URL(target ?? '/', 'http://127.0.0.1');
+  } catch {
+    return undefined;
+  }
+}
+
+/** The decoded path, or undefined when its percent-encoding is malformed (`/%`, `/%ff`). */
+function decodePath(pathname: string): string | undefined {
+  try {
+    return decodeURIComponent(pathname);
+  } catch {
+    return undefined;
+  }
+}
+
+/** `application/json`, with or without parameters (`; charset=utf-8`). */
+function isJson(contentType: string | undefined): boolean {
+  return contentType?.split(';')[0]?.trim().toLowerCase() === 'application/json';
+}
+
+/**
+ * Why the Host header is refused, or undefined. The server listens on 127.0.0.1 only, so a browser
+ * reaches it as 127.0.0.1 or localhost; any other name is a DNS-rebinding page. The port is not
+ * checked: an SSH tunnel may forward another local port to this one.
+ */
+function hostProblem(req: IncomingMessage): string | undefined {
+  const host = req.headers.host;
+  if (host === undefined) return 'the request has no Host header; address the server as 127.0.0.1 or localhost.';
+  if (!/^(127\.0\.0\.1|localhost)(:\d{1,5})?$/i.test(host)) {
+    return `the Host header "${host}" is not this server; open it as 127.0.0.1 or localhost.`;
+  }
+  return undefined;
+}
+
+/**
+ * Why a browser request from another page is refused, or undefined. A page on another local port is
+ * the same site (the SameSite cookie goes with it) but not the same origin, which browsers tell us
+ * through Origin and Sec-Fetch-Site. Requests with neither come from scripts holding the token.
+ */
+function crossSiteProblem(req: IncomingMessage): string | undefined {
+  const site = req.headers['sec-fetch-site'];
+  if (site !== undefined && site !== 'same-origin') {
+    return `Refused a ${site} request: only the app's own page (or a script with the token) may call the engine.`;
+  }
+  const origin = req.headers.origin;
+  const own = `http://${req.headers.host ?? ''}`.toLowerCase();
+  if (origin !== undefined && origin.toLowerCase() !== own) {
+    return `Refused a request from ${origin}: only the app's own page (${own}) may call the engine.`;
+  }
+  return undefined;
 }
