@@ -18,6 +18,7 @@ beforeAll(async () => {
   writeFileSync(join(renderer, 'index.html'), '<!doctype html><title>Clean Room</title>');
   mkdirSync(join(renderer, 'assets'));
   writeFileSync(join(renderer, 'assets', 'app.js'), 'console.log(1)');
+  writeFileSync(join(renderer, 'assets', '100%.js'), 'console.log(100)');
   server = await startServer({ core: env.core, port: 0, rendererDir: renderer });
   base = `http://127.0.0.1:${server.port}`;
 });
@@ -139,6 +140,9 @@ describe('cra serve refuses bad input without falling over', () => {
       expect(res.status, path).toBe(400);
       expect(res.body).toContain('percent-encoding');
     }
+    // Decoded once: an encoded % names a file with a % in its name.
+    const percent = await rawRequest(server.port, '/assets/100%25.js', { headers: auth });
+    expect(percent).toEqual({ status: 200, body: 'console.log(100)' });
     const api = await rawRequest(server.port, '/api/%', { method: 'POST', headers: { ...bearerJson() }, body: '{}' });
     expect(api.status).toBe(400);
     await stillAnswers();
