@@ -1,13 +1,11 @@
-import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { existsSync, readFileSync, statSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { extname, join, normalize, resolve, sep } from 'node:path';
-import { WebSocketServer, type WebSocket } from 'ws';
-import type { WsClientMessage, WsServerMessage } from '../../shared/contract';
 import type { Core } from '../../core/createCore';
-import { dispatch } from '../../core/contract/dispatch';
-import { RENDERER_CSP } from './csp';
+import { hostProblem, isAuthorized, newToken, tokenCookie, tokenMatches } from './auth';
+import { decodePath, parseTarget, send } from './http';
+import { handleApi } from './rest';
+import { createSocketHost } from './socket';
+import { checkRendererDir, serveStatic } from './static';
 
 /** Options of the browser-mode server. */
 export interface ServeOptions {
@@ -26,48 +24,40 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-const COOKIE = 'cra_token';
-const MAX_BODY = 8 * 1024 * 1024;
-const TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.mjs': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.json': 'application/json',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.ttf': 'font/ttf',
-  '.woff': 'font/woff',
-  '.woff2': 'font/woff2',
-  '.wasm': 'application/wasm',
-};
-
 /**
  * Serve the renderer and the contract on 127.0.0.1 only. Every HTTP request and every socket must
  * carry the per-launch token (query `?token=` once, then an HttpOnly SameSite=Strict cookie, or an
- * `Authorization: Bearer` header for scripts); anything else gets 401.
+ * `Authorization: Bearer` header for scripts); anything else gets 401. The Host must be a loopback
+ * name, and the API and socket refuse other origins (auth.ts).
  */
 export async function startServer(options: ServeOptions): Promise<RunningServer> {
-  const rendererDir = resolve(options.rendererDir);
-  if (!existsSync(join(rendererDir, 'index.html'))) {
-    throw new Error(`The renderer is not built (no ${join(rendererDir, 'index.html')}). Run \`npm run build\` first.`);
-  }
-  const token = randomBytes(24).toString('hex');
-  const sockets = new Set<WebSocket>();
+  const rendererDir = checkRendererDir(options.rendererDir);
+  const token = newToken();
+  const socketHost = createSocketHost(options.core, token);
   const server = createServer((req, res) => {
     handleHttp(req, res).catch((error: unknown) => {
       console.error('[serve] request failed', error);
       if (!res.headersSent) send(res, 500, 'text/plain', 'Internal error');
     });
   });
+  server.on('upgrade', socketHost.onUpgrade);
 
   async function handleHttp(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    const hostRefusal = hostProblem(req);
+    if (hostRefusal !== undefined) {
+      send(res, 403, 'text/plain; charset=utf-8', `Forbidden: ${hostRefusal}`);
+      return;
+    }
+    const url = parseTarget(req.url);
+    if (url === undefined) {
+      send(res, 400, 'text/plain; charset=utf-8', `Bad request: "${req.url ?? ''}" is not a path on this server.`);
+      return;
+    }
     const queryToken = url.searchParams.get('token');
     if (queryToken !== null && tokenMatches(queryToken, token) && req.method === 'GET') {
       // Trade the token in the URL for a cookie, and drop it from the address bar.
       url.searchParams.delete('token');
-      res.setHeader('Set-Cookie', `${COOKIE}=${token}; HttpOnly; SameSite=Strict; Path=/`);
+      res.setHeader('Set-Cookie', tokenCookie(token));
       res.writeHead(302, { Location: url.pathname + url.search });
       res.end();
       return;
@@ -76,65 +66,17 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       send(res, 401, 'text/plain; charset=utf-8', 'Unauthorized: open the URL that `cra serve` printed (it carries the token).');
       return;
     }
+    const path = decodePath(url.pathname);
+    if (path === undefined) {
+      send(res, 400, 'text/plain; charset=utf-8', `Bad request: the path "${url.pathname}" has malformed percent-encoding (a % must be followed by two hex digits of UTF-8).`);
+      return;
+    }
+    // Routed on the raw path, so an encoded slash (`/api%2F…`) is a file name, not the API.
     if (url.pathname.startsWith('/api/')) {
-      await handleApi(req, res, url.pathname.slice('/api/'.length));
+      await handleApi(options.core, req, res, path.slice('/api/'.length));
       return;
     }
-    serveStatic(res, rendererDir, url.pathname);
-  }
-
-  async function handleApi(req: IncomingMessage, res: ServerResponse, method: string): Promise<void> {
-    if (req.method !== 'POST') {
-      send(res, 405, 'text/plain', 'Use POST with a JSON body.');
-      return;
-    }
-    const body = await readBody(req);
-    let input: unknown = {};
-    if (body.length > 0) {
-      try {
-        input = JSON.parse(body) as unknown;
-      } catch {
-        sendJson(res, 400, { ok: false, error: { code: 'VALIDATION', message: 'The request body is not valid JSON.' } });
-        return;
-      }
-    }
-    const envelope = await dispatch(options.core.handlers, decodeURIComponent(method), input);
-    sendJson(res, 200, envelope);
-  }
-
-  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_BODY });
-  server.on('upgrade', (req, socket, head) => {
-    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-    const queryToken = url.searchParams.get('token');
-    const authorized = (queryToken !== null && tokenMatches(queryToken, token)) || isAuthorized(req, token);
-    if (url.pathname !== '/ws' || !authorized || !originAllowed(req)) {
-      socket.write('HTTP/1.1 401 Unauthorized\r\nConnection: close\r\n\r\n');
-      socket.destroy();
-      return;
-    }
-    wss.handleUpgrade(req, socket, head, (ws) => onSocket(ws));
-  });
-
-  const unsubscribe = options.core.events.onAny((event, payload) => {
-    const message = JSON.stringify({ type: 'event', event, payload } satisfies WsServerMessage);
-    for (const ws of sockets) if (ws.readyState === ws.OPEN) ws.send(message);
-  });
-
-  function onSocket(ws: WebSocket): void {
-    sockets.add(ws);
-    ws.on('close', () => sockets.delete(ws));
-    ws.on('message', (data) => {
-      let message: WsClientMessage;
-      try {
-        message = JSON.parse(String(data)) as WsClientMessage;
-      } catch {
-        return;
-      }
-      if (message?.type !== 'invoke' || typeof message.id !== 'number' || typeof message.method !== 'string') return;
-      void dispatch(options.core.handlers, message.method, message.input).then((envelope) => {
-        if (ws.readyState === ws.OPEN) ws.send(JSON.stringify({ type: 'result', id: message.id, envelope } satisfies WsServerMessage));
-      });
-    });
+    serveStatic(res, rendererDir, path);
   }
 
   await new Promise<void>((resolveListen, reject) => {
@@ -143,86 +85,13 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   });
   const port = (server.address() as AddressInfo).port;
 
-  function originAllowed(req: IncomingMessage): boolean {
-    const origin = req.headers.origin;
-    if (origin === undefined) return true; // not a browser (scripts, tests with the token)
-    return origin === `http://127.0.0.1:${port}` || origin === `http://localhost:${port}`;
-  }
-
   return {
     url: `http://127.0.0.1:${port}/?token=${token}`,
     port,
     token,
     close: async () => {
-      unsubscribe();
-      for (const ws of sockets) ws.terminate();
-      wss.close();
+      socketHost.close();
       await new Promise<void>((r) => server.close(() => r()));
     },
   };
-}
-
-function tokenMatches(candidate: string, token: string): boolean {
-  const a = Buffer.from(candidate);
-  const b = Buffer.from(token);
-  return a.length === b.length && timingSafeEqual(a, b);
-}
-
-function isAuthorized(req: IncomingMessage, token: string): boolean {
-  const auth = req.headers.authorization;
-  if (auth?.startsWith('Bearer ') && tokenMatches(auth.slice(7), token)) return true;
-  const cookies = req.headers.cookie?.split(';').map((c) => c.trim()) ?? [];
-  return cookies.some((c) => c.startsWith(`${COOKIE}=`) && tokenMatches(c.slice(COOKIE.length + 1), token));
-}
-
-function serveStatic(res: ServerResponse, root: string, pathname: string): void {
-  const relative = normalize(decodeURIComponent(pathname)).replace(/^([/\\])+/, '');
-  let file = resolve(root, relative || 'index.html');
-  if (file !== root && !file.startsWith(root + sep)) {
-    send(res, 403, 'text/plain', 'Forbidden');
-    return;
-  }
-  if (!existsSync(file) || statSync(file).isDirectory()) {
-    // Client-side routes fall back to the app shell; missing assets are 404.
-    if (extname(relative) !== '') {
-      send(res, 404, 'text/plain', 'Not found');
-      return;
-    }
-    file = join(root, 'index.html');
-  }
-  const type = TYPES[extname(file)] ?? 'application/octet-stream';
-  const headers: Record<string, string> = { 'Content-Type': type, 'X-Content-Type-Options': 'nosniff' };
-  if (type.startsWith('text/html')) {
-    headers['Content-Security-Policy'] = RENDERER_CSP;
-    headers['Cache-Control'] = 'no-store';
-  }
-  res.writeHead(200, headers);
-  res.end(readFileSync(file));
-}
-
-function send(res: ServerResponse, status: number, type: string, body: string): void {
-  res.writeHead(status, { 'Content-Type': type });
-  res.end(body);
-}
-
-function sendJson(res: ServerResponse, status: number, value: unknown): void {
-  send(res, status, 'application/json', JSON.stringify(value));
-}
-
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolveBody, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_BODY) {
-        reject(new Error('Request body too large.'));
-        req.destroy();
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on('end', () => resolveBody(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
 }

@@ -1,0 +1,64 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { packageRoot } from '../../core/paths';
+import { frame, sendRawFrame } from './testing/raw';
+
+/**
+ * The real `cra serve` process: an unhandled 'error' event ends a process, which the in-process
+ * tests (where the test runner catches it) cannot show.
+ */
+let child: ChildProcess;
+let root: string;
+let url: URL;
+let output = '';
+
+beforeAll(async () => {
+  root = mkdtempSync(join(tmpdir(), 'cra-serve-process-'));
+  writeFileSync(join(root, 'index.html'), '<!doctype html><title>Clean Room</title>');
+  const args = [join(packageRoot(), 'bin', 'cra.js'), '--data-dir', join(root, 'data'), 'serve', '--port', '0', '--renderer', root];
+  child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  url = await new Promise<URL>((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /serving on (http:\S+)/.exec(output);
+      if (match?.[1]) resolve(new URL(match[1]));
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`cra serve exited with ${code}:\n${output}`)));
+  });
+}, 60_000);
+
+afterAll(async () => {
+  if (child.exitCode === null) {
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    await exited;
+  }
+  rmSync(root, { recursive: true, force: true });
+});
+
+describe('cra serve (its own process)', () => {
+  it('closes a socket that sends a bad frame and keeps serving', async () => {
+    const port = Number(url.port);
+    const token = url.searchParams.get('token') ?? '';
+    const bad = [
+      frame(1, Buffer.alloc(0), { declaredLength: 8 * 1024 * 1024 + 1 }),
+      frame(1, Buffer.from([0xff, 0xfe])),
+      frame(1, Buffer.from('{}'), { mask: false }),
+    ];
+    const codes: Array<number | undefined> = [];
+    for (const bytes of bad) codes.push(await sendRawFrame(port, `/ws?token=${token}`, bytes));
+    expect(codes).toEqual([1009, 1007, 1002]);
+    const res = await fetch(`${url.origin}/api/app/info`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(res.status).toBe(200);
+    expect(child.exitCode, output).toBeNull();
+  }, 30_000);
+});
