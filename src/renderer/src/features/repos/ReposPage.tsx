@@ -69,6 +69,12 @@ export function ReposPage() {
               countOf(current.stats.chunks, 'search chunk'),
             ].join(' · ')}
           </div>
+          {current.git === false ? (
+            <p className="note" data-testid="no-git-note">
+              {current.path} is not a git repository. Its files are indexed by walking the folder (honouring .gitignore), but it has no history:
+              no commits per file and no co-change neighbours in search.
+            </p>
+          ) : null}
           {lastRun ? (
             <div className="muted" data-testid="last-index-run">
               Last index run: {formatMs(lastRun.durationMs)}, {countOf(lastRun.parsed, 'file')} parsed, {lastRun.removed.toLocaleString('en-US')} removed —{' '}
