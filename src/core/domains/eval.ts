@@ -1,7 +1,7 @@
 import { isAbsolute } from 'node:path';
 import { AppError, type Handlers } from '../../shared/contract';
 import type { EngineContext } from '../engine';
-import { evaluateRepository } from '../eval/evaluate';
+import { DEFAULT_COMMITS, evaluateRepository } from '../eval/evaluate';
 import { repositoryRoot } from '../eval/git';
 import { productRetrieval } from '../eval/product';
 import { listReports, loadReport } from '../eval/reports';
@@ -27,7 +27,9 @@ export function createEvalHandlers(ctx: EngineContext): EvalHandlers {
       // Validate the path before starting, so a typo fails the request, not a background job.
       // The app's field is held to what Repositories → Add accepts: `~`, and no relative path.
       const root = await repositoryRoot(isApp ? appPath(repoPath) : repoPath);
-      const { runId } = ctx.runs.start('eval', `Evaluate ${root}`, async ({ signal, progress }) => {
+      // The title says what runs, so a page opened later shows it instead of its blank form.
+      const scope = since ? `${commits ?? DEFAULT_COMMITS} commits since ${since}` : `${commits ?? DEFAULT_COMMITS} commits`;
+      const { runId } = ctx.runs.start('eval', `Evaluate ${root} · ${scope}`, async ({ signal, progress }) => {
         const { report, file } = await evaluateRepository({
           dataDir,
           repoPath: root,
