@@ -19,6 +19,16 @@ export function ReposPage() {
   const runs = useReposStore((s) => s.runs);
   const lastRun = current ? lastIndexSummaryOf(runs, current.id) : null;
 
+  // Mount the add form only once the list is known: the page switches between its empty state and
+  // the list when it arrives, and a path typed into the first form meanwhile would be lost.
+  if (!isLoaded && !loadError) {
+    return (
+      <div className="page repos-page">
+        <p className="muted">Loading repositories…</p>
+      </div>
+    );
+  }
+
   if (isLoaded && repos.length === 0 && !loadError) {
     return (
       <EmptyState title="Repositories" action={<AddRepoForm />}>
