@@ -134,13 +134,12 @@ export class RepoService {
   }
 
   private async runIndex(repo: RepoInfo, full: boolean, signal: AbortSignal, progress: Parameters<typeof indexRepository>[0]['progress']): Promise<IndexSummary> {
-    this.changed(this.registry.update(repo.id, { status: 'indexing', error: null }));
+    // Said with the start of the first index, so the page can note at once that a plain folder has no history.
+    const git = existsSync(repo.path) ? await isGitWorkTree(repo.path) : undefined;
+    this.changed(this.registry.update(repo.id, { status: 'indexing', error: null, git }));
     const paths = repoPaths(this.ctx.ports.dataDir, repo.id);
     try {
       validateRepoPath(repo.path);
-      // Said before the first index ends, so the page can note at once that a plain folder has no history.
-      const git = await isGitWorkTree(repo.path);
-      if (git !== repo.git) this.changed(this.registry.update(repo.id, { git }));
       const summary = await indexRepository({ root: repo.path, curatedFile: paths.curated, extractor: () => (this.extractor ??= createExtractor()), signal, progress, full });
       const db = openDatabase(paths.curated, { readOnly: true });
       const languages = languageCounts(db);
