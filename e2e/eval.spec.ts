@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildFixtureRepo, FIXTURE_MISS } from '../src/core/eval/fixtureRepo';
 import { expect, screenshot, test } from './fixtures/app';
+import { holdEvents } from './fixtures/holdEvents';
 
 let root: string;
 let repo: string;
@@ -15,6 +16,8 @@ test.afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 test.describe('Evaluation page', () => {
   test('starts an evaluation on a repository and shows its chart, table and misses', async ({ page, app, pageErrors }) => {
+    // The run's end is held back until the running state has been looked at (it lasts a second or two).
+    const relay = await holdEvents(page, (e) => e.event === 'run/finished' && e.payload.kind === 'eval');
     await page.goto(`${app.url}#eval`);
     await expect(page.getByTestId('engine-status')).toHaveText(/Engine: ok/);
     await expect(page.getByRole('main', { name: 'Evaluation' })).toBeVisible();
@@ -24,7 +27,20 @@ test.describe('Evaluation page', () => {
     await screenshot(page, 'eval-empty');
 
     await page.getByLabel('Repository path').fill(repo);
+    await page.getByLabel('Commits').fill('40');
     await page.getByRole('button', { name: 'Start' }).click();
+
+    // While it runs, the page shows what runs (not the form's defaults), also after going away and back.
+    const running = page.getByRole('region', { name: 'Running evaluation' });
+    await expect(running.getByTestId('eval-running-what')).toHaveText(`${repo} · 40 commits`);
+    await expect(page.getByRole('button', { name: 'Start' })).toHaveCount(0);
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    await page.getByRole('button', { name: 'Evaluation', exact: true }).click();
+    await expect(running.getByTestId('eval-running-what')).toHaveText(`${repo} · 40 commits`);
+    await expect(page.getByLabel('Commits')).toHaveCount(0);
+    await expect.poll(() => relay.held().length, { timeout: 60_000 }).toBe(1);
+    await screenshot(page, 'eval-running');
+    relay.release();
 
     const chart = page.getByRole('img', { name: 'recall at k per method' });
     await expect(chart).toBeVisible({ timeout: 60_000 });
@@ -38,6 +54,33 @@ test.describe('Evaluation page', () => {
     const miss = misses.getByRole('listitem').filter({ hasText: FIXTURE_MISS });
     await expect(miss).toBeVisible();
     await expect(miss).toContainText('src/app/logging_setup.py (not ranked)');
+    // The form is back once the run ended.
+    await expect(page.getByLabel('Commits')).toBeVisible();
+
+    // The per-task table: every task, the rank of each gold file by search and by BM25, our top results.
+    const tasks = page.getByRole('table', { name: 'Tasks' });
+    const rows = tasks.getByTestId('eval-task');
+    const all = await rows.count();
+    expect(all).toBeGreaterThan(1);
+    const missRow = rows.filter({ hasText: FIXTURE_MISS });
+    await expect(missRow).toContainText('src/app/logging_setup.py');
+    await expect(missRow.getByTestId('rank-ours')).toHaveText('–');
+    // A task search found: its gold file has a rank by search and is marked in the top results.
+    const found = rows.filter({ hasText: 'Handle a missing Content-Length header' });
+    await expect(found.getByTestId('rank-ours').first()).toHaveText(/^#\d+$/);
+    await expect(found.getByTestId('rank-reference').first()).toHaveText(/^(#\d+|–)$/);
+    await expect(found.locator('.eval-top li.gold').first()).toBeVisible();
+    await page.getByLabel(/Only misses of search/).check();
+    await expect(rows.filter({ hasText: FIXTURE_MISS })).toHaveCount(1);
+    await expect(rows.filter({ hasText: 'Handle a missing Content-Length header' })).toHaveCount(0);
+    expect(await rows.count()).toBeLessThan(all);
+    await page.getByLabel(/Only misses of search/).uncheck();
+    await expect(rows).toHaveCount(all);
+    // The table folds away.
+    await page.locator('.eval-tasks > summary').click();
+    await expect(tasks).toBeHidden();
+    await page.locator('.eval-tasks > summary').click();
+
     // The report is listed and survives a reload.
     await expect(page.getByRole('table', { name: 'Reports' }).getByRole('row')).toHaveCount(2);
     await screenshot(page, 'eval-report');
@@ -51,5 +94,13 @@ test.describe('Evaluation page', () => {
     await page.getByLabel('Repository path').fill(join(root, 'missing'));
     await page.getByRole('button', { name: 'Start' }).click();
     await expect(page.getByRole('alert')).toContainText('No folder at');
+  });
+
+  test('refuses a relative path in the page and names no CLI flag the page lacks', async ({ page, app }) => {
+    await page.goto(`${app.url}#eval`);
+    await page.getByLabel('Repository path').fill('some/relative/path');
+    await page.getByRole('button', { name: 'Start' }).click();
+    await expect(page.getByRole('alert')).toContainText("is a relative path; give the repository's absolute path");
+    await expect(page.getByRole('alert')).not.toContainText('--');
   });
 });

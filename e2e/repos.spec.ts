@@ -1,8 +1,10 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join } from 'node:path';
 import type { Page } from '@playwright/test';
-import { expect, screenshot, test } from './fixtures/app';
+import { expect, screenshot, startServe, test } from './fixtures/app';
 import { createFixtureRepo, FIXTURE, type FixtureRepo } from './fixtures/gitRepo';
+import { holdEvents } from './fixtures/holdEvents';
 
 let repo: FixtureRepo;
 test.beforeEach(() => {
@@ -87,5 +89,84 @@ test.describe('Repositories (cra serve)', () => {
       expect(readFileSync(join(repo.dir, path), 'utf8')).toBe(text);
     }
     expect(readFileSync(join(repo.dir, FIXTURE.functionFile), 'utf8')).toContain(FIXTURE.functionLine);
+  });
+
+  test('shows a phase without a count as a phase (no bare 0) while indexing', async ({ page, app, pageErrors }) => {
+    // Hold the index run's later progress and its end, so the page stays in the references phase.
+    const relay = await holdEvents(page, (e) => {
+      if (e.payload.kind !== 'index') return false;
+      if (e.event === 'run/finished') return true;
+      return e.event === 'run/progress' && !['scanning', 'parsing', 'references'].includes(String(e.payload.phase));
+    });
+    await page.goto(app.url);
+    await page.getByLabel('Repository folder path').fill(repo.dir);
+    await page.getByRole('button', { name: 'Add repository' }).click();
+    const progress = page.getByTestId('index-progress');
+    await expect(progress.locator('.phase.current')).toHaveText('references');
+    await expect(progress.locator('.phase.done')).toHaveText(['✓ scanning', '✓ parsing']);
+    await expect(progress.getByTestId('progress-figures')).toHaveText('');
+    await expect(progress.getByRole('progressbar')).toHaveClass(/indeterminate/);
+    await expect(progress).toContainText('Resolving imports and references');
+    await expect(page.locator('.status-jobs')).toHaveText('Index shop references…');
+    await expect.poll(() => relay.held().some((e) => e.event === 'run/finished'), { timeout: 45_000 }).toBe(true);
+    await screenshot(page, 'repositories-indexing');
+    relay.release();
+    await expect(page.getByTestId('repo-row').getByTestId('repo-status')).toHaveText('ready');
+    await expect(page.getByRole('progressbar')).toHaveCount(0);
+    expect(pageErrors).toEqual([]);
+  });
+
+  test('says a folder is already added and selects it, with no new index run', async ({ page, app }) => {
+    await page.goto(app.url);
+    await addFixture(page, repo.dir);
+    await expect(page.getByTestId('last-index-run')).toContainText(`${Object.keys(repo.files).length} files parsed`);
+    await page.getByLabel('Repository folder path').fill(`${repo.dir}/`);
+    await page.getByRole('button', { name: 'Add repository' }).click();
+    await expect(page.getByTestId('add-notice')).toHaveText(`shop is already added (${repo.dir}); it is selected below.`);
+    await expect(page.getByTestId('repo-row')).toHaveCount(1);
+    await expect(page.getByTestId('repo-row')).toHaveAttribute('aria-selected', 'true');
+    // The figures of the real run stay; no second run was queued.
+    await expect(page.getByTestId('last-index-run')).toContainText(`${Object.keys(repo.files).length} files parsed`);
+    await page.locator('.status-jobs').click();
+    await expect(page.getByRole('dialog', { name: 'Background jobs' }).locator('.job-row', { hasText: 'Index shop' })).toHaveCount(1);
+  });
+
+  test('refuses a relative path with a message asking for an absolute one', async ({ page, app }) => {
+    await page.goto(app.url);
+    await page.getByLabel('Repository folder path').fill('shop');
+    await page.getByRole('button', { name: 'Add repository' }).click();
+    await expect(page.getByRole('alert')).toContainText('"shop" is a relative path; give the repository\'s absolute path');
+    await expect(page.getByTestId('repo-row')).toHaveCount(0);
+  });
+
+  test('notes on the row and in the details that a folder outside git has no history', async ({ page, app, pageErrors }) => {
+    const plain = mkdtempSync(join(tmpdir(), 'cra-e2e-plain-'));
+    try {
+      mkdirSync(join(plain, 'notes'));
+      writeFileSync(join(plain, 'notes', 'todo.py'), 'def remember(item: str) -> str:\n    return item\n');
+      writeFileSync(join(plain, 'README.md'), '# Plain folder\n');
+      await page.goto(app.url);
+      await addFixture(page, plain);
+      const row = page.getByTestId('repo-row');
+      await expect(row.getByTestId('no-git')).toHaveText('no git history');
+      await expect(page.getByTestId('no-git-note')).toContainText(`${plain} is not a git repository`);
+      await expect(page.getByTestId('no-git-note')).toContainText('no co-change neighbours');
+      await screenshot(page, 'repositories-no-git');
+      expect(pageErrors).toEqual([]);
+    } finally {
+      rmSync(plain, { recursive: true, force: true });
+    }
+  });
+
+  test('expands ~ to the home folder of the server', async ({ page }) => {
+    const served = await startServe({ HOME: dirname(repo.dir) });
+    try {
+      await page.goto(served.app.url);
+      await addFixture(page, `~/${basename(repo.dir)}`);
+      await expect(page.getByTestId('repo-row')).toContainText(repo.dir);
+      await expect(page.getByTestId('repo-row').getByTestId('no-git')).toHaveCount(0);
+    } finally {
+      await served.stop();
+    }
   });
 });

@@ -3,7 +3,7 @@ import type { RepoService } from '../repos/service';
 
 type RepoHandlers = Pick<
   Handlers,
-  'repos/list' | 'repos/get' | 'repos/add' | 'repos/remove' | 'repos/reindex' | 'repos/watch' | 'repos/skipped' | 'repos/file'
+  'repos/list' | 'repos/get' | 'repos/add' | 'repos/remove' | 'repos/reindex' | 'repos/watch' | 'repos/skipped' | 'repos/file' | 'repos/find'
 >;
 
 /** The repository registry, indexing runs, watchers and the file view. */
@@ -17,5 +17,6 @@ export function createRepoHandlers(service: RepoService): RepoHandlers {
     'repos/watch': async ({ repoId, enabled }) => service.setWatching(repoId, enabled),
     'repos/skipped': async ({ repoId }) => service.skipped(repoId),
     'repos/file': async ({ repoId, path, maxContentBytes }) => service.fileView(repoId, path, maxContentBytes),
+    'repos/find': async ({ path }) => service.find(path),
   };
 }

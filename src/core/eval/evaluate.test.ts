@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runGitSync } from '../git';
+import { createCore } from '../createCore';
 import { createTempCore } from '../testing/tempCore';
 import { evaluateRepository } from './evaluate';
 import { buildFixtureRepo, FIXTURE_TASKS } from './fixtureRepo';
@@ -67,5 +68,32 @@ describe('the eval domain through the engine', () => {
     } finally {
       await env.cleanup();
     }
+  });
+
+  it('advises the app in its own terms when the history gives no task, and refuses a relative path there', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'cra-test-'));
+    const core = createCore({ host: 'serve', dataDir });
+    const bare = join(root, 'one-commit');
+    execFileSync('git', ['init', '-q', bare]);
+    writeFileSync(join(bare, 'main.py'), 'def main():\n    return 1\n');
+    execFileSync('git', ['-C', bare, 'add', '-A']);
+    execFileSync('git', ['-C', bare, '-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '-m', 'Add the main entry point']);
+    try {
+      const { runId } = await core.handlers['eval/start']({ repoPath: bare });
+      const failure = await core.runs.wait(runId).then(
+        () => null,
+        (error: Error) => error.message,
+      );
+      expect(failure).toMatch(/^No qualifying commits/);
+      // The page has a path and a commit count: no CLI flag may be named.
+      expect(failure).not.toMatch(/--\w/);
+      expect(failure).toContain('choose a repository whose history has such commits');
+      await expect(core.handlers['eval/start']({ repoPath: 'some/relative/path' })).rejects.toMatchObject({ code: 'VALIDATION', message: expect.stringContaining('absolute path') });
+    } finally {
+      await core.dispose();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+    // The CLI keeps naming its flags.
+    await expect(evaluateRepository({ dataDir: join(root, 'data-cli'), repoPath: bare })).rejects.toMatchObject({ message: expect.stringContaining('--tasks FILE') });
   });
 });

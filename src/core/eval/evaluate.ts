@@ -27,6 +27,11 @@ export interface EvaluateOptions {
   retrieval?: ProductRetrieval;
   signal?: AbortSignal;
   onProgress?(progress: EvalProgress & { phase: string }): void;
+  /**
+   * Who asked, so that advice names only what that caller offers: `cli` (default) may name flags,
+   * `app` the Evaluation page's fields (a path and a commit count).
+   */
+  via?: 'cli' | 'app';
 }
 
 /** Refuse --pipeline honestly: the retrieval pipeline is not part of this build yet. */
@@ -58,7 +63,7 @@ export async function evaluateRepository(options: EvaluateOptions): Promise<{ re
     if (mined.tasks.length === 0) {
       throw new AppError(
         'NOT_FOUND',
-        `No qualifying commits in ${repoPath} (${mined.considered} looked at: ${describeSkips(mined.skipped)}). Widen --since, or give tasks with --tasks FILE.`,
+        `No qualifying commits in ${repoPath} (${mined.considered} looked at: ${describeSkips(mined.skipped)}). ${noTasksAdvice(options)}`,
       );
     }
     tasks = mined.tasks;
@@ -78,6 +83,15 @@ export async function evaluateRepository(options: EvaluateOptions): Promise<{ re
     onProgress: (p) => options.onProgress?.({ phase: 'tasks', ...p }),
   });
   return { report, file: saveReport(options.dataDir, report) };
+}
+
+/** What to try when mining found no task, in the caller's terms. */
+function noTasksAdvice(options: EvaluateOptions): string {
+  if (options.via === 'app') {
+    // The page mines the whole history (no date limit), so only another repository can help there.
+    return 'A task is a commit that changes a few source files with a descriptive message; choose a repository whose history has such commits.';
+  }
+  return options.since ? 'Widen --since, or give tasks with --tasks FILE.' : 'Give tasks with --tasks FILE, or evaluate a repository with more history.';
 }
 
 function describeSkips(skipped: Record<string, number | undefined>): string {

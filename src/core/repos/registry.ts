@@ -62,6 +62,11 @@ const MIGRATIONS: readonly Migration[] = [
         );
       `),
   },
+  {
+    version: 2,
+    description: 'whether a repository is a git work tree (null until its first index looked)',
+    up: (db) => db.exec('alter table repos add column is_git integer'),
+  },
 ];
 
 interface RepoRow {
@@ -74,6 +79,7 @@ interface RepoRow {
   watching: number;
   error_code: string | null;
   error_message: string | null;
+  is_git: number | null;
 }
 
 function toInfo(row: RepoRow): RepoInfo {
@@ -86,6 +92,7 @@ function toInfo(row: RepoRow): RepoInfo {
     stats: { ...emptyStats(), ...(JSON.parse(row.stats_json) as Partial<RepoStats>) },
     watching: row.watching === 1,
   };
+  if (row.is_git !== null && row.is_git !== undefined) info.git = row.is_git === 1;
   if (row.error_code) info.error = { code: row.error_code, message: row.error_message ?? '' };
   return info;
 }
@@ -127,7 +134,7 @@ export class RepoRegistry {
   }
 
   /** Record a status change, with the new statistics and error when given. */
-  update(id: string, patch: { status?: RepoStatus; stats?: RepoStats; lastIndexedAt?: string; error?: { code: string; message: string } | null; watching?: boolean }): RepoInfo | undefined {
+  update(id: string, patch: { status?: RepoStatus; stats?: RepoStats; lastIndexedAt?: string; error?: { code: string; message: string } | null; watching?: boolean; git?: boolean }): RepoInfo | undefined {
     const sets: string[] = [];
     const args: unknown[] = [];
     const set = (column: string, value: unknown) => {
@@ -138,6 +145,7 @@ export class RepoRegistry {
     if (patch.stats) set('stats_json', JSON.stringify(patch.stats));
     if (patch.lastIndexedAt) set('last_indexed_at', patch.lastIndexedAt);
     if (patch.watching !== undefined) set('watching', patch.watching ? 1 : 0);
+    if (patch.git !== undefined) set('is_git', patch.git ? 1 : 0);
     if (patch.error !== undefined) {
       set('error_code', patch.error?.code ?? null);
       set('error_message', patch.error?.message ?? null);

@@ -1,21 +1,43 @@
 import { accessSync, constants, existsSync, readFileSync, readdirSync, realpathSync, rmSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { homedir } from 'node:os';
+import { isAbsolute, join, resolve } from 'node:path';
 import { AppError, isCancellation, serializeError, type IndexSummary, type RepoFileView, type RepoInfo, type SkippedFile } from '../../shared/contract';
 import { openDatabase } from '../db/open';
 import { openRawDatabase } from '../db/raw';
 import type { EngineContext } from '../engine';
 import { createExtractor, type Extractor } from '../indexer/extract/extractor';
+import { isGitWorkTree } from '../indexer/git';
 import { indexRepository, languageCounts } from '../indexer/indexer';
 import { KnowledgeBase } from '../kb/knowledgeBase';
 import { RepoRegistry, repoPaths } from './registry';
 import { RepoWatcher } from './watcher';
 
 /**
- * Check that a user-given path is an existing, readable directory and return its canonical
- * absolute path. Throws an AppError naming the problem; writes nothing.
+ * `~` and `~/…` stand for the home folder, as in a shell: a path typed into the app's field never
+ * passes through one, and the CLI gets a literal `~` when the user quotes it.
  */
-export function validateRepoPath(input: string): string {
-  const absolute = resolve(input);
+export function expandHome(input: string): string {
+  if (input === '~') return homedir();
+  if (input.startsWith('~/') || input.startsWith('~\\')) return join(homedir(), input.slice(2));
+  return input;
+}
+
+/**
+ * Check that a user-given path is an existing, readable directory and return its canonical
+ * absolute path. `~` is the home folder. A relative path is taken from the process's folder
+ * (the CLI's cwd) unless `allowRelative` is false (the app: its engine's folder means nothing to
+ * the person typing, so a relative path is refused with a message instead of resolved silently).
+ * Throws an AppError naming the problem; writes nothing.
+ */
+export function validateRepoPath(input: string, options: { allowRelative?: boolean } = {}): string {
+  const expanded = expandHome(input.trim());
+  if (options.allowRelative === false && !isAbsolute(expanded)) {
+    throw new AppError(
+      'VALIDATION',
+      `"${input}" is a relative path; give the repository's absolute path (for example /home/you/project or ~/project). The app does not guess which folder it is relative to.`,
+    );
+  }
+  const absolute = resolve(expanded);
   if (!existsSync(absolute)) throw new AppError('NOT_FOUND', `No folder at ${absolute}. Check the path and try again.`);
   const real = realpathSync(absolute);
   if (!statSync(real).isDirectory()) throw new AppError('VALIDATION', `${absolute} is a file, not a folder. Give the repository's folder.`);
@@ -49,7 +71,17 @@ export class RepoService {
 
   /** Whether new repositories are watched unless the caller says otherwise (the app hosts). */
   private get watchByDefault(): boolean {
+    return this.isApp;
+  }
+
+  /** The app hosts (Electron, `cra serve`): paths come from a field, not a shell with a cwd. */
+  private get isApp(): boolean {
     return this.ctx.ports.host === 'electron' || this.ctx.ports.host === 'serve';
+  }
+
+  /** The repository registered for a folder, or null; the path is checked as `add` checks it. */
+  find(path: string): RepoInfo | null {
+    return this.registry.findByPath(validateRepoPath(path, { allowRelative: !this.isApp })) ?? null;
   }
 
   /** One repository or NOT_FOUND. */
@@ -61,7 +93,7 @@ export class RepoService {
 
   /** Register a folder (validated first; nothing is written for a bad path) and start indexing it. */
   add(path: string, options: { watch?: boolean; full?: boolean } = {}): { repo: RepoInfo; runId: string } {
-    const root = validateRepoPath(path);
+    const root = validateRepoPath(path, { allowRelative: !this.isApp });
     const existing = this.registry.findByPath(root);
     const repo = existing ?? this.registry.add(root, options.watch ?? this.watchByDefault);
     if (!existing) {
@@ -81,7 +113,7 @@ export class RepoService {
       running.again = true;
       return { runId: running.runId };
     }
-    const { runId, done } = this.ctx.runs.start('index', `Index ${repo.name}`, (run) => this.runIndex(repo, full, run.signal, run.progress));
+    const { runId, done } = this.ctx.runs.start('index', `Index ${repo.name}`, (run) => this.runIndex(repo, full, run.signal, run.progress), { repoId });
     const settled = done.then(
       () => this.afterRun(repoId),
       () => this.afterRun(repoId),
@@ -102,7 +134,9 @@ export class RepoService {
   }
 
   private async runIndex(repo: RepoInfo, full: boolean, signal: AbortSignal, progress: Parameters<typeof indexRepository>[0]['progress']): Promise<IndexSummary> {
-    this.changed(this.registry.update(repo.id, { status: 'indexing', error: null }));
+    // Said with the start of the first index, so the page can note at once that a plain folder has no history.
+    const git = existsSync(repo.path) ? await isGitWorkTree(repo.path) : undefined;
+    this.changed(this.registry.update(repo.id, { status: 'indexing', error: null, git }));
     const paths = repoPaths(this.ctx.ports.dataDir, repo.id);
     try {
       validateRepoPath(repo.path);

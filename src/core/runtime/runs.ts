@@ -31,11 +31,12 @@ export class RunRegistry {
 
   constructor(private readonly events: EventBus) {}
 
-  /** Start `body` in the background and return its run id at once. */
-  start<T>(kind: string, title: string, body: (ctx: RunContext) => Promise<T>): { runId: string; done: Promise<T> } {
+  /** Start `body` in the background and return its run id at once; `repoId` names the repository it works on. */
+  start<T>(kind: string, title: string, body: (ctx: RunContext) => Promise<T>, options: { repoId?: string } = {}): { runId: string; done: Promise<T> } {
     const runId = `${kind}-${randomUUID().slice(0, 8)}`;
     const controller = new AbortController();
     const info: RunInfo = { runId, kind, title, status: 'running', startedAt: new Date().toISOString() };
+    if (options.repoId) info.repoId = options.repoId;
     const report = this.progressForwarder(info);
     const ctx: RunContext = { runId, signal: controller.signal, progress: (update) => report({ runId, kind, ...update }) };
     this.events.emit('run/started', { ...info });

@@ -90,7 +90,7 @@ export class EmbedScheduler {
       } finally {
         db.close();
       }
-    });
+    }, { repoId });
     this.running.set(repoId, { runId, auto, again: false });
     const clear = () => {
       const entry = this.running.get(repoId);

@@ -30,6 +30,8 @@ export interface RunInfo {
   /** Latest progress, when the job reported any. */
   progress?: RunProgress;
   error?: { code: string; message: string };
+  /** The repository the run works on (index and embedding runs): ties the run to its row without guessing from the title. */
+  repoId?: string;
 }
 
 /** A progress report of a run; `done`/`total` drive a determinate bar when total is known. */

@@ -36,6 +36,8 @@ export interface RepoInfo {
   watching: boolean;
   /** Why the last index failed (status `failed`). */
   error?: { code: string; message: string };
+  /** Whether the folder is a git work tree (false: no history, no co-change); absent until an index looked. */
+  git?: boolean;
 }
 
 /** Why a file is recorded but not parsed. */
@@ -145,6 +147,11 @@ export const reposRequests = {
       .object({ repoId, path: z.string().min(1).max(4096), maxContentBytes: z.number().int().min(0).max(5_000_000).default(1_000_000) })
       .strict(),
     { repoId: 'repo-does-not-exist', path: 'src/main.py' },
+  ),
+  'repos/find': request<RepoInfo | null>()(
+    'The repository registered for a folder (the path checked and made canonical as repos/add does), or null; starts nothing.',
+    z.object({ path: z.string().min(1).max(4096) }).strict(),
+    { path: '/nonexistent/clean-room-example-repository' },
   ),
 } as const;
 

@@ -19,7 +19,7 @@ export function StatusBar() {
       <button type="button" className="status-item status-jobs" onClick={() => setOpen(!isOpen)} aria-expanded={isOpen}>
         {running.length === 0
           ? 'No background jobs'
-          : running.map((j) => `${j.title} ${jobPercent(j) ?? '…'}%`).join(' · ')}
+          : running.map((j) => `${j.title} ${jobPercent(j) !== null ? `${jobPercent(j)}%` : `${j.progress?.phase ?? 'starting'}…`}`).join(' · ')}
       </button>
       <span className="status-item status-right">{info ? `v${info.version} · ${info.host}` : ''}</span>
       {isOpen ? (

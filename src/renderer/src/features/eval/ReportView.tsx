@@ -1,6 +1,7 @@
 import type { EvalReport } from '../../../../shared/contract';
 import { missCutoff, missedTasks } from './reducers';
 import { RecallChart } from './RecallChart';
+import { TaskTable } from './TaskTable';
 
 const f3 = (n: number | undefined) => (n === undefined ? '-' : n.toFixed(3));
 
@@ -52,6 +53,7 @@ export function ReportView(props: { report: EvalReport }) {
       {failed.map((t) => (
         <p key={t.id} className="error-text">Task {t.id} failed: {t.error}</p>
       ))}
+      <TaskTable report={report} k={k} />
       {report.methods.map((method) => (
         <Misses key={method} report={report} method={method} k={k} />
       ))}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { EvalReport } from '../../../../shared/contract';
-import { chartBars, evalReducers, missCutoff, missedTasks } from './reducers';
+import { chartBars, evalReducers, missCutoff, missedTasks, taskRows } from './reducers';
 
 const report: EvalReport = {
   id: 'r1',
@@ -45,7 +45,7 @@ describe('evaluation page reducers', () => {
   });
 
   it('follows only its own run, and takes the report id from the result', () => {
-    const run = evalReducers.started('eval-1');
+    const run = evalReducers.started('eval-1', { repoPath: '/repo', commits: 20 });
     const other = evalReducers.progress(run, { runId: 'eval-2', kind: 'eval', phase: 'tasks', done: 3, total: 9 });
     expect(other).toBe(run);
     const moved = evalReducers.progress(run, { runId: 'eval-1', kind: 'eval', phase: 'tasks', done: 2, total: 4, message: 'fix a' });
@@ -54,5 +54,30 @@ describe('evaluation page reducers', () => {
     expect(done).toMatchObject({ status: 'done', reportId: 'r9', error: null });
     const failed = evalReducers.finished(moved, { runId: 'eval-1', kind: 'eval', status: 'failed', error: { code: 'NOT_FOUND', message: 'No qualifying commits' } });
     expect(failed).toMatchObject({ status: 'failed', error: 'No qualifying commits', reportId: null });
+  });
+
+  it('says what runs: the asked repository and commits, or the title of a run found at load', () => {
+    expect(evalReducers.started('eval-1', { repoPath: '/repo', commits: 20 }).what).toBe('/repo · 20 commits');
+    const adopted = evalReducers.adopt({ runId: 'eval-3', kind: 'eval', title: 'Evaluate /srv/koa · 30 commits', status: 'running', startedAt: '2026-01-01T00:00:00Z', progress: { runId: 'eval-3', kind: 'eval', phase: 'tasks', done: 4, total: 30, message: 'fix a' } });
+    expect(adopted).toMatchObject({ runId: 'eval-3', status: 'running', what: '/srv/koa · 30 commits', done: 4, total: 30, message: 'fix a' });
+  });
+
+  it('builds the per-task table: gold ranks by our search and by the reference, our top results, misses', () => {
+    const rows = taskRows(report, 5);
+    expect(rows[0]).toEqual({
+      id: 't1',
+      task: 'fix a',
+      error: null,
+      gold: [{ path: 'a.py', ours: 1, reference: null }],
+      top: [{ path: 'a.py', isGold: true }],
+      isMiss: false,
+    });
+    expect(rows[1]).toMatchObject({ id: 't2', error: 'parent zz is not a commit', gold: [{ path: 'b.py', ours: null, reference: null }], top: [], isMiss: false });
+    // A gold file ranked below k is a miss; a report without ranks (older or partial) reads as unranked.
+    const low = structuredClone(report);
+    low.tasks[0]!.results.search!.goldRanks = { 'a.py': 7 };
+    expect(taskRows(low, 5)[0]!.isMiss).toBe(true);
+    delete (low.tasks[0]!.results.search as { goldRanks?: unknown }).goldRanks;
+    expect(taskRows(low, 5)[0]!.gold).toEqual([{ path: 'a.py', ours: null, reference: null }]);
   });
 });

@@ -1,4 +1,4 @@
-import type { EvalMethod, EvalReport, EvalTaskResult, RunFinished, RunProgress } from '../../../../shared/contract';
+import type { EvalMethod, EvalReport, EvalTaskResult, RunFinished, RunInfo, RunProgress } from '../../../../shared/contract';
 
 /** The evaluation run the page started and follows. */
 export interface EvalRunState {
@@ -10,6 +10,8 @@ export interface EvalRunState {
   error: string | null;
   /** The report the run produced, once done. */
   reportId: string | null;
+  /** What is being evaluated, as the page shows it while the run goes ("/repo · 50 commits"). */
+  what: string;
 }
 
 /** One bar of the recall chart. */
@@ -21,8 +23,24 @@ export interface ChartBar {
 
 /** Pure state transitions and derived data of the Evaluation page. */
 export const evalReducers = {
-  started(runId: string): EvalRunState {
-    return { runId, status: 'running', done: 0, total: null, message: 'starting', error: null, reportId: null };
+  /** The run the page just started, described by what it asked for. */
+  started(runId: string, asked: { repoPath: string; commits?: number }): EvalRunState {
+    const what = asked.commits ? `${asked.repoPath} · ${asked.commits} commits` : asked.repoPath;
+    return { runId, status: 'running', done: 0, total: null, message: 'starting', error: null, reportId: null, what };
+  },
+  /** A running evaluation found at load (started before a reload, or elsewhere): its title says what it is. */
+  adopt(run: RunInfo): EvalRunState {
+    const p = run.progress;
+    return {
+      runId: run.runId,
+      status: 'running',
+      done: p?.done ?? 0,
+      total: p?.total ?? null,
+      message: p?.message ?? p?.phase ?? 'running',
+      error: null,
+      reportId: null,
+      what: run.title.replace(/^Evaluate /, ''),
+    };
   },
   /** Progress of the followed run; events of other runs leave it unchanged. */
   progress(run: EvalRunState | null, progress: RunProgress): EvalRunState | null {
@@ -49,4 +67,43 @@ export function missedTasks(report: EvalReport, method: EvalMethod, k: number): 
 /** The cut-off the misses list uses: 5 when measured, else the largest k. */
 export function missCutoff(report: EvalReport): number {
   return report.ks.includes(5) ? 5 : (report.ks[report.ks.length - 1] ?? 1);
+}
+
+/** One line of the per-task table: a task, where each gold file ranked, and the top of our ranking. */
+export interface TaskRow {
+  id: string;
+  task: string;
+  error: string | null;
+  /** Gold files with the rank each got from our search and from the reference (null: not ranked). */
+  gold: Array<{ path: string; ours: number | null; reference: number | null }>;
+  /** Our top results, gold ones marked. */
+  top: Array<{ path: string; isGold: boolean }>;
+  /** No gold file in our top k. */
+  isMiss: boolean;
+}
+
+/** The method the table calls "ours": the product search of whatever mode the report ran. */
+export function ourMethod(report: EvalReport): EvalMethod {
+  return report.methods.find((m) => m !== 'bm25') ?? report.methods[0] ?? 'bm25';
+}
+
+/**
+ * The per-task table of a report (a failed task is a row with its error). Missing per-method data
+ * (a task that failed, a report written by an older version) shows as unranked, never throws.
+ */
+export function taskRows(report: EvalReport, k: number, top = 5): TaskRow[] {
+  const ours = ourMethod(report);
+  return report.tasks.map((t) => {
+    const mine = t.results[ours];
+    const reference = t.results.bm25;
+    const gold = t.gold.map((path) => ({ path, ours: mine?.goldRanks?.[path] ?? null, reference: reference?.goldRanks?.[path] ?? null }));
+    return {
+      id: t.id,
+      task: t.task,
+      error: t.error ?? null,
+      gold,
+      top: (mine?.ranked ?? []).slice(0, top).map((path) => ({ path, isGold: t.gold.includes(path) })),
+      isMiss: !t.error && !gold.some((g) => g.ours !== null && g.ours <= k),
+    };
+  });
 }

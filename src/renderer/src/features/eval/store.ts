@@ -38,8 +38,15 @@ export const useEvalStore = create<Store>()((set, get) => {
     errors: {},
     load: async () => {
       try {
-        const reports = await client().call('eval/list', {});
-        set((s) => ({ reports, isLoaded: true, errors: { ...s.errors, load: null } }));
+        const [reports, running] = await Promise.all([client().call('eval/list', {}), client().call('run/list', { includeFinished: false })]);
+        // A run going on since before a reload is shown as running, not as a blank form.
+        const going = running.find((r) => r.kind === 'eval');
+        set((s) => ({
+          reports,
+          isLoaded: true,
+          errors: { ...s.errors, load: null },
+          run: going && (!s.run || s.run.status !== 'running') ? evalReducers.adopt(going) : s.run,
+        }));
         const { selectedId } = get();
         const first = reports[0];
         if (!selectedId && first) await get().open(first.id);
@@ -61,7 +68,7 @@ export const useEvalStore = create<Store>()((set, get) => {
       set((s) => ({ errors: { ...s.errors, start: null } }));
       try {
         const { runId } = await client().call('eval/start', { repoPath: repoPath.trim(), ...(commits ? { commits } : {}) });
-        set({ run: evalReducers.started(runId) });
+        set({ run: evalReducers.started(runId, { repoPath: repoPath.trim(), commits }) });
       } catch (error) {
         fail('start', error);
       }

@@ -1,21 +1,48 @@
+import type { ReactNode } from 'react';
+import { useNavStore } from '../../app/store/navStore';
 import { EmptyState } from '../../components/EmptyState';
 
-/** Chat: cited, streamed answers about the code (built on the retrieval pipeline). */
-export function ChatPage() {
+/**
+ * Chat and Plans & Runs are not built yet. Their pages say so first, then what they will do, and
+ * point at what works today; they give no set-up steps, because no step makes them appear.
+ */
+function NotBuilt(props: { title: string; children: ReactNode }) {
+  const go = useNavStore((s) => s.go);
   return (
-    <EmptyState title="Chat">
-      <p>Ask questions about your code and get streamed answers that cite files and lines, with the sources shown first.</p>
-      <p>First add and index a repository on the Repositories page, then assign a chat model on the Models page.</p>
+    <EmptyState
+      title={props.title}
+      action={
+        <button type="button" onClick={() => go('search')}>
+          Go to Search
+        </button>
+      }
+    >
+      <p className="not-built" data-testid="not-built">
+        <strong>Not built yet.</strong> {props.title} is not part of this version of Clean Room; nothing you add or assign turns it on.
+      </p>
+      {props.children}
+      <p>What works today: adding and indexing repositories, model-free code search with a file view, the model manager, the call log and the evaluation of search.</p>
     </EmptyState>
   );
 }
 
-/** Plans & Runs: plan artifacts, solve runs and diff review. */
+/** Chat: not built yet; what it will be. */
+export function ChatPage() {
+  return (
+    <NotBuilt title="Chat">
+      <p>When it is built: ask questions about your code and get streamed answers that cite files and lines, with the sources shown first.</p>
+    </NotBuilt>
+  );
+}
+
+/** Plans & Runs: not built yet; what it will be. */
 export function PlansPage() {
   return (
-    <EmptyState title="Plans & Runs">
-      <p>Plans list the files and changes a task needs; a solve run carries them out step by step, and every diff waits here for your review before it touches your working tree.</p>
-      <p>First index a repository and assign models to the pipeline stages; plans you create will be listed here.</p>
-    </EmptyState>
+    <NotBuilt title="Plans & Runs">
+      <p>
+        When it is built: plans list the files and changes a task needs; a solve run carries them out step by step, and every diff waits here for
+        your review before it touches your working tree.
+      </p>
+    </NotBuilt>
   );
 }

@@ -4,7 +4,8 @@ import { reposSelectors, useReposStore } from './store';
 
 /**
  * "Add repository": the native folder picker where the host has one (Electron), otherwise a path
- * field (browser). The engine's error (no such folder, not a directory, unreadable) shows inline.
+ * field (browser) that takes an absolute path or `~/…`. The engine's error (no such folder, a relative
+ * path, not a directory, unreadable) shows inline; a folder already added is selected and said so.
  */
 export function AddRepoForm() {
   const canPick = useJobsStore((s) => s.info?.canPickFolder ?? false);
@@ -12,6 +13,7 @@ export function AddRepoForm() {
   const error = useReposStore(reposSelectors.error('add'));
   const add = useReposStore((s) => s.add);
   const pickAndAdd = useReposStore((s) => s.pickAndAdd);
+  const notice = useReposStore(reposSelectors.addNotice);
   const [path, setPath] = useState('');
 
   if (canPick) {
@@ -21,6 +23,7 @@ export function AddRepoForm() {
           Add repository…
         </button>
         {error ? <p className="error-text" role="alert">{error.message}</p> : null}
+        {notice ? <p className="muted" role="status">{notice.message}</p> : null}
       </div>
     );
   }
@@ -53,6 +56,11 @@ export function AddRepoForm() {
       {error ? (
         <p className="error-text" role="alert">
           {error.message}
+        </p>
+      ) : null}
+      {notice ? (
+        <p className="muted" role="status" data-testid="add-notice">
+          {notice.message}
         </p>
       ) : null}
     </form>

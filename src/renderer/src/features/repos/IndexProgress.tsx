@@ -1,6 +1,6 @@
 import { ProgressBar } from '../../components/ProgressBar';
 import type { RepoRun } from './reducers';
-import { formatDuration, INDEX_PHASES, progressPercent } from './reducers';
+import { INDEX_PHASES, progressFigures, progressPercent } from './reducers';
 
 /** The phases of a running index with a determinate bar, rate, ETA and Cancel. */
 export function IndexProgress(props: { run: RepoRun; onCancel(): void }) {
@@ -22,10 +22,8 @@ export function IndexProgress(props: { run: RepoRun; onCancel(): void }) {
       </ol>
       <div className="row">
         <ProgressBar className="grow" percent={percent} label={current ? `${current} progress` : 'progress'} />
-        <span className="mono progress-figures">
-          {progress?.total ? `${progress.done}/${progress.total}` : progress ? `${progress.done}` : 'starting…'}
-          {progress?.rate ? ` · ${Math.round(progress.rate)} files/s` : ''}
-          {progress?.etaSeconds !== undefined ? ` · ETA ${formatDuration(progress.etaSeconds)}` : ''}
+        <span className="mono progress-figures" data-testid="progress-figures">
+          {progressFigures(run.kind, progress)}
         </span>
         <button type="button" onClick={props.onCancel}>
           Cancel

@@ -24,7 +24,14 @@ export function RepoRow(props: { repo: RepoInfo; isCurrent: boolean; onSelect():
         onClick={props.onSelect}
       >
         <td>
-          <div className="repo-name">{repo.name}</div>
+          <div className="repo-name">
+            {repo.name}
+            {repo.git === false ? (
+              <span className="chip chip-warn" data-testid="no-git" title="Not a git repository: no commits or co-change history">
+                no git history
+              </span>
+            ) : null}
+          </div>
           <div className="muted mono repo-path" title={repo.path}>
             {repo.path}
           </div>

@@ -14,12 +14,17 @@ const shop: RepoInfo = { id: 'shop-1a2b3c4d', name: 'shop', path: '/home/dev/sho
 function fakeClient() {
   const calls: Array<{ method: string; input: unknown }> = [];
   const listeners = new Map<string, Set<(payload: unknown) => void>>();
+  const registered = new Set<string>();
   const client: Client = {
     call: (async (method: string, input: Record<string, unknown>) => {
       calls.push({ method, input });
       if (method === 'repos/list' || method === 'run/list') return [];
-      if (method === 'repos/add') {
-        if (input.path !== '/home/dev/shop') throw new AppError('NOT_FOUND', `No folder at ${String(input.path)}.`);
+      if (method === 'repos/find' || method === 'repos/add') {
+        // Like the engine: a trailing slash is the same folder.
+        const path = String(input.path).replace(/\/+$/, '');
+        if (path !== '/home/dev/shop') throw new AppError('NOT_FOUND', `No folder at ${String(input.path)}.`);
+        if (method === 'repos/find') return registered.has(path) ? shop : null;
+        registered.add(path);
         return { repo: shop, runId: 'index-1' };
       }
       if (method === 'repos/remove') return { removed: true };
@@ -102,5 +107,48 @@ describe('the Repositories page', () => {
     expect(fake.calls.at(-1)).toEqual({ method: 'repos/remove', input: { repoId: 'shop-1a2b3c4d' } });
     expect(await screen.findByLabelText('Repository folder path')).toBeTruthy();
     expect(screen.queryByTestId('repo-row')).toBeNull();
+  });
+
+  it('says a folder is already added and selects it instead of starting a run', async () => {
+    render(<ReposPage />);
+    const input = screen.getByLabelText('Repository folder path');
+    fireEvent.change(input, { target: { value: '/home/dev/shop' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Add repository' }));
+    expect(await screen.findByText('shop')).toBeTruthy();
+    act(() => useNavStore.getState().selectRepo(null));
+
+    fireEvent.change(screen.getByLabelText('Repository folder path'), { target: { value: '/home/dev/shop/' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Add repository' }));
+    expect((await screen.findByTestId('add-notice')).textContent).toBe('shop is already added (/home/dev/shop); it is selected below.');
+    expect(useNavStore.getState().repoId).toBe('shop-1a2b3c4d');
+    expect(fake.calls.filter((c) => c.method === 'repos/add')).toHaveLength(1);
+  });
+
+  it('notes that a folder outside git has no history, on its row and in its details', async () => {
+    useReposStore.setState({ repos: [{ ...shop, status: 'ready', git: false }] });
+    useNavStore.setState({ repoId: shop.id });
+    render(<ReposPage />);
+    expect(within(screen.getByTestId('repo-row')).getByTestId('no-git').textContent).toBe('no git history');
+    expect(screen.getByTestId('no-git-note').textContent).toContain('/home/dev/shop is not a git repository');
+    act(() => useReposStore.setState({ repos: [{ ...shop, status: 'ready', git: true }] }));
+    expect(screen.queryByTestId('no-git')).toBeNull();
+    expect(screen.queryByTestId('no-git-note')).toBeNull();
+  });
+
+  it('shows a phase that reports no count without a bare 0, and counts embedding in chunks', async () => {
+    useReposStore.setState({ repos: [shop] });
+    render(<ReposPage />);
+    fake.emit('run/started', { runId: 'index-1', kind: 'index', title: 'Index shop', status: 'running', startedAt: '2026-01-01T00:00:00Z', repoId: shop.id });
+    fake.emit('run/progress', { runId: 'index-1', kind: 'index', phase: 'references', done: 0, message: 'Resolving imports and references' });
+    const bar = screen.getByRole('progressbar');
+    expect(bar.getAttribute('aria-valuenow')).toBeNull();
+    expect(bar.className).toContain('indeterminate');
+    expect(screen.getByTestId('progress-figures').textContent).toBe('');
+    expect(screen.getByTestId('index-progress').textContent).toContain('Resolving imports and references');
+    fake.emit('run/finished', { runId: 'index-1', kind: 'index', status: 'done' });
+
+    fake.emit('run/started', { runId: 'embed-1', kind: 'embed', title: 'Embedding shop', status: 'running', startedAt: '2026-01-01T00:00:01Z', repoId: shop.id });
+    fake.emit('run/progress', { runId: 'embed-1', kind: 'embed', phase: 'embeddings', done: 64, total: 640, rate: 30, etaSeconds: 19 });
+    expect(screen.getByTestId('progress-figures').textContent).toBe('64/640 chunks · 30 chunks/s · ETA 19 s');
   });
 });

@@ -19,6 +19,16 @@ export function ReposPage() {
   const runs = useReposStore((s) => s.runs);
   const lastRun = current ? lastIndexSummaryOf(runs, current.id) : null;
 
+  // Mount the add form only once the list is known: the page switches between its empty state and
+  // the list when it arrives, and a path typed into the first form meanwhile would be lost.
+  if (!isLoaded && !loadError) {
+    return (
+      <div className="page repos-page">
+        <p className="muted">Loading repositories…</p>
+      </div>
+    );
+  }
+
   if (isLoaded && repos.length === 0 && !loadError) {
     return (
       <EmptyState title="Repositories" action={<AddRepoForm />}>
@@ -69,6 +79,12 @@ export function ReposPage() {
               countOf(current.stats.chunks, 'search chunk'),
             ].join(' · ')}
           </div>
+          {current.git === false ? (
+            <p className="note" data-testid="no-git-note">
+              {current.path} is not a git repository. Its files are indexed by walking the folder (honouring .gitignore), but it has no history:
+              no commits per file and no co-change neighbours in search.
+            </p>
+          ) : null}
           {lastRun ? (
             <div className="muted" data-testid="last-index-run">
               Last index run: {formatMs(lastRun.durationMs)}, {countOf(lastRun.parsed, 'file')} parsed, {lastRun.removed.toLocaleString('en-US')} removed —{' '}

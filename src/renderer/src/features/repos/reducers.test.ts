@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RepoInfo, RunInfo } from '../../../../shared/contract';
-import { activeRunOf, formatDuration, formatRelativeTime, languagesOf, progressPercent, repoOfTitle, repoReducers } from './reducers';
+import { activeRunOf, formatDuration, formatRelativeTime, languagesOf, progressFigures, progressPercent, repoOfTitle, repoReducers } from './reducers';
 
 function repo(id: string, extra: Partial<RepoInfo> = {}): RepoInfo {
   return {
@@ -89,5 +89,18 @@ describe('formatting', () => {
     expect(formatDuration(3720)).toBe('1 h 2 min');
     expect(progressPercent(null)).toBeNull();
     expect(progressPercent({ runId: 'r', kind: 'index', phase: 'scanning', done: 3 })).toBeNull();
+  });
+
+  it('keeps the progress of two embedding runs apart, tied by the repoId the engine gives', () => {
+    // Two folders with the same name: the titles cannot tell them apart, the run's repoId can.
+    const a = repo('shop-00000001', { path: '/home/dev/a/shop' });
+    const b = repo('shop-00000002', { path: '/home/dev/b/shop' });
+    const embed = (runId: string, repoId: string): RunInfo => ({ runId, kind: 'embed', title: 'Embedding shop', status: 'running', startedAt: '2026-01-01T00:00:00Z', repoId });
+    let runs = repoReducers.runStarted({}, embed('embed-a', a.id), [a, b]);
+    runs = repoReducers.runStarted(runs, embed('embed-b', b.id), [a, b]);
+    runs = repoReducers.progress(runs, { runId: 'embed-a', kind: 'embed', phase: 'embeddings', done: 32, total: 100 });
+    runs = repoReducers.progress(runs, { runId: 'embed-b', kind: 'embed', phase: 'embeddings', done: 900, total: 20_000 });
+    expect(progressFigures('embed', activeRunOf(runs, a)?.progress ?? null)).toBe('32/100 chunks');
+    expect(progressFigures('embed', activeRunOf(runs, b)?.progress ?? null)).toBe('900/20,000 chunks');
   });
 });

@@ -42,7 +42,8 @@ export const repoReducers = {
       runId: run.runId,
       kind: run.kind,
       title: run.title,
-      repoId: known?.repoId ?? repoOfTitle(run.title, repos),
+      // The engine names the repository (index and embedding runs); the title is a guess for older engines.
+      repoId: run.repoId ?? known?.repoId ?? repoOfTitle(run.title, repos),
       status: known && known.status !== 'running' ? known.status : run.status,
       progress,
       error: run.error ?? known?.error ?? null,
@@ -113,6 +114,30 @@ export function activeRunOf(runs: Record<string, RepoRun>, repo: RepoInfo): Repo
     if (orphan) return orphan;
   }
   return mine[0] ?? null;
+}
+
+/**
+ * What a progress's counts are counted in: the parse counts files, embedding counts chunks. Other
+ * phases (references, git history, search index, saving) report no count, so they show none.
+ */
+export function progressUnit(kind: string, phase: string | undefined): 'files' | 'chunks' | null {
+  if (kind === 'embed' || phase === 'embeddings') return 'chunks';
+  if (phase === 'parsing' || phase === 'scanning') return 'files';
+  return null;
+}
+
+/**
+ * The figures beside the bar: "50/200 files · 40 files/s · ETA 4 s", or "" while a phase reports
+ * no total (a bare done of 0 says nothing; the bar is indeterminate then).
+ */
+export function progressFigures(kind: string, progress: RunProgress | null): string {
+  if (!progress) return 'starting…';
+  if (!progress.total) return '';
+  const unit = progressUnit(kind, progress.phase);
+  const parts = [`${progress.done.toLocaleString('en-US')}/${progress.total.toLocaleString('en-US')}${unit ? ` ${unit}` : ''}`];
+  if (progress.rate) parts.push(`${Math.round(progress.rate)} ${unit ?? 'items'}/s`);
+  if (progress.etaSeconds !== undefined) parts.push(`ETA ${formatDuration(progress.etaSeconds)}`);
+  return parts.join(' · ');
 }
 
 /** 0–100 for a progress with a known total, else null. */

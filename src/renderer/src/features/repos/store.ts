@@ -17,11 +17,16 @@ interface ReposState {
   skipped: Record<string, SkippedFile[]>;
   isAdding: boolean;
   errors: Partial<Record<RepoOp, OpError | null>>;
+  /** What the last add said besides an error: the folder was already added (and is now selected). */
+  addNotice: { repoId: string; message: string } | null;
 }
 
 interface ReposActions {
   load(): Promise<void>;
-  /** Register a folder by path and start indexing it; makes it the current repository. */
+  /**
+   * Register a folder by path and start indexing it; makes it the current repository. A folder
+   * already added is selected and said so, with no run (a re-index is the row's button).
+   */
   add(path: string): Promise<boolean>;
   /** Show the host's folder picker (Electron) and add the chosen folder. */
   pickAndAdd(): Promise<void>;
@@ -55,6 +60,7 @@ export const useReposStore = create<Store>()((set, get) => ({
   skipped: {},
   isAdding: false,
   errors: {},
+  addNotice: null,
   load: async () => {
     try {
       const [repos, runs] = await Promise.all([client().call('repos/list', {}), client().call('run/list', { includeFinished: false })]);
@@ -71,8 +77,14 @@ export const useReposStore = create<Store>()((set, get) => ({
     }
   },
   add: async (path) => {
-    set((s) => ({ isAdding: true, errors: { ...s.errors, add: null } }));
+    set((s) => ({ isAdding: true, errors: { ...s.errors, add: null }, addNotice: null }));
     try {
+      const known = await client().call('repos/find', { path: path.trim() });
+      if (known) {
+        set((s) => ({ repos: repoReducers.upsert(s.repos, known), isAdding: false, addNotice: { repoId: known.id, message: `${known.name} is already added (${known.path}); it is selected below.` } }));
+        useNavStore.getState().selectRepo(known.id);
+        return true;
+      }
       const { repo, runId } = await client().call('repos/add', { path: path.trim() });
       set((s) => ({ repos: repoReducers.upsert(s.repos, repo), runs: repoReducers.assign(s.runs, runId, repo.id), isAdding: false }));
       useNavStore.getState().selectRepo(repo.id);
@@ -168,4 +180,5 @@ export const reposSelectors = {
   skipped: (repoId: string) => (s: ReposState) => s.skipped[repoId] ?? null,
   error: (op: RepoOp) => (s: ReposState) => s.errors[op] ?? null,
   isAdding: (s: ReposState) => s.isAdding,
+  addNotice: (s: ReposState) => s.addNotice,
 };
