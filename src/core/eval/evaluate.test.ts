@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runGitSync } from '../git';
 import { createCore } from '../createCore';
+import { createTestRepo } from '../testing/gitRepo';
 import { createTempCore } from '../testing/tempCore';
 import { evaluateRepository } from './evaluate';
 import { buildFixtureRepo, FIXTURE_TASKS } from './fixtureRepo';
@@ -73,11 +74,10 @@ describe('the eval domain through the engine', () => {
   it('advises the app in its own terms when the history gives no task, and refuses a relative path there', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'cra-test-'));
     const core = createCore({ host: 'serve', dataDir });
-    const bare = join(root, 'one-commit');
-    execFileSync('git', ['init', '-q', bare]);
-    writeFileSync(join(bare, 'main.py'), 'def main():\n    return 1\n');
-    execFileSync('git', ['-C', bare, 'add', '-A']);
-    execFileSync('git', ['-C', bare, '-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '-m', 'Add the main entry point']);
+    const oneCommit = createTestRepo({ prefix: 'cra-one-commit-' });
+    const bare = oneCommit.root;
+    oneCommit.write('main.py', 'def main():\n    return 1\n');
+    oneCommit.commit('Add the main entry point');
     try {
       const { runId } = await core.handlers['eval/start']({ repoPath: bare });
       const failure = await core.runs.wait(runId).then(

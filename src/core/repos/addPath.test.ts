@@ -4,7 +4,7 @@ import { join, relative } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { HostKind, RunInfo } from '../../shared/contract';
 import { createCore } from '../createCore';
-import { createTestRepo } from '../indexer/testing/gitRepo';
+import { createTestRepo } from '../testing/gitRepo';
 import { writeSample } from '../indexer/testing/sampleRepo';
 import { validateRepoPath } from './service';
 
