@@ -3,7 +3,7 @@
  * Kept apart from the listing (scan.ts) so the parse workers load nothing but what they run.
  */
 import { createHash } from 'node:crypto';
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import type { SkipReason } from '../../shared/contract';
 
 /** Files above this size are recorded as `oversize` and not read. */
@@ -52,7 +52,8 @@ const BINARY_SNIFF_BYTES = 8192;
 
 /** The whole file, or null when its head holds a NUL byte (binary); each byte is read once. */
 function readUnlessBinary(path: string): Buffer | null {
-  const fd = openSync(path, 'r');
+  // The listing left links out; one swapped in since is not followed (it fails as unreadable).
+  const fd = openSync(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
   try {
     const bytes = Buffer.allocUnsafe(fstatSync(fd).size);
     let filled = readInto(fd, bytes, 0, Math.min(BINARY_SNIFF_BYTES, bytes.length));
