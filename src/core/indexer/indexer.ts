@@ -354,7 +354,8 @@ function writePrepared(writer: CuratedWriter, f: Listing['files'][number], prepa
   }
   if (prepared.chunks) writer.writeChunks(fileId, f.path, prepared.chunks);
   result.changed.add(fileId);
-  result.parsed++;
+  // A file recorded with a skip reason (binary, generated …) was read, not parsed.
+  if (prepared.skipReason === null) result.parsed++;
   if (!existing) result.added++;
 }
 
