@@ -64,7 +64,15 @@ export const registerIndex: CommandModule = (program, ctx) => {
       const core = ctx.core('cli');
       const printer = progressPrinter(ctx.isTty, Boolean(opts.verbose));
       const showProgress = !opts.json || opts.verbose;
+      let toldWaiting = false;
       const off = core.events.on('run/progress', (p) => {
+        // Waiting for another index is said once on stderr even with --json: it explains the pause.
+        if (p.kind === 'index' && p.phase === 'waiting' && !toldWaiting) {
+          toldWaiting = true;
+          printer.end();
+          process.stderr.write(`${p.message ?? 'Waiting for another index of this repository'} (a \`cra index\` elsewhere, or the app)…\n`);
+          return;
+        }
         if ((p.kind === 'index' || p.kind === 'embed') && showProgress) printer.update(p);
       });
       let runId: string | undefined;
