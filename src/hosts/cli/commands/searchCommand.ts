@@ -23,7 +23,8 @@ function parseMode(value: string): SearchMode {
 /** The registered repository for a folder given on the command line, or a one-line error saying how to index it. */
 export function findIndexedRepo(dataDir: string, path: string): RepoInfo {
   const absolute = resolve(path);
-  const candidates = [absolute, existsSync(absolute) ? realpathSync(absolute) : absolute];
+  if (!existsSync(absolute)) throw new AppError('NOT_FOUND', `${absolute} does not exist; give the folder of an indexed repository (--repo PATH).`);
+  const candidates = [absolute, realpathSync(absolute)];
   const registry = new RepoRegistry(dataDir);
   try {
     const info = candidates.map((p) => registry.findByPath(p)).find((r) => r !== undefined);
