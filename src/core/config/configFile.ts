@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { AppError } from '../../shared/contract';
@@ -39,6 +39,10 @@ export function writeFileAtomic(file: string, text: string): void {
 
 /** Write the commented default config; refuses to overwrite an existing file unless `force`. */
 export function initConfigFile(file: string, options: { force?: boolean } = {}): { path: string; created: boolean } {
+  if (existsSync(file) && statSync(file).isDirectory()) {
+    // Even with --force: a folder is never replaced (it may hold anything), and is not a config.
+    throw new AppError('VALIDATION', `${file} is a folder, not a config file. Move or remove that folder, or write the config elsewhere with --config FILE.`);
+  }
   if (existsSync(file) && !options.force) return { path: file, created: false };
   writeFileAtomic(file, DEFAULT_CONFIG_TEMPLATE);
   return { path: file, created: true };

@@ -21,6 +21,8 @@ export interface OpenOptions {
   nativeBinding?: string;
   /** Load sqlite-vec into the connection. */
   withVectors?: boolean;
+  /** Journal of a writable file database: `wal` (default) or SQLite's own rollback journal (a lock file: no -wal/-shm files). */
+  journal?: 'wal' | 'rollback';
 }
 
 let defaultNativeBinding: string | undefined;
@@ -46,7 +48,7 @@ export function openDatabase(file: string, options: OpenOptions = {}): Db {
   }
   db.pragma('busy_timeout = 5000');
   if (!options.readOnly) {
-    if (file !== ':memory:') db.pragma('journal_mode = WAL');
+    if (file !== ':memory:' && options.journal !== 'rollback') db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
   }
   db.pragma('foreign_keys = ON');

@@ -1,4 +1,5 @@
 import type { EvalMethod, EvalReport, EvalTaskResult } from '../../shared/contract/eval';
+import { printable } from '../../shared/printable';
 
 const fixed = (n: number | undefined) => (n === undefined ? '   -  ' : n.toFixed(3).padStart(6));
 
@@ -28,7 +29,7 @@ export function formatSummaryTable(report: EvalReport): string[] {
 export function formatReport(report: EvalReport, options: { missLimit?: number; file?: string } = {}): string {
   const lines: string[] = [];
   const ok = report.tasks.filter((t) => !t.error).length;
-  lines.push(`Evaluated ${ok} task(s) on ${report.repoPath} at ${report.head.slice(0, 12)} (report ${report.id})`, '');
+  lines.push(`Evaluated ${ok} task(s) on ${printable(report.repoPath)} at ${report.head.slice(0, 12)} (report ${report.id})`, '');
   lines.push(...formatSummaryTable(report), '');
   const first = report.tasks.find((t) => !t.error);
   lines.push(`Index: ${report.timing.indexMsMean} ms/task mean (first task, full index: ${first?.indexMs ?? 0} ms); total ${(report.timing.totalMs / 1000).toFixed(1)} s`);
@@ -42,7 +43,7 @@ export function formatReport(report: EvalReport, options: { missLimit?: number; 
     lines.push(`Tasks from ${report.source.file}`);
   }
   for (const note of report.notes) lines.push(`Note: ${note}`);
-  for (const task of report.tasks.filter((t) => t.error)) lines.push(`Failed ${task.id}: ${task.error}`);
+  for (const task of report.tasks.filter((t) => t.error)) lines.push(`Failed ${printable(task.id)}: ${printable(task.error ?? '')}`);
   const method = report.methods[0]!;
   const k = report.ks.includes(5) ? 5 : report.ks[report.ks.length - 1]!;
   const misses = missesOf(report, method, k);
@@ -56,6 +57,7 @@ export function formatReport(report: EvalReport, options: { missLimit?: number; 
 
 function formatMiss(task: EvalTaskResult, method: EvalMethod): string[] {
   const result = task.results[method]!;
-  const gold = task.gold.map((g) => `${g} (${result.goldRanks[g] ? `rank ${result.goldRanks[g]}` : 'not ranked'})`).join(', ');
-  return [`  ${task.id}  ${task.task.split('\n')[0]!.slice(0, 90)}`, `    gold: ${gold}`, `    top:  ${result.ranked.slice(0, 5).join(', ') || '(nothing)'}`];
+  const gold = task.gold.map((g) => `${printable(g)} (${result.goldRanks[g] ? `rank ${result.goldRanks[g]}` : 'not ranked'})`).join(', ');
+  const top = result.ranked.slice(0, 5).map((p) => printable(p)).join(', ');
+  return [`  ${printable(task.id)}  ${printable(task.task.split('\n')[0]!.slice(0, 90))}`, `    gold: ${gold}`, `    top:  ${top || '(nothing)'}`];
 }

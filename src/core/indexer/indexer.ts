@@ -9,6 +9,7 @@ import { textLanguageOf } from './extract/languages';
 import { createImportResolver } from './extract/resolve';
 import type { ParsedLanguage } from './extract/types';
 import { gitHead } from './git';
+import { acquireIndexLock } from './indexLock';
 import { getMeta, readGitHistory, setMeta, writeGitHistory } from './gitHistory';
 import { Linker, type ResolveImport, type WrittenFile } from './link';
 import type { PrepareJob, PreparedFile } from './prepare';
@@ -46,6 +47,8 @@ export interface IndexOptions {
   maxFilesPerCommit?: number;
   /** Parsing in worker threads (default: min(2, cores) workers when ≥ 50 files are to be parsed and cores are free). */
   parallel?: ParallelOptions;
+  /** How long to wait for another index run of the same repository before DB_LOCKED (see acquireIndexLock). */
+  lockWaitMs?: number;
 }
 
 /** Page cache of the indexing connection, in KiB. */
@@ -67,6 +70,24 @@ const isParsed = (language: string): language is ParsedLanguage => PARSED.has(la
 export async function indexRepository(options: IndexOptions): Promise<IndexSummary> {
   const started = performance.now();
   const clock = new PhaseClock(options.progress);
+  const report = clock.report;
+  // One run per repository at a time, across processes (the app and the CLI): a second one waits.
+  const lock = await acquireIndexLock(options.curatedFile, {
+    waitMs: options.lockWaitMs,
+    signal: options.signal,
+    onWait: () => report({ phase: 'waiting', done: 0, message: WAITING_MESSAGE }),
+  });
+  try {
+    return await indexLocked(options, clock, started);
+  } finally {
+    lock.release();
+  }
+}
+
+/** The progress message of a run that waits for another index of its repository. */
+export const WAITING_MESSAGE = 'Waiting for another index of this repository to finish';
+
+async function indexLocked(options: IndexOptions, clock: PhaseClock, started: number): Promise<IndexSummary> {
   const report = clock.report;
   report({ phase: 'scanning', done: 0, message: 'Listing files' });
   // HEAD is read alongside the listing (both are git calls; gitHead never rejects).
@@ -354,7 +375,8 @@ function writePrepared(writer: CuratedWriter, f: Listing['files'][number], prepa
   }
   if (prepared.chunks) writer.writeChunks(fileId, f.path, prepared.chunks);
   result.changed.add(fileId);
-  result.parsed++;
+  // A file recorded with a skip reason (binary, generated …) was read, not parsed.
+  if (prepared.skipReason === null) result.parsed++;
   if (!existing) result.added++;
 }
 

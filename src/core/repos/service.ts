@@ -1,9 +1,10 @@
-import { accessSync, constants, existsSync, readFileSync, readdirSync, realpathSync, rmSync, statSync } from 'node:fs';
+import { accessSync, constants, existsSync, readdirSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { AppError, isCancellation, serializeError, type IndexSummary, type RepoFileView, type RepoInfo, type SkippedFile } from '../../shared/contract';
 import { openDatabase } from '../db/open';
 import { openRawDatabase } from '../db/raw';
+import { readConfinedFile } from '../fs/confine';
 import type { EngineContext } from '../engine';
 import { createExtractor, type Extractor } from '../indexer/extract/extractor';
 import { isGitWorkTree } from '../indexer/git';
@@ -221,7 +222,7 @@ export class RepoService {
       const symbols = kb.getSymbolsForFile(file.id).map(({ id, name, qualifiedName, kind, signature, startLine, endLine, parentId, isExported }) => ({
         id, name, qualifiedName, kind, signature, startLine, endLine, parentId, isExported,
       }));
-      const content = readContent(join(repo.path, file.path), file.skipReason, maxContentBytes);
+      const content = readContent(repo.path, file.path, file.skipReason, maxContentBytes);
       return {
         repoId,
         path: file.path,
@@ -263,19 +264,27 @@ export class RepoService {
   }
 }
 
-function readContent(file: string, skipReason: string | null, max: number): { content: string | null; contentTruncated: boolean } {
+/**
+ * The file's text as it is now, read through the repository confinement: the index is a snapshot,
+ * and a file replaced by a link to something outside the repository since then is refused
+ * (VALIDATION), never followed. A file deleted since indexing has no content.
+ */
+function readContent(root: string, path: string, skipReason: string | null, max: number): { content: string | null; contentTruncated: boolean } {
   if (skipReason === 'binary' || skipReason === 'submodule' || skipReason === 'unreadable') return { content: null, contentTruncated: false };
+  let read;
   try {
-    const bytes = readFileSync(file);
-    const cut = bytes.subarray(0, max);
-    let text: string;
-    try {
-      text = new TextDecoder('utf-8', { fatal: true }).decode(cut);
-    } catch {
-      text = cut.toString(bytes.length > max ? 'utf8' : 'latin1');
-    }
-    return { content: text, contentTruncated: bytes.length > max };
-  } catch {
-    return { content: null, contentTruncated: false };
+    read = readConfinedFile(root, path, max);
+  } catch (error) {
+    if (error instanceof AppError && error.code === 'NOT_FOUND') return { content: null, contentTruncated: false };
+    throw error;
   }
+  const truncated = read.size > max;
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(read.bytes);
+  } catch {
+    // A cut can split a UTF-8 sequence: a truncated file is decoded leniently, a whole one as latin1.
+    text = read.bytes.toString(truncated ? 'utf8' : 'latin1');
+  }
+  return { content: text, contentTruncated: truncated };
 }

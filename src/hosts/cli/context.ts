@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { createCore, type Core } from '../../core/createCore';
 import { resolveDataDir } from '../../core/paths';
 import { AppError, serializeError } from '../../shared/contract';
+import { printable } from '../../shared/printable';
 
 /** What every command gets: the resolved data folder and a lazily created engine. */
 export interface CliContext {
@@ -30,7 +31,7 @@ export type CommandModule = (program: Command, ctx: CliContext) => void;
 export function reportError(error: unknown): void {
   const wire = serializeError(error);
   const prefix = error instanceof AppError ? 'error' : 'internal error';
-  process.stderr.write(`cra: ${prefix}: ${wire.message}\n`);
+  process.stderr.write(`cra: ${prefix}: ${printable(wire.message, { multiline: true })}\n`);
   if (wire.code === 'INTERNAL' && error instanceof Error && process.env.CRA_DEBUG) process.stderr.write(`${error.stack}\n`);
   process.exitCode = wire.code === 'CANCELLED' ? 130 : 1;
 }

@@ -54,7 +54,7 @@ export interface SkippedFile {
 export interface IndexSummary extends IndexCounts {
   durationMs: number;
   skipped: Array<{ path: string; reason: SkipReason }>;
-  /** Files parsed in this run (all of them on a first index, only added/changed ones afterwards). */
+  /** Files parsed in this run (every indexed one on a first index, only added/changed ones afterwards); skipped files are not counted. */
   parsed: number;
   /** Files removed from the index in this run. */
   removed: number;

@@ -5,6 +5,7 @@ import { DEFAULT_COMMITS, evaluateRepository } from '../../../core/eval/evaluate
 import { formatReport } from '../../../core/eval/format';
 import { parseKs } from '../../../core/eval/metrics';
 import { productRetrieval, type EvalSearchMode } from '../../../core/eval/product';
+import { printable } from '../../../shared/printable';
 import type { CommandModule } from '../context';
 
 interface EvalOptions {
@@ -74,7 +75,7 @@ export const registerEval: CommandModule = (program, ctx) => {
 };
 
 function reportProgress(isTty: boolean, p: { phase: string; done: number; total: number; message: string }): void {
-  const line = p.total > 0 ? `[${p.done}/${p.total}] ${p.message}` : `${p.phase}: ${p.message}`;
+  const line = printable(p.total > 0 ? `[${p.done}/${p.total}] ${p.message}` : `${p.phase}: ${p.message}`);
   if (isTty) process.stderr.write(`\r\x1b[K${line.slice(0, (process.stderr.columns || 100) - 1)}`);
   else process.stderr.write(`${line}\n`);
 }

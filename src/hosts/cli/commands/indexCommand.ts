@@ -1,5 +1,6 @@
 import type { IndexSummary, RunProgress } from '../../../shared/contract';
 import { formatPhases } from '../../../shared/format';
+import { printable } from '../../../shared/printable';
 import type { EmbedSummary } from '../../../core/search/embedRun';
 import type { CommandModule } from '../context';
 
@@ -21,7 +22,7 @@ export function formatProgress(p: RunProgress): string {
 /** The human summary printed after an index run. */
 export function formatSummary(name: string, s: IndexSummary): string {
   const lines = [
-    `Indexed ${name} in ${(s.durationMs / 1000).toFixed(1)} s: ${s.files} files (${s.parsed} parsed, ${s.removed} removed), ${s.symbols} symbols, ` +
+    `Indexed ${printable(name)} in ${(s.durationMs / 1000).toFixed(1)} s: ${s.files} files (${s.parsed} parsed, ${s.removed} removed), ${s.symbols} symbols, ` +
       `${s.references} references, ${s.dependencies} dependencies, ${s.commits} commits, ${s.coChangePairs} co-change pairs, ${s.chunks} chunks.`,
   ];
   if (s.skipped.length > 0) lines.push(`${s.skipped.length} files recorded but not parsed (binary, oversize, minified, generated); -v lists them.`);
@@ -41,7 +42,7 @@ function progressPrinter(isTty: boolean, verbose: boolean): { update(p: RunProgr
         return;
       }
       const decile = p.total ? Math.floor((p.done / p.total) * 10) : -1;
-      if (p.phase !== lastPhase || decile !== lastDecile || verbose) process.stderr.write(`${formatProgress(p)}${verbose && p.message ? `  ${p.message}` : ''}\n`);
+      if (p.phase !== lastPhase || decile !== lastDecile || verbose) process.stderr.write(`${formatProgress(p)}${verbose && p.message ? `  ${printable(p.message)}` : ''}\n`);
       lastPhase = p.phase;
       lastDecile = decile;
     },
@@ -64,7 +65,15 @@ export const registerIndex: CommandModule = (program, ctx) => {
       const core = ctx.core('cli');
       const printer = progressPrinter(ctx.isTty, Boolean(opts.verbose));
       const showProgress = !opts.json || opts.verbose;
+      let toldWaiting = false;
       const off = core.events.on('run/progress', (p) => {
+        // Waiting for another index is said once on stderr even with --json: it explains the pause.
+        if (p.kind === 'index' && p.phase === 'waiting' && !toldWaiting) {
+          toldWaiting = true;
+          printer.end();
+          process.stderr.write(`${p.message ?? 'Waiting for another index of this repository'} (a \`cra index\` elsewhere, or the app)…\n`);
+          return;
+        }
         if ((p.kind === 'index' || p.kind === 'embed') && showProgress) printer.update(p);
       });
       let runId: string | undefined;
@@ -79,7 +88,7 @@ export const registerIndex: CommandModule = (program, ctx) => {
           process.stdout.write(`${formatSummary(added.repo.name, summary)}\n`);
           if (opts.verbose) {
             process.stdout.write(`Time: ${formatPhases(summary.phaseMs)}\n`);
-            for (const s of summary.skipped) process.stdout.write(`  skipped ${s.path} (${s.reason})\n`);
+            for (const s of summary.skipped) process.stdout.write(`  skipped ${printable(s.path)} (${s.reason})\n`);
           }
         }
         let embedded: EmbedSummary | undefined;

@@ -1,3 +1,4 @@
+import { printable } from '../../../shared/printable';
 import type { CommandModule } from '../context';
 
 /** `cra logs`: the model call audit log. */
@@ -19,7 +20,7 @@ export const registerLogs: CommandModule = (program, ctx) => {
         const repo = opts.repo ? { repoId: opts.repo } : {};
         if (opts.id !== undefined) {
           const call = await core.handlers['logs/get']({ ...repo, id: opts.id });
-          process.stdout.write(opts.json ? `${JSON.stringify(call, null, 2)}\n` : `#${call.id} ${call.createdAt} ${call.model} ${call.stage ?? ''}\n--- system\n${call.system ?? ''}\n--- prompt\n${call.prompt}\n--- response\n${call.response ?? call.error ?? ''}\n--- params\n${JSON.stringify(call.params)}\n`);
+          process.stdout.write(opts.json ? `${JSON.stringify(call, null, 2)}\n` : printable(`#${call.id} ${call.createdAt} ${call.model} ${call.stage ?? ''}\n--- system\n${call.system ?? ''}\n--- prompt\n${call.prompt}\n--- response\n${call.response ?? call.error ?? ''}\n--- params\n${JSON.stringify(call.params)}\n`, { multiline: true }));
           return;
         }
         const page = await core.handlers['logs/list']({ ...repo, runId: opts.run, stage: opts.stage, model: opts.model, errorsOnly: Boolean(opts.errors), limit: Math.min(Math.max(1, opts.limit || 50), 500), offset: 0 });
@@ -28,7 +29,7 @@ export const registerLogs: CommandModule = (program, ctx) => {
         for (const c of page.calls) {
           const tokens = `${c.promptTokens ?? '-'}→${c.completionTokens ?? '-'} tok`;
           const state = c.errorCode ? `ERROR ${c.errorCode}` : c.preview.slice(0, 60);
-          process.stdout.write(`#${c.id}  ${c.createdAt}  ${c.runId ?? '-'}  ${c.stage ?? '-'}  ${c.model}  ${tokens}  ${c.latencyMs ?? '-'} ms  ${state}\n`);
+          process.stdout.write(`${printable(`#${c.id}  ${c.createdAt}  ${c.runId ?? '-'}  ${c.stage ?? '-'}  ${c.model}  ${tokens}  ${c.latencyMs ?? '-'} ms  ${state}`)}\n`);
         }
         process.stdout.write(`${page.calls.length} of ${page.total} calls\n`);
       } finally {

@@ -5,6 +5,7 @@ import { loadUserConfigCached } from '../../../core/config';
 import { RepoRegistry } from '../../../core/repos/registry';
 import type { EmbedSummary } from '../../../core/search/embedRun';
 import { AppError, type RepoInfo, type RunProgress, type SearchMode, type SearchResult } from '../../../shared/contract';
+import { printable } from '../../../shared/printable';
 import type { CliContext, CommandModule } from '../context';
 
 const MODES: readonly SearchMode[] = ['auto', 'keyword', 'semantic', 'hybrid'];
@@ -23,7 +24,8 @@ function parseMode(value: string): SearchMode {
 /** The registered repository for a folder given on the command line, or a one-line error saying how to index it. */
 export function findIndexedRepo(dataDir: string, path: string): RepoInfo {
   const absolute = resolve(path);
-  const candidates = [absolute, existsSync(absolute) ? realpathSync(absolute) : absolute];
+  if (!existsSync(absolute)) throw new AppError('NOT_FOUND', `${absolute} does not exist; give the folder of an indexed repository (--repo PATH).`);
+  const candidates = [absolute, realpathSync(absolute)];
   const registry = new RepoRegistry(dataDir);
   try {
     const info = candidates.map((p) => registry.findByPath(p)).find((r) => r !== undefined);
@@ -100,17 +102,18 @@ function describeSummary(summary: unknown): string {
   return `Embedded ${s.embedded} of ${s.chunks} chunks with ${s.embedderId} (${s.reused} reused from unchanged text, ${s.removed} stale vectors removed) in ${(s.durationMs / 1000).toFixed(1)} s.`;
 }
 
-/** The compact listing: rank, path, score, best symbols with line ranges, and why. */
+/** The compact listing: rank, path, score, best symbols with line ranges, and why (control characters escaped). */
 export function formatTable(results: readonly SearchResult[], footer: string): string {
   if (results.length === 0) return `No matching files. (${footer})\n`;
-  const width = Math.min(60, Math.max(...results.map((r) => r.path.length)));
+  const paths = results.map((r) => printable(r.path));
+  const width = Math.min(60, Math.max(...paths.map((p) => p.length)));
   const lines = results.map((r, i) => {
     const symbols = r.symbols
       .slice(0, 3)
-      .map((s) => `${s.name} ${s.startLine}-${s.endLine}`)
+      .map((s) => `${printable(s.name)} ${s.startLine}-${s.endLine}`)
       .join(', ');
-    const head = `${String(i + 1).padStart(3)}  ${r.path.padEnd(width)}  ${r.score.toFixed(3)}`;
-    const detail = [symbols, r.why.join('; ')].filter(Boolean).join('  · ');
+    const head = `${String(i + 1).padStart(3)}  ${paths[i]!.padEnd(width)}  ${r.score.toFixed(3)}`;
+    const detail = [symbols, printable(r.why.join('; '))].filter(Boolean).join('  · ');
     return `${head}\n     ${detail}`;
   });
   return `${lines.join('\n')}\n(${footer})\n`;
