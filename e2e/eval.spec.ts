@@ -46,9 +46,15 @@ test.describe('Evaluation page', () => {
     await expect(chart).toBeVisible({ timeout: 60_000 });
     await expect(page.getByTestId('bar-search-5')).toBeVisible();
     await expect(page.getByTestId('bar-bm25-5')).toBeVisible();
+    await expect(page.getByTestId('bar-search-source-5')).toBeVisible();
+    await expect(page.getByTestId('bar-bm25-source-5')).toBeVisible();
     const summary = page.getByRole('table', { name: 'Summary' });
-    await expect(summary.getByRole('row', { name: /^search/ })).toBeVisible();
-    await expect(summary.getByRole('row', { name: /^bm25/ })).toBeVisible();
+    for (const method of ['search', 'search-source', 'bm25', 'bm25-source']) {
+      await expect(summary.getByRole('row', { name: new RegExp(`^${method} \\d`) })).toBeVisible();
+    }
+    // Which reference the search beats, at R@5 and R@10, against both references.
+    const verdicts = page.getByRole('list', { name: 'Against the references' });
+    await expect(verdicts.getByRole('listitem').filter({ hasText: /^search (beats|does not beat) bm25-source at R@5/ })).toBeVisible();
     // The fixture's task that shares no word with any file is a miss, with its gold file unranked.
     const misses = page.getByRole('list', { name: 'Misses of search' });
     const miss = misses.getByRole('listitem').filter({ hasText: FIXTURE_MISS });

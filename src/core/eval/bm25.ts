@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { openDatabase, type Db, type Migration } from '../db/open';
 import { throwIfAborted } from '../runtime/runs';
-import { isCodePath } from './classify';
+import { isCodePath, isGoldSourcePath, languageFamilyOf } from './classify';
 import { gitText } from '../git';
 
 /** Files larger than this are left out of the reference, as the indexer leaves them out. */
@@ -20,13 +20,21 @@ const MIGRATIONS: readonly Migration[] = [
         create virtual table files_fts using fts5(path unindexed, body, tokenize='porter unicode61');
       `),
   },
+  {
+    version: 2,
+    description: 'source-only BM25 reference',
+    // A table of its own, so its term statistics (IDF, average length) come from source files only.
+    up: (db) => db.exec(`create virtual table source_fts using fts5(path unindexed, language unindexed, body, tokenize='porter unicode61');`),
+  },
 ];
 
 /**
- * The reference every evaluation compares against: plain BM25 over the whole text of each code
+ * The references every evaluation compares against: plain BM25 over the whole text of each code
  * file, one FTS5 table with the tokenizer the product's index uses ('porter unicode61'), no
- * identifier splitting, paths, symbols or graph. Kept in the evaluation's own folder and updated
- * incrementally: a file is re-read only when its git blob changed between two checkouts.
+ * identifier splitting, paths, symbols or graph. The second, stronger one ranks only source files
+ * (what a gold file can be: no tests, docs or configuration) of the task's language, from a table
+ * of those files alone. Kept in the evaluation's own folder and updated incrementally: a file is
+ * re-read only when its git blob changed between two checkouts.
  */
 export class Bm25Reference {
   private readonly db: Db;
@@ -47,19 +55,26 @@ export class Bm25Reference {
     const texts = changed.map(([path, blob]) => ({ path, blob, body: readText(join(worktree, path)) }));
     throwIfAborted(signal);
     this.db.transaction(() => {
-      const drop = this.db.prepare('delete from files_fts where rowid = ?');
+      const dropFts = this.db.prepare('delete from files_fts where rowid = ?');
+      const dropSource = this.db.prepare('delete from source_fts where rowid = ?');
+      const drop = (id: number) => {
+        dropFts.run(id);
+        dropSource.run(id);
+      };
       const dropFile = this.db.prepare('delete from files where id = ?');
       for (const row of gone) {
-        drop.run(row.id);
+        drop(row.id);
         dropFile.run(row.id);
       }
       const upsert = this.db.prepare('insert into files (path, blob) values (?, ?) on conflict(path) do update set blob = excluded.blob returning id');
       const insertFts = this.db.prepare('insert into files_fts (rowid, path, body) values (?, ?, ?)');
+      const insertSource = this.db.prepare('insert into source_fts (rowid, path, language, body) values (?, ?, ?, ?)');
       for (const { path, blob, body } of texts) {
         const previous = known.get(path);
-        if (previous) drop.run(previous.id);
+        if (previous) drop(previous.id);
         const { id } = upsert.get(path, blob) as { id: number };
         insertFts.run(id, path, body ?? '');
+        if (isGoldSourcePath(path)) insertSource.run(id, path, languageFamilyOf(path), body ?? '');
       }
     })();
     return { updated: changed.length, removed: gone.length };
@@ -72,6 +87,20 @@ export class Bm25Reference {
     const rows = this.db
       .prepare('select path from files_fts where files_fts match ? order by bm25(files_fts) limit ?')
       .all(match, limit) as Array<{ path: string }>;
+    return rows.map((r) => r.path);
+  }
+
+  /**
+   * The source files of the given language families ranked for a task text, best first (at most
+   * `limit`): BM25 over source files alone, the stronger reference.
+   */
+  rankSource(text: string, languages: ReadonlySet<string>, limit = 50): string[] {
+    const match = referenceQuery(text);
+    if (!match || languages.size === 0) return [];
+    const list = [...languages];
+    const rows = this.db
+      .prepare(`select path from source_fts where source_fts match ? and language in (${list.map(() => '?').join(', ')}) order by bm25(source_fts) limit ?`)
+      .all(match, ...list, limit) as Array<{ path: string }>;
     return rows.map((r) => r.path);
   }
 

@@ -63,3 +63,36 @@ export function isCodePath(path: string): boolean {
 export function isGoldSourcePath(path: string): boolean {
   return isCodePath(path) && !isTestPath(path);
 }
+
+/** Extensions that share one language family: a task in one of them may touch the others. */
+const FAMILY_OF_EXTENSION: Record<string, string> = {
+  py: 'python', pyi: 'python', pyx: 'python',
+  js: 'javascript', jsx: 'javascript', mjs: 'javascript', cjs: 'javascript', ts: 'javascript', tsx: 'javascript',
+  mts: 'javascript', cts: 'javascript', vue: 'javascript', svelte: 'javascript',
+  c: 'c', h: 'c', cc: 'c', cpp: 'c', cxx: 'c', hpp: 'c', hh: 'c',
+  kt: 'kotlin', kts: 'kotlin', m: 'objc', mm: 'objc', sh: 'shell', bash: 'shell', zsh: 'shell',
+  pl: 'perl', pm: 'perl', ex: 'elixir', exs: 'elixir', ml: 'ocaml', mli: 'ocaml',
+};
+
+/**
+ * The language family of a path by its extension (`python`, `javascript` for JS and TS, `c` for
+ * C and C++...; the extension itself for other languages, '' for none).
+ */
+export function languageFamilyOf(path: string): string {
+  const ext = extensionOf(path);
+  return FAMILY_OF_EXTENSION[ext] ?? ext;
+}
+
+/** The language families of a task: those of its gold files. */
+export function taskLanguages(gold: readonly string[]): Set<string> {
+  return new Set(gold.map(languageFamilyOf).filter(Boolean));
+}
+
+/**
+ * True for the files a source-only ranking keeps for a task: the files a mined gold file may be
+ * ({@link isGoldSourcePath}: no tests, docs, CI or tool configuration) in one of the task's
+ * language families.
+ */
+export function isTaskSourcePath(path: string, languages: ReadonlySet<string>): boolean {
+  return isGoldSourcePath(path) && languages.has(languageFamilyOf(path));
+}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { EvalReport } from '../../shared/contract/eval';
-import { formatReport } from './format';
+import { formatComparisons, formatReport } from './format';
 
 const scores = { recallAt: { 1: 0 }, allGoldAt: { 1: 0 }, mrr: 0 };
 
@@ -33,5 +33,32 @@ describe('formatReport', () => {
     expect(text).toContain('  t1  Fix \\x1b[2Jthe parser');
     expect(text).toContain('    gold: src/gold\\x1b[31m.py (not ranked)');
     expect(text).toContain('    top:  src/top\\nfile.py');
+  });
+});
+
+describe('formatComparisons', () => {
+  it('says which reference each search beats, and at which k it does not', () => {
+    const c = (method: 'search' | 'search-source', reference: 'bm25' | 'bm25-source', k: number, m: number, r: number) => ({
+      method,
+      reference,
+      k,
+      methodRecall: m,
+      referenceRecall: r,
+      beats: m > r,
+    });
+    expect(
+      formatComparisons([
+        c('search', 'bm25', 5, 0.85, 0.7),
+        c('search', 'bm25', 10, 0.9, 0.8),
+        c('search', 'bm25-source', 5, 0.7, 0.72),
+        c('search', 'bm25-source', 10, 0.9, 0.8),
+        c('search-source', 'bm25-source', 5, 0.7, 0.72),
+        c('search-source', 'bm25-source', 10, 0.8, 0.8),
+      ]),
+    ).toEqual([
+      'search beats bm25 (R@5 0.850 vs 0.700, R@10 0.900 vs 0.800)',
+      'search does not beat bm25-source at R@5 (R@5 0.700 vs 0.720, R@10 0.900 vs 0.800)',
+      'search-source does not beat bm25-source (R@5 0.700 vs 0.720, R@10 0.800 vs 0.800)',
+    ]);
   });
 });

@@ -1,4 +1,4 @@
-import type { EvalMethod, EvalReport, EvalTaskResult } from '../../shared/contract/eval';
+import type { EvalComparison, EvalMethod, EvalReport, EvalTaskResult } from '../../shared/contract/eval';
 import { printable } from '../../shared/printable';
 
 const fixed = (n: number | undefined) => (n === undefined ? '   -  ' : n.toFixed(3).padStart(6));
@@ -11,11 +11,12 @@ export function missesOf(report: EvalReport, method: EvalMethod, k: number): Eva
 /** The summary table for people: one row per method, recall@k, all-gold@k, MRR and time. */
 export function formatSummaryTable(report: EvalReport): string[] {
   const ks = report.ks;
-  const header = ['method'.padEnd(15), ...ks.map((k) => `R@${k}`.padStart(6)), ...ks.map((k) => `All@${k}`.padStart(6)), '   MRR', '  ms/task'];
+  const width = Math.max(15, ...report.methods.map((m) => m.length));
+  const header = ['method'.padEnd(width), ...ks.map((k) => `R@${k}`.padStart(6)), ...ks.map((k) => `All@${k}`.padStart(6)), '   MRR', '  ms/task'];
   const rows = report.methods.map((method) => {
     const s = report.summary[method];
     return [
-      method.padEnd(15),
+      method.padEnd(width),
       ...ks.map((k) => fixed(s?.recallAt[k])),
       ...ks.map((k) => fixed(s?.allGoldAt[k])),
       fixed(s?.mrr),
@@ -31,6 +32,8 @@ export function formatReport(report: EvalReport, options: { missLimit?: number; 
   const ok = report.tasks.filter((t) => !t.error).length;
   lines.push(`Evaluated ${ok} task(s) on ${printable(report.repoPath)} at ${report.head.slice(0, 12)} (report ${report.id})`, '');
   lines.push(...formatSummaryTable(report), '');
+  const verdicts = formatComparisons(report.comparisons ?? []);
+  if (verdicts.length > 0) lines.push(...verdicts, '');
   const first = report.tasks.find((t) => !t.error);
   lines.push(`Index: ${report.timing.indexMsMean} ms/task mean (first task, full index: ${first?.indexMs ?? 0} ms); total ${(report.timing.totalMs / 1000).toFixed(1)} s`);
   if (report.timing.embedMsMean !== undefined) {
@@ -53,6 +56,26 @@ export function formatReport(report: EvalReport, options: { missLimit?: number; 
   }
   if (options.file) lines.push('', `Report: ${options.file}`);
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * One line per search method and reference: whether the search beats it, with recall@k of both,
+ * e.g. `search beats bm25 (R@5 .850 vs .700, R@10 .900 vs .800)` or `search loses to bm25-source at R@5 (…)`.
+ */
+export function formatComparisons(comparisons: readonly EvalComparison[]): string[] {
+  const pairs = new Map<string, EvalComparison[]>();
+  for (const c of comparisons) {
+    const key = `${c.method}\u0000${c.reference}`;
+    pairs.set(key, [...(pairs.get(key) ?? []), c]);
+  }
+  const figures = (list: EvalComparison[]) => list.map((c) => `R@${c.k} ${c.methodRecall.toFixed(3)} vs ${c.referenceRecall.toFixed(3)}`).join(', ');
+  return [...pairs.values()].map((list) => {
+    const { method, reference } = list[0]!;
+    const lost = list.filter((c) => !c.beats);
+    if (lost.length === 0) return `${method} beats ${reference} (${figures(list)})`;
+    if (lost.length === list.length) return `${method} does not beat ${reference} (${figures(list)})`;
+    return `${method} does not beat ${reference} at ${lost.map((c) => `R@${c.k}`).join(', ')} (${figures(list)})`;
+  });
 }
 
 function formatMiss(task: EvalTaskResult, method: EvalMethod): string[] {

@@ -50,7 +50,7 @@ describe('evaluating a search mode', () => {
     });
     // The first task embeds the whole index and says so (its last report is the finished count).
     expect(messages).toContainEqual(expect.stringMatching(/^embedding chunks: (\d+)\/\1$/));
-    expect(report.methods).toEqual(['search-hybrid', 'bm25']);
+    expect(report.methods).toEqual(['search-hybrid', 'search-hybrid-source', 'bm25', 'bm25-source']);
     expect(report.tasks).toHaveLength(3);
     // Every task's index was fully embedded before its search ran.
     expect(seen).toHaveLength(3);
@@ -86,7 +86,7 @@ describe('evaluating a search mode', () => {
       commits: 2,
       retrieval: countingVectors(productRetrieval(), seen),
     });
-    expect(report.methods).toEqual(['search', 'bm25']);
+    expect(report.methods).toEqual(['search', 'search-source', 'bm25', 'bm25-source']);
     expect(seen.map((s) => s.vectors)).toEqual([0, 0]);
     expect(report.timing.embedMsMean).toBeUndefined();
     expect(report.tasks.every((t) => t.embedMs === undefined)).toBe(true);

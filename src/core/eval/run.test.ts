@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listWorktrees, runGitSync, Worktree } from '../git';
 import { buildFixtureRepo, FIXTURE_LATE_FILE, FIXTURE_MISS, FIXTURE_TASKS } from './fixtureRepo';
+import { isTaskSourcePath, taskLanguages } from './classify';
 import { mineTasks } from './mine';
 import { productRetrieval } from './product';
 import { runEval } from './run';
@@ -71,7 +72,7 @@ describe('an evaluation run', () => {
       retrieval: productRetrieval(),
       onProgress: (p) => progress.push(p.done),
     });
-    expect(report.methods).toEqual(['search', 'bm25']);
+    expect(report.methods).toEqual(['search', 'search-source', 'bm25', 'bm25-source']);
     expect(report.tasks).toHaveLength(FIXTURE_TASKS.length);
     expect(progress).toEqual([0, 1, 2, 3, 4, 5]);
     for (const task of report.tasks) {
@@ -114,6 +115,30 @@ describe('an evaluation run', () => {
       expect(report.summary[method]!.mrr).toBeCloseTo(perTask.reduce((a, b) => a + b, 0) / perTask.length);
     }
     expect(report.summary.bm25!.recallAt['10']).toBeGreaterThan(0);
+    // Source-only rankings: the search's own order with everything but the task language's source
+    // files left out, and the second reference drawn from those files alone.
+    let dropped = 0;
+    for (const task of report.tasks) {
+      const keep = (path: string) => isTaskSourcePath(path, taskLanguages(task.gold));
+      const search = task.results.search!;
+      expect(task.results['search-source']!.ranked).toEqual(search.ranked.filter(keep));
+      dropped += search.ranked.length - search.ranked.filter(keep).length;
+      expect(task.results['bm25-source']!.ranked.every(keep)).toBe(true);
+    }
+    expect(dropped, 'the fixture search ranks tests or docs that the source-only view drops').toBeGreaterThan(0);
+    // Hand check: "Content-Length header ... request body" is in the test file too; only the source reference leaves it out.
+    const length = report.tasks.find((t) => t.gold[0] === 'src/app/server.py')!;
+    expect(length.results.bm25!.ranked).toContain('tests/test_server.py');
+    expect(length.results['bm25-source']!.ranked).not.toContain('tests/test_server.py');
+    // Every search against every reference at R@5 and R@10, and the verdict follows the figures.
+    expect(report.comparisons!.map((c) => `${c.method}/${c.reference}@${c.k}`)).toEqual([
+      'search/bm25@5', 'search/bm25@10', 'search/bm25-source@5', 'search/bm25-source@10',
+      'search-source/bm25@5', 'search-source/bm25@10', 'search-source/bm25-source@5', 'search-source/bm25-source@10',
+    ]);
+    for (const c of report.comparisons!) {
+      expect(c.methodRecall).toBe(report.summary[c.method]!.recallAt[c.k]);
+      expect(c.beats).toBe(c.methodRecall > c.referenceRecall);
+    }
     expect(existsSync(workDir)).toBe(false);
     expect(leftoverWorktrees()).toEqual([]);
     expect(snapshot()).toEqual(before);

@@ -1,14 +1,30 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { AppError } from '../../shared/contract';
-import type { EvalMethod, EvalMethodResult, EvalReport, EvalTask, EvalTaskResult } from '../../shared/contract/eval';
+import type { EvalComparison, EvalMethod, EvalMethodResult, EvalReport, EvalTask, EvalTaskResult } from '../../shared/contract/eval';
 import { throwIfAborted } from '../runtime/runs';
 import { Bm25Reference } from './bm25';
+import { isTaskSourcePath, taskLanguages } from './classify';
 import { gitText, resolveCommit, Worktree } from '../git';
 import { goldRanks, meanScores, scoreRanking } from './metrics';
 
 /** How many paths of each ranking are kept in the report (and scored). */
 export const RANK_DEPTH = 50;
+/** How many paths the search is asked for, so that its source-only ranking still has RANK_DEPTH. */
+const SEARCH_POOL = 4 * RANK_DEPTH;
+/** The cut-offs at which the report says which reference a search beats (those of the run's ks). */
+const COMPARED_KS = [5, 10];
+
+/** The name of a method's ranking restricted to the source files of the task's language. */
+export function sourceMethodOf(method: EvalMethod): EvalMethod {
+  const source: Partial<Record<EvalMethod, EvalMethod>> = {
+    search: 'search-source',
+    'search-hybrid': 'search-hybrid-source',
+    'search-semantic': 'search-semantic-source',
+    bm25: 'bm25-source',
+  };
+  return source[method] ?? method;
+}
 
 /**
  * The product's model-free retrieval as the evaluation drives it. `index` brings the index in
@@ -60,7 +76,9 @@ export async function runEval(options: RunEvalOptions): Promise<EvalReport> {
   if (options.tasks.length === 0) throw new AppError('NOT_FOUND', 'No tasks to evaluate.');
   const started = Date.now();
   const head = (await gitText(['rev-parse', 'HEAD'], { cwd: options.repoPath })).trim();
-  const methods: EvalMethod[] = options.retrieval ? [options.retrieval.method ?? 'search', 'bm25'] : ['bm25'];
+  const searchMethod = options.retrieval?.method ?? 'search';
+  const references: EvalMethod[] = ['bm25', 'bm25-source'];
+  const methods: EvalMethod[] = options.retrieval ? [searchMethod, sourceMethodOf(searchMethod), ...references] : references;
   const notes: string[] = options.retrieval ? [] : ['The product search was not available; only the BM25 reference ran.'];
   const ordered = chronological(options.tasks);
   mkdirSync(options.workDir, { recursive: true });
@@ -102,6 +120,8 @@ async function runTask(args: {
   const result: EvalTaskResult = { ...task, indexMs: 0, results: {} };
   const stateDir = join(options.workDir, 'index');
   const retrieval = options.retrieval;
+  const languages = taskLanguages(task.gold);
+  const sourceOnly = (ranked: string[]) => ranked.filter((path) => isTaskSourcePath(path, languages));
   if (retrieval) {
     const indexStart = performance.now();
     const indexed = await retrieval.index({ root: worktree.path, stateDir, signal: options.signal });
@@ -120,12 +140,19 @@ async function runTask(args: {
       result.embedMs = Math.round(performance.now() - embedStart);
     }
     const searchStart = performance.now();
-    const ranked = await retrieval.search({ root: worktree.path, stateDir, text: task.task, limit: RANK_DEPTH, signal: options.signal });
-    result.results[retrieval.method ?? 'search'] = methodResult(ranked, task.gold, options.ks, performance.now() - searchStart);
+    const ranked = await retrieval.search({ root: worktree.path, stateDir, text: task.task, limit: SEARCH_POOL, signal: options.signal });
+    const searchMs = performance.now() - searchStart;
+    const method = retrieval.method ?? 'search';
+    result.results[method] = methodResult(ranked, task.gold, options.ks, searchMs);
+    result.results[sourceMethodOf(method)] = methodResult(sourceOnly(ranked), task.gold, options.ks, searchMs);
   }
-  const bm25Start = performance.now();
+  const syncStart = performance.now();
   await bm25.sync(worktree.path, options.signal);
-  result.results.bm25 = methodResult(bm25.rank(task.task, RANK_DEPTH), task.gold, options.ks, performance.now() - bm25Start);
+  const syncMs = performance.now() - syncStart;
+  const bm25Start = performance.now();
+  result.results.bm25 = methodResult(bm25.rank(task.task, RANK_DEPTH), task.gold, options.ks, syncMs + performance.now() - bm25Start);
+  const sourceStart = performance.now();
+  result.results['bm25-source'] = methodResult(bm25.rankSource(task.task, languages, RANK_DEPTH), task.gold, options.ks, syncMs + performance.now() - sourceStart);
   return result;
 }
 
@@ -179,5 +206,28 @@ function buildReport(args: {
     timing: { totalMs: args.totalMs, indexMsMean: mean(scored.map((r) => r.indexMs)), ...embedTiming(scored), methodMsMean },
     tasks: results,
     notes,
+    comparisons: compareWithReferences(args.methods, summary, options.ks),
   };
+}
+
+/**
+ * Which reference each search beats: recall@5 and @10 (those of the run's ks; its largest k when it
+ * has neither) of every search method against every BM25 reference.
+ */
+export function compareWithReferences(methods: readonly EvalMethod[], summary: EvalReport['summary'], ks: readonly number[]): EvalComparison[] {
+  const compared = ks.filter((k) => COMPARED_KS.includes(k));
+  const cutoffs = compared.length > 0 ? compared : ks.length > 0 ? [Math.max(...ks)] : [];
+  const references: EvalMethod[] = methods.filter((m) => m === 'bm25' || m === 'bm25-source');
+  const searches = methods.filter((m) => !references.includes(m));
+  const out: EvalComparison[] = [];
+  for (const method of searches) {
+    for (const reference of references) {
+      for (const k of cutoffs) {
+        const methodRecall = summary[method]?.recallAt[k] ?? 0;
+        const referenceRecall = summary[reference]?.recallAt[k] ?? 0;
+        out.push({ method, reference, k, methodRecall, referenceRecall, beats: methodRecall > referenceRecall });
+      }
+    }
+  }
+  return out;
 }

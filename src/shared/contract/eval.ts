@@ -17,8 +17,32 @@ export interface EvalTask {
 /**
  * A ranking method the evaluation compares: `search` is the product search in keyword mode,
  * `search-hybrid` / `search-semantic` the same search in those modes (vectors of the default embedder).
+ * `bm25` is whole-file BM25 over every code file; `bm25-source` whole-file BM25 over the source
+ * files of the task's language only (no tests, docs or configuration), the stronger reference; a
+ * `…-source` search is the search's ranking restricted to those same files.
  */
-export type EvalMethod = 'search' | 'search-hybrid' | 'search-semantic' | 'bm25' | 'pipeline';
+export type EvalMethod =
+  | 'search'
+  | 'search-hybrid'
+  | 'search-semantic'
+  | 'bm25'
+  | 'pipeline'
+  | 'search-source'
+  | 'search-hybrid-source'
+  | 'search-semantic-source'
+  | 'bm25-source';
+
+/** How one search method compares with one reference at one k (recall@k means over the tasks). */
+export interface EvalComparison {
+  method: EvalMethod;
+  reference: EvalMethod;
+  k: number;
+  /** recall@k of the method and of the reference. */
+  methodRecall: number;
+  referenceRecall: number;
+  /** True when the method's recall@k is strictly higher. */
+  beats: boolean;
+}
 
 /** Quality figures of one method over one task or the mean over all tasks. */
 export interface EvalScores {
@@ -67,6 +91,8 @@ export interface EvalReport {
   timing: { totalMs: number; indexMsMean: number; embedMsMean?: number; methodMsMean: Partial<Record<EvalMethod, number>> };
   tasks: EvalTaskResult[];
   notes: string[];
+  /** Which reference each search beats at recall@5 and @10 (absent in reports stored before it existed). */
+  comparisons?: EvalComparison[];
 }
 
 /** One line of the report list. */

@@ -10,6 +10,18 @@ const METHOD_CLASS: Record<string, string> = {
   'search-semantic': 'bar-search',
   bm25: 'bar-bm25',
   pipeline: 'bar-pipeline',
+  'search-source': 'bar-search-source',
+  'search-hybrid-source': 'bar-search-source',
+  'search-semantic-source': 'bar-search-source',
+  'bm25-source': 'bar-bm25-source',
+};
+
+/** What the legend calls a method (the method's own name when it needs no words). */
+const METHOD_LABEL: Record<string, string> = {
+  search: 'search (model-free)',
+  'search-source': 'search, source files only',
+  bm25: 'BM25 whole files (reference)',
+  'bm25-source': 'BM25 source files only (reference)',
 };
 
 /** recall@k per method as grouped bars (plain SVG): one group per k, one bar per method, 0..1. */
@@ -56,7 +68,7 @@ export function RecallChart(props: { report: EvalReport }) {
       <figcaption className="chart-legend">
         {report.methods.map((m) => (
           <span key={m}>
-            <span className={`swatch ${METHOD_CLASS[m]}`} /> {m === 'search' ? 'search (model-free)' : m === 'bm25' ? 'BM25 whole files (reference)' : m}
+            <span className={`swatch ${METHOD_CLASS[m]}`} /> {METHOD_LABEL[m] ?? m}
           </span>
         ))}
       </figcaption>

@@ -47,6 +47,7 @@ export function ReportView(props: { report: EvalReport }) {
           ))}
         </tbody>
       </table>
+      <Verdicts report={report} />
       {report.notes.map((note) => (
         <p key={note} className="muted">{note}</p>
       ))}
@@ -58,6 +59,21 @@ export function ReportView(props: { report: EvalReport }) {
         <Misses key={method} report={report} method={method} k={k} />
       ))}
     </section>
+  );
+}
+
+/** Which reference each search beats at recall@5 and @10 (reports stored before this have none). */
+function Verdicts(props: { report: EvalReport }) {
+  const comparisons = props.report.comparisons ?? [];
+  if (comparisons.length === 0) return null;
+  return (
+    <ul className="eval-verdicts" aria-label="Against the references">
+      {comparisons.map((c) => (
+        <li key={`${c.method}-${c.reference}-${c.k}`} className={c.beats ? 'beats' : undefined}>
+          {c.method} {c.beats ? 'beats' : 'does not beat'} {c.reference} at R@{c.k}: {f3(c.methodRecall)} vs {f3(c.referenceRecall)}
+        </li>
+      ))}
+    </ul>
   );
 }
 
