@@ -5,12 +5,16 @@
  * (`npx tsx bench/search.bench.ts`) it prints the figures as JSON.
  *
  * Env: CRA_BENCH_STDLIB (default: the newest /usr/lib/python3.*), CRA_BENCH_SEARCH_DB (reuse an
- * already indexed curated.sqlite; it is copied, never modified), CRA_BENCH_EMBED_CHUNKS (default 300).
+ * already indexed curated.sqlite; it is copied, never modified), CRA_BENCH_EMBED_CHUNKS (default 300),
+ * CRA_BENCH_DEVSET (a folder of `node scripts/devset.mjs` clones: keyword latency is also measured on
+ * the development repository nearest 1,000 files and on the largest, with their own commit subjects
+ * among the queries).
  */
-import { copyFileSync, existsSync, readdirSync } from 'node:fs';
+import { copyFileSync, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase, type Db } from '../src/core/db/open';
+import { runGitSync } from '../src/core/git';
 import { indexRepository } from '../src/core/indexer/indexer';
 import { embedRepository } from '../src/core/search/embedRun';
 import { createDefaultEmbedder } from '../src/core/search/embedder';
@@ -88,6 +92,58 @@ function stdlibRoot(): string {
   return join('/usr/lib', versions[versions.length - 1]!);
 }
 
+/** A development repository of bench/devset.json cloned under CRA_BENCH_DEVSET, with its tracked-file count. */
+interface DevRepo {
+  name: string;
+  root: string;
+  files: number;
+}
+
+/** The cloned development repositories nearest 1,000 files and the largest (one when they coincide). */
+export function pickDevRepos(repos: readonly DevRepo[]): Array<DevRepo & { role: '1k' | 'largest' }> {
+  if (repos.length === 0) return [];
+  const nearest = [...repos].sort((a, b) => Math.abs(a.files - 1000) - Math.abs(b.files - 1000))[0]!;
+  const largest = [...repos].sort((a, b) => b.files - a.files)[0]!;
+  return largest === nearest ? [{ ...largest, role: 'largest' }] : [{ ...nearest, role: '1k' }, { ...largest, role: 'largest' }];
+}
+
+/** Keyword latency on development repositories (CRA_BENCH_DEVSET); none when it is not set. */
+async function devsetFigures(ctx: BenchContext): Promise<BenchFigure[]> {
+  const folder = process.env.CRA_BENCH_DEVSET;
+  if (!folder) {
+    ctx.log('devset: CRA_BENCH_DEVSET not set (a folder of `node scripts/devset.mjs` clones); skipped');
+    return [];
+  }
+  const listed = (JSON.parse(readFileSync(join(__dirname, 'devset.json'), 'utf8')) as { repositories: Array<{ name: string }> }).repositories;
+  const repos = listed
+    .map((r) => ({ name: r.name, root: join(folder, r.name) }))
+    .filter((r) => existsSync(join(r.root, '.git')))
+    .map((r) => ({ ...r, files: runGitSync(['ls-files'], { cwd: r.root, maxBuffer: 256 * 1024 * 1024 }).split('\n').filter(Boolean).length }));
+  if (repos.length === 0) throw new Error(`CRA_BENCH_DEVSET=${folder} holds none of bench/devset.json's repositories; clone them with node scripts/devset.mjs ${folder}`);
+  const figures: BenchFigure[] = [];
+  for (const repo of pickDevRepos(repos)) {
+    const file = join(ctx.tmpDir, `devset-${repo.name}.sqlite`);
+    ctx.log(`devset: indexing ${repo.root} (${repo.files} files)`);
+    const indexed = await indexRepository({ root: repo.root, curatedFile: file, ...indexerDeps() });
+    const db = openDatabase(file);
+    try {
+      // Task-like queries too: the repository's own commit subjects, as `cra eval` uses its messages.
+      const subjects = runGitSync(['log', '--no-merges', '-n', '100', '--format=%s'], { cwd: repo.root }).split('\n').filter(Boolean);
+      const keyword = await latency(db, [...benchQueries(db), ...subjects], 'keyword');
+      const target = repo.role === '1k' ? 30 : 100;
+      const label = `search.devset.${repo.role}`;
+      figures.push(
+        { name: `${label}.keyword.p50`, value: keyword.p50, unit: 'ms', better: 'lower', note: `${repo.name}: ${repo.files} files, ${indexed.parsed} parsed; ${keyword.n} queries; load average ${loadavg()[0]!.toFixed(1)}` },
+        { name: `${label}.keyword.p95`, value: keyword.p95, unit: 'ms', better: 'lower', note: `target ≤ ${target} ms` },
+        { name: `${label}.keyword.cpu.p95`, value: keyword.cpu.p95, unit: 'ms', better: 'lower', note: 'CPU time of the process per query' },
+      );
+    } finally {
+      db.close();
+    }
+  }
+  return figures;
+}
+
 /** Run the search benchmark: figures for `npm run bench` (bin/bench.js). */
 export async function run(ctx: BenchContext): Promise<BenchFigure[]> {
   const file = join(ctx.tmpDir, 'curated.sqlite');
@@ -116,6 +172,7 @@ export async function run(ctx: BenchContext): Promise<BenchFigure[]> {
     const ms = (name: string, value: number, note?: string): BenchFigure => ({ name, value, unit: 'ms', better: 'lower', ...(note ? { note } : {}) });
     const partial = `${embedded.embedded} of ${chunks} chunks have vectors; includes embedding the query in-process`;
     return [
+      ...(await devsetFigures(ctx)),
       ms('search.keyword.p50', keyword.p50, `${keyword.n} queries; ${load}`),
       ms('search.keyword.p95', keyword.p95, 'target < 30 ms'),
       ms('search.keyword.cpu.p50', keyword.cpu.p50, 'CPU time of the process per query (less affected by other load)'),
