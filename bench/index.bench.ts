@@ -14,7 +14,7 @@ import { join, resolve } from 'node:path';
 import { runGitSync } from '../src/core/git';
 import type { BenchContext, BenchFigure } from './types';
 
-interface ChildResult {
+export interface ChildResult {
   full: { wallMs: number; cpuMs?: number; files: number; parsed: number; symbols: number; references: number; chunks: number; skipped: number; lines: number; phaseMs?: Record<string, number> };
   noop: { wallMs: number; cpuMs?: number; parsed: number };
   oneFile: { wallMs: number; cpuMs?: number; parsed: number } | null;
@@ -36,7 +36,7 @@ export function stdlibDir(): string | null {
   return dirs.length ? join('/usr/lib', dirs[dirs.length - 1]!) : null;
 }
 
-function runChild(root: string, curatedFile: string, touch?: string): ChildResult {
+export function runChild(root: string, curatedFile: string, touch?: string): ChildResult {
   rmSync(curatedFile, { force: true });
   rmSync(`${curatedFile}-wal`, { force: true });
   rmSync(`${curatedFile}-shm`, { force: true });
