@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { InvalidArgumentError } from 'commander';
 import { RepoRegistry } from '../../../core/repos/registry';
 import type { EmbedSummary } from '../../../core/search/embedRun';
-import { AppError, type RepoInfo, type RunProgress, type SearchMode, type SearchResult } from '../../../shared/contract';
+import { AppError, formatReasons, type RepoInfo, type RunProgress, type SearchMode, type SearchResult } from '../../../shared/contract';
 import type { CliContext, CommandModule } from '../context';
 
 const MODES: readonly SearchMode[] = ['auto', 'keyword', 'semantic', 'hybrid'];
@@ -41,7 +41,7 @@ export const registerSearch: CommandModule = (program, ctx) => {
     .option('--repo <path>', 'the indexed repository', '.')
     .option('--limit <n>', 'how many files to list (default: [retrieval] top_k of the config, 20)', parseLimit)
     .option('--mode <mode>', `ranking: ${MODES.join(' | ')}`, parseMode, 'auto' as SearchMode)
-    .option('--json', 'print {results:[{path, score, symbols, lines, why}], mode, tookMs}')
+    .option('--json', 'print {results:[{path, score, symbols, lines, bestLine, why:[{kind, detail}]}], mode, tookMs, terms}')
     .action(async (query: string, opts: { repo: string; limit?: number; mode: SearchMode; json?: boolean }) => {
       const repo = findIndexedRepo(ctx.dataDir(), opts.repo);
       const core = ctx.core();
@@ -94,17 +94,18 @@ function describeSummary(summary: unknown): string {
   return `Embedded ${s.embedded} of ${s.chunks} chunks with ${s.embedderId} (${s.reused} reused from unchanged text, ${s.removed} stale vectors removed) in ${(s.durationMs / 1000).toFixed(1)} s.`;
 }
 
-/** The compact listing: rank, path, score, best symbols with line ranges, and why. */
+/** The compact listing: rank, path:best line, score, best symbols with line ranges, and why (from the reasons' kinds). */
 export function formatTable(results: readonly SearchResult[], footer: string): string {
   if (results.length === 0) return `No matching files. (${footer})\n`;
-  const width = Math.min(60, Math.max(...results.map((r) => r.path.length)));
+  const width = Math.min(66, Math.max(...results.map((r) => r.path.length + (r.bestLine !== null ? String(r.bestLine).length + 1 : 0))));
   const lines = results.map((r, i) => {
     const symbols = r.symbols
       .slice(0, 3)
       .map((s) => `${s.name} ${s.startLine}-${s.endLine}`)
       .join(', ');
-    const head = `${String(i + 1).padStart(3)}  ${r.path.padEnd(width)}  ${r.score.toFixed(3)}`;
-    const detail = [symbols, r.why.join('; ')].filter(Boolean).join('  · ');
+    const at = r.bestLine !== null ? `${r.path}:${r.bestLine}` : r.path;
+    const head = `${String(i + 1).padStart(3)}  ${at.padEnd(width)}  ${r.score.toFixed(3)}`;
+    const detail = [symbols, formatReasons(r.why)].filter(Boolean).join('  · ');
     return `${head}\n     ${detail}`;
   });
   return `${lines.join('\n')}\n(${footer})\n`;
