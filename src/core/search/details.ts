@@ -75,10 +75,14 @@ function withoutModuleDunders(symbols: SearchSymbol[]): SearchSymbol[] {
   return rest.length > 0 ? rest : symbols;
 }
 
-/** The reasons without repeats (the same signal may be offered twice, e.g. by keyword and vector sides). */
+/**
+ * The reasons without repeats (the same signal may be offered twice, e.g. by keyword and vector
+ * sides), definitions first: naming the symbol the query asks for is the strongest signal.
+ */
 function uniqueReasons(reasons: readonly Reason[]): Reason[] {
   const seen = new Set<string>();
-  return reasons.filter((r) => !seen.has(reasonKey(r)) && seen.add(reasonKey(r)));
+  const unique = reasons.filter((r) => !seen.has(reasonKey(r)) && seen.add(reasonKey(r)));
+  return [...unique.filter((r) => r.kind === 'definition'), ...unique.filter((r) => r.kind !== 'definition')];
 }
 
 /** The distinct query terms (≥ 2 characters) in a line, by substring, case-insensitive. */

@@ -64,7 +64,7 @@ describe('structured reasons from search', () => {
     const { results } = await searchWithMode(db, 'invoice total', { mode: 'keyword' });
     const invoice = byPath(results, 'billing/invoice.py');
     expect(results[0]!.path).toBe('billing/invoice.py');
-    expect(invoice!.why).toContainEqual({ kind: 'definition', detail: { symbol: 'invoice_total' } });
+    expect(invoice!.why[0]).toEqual({ kind: 'definition', detail: { symbol: 'invoice_total' } });
     expect(invoice!.why).toContainEqual({ kind: 'text-match', detail: { score: 1 } });
     expect(invoice!.why).toContainEqual({ kind: 'path-match', detail: { score: expect.any(Number) } });
     expect(invoice!.why).toContainEqual({ kind: 'file-text-match', detail: { score: 1 } });

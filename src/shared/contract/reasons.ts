@@ -50,7 +50,7 @@ export type ReasonKind = Reason['kind'];
 /** The reason of one kind. */
 export type ReasonOf<K extends ReasonKind> = Extract<Reason, { kind: K }>;
 
-/** All kinds, in the order the UI lists a file's reasons (strongest evidence first). */
+/** All kinds: the search kinds first, then the reserved ones. */
 export const REASON_KINDS = reasonSchema.options.map((o) => o.shape.kind.value) as readonly ReasonKind[];
 
 /** The kinds search produces; the others are reserved for retrieval and chat. */
