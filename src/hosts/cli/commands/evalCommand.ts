@@ -1,10 +1,9 @@
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { InvalidArgumentError, Option } from 'commander';
-import { DEFAULT_COMMITS, evaluateRepository } from '../../../core/eval/evaluate';
-import { formatReport } from '../../../core/eval/format';
+import { DEFAULT_COMMITS } from '../../../core/eval/defaults';
 import { parseKs } from '../../../core/eval/metrics';
-import { productRetrieval, type EvalSearchMode } from '../../../core/eval/product';
+import type { EvalSearchMode } from '../../../core/eval/product';
 import type { CommandModule } from '../context';
 
 interface EvalOptions {
@@ -52,6 +51,12 @@ export const registerEval: CommandModule = (program, ctx) => {
       const stop = () => controller.abort();
       process.once('SIGINT', stop);
       try {
+        // The evaluation code loads when the command runs, not at every `cra` start.
+        const [{ evaluateRepository }, { formatReport }, { productRetrieval }] = await Promise.all([
+          import('../../../core/eval/evaluate'),
+          import('../../../core/eval/format'),
+          import('../../../core/eval/product'),
+        ]);
         const { report, file } = await evaluateRepository({
           dataDir: ctx.dataDir(),
           repoPath: repo,

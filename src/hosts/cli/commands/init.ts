@@ -1,5 +1,3 @@
-import { initConfigFile } from '../../../core/config/configFile';
-import { userConfigPath } from '../../../core/config/load';
 import type { CommandModule } from '../context';
 
 /** `cra init`: write the commented default config (user-level, or a given path). */
@@ -9,7 +7,9 @@ export const registerInit: CommandModule = (program, ctx) => {
     .description('write a commented default config.toml (models, budgets, retrieval, orchestrator)')
     .option('--config <file>', 'where to write it (default: <data dir>/config.toml; a repository config overrides the user one)')
     .option('--force', 'overwrite an existing file')
-    .action((opts: { config?: string; force?: boolean }) => {
+    .action(async (opts: { config?: string; force?: boolean }) => {
+      // Loaded here, not at start-up: `cra --version` and `--help` never need the config code.
+      const [{ initConfigFile }, { userConfigPath }] = await Promise.all([import('../../../core/config/configFile'), import('../../../core/config/load')]);
       const file = opts.config ?? userConfigPath(ctx.dataDir());
       const { created } = initConfigFile(file, { force: opts.force });
       process.stdout.write(created ? `Wrote ${file}\nNext: \`cra models pull qwen3:4b\` (or pick models on the Models page).\n` : `${file} already exists; left unchanged (use --force to overwrite).\n`);
