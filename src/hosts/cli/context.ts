@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import type { Core, CoreOptions, createCore } from '../../core/createCore';
+import type * as Engine from '../../core/createCore';
+import type { Core, CoreOptions } from '../../core/createCore';
 import { resolveDataDir } from '../../core/paths';
 import { AppError, serializeError } from '../../shared/contract/errors';
 
@@ -34,7 +35,7 @@ const ACCESS: Record<CoreAccess, { host: 'cli' | 'serve'; options: CoreOptions }
 /** Build the context from the global options of the root program. */
 export function createCliContext(program: Command): CliContext {
   let core: Core | undefined;
-  let engine: { createCore: typeof createCore } | undefined;
+  let engine: typeof Engine | undefined;
   const dataDir = () => resolveDataDir(program.opts<{ dataDir?: string }>().dataDir);
   return {
     dataDir,
@@ -44,7 +45,10 @@ export function createCliContext(program: Command): CliContext {
       return (core ??= engine.createCore({ host, dataDir: dataDir() }, options));
     },
     async load() {
-      engine ??= await import('../../core/createCore');
+      // require(), not import(): from the sources tsx hooks require only, and in the bundle a
+      // require of our code is a lazy initialiser, so nothing of the engine runs before this.
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      engine ??= require('../../core/createCore') as typeof Engine;
     },
     isTty: Boolean(process.stderr.isTTY),
   };

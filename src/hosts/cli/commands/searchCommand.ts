@@ -1,6 +1,7 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { InvalidArgumentError } from 'commander';
+import type * as Registry from '../../../core/repos/registry';
 import type { EmbedSummary } from '../../../core/search/embedRun';
 import type { RepoInfo, RunProgress, SearchMode, SearchResult } from '../../../shared/contract';
 import { AppError } from '../../../shared/contract/errors';
@@ -20,8 +21,9 @@ function parseMode(value: string): SearchMode {
 }
 
 /** The registered repository for a folder given on the command line, or a one-line error saying how to index it. */
-export async function findIndexedRepo(dataDir: string, path: string): Promise<RepoInfo> {
-  const { RepoRegistry } = await import('../../../core/repos/registry');
+export function findIndexedRepo(dataDir: string, path: string): RepoInfo {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded when the command runs (see context.ts)
+  const { RepoRegistry } = require('../../../core/repos/registry') as typeof Registry;
   const absolute = resolve(path);
   const candidates = [absolute, existsSync(absolute) ? realpathSync(absolute) : absolute];
   const registry = new RepoRegistry(dataDir);
@@ -44,7 +46,7 @@ export const registerSearch: CommandModule = (program, ctx) => {
     .option('--mode <mode>', `ranking: ${MODES.join(' | ')}`, parseMode, 'auto' as SearchMode)
     .option('--json', 'print {results:[{path, score, symbols, lines, why}], mode, tookMs}')
     .action(async (query: string, opts: { repo: string; limit?: number; mode: SearchMode; json?: boolean }) => {
-      const repo = await findIndexedRepo(ctx.dataDir(), opts.repo);
+      const repo = findIndexedRepo(ctx.dataDir(), opts.repo);
       const core = ctx.core();
       try {
         const response = await core.handlers['search/query']({ repoId: repo.id, query, limit: opts.limit, mode: opts.mode });
@@ -61,7 +63,7 @@ export const registerSearch: CommandModule = (program, ctx) => {
     .argument('[path]', 'the indexed repository', '.')
     .option('--json', 'print the summary as JSON')
     .action(async (path: string, opts: { json?: boolean }) => {
-      const repo = await findIndexedRepo(ctx.dataDir(), path);
+      const repo = findIndexedRepo(ctx.dataDir(), path);
       await runEmbedding(ctx, repo, opts.json === true);
     });
 };
