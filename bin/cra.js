@@ -5,6 +5,9 @@
 // sources through tsx, so `cra` always matches the code beside it. CRA_FROM_SOURCE=1 forces tsx.
 const { cliEntry } = require('../src/core/runtime/bundleFreshness.js');
 
+// Node ≥ 22.1 keeps compiled code between runs (a no-op on older Node): start-up without compiling.
+require('node:module').enableCompileCache?.();
+
 const entry = cliEntry();
 if (entry.fromSource) require('tsx/cjs/api').register();
 require(entry.file)
