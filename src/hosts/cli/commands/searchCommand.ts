@@ -1,10 +1,12 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { InvalidArgumentError } from 'commander';
-import { loadUserConfigCached } from '../../../core/config';
-import { RepoRegistry } from '../../../core/repos/registry';
+import type * as Config from '../../../core/config';
+import type * as Registry from '../../../core/repos/registry';
+import type * as Reasons from '../../../shared/contract/reasons';
 import type { EmbedSummary } from '../../../core/search/embedRun';
-import { AppError, formatReasons, type RepoInfo, type RunProgress, type SearchMode, type SearchResult } from '../../../shared/contract';
+import type { RepoInfo, RunProgress, SearchMode, SearchResult } from '../../../shared/contract';
+import { AppError } from '../../../shared/contract/errors';
 import { printable } from '../../../shared/printable';
 import type { CliContext, CommandModule } from '../context';
 
@@ -23,6 +25,8 @@ function parseMode(value: string): SearchMode {
 
 /** The registered repository for a folder given on the command line, or a one-line error saying how to index it. */
 export function findIndexedRepo(dataDir: string, path: string): RepoInfo {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded when the command runs (see context.ts)
+  const { RepoRegistry } = require('../../../core/repos/registry') as typeof Registry;
   const absolute = resolve(path);
   if (!existsSync(absolute)) throw new AppError('NOT_FOUND', `${absolute} does not exist; give the folder of an indexed repository (--repo PATH).`);
   const candidates = [absolute, realpathSync(absolute)];
@@ -46,6 +50,8 @@ export const registerSearch: CommandModule = (program, ctx) => {
     .option('--mode <mode>', `ranking: ${MODES.join(' | ')}`, parseMode, 'auto' as SearchMode)
     .option('--json', 'print {results:[{path, score, symbols, lines, bestLine, why:[{kind, detail}]}], mode, tookMs, terms, vectorCoverage?, note?}')
     .action(async (query: string, opts: { repo: string; limit?: number; mode: SearchMode; json?: boolean }) => {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded when the command runs (see context.ts)
+      const { loadUserConfigCached } = require('../../../core/config') as typeof Config;
       loadUserConfigCached(ctx.dataDir()); // a broken config fails here naming file:line and key; the app falls back to defaults
       const repo = findIndexedRepo(ctx.dataDir(), opts.repo);
       const core = ctx.core();
@@ -105,6 +111,8 @@ function describeSummary(summary: unknown): string {
 /** The compact listing: rank, path:best line, score, best symbols with line ranges, and why (from the reasons' kinds; control characters escaped). */
 export function formatTable(results: readonly SearchResult[], footer: string): string {
   if (results.length === 0) return `No matching files. (${footer})\n`;
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- zod stays out of `cra --version` (see context.ts)
+  const { formatReasons } = require('../../../shared/contract/reasons') as typeof Reasons;
   const ats = results.map((r) => (r.bestLine !== null ? `${printable(r.path)}:${r.bestLine}` : printable(r.path)));
   const width = Math.min(66, Math.max(...ats.map((a) => a.length)));
   const lines = results.map((r, i) => {
