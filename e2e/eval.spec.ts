@@ -54,7 +54,7 @@ test.describe('Evaluation page', () => {
     }
     // Which reference the search beats, at R@5 and R@10, against both references.
     const verdicts = page.getByRole('list', { name: 'Against the references' });
-    await expect(verdicts.getByRole('listitem').filter({ hasText: /^search (beats|does not beat) bm25-source at R@5/ })).toBeVisible();
+    await expect(verdicts.getByRole('listitem').filter({ hasText: /^search (beats|does not beat) bm25-source( at R@(5|10))? \(R@5 [\d.]+ vs [\d.]+, R@10 [\d.]+ vs [\d.]+\)$/ })).toBeVisible();
     // The fixture's task that shares no word with any file is a miss, with its gold file unranked.
     const misses = page.getByRole('list', { name: 'Misses of search' });
     const miss = misses.getByRole('listitem').filter({ hasText: FIXTURE_MISS });

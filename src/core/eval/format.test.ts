@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { EvalReport } from '../../shared/contract/eval';
-import { formatComparisons, formatReport } from './format';
+import { formatComparisons } from '../../shared/evalComparisons';
+import { formatReport } from './format';
 
 const scores = { recallAt: { 1: 0 }, allGoldAt: { 1: 0 }, mrr: 0 };
 

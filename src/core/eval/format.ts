@@ -1,4 +1,5 @@
-import type { EvalComparison, EvalMethod, EvalReport, EvalTaskResult } from '../../shared/contract/eval';
+import type { EvalMethod, EvalReport, EvalTaskResult } from '../../shared/contract/eval';
+import { formatComparisons } from '../../shared/evalComparisons';
 import { printable } from '../../shared/printable';
 
 const fixed = (n: number | undefined) => (n === undefined ? '   -  ' : n.toFixed(3).padStart(6));
@@ -56,26 +57,6 @@ export function formatReport(report: EvalReport, options: { missLimit?: number; 
   }
   if (options.file) lines.push('', `Report: ${options.file}`);
   return `${lines.join('\n')}\n`;
-}
-
-/**
- * One line per search method and reference: whether the search beats it, with recall@k of both,
- * e.g. `search beats bm25 (R@5 .850 vs .700, R@10 .900 vs .800)` or `search loses to bm25-source at R@5 (…)`.
- */
-export function formatComparisons(comparisons: readonly EvalComparison[]): string[] {
-  const pairs = new Map<string, EvalComparison[]>();
-  for (const c of comparisons) {
-    const key = `${c.method}\u0000${c.reference}`;
-    pairs.set(key, [...(pairs.get(key) ?? []), c]);
-  }
-  const figures = (list: EvalComparison[]) => list.map((c) => `R@${c.k} ${c.methodRecall.toFixed(3)} vs ${c.referenceRecall.toFixed(3)}`).join(', ');
-  return [...pairs.values()].map((list) => {
-    const { method, reference } = list[0]!;
-    const lost = list.filter((c) => !c.beats);
-    if (lost.length === 0) return `${method} beats ${reference} (${figures(list)})`;
-    if (lost.length === list.length) return `${method} does not beat ${reference} (${figures(list)})`;
-    return `${method} does not beat ${reference} at ${lost.map((c) => `R@${c.k}`).join(', ')} (${figures(list)})`;
-  });
 }
 
 function formatMiss(task: EvalTaskResult, method: EvalMethod): string[] {

@@ -1,4 +1,5 @@
 import type { EvalReport } from '../../../../shared/contract';
+import { comparisonVerdicts } from '../../../../shared/evalComparisons';
 import { missCutoff, missedTasks } from './reducers';
 import { RecallChart } from './RecallChart';
 import { TaskTable } from './TaskTable';
@@ -64,13 +65,13 @@ export function ReportView(props: { report: EvalReport }) {
 
 /** Which reference each search beats at recall@5 and @10 (reports stored before this have none). */
 function Verdicts(props: { report: EvalReport }) {
-  const comparisons = props.report.comparisons ?? [];
-  if (comparisons.length === 0) return null;
+  const verdicts = comparisonVerdicts(props.report.comparisons ?? []);
+  if (verdicts.length === 0) return null;
   return (
     <ul className="eval-verdicts" aria-label="Against the references">
-      {comparisons.map((c) => (
-        <li key={`${c.method}-${c.reference}-${c.k}`} className={c.beats ? 'beats' : undefined}>
-          {c.method} {c.beats ? 'beats' : 'does not beat'} {c.reference} at R@{c.k}: {f3(c.methodRecall)} vs {f3(c.referenceRecall)}
+      {verdicts.map((v) => (
+        <li key={`${v.method}-${v.reference}`} className={v.beatsAll ? 'beats' : undefined}>
+          {v.text}
         </li>
       ))}
     </ul>
