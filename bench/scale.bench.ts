@@ -95,7 +95,8 @@ export async function run(ctx: BenchContext): Promise<BenchFigure[]> {
     runGitSync(args, { cwd: corpus, maxBuffer: 1024 * 1024 * 1024, env: { GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@x', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@x' } });
   git('init', '-q');
   git('add', '-A', '-f');
-  git('commit', '-q', '-m', 'scale corpus');
+  // No background `git gc --auto` after committing 50k files: it would write into .git while the suite's folder is removed.
+  git('-c', 'gc.auto=0', 'commit', '-q', '-m', 'scale corpus');
   ctx.log(`corpus built and committed in ${Math.round((performance.now() - buildStart) / 1000)} s`);
   const file = join(ctx.tmpDir, 'scale.sqlite');
   const result = runChild(corpus, file);
