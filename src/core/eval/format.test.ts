@@ -37,6 +37,35 @@ describe('formatReport', () => {
   });
 });
 
+describe('formatReport with two references', () => {
+  it('prints every method in the table and the verdicts under it; a report stored before them prints none', () => {
+    const s = (r: number) => ({ recallAt: { 5: r }, allGoldAt: { 5: r }, mrr: r });
+    const report: EvalReport = {
+      id: 'r2',
+      createdAt: '2024-01-01T00:00:00Z',
+      repoPath: '/repos/demo',
+      head: 'a'.repeat(40),
+      source: { kind: 'file', file: 'tasks.jsonl' },
+      ks: [5],
+      methods: ['search', 'search-source', 'bm25', 'bm25-source'],
+      summary: { search: s(0.6), 'search-source': s(0.7), bm25: s(0.5), 'bm25-source': s(0.65) },
+      timing: { totalMs: 10, indexMsMean: 5, methodMsMean: {} },
+      tasks: [],
+      notes: [],
+      comparisons: [
+        { method: 'search', reference: 'bm25', k: 5, methodRecall: 0.6, referenceRecall: 0.5, beats: true },
+        { method: 'search', reference: 'bm25-source', k: 5, methodRecall: 0.6, referenceRecall: 0.65, beats: false },
+      ],
+    };
+    const text = formatReport(report);
+    expect(text).toMatch(/^search-source\s+0\.700\s+0\.700\s+0\.700\s+0$/m);
+    expect(text).toMatch(/^bm25-source\s+0\.650/m);
+    expect(text).toContain('search beats bm25 (R@5 0.600 vs 0.500)\nsearch does not beat bm25-source (R@5 0.600 vs 0.650)\n');
+    const { comparisons: _dropped, ...stored } = report;
+    expect(formatReport(stored)).not.toContain('beat');
+  });
+});
+
 describe('formatComparisons', () => {
   it('says which reference each search beats, and at which k it does not', () => {
     const c = (method: 'search' | 'search-source', reference: 'bm25' | 'bm25-source', k: number, m: number, r: number) => ({
