@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import type { RunInfo } from '../../shared/contract';
+import type { RunInfo, RunRecord, RunStatus } from '../../shared/contract';
 import { runRepoId } from '../../shared/contract';
 import type { Db } from '../db/open';
 import { openRawDatabase } from '../db/raw';
@@ -11,19 +11,16 @@ import { RawCallLog } from './callLog';
 /** Results larger than this are recorded as a note of their size (an index's skipped list can be long). */
 const RESULT_JSON_MAX = 256 * 1024;
 
-/** One row of `task_runs` as the logs read it. */
-export interface TaskRunRow {
+interface TaskRunRow {
   id: string;
   mode: string;
   title: string | null;
   subject_json: string | null;
   status: string;
-  success: number | null;
   started_at: string;
   finished_at: string | null;
   error_code: string | null;
   error: string | null;
-  result_json: string | null;
 }
 
 /**
@@ -116,9 +113,35 @@ function resultJson(result: unknown): string | null {
   return json.length <= RESULT_JSON_MAX ? json : JSON.stringify({ omitted: `result of ${json.length} characters` });
 }
 
-/** The row of one run in a raw DB, if it is there. */
-export function getTaskRun(db: Db, runId: string): TaskRunRow | undefined {
-  return db
-    .prepare('select id, mode, title, subject_json, status, success, started_at, finished_at, error_code, error, result_json from task_runs where id = ?')
-    .get(runId) as TaskRunRow | undefined;
+/** One run as a raw DB recorded it, or undefined when it is not there (another DB, an older engine). */
+export function getRunRecord(db: Db, runId: string): RunRecord | undefined {
+  let row: TaskRunRow | undefined;
+  try {
+    row = db.prepare('select id, mode, title, subject_json, status, started_at, finished_at, error_code, error from task_runs where id = ?').get(runId) as TaskRunRow | undefined;
+  } catch (error) {
+    // A repository's raw DB opened read-only by the logs before this build migrated it (schema 1).
+    if (/no such column/.test((error as Error).message)) return undefined;
+    throw error;
+  }
+  if (!row) return undefined;
+  return {
+    runId: row.id,
+    kind: row.mode,
+    title: row.title,
+    subject: parseObject(row.subject_json),
+    status: row.status as RunStatus,
+    startedAt: row.started_at,
+    finishedAt: row.finished_at,
+    error: row.error || row.error_code ? { code: row.error_code ?? 'INTERNAL', message: row.error ?? '' } : null,
+  };
+}
+
+function parseObject(json: string | null): Record<string, unknown> | null {
+  if (!json) return null;
+  try {
+    const value: unknown = JSON.parse(json);
+    return value && typeof value === 'object' ? (value as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
 }

@@ -105,6 +105,19 @@ interface RunFinishedOf<K extends RunKind> {
 /** The last word of a run; narrowed by `kind`. */
 export type RunFinished<K extends RunKind = RunKind> = { [P in K]: RunFinishedOf<P> }[K];
 
+/** A run as the raw log keeps it (`task_runs`): the Logs page shows it above the run's calls. */
+export interface RunRecord {
+  runId: string;
+  kind: string;
+  title: string | null;
+  /** The subject it was started with (`RunKinds`), as recorded. */
+  subject: Record<string, unknown> | null;
+  status: RunStatus;
+  startedAt: string;
+  finishedAt: string | null;
+  error: { code: string; message: string } | null;
+}
+
 /** The repository a run works on, when its kind has one (index, embed). */
 export function runRepoId(run: Pick<RunInfo, 'kind' | 'subject'>): string | null {
   return 'repoId' in run.subject ? run.subject.repoId : null;
