@@ -1,3 +1,4 @@
+import { runsSelectors, useRunsStore } from '../runs/store';
 import { useEffect, useState } from 'react';
 import { navSelectors, useNavStore } from '../../app/store/navStore';
 import { formatRelativeTime, progressPercent } from './reducers';
@@ -10,7 +11,7 @@ export function RepoSwitcher() {
   const selectRepo = useNavStore((s) => s.selectRepo);
   const go = useNavStore((s) => s.go);
   const repo = useReposStore(reposSelectors.byId(repoId));
-  const run = useReposStore(reposSelectors.activeRun(repoId));
+  const run = useRunsStore(runsSelectors.activeRepoRun(repoId));
   const now = useNow(30_000);
 
   if (repos.length === 0) {

@@ -1,3 +1,4 @@
+import { runsSelectors, useRunsStore } from '../runs/store';
 import { useEffect, useState } from 'react';
 import type { RepoInfo, SearchStatus } from '../../../../shared/contract';
 import { client } from '../../lib/client';
@@ -19,7 +20,7 @@ export function coverageOf(status: SearchStatus): { vectors: number; chunks: num
  */
 export function VectorCoverage(props: { repo: RepoInfo }) {
   const { repo } = props;
-  const run = useReposStore(reposSelectors.activeRun(repo.id));
+  const run = useRunsStore(runsSelectors.activeRepoRun(repo.id));
   const [status, setStatus] = useState<SearchStatus | null>(null);
   const [error, setError] = useState<OpError | null>(null);
   const [isStarting, setStarting] = useState(false);
@@ -62,7 +63,7 @@ export function VectorCoverage(props: { repo: RepoInfo }) {
     try {
       const { runId } = await client().call('search/embed', { repoId: repo.id });
       // The row shows the run's progress (and its Cancel) like an index run's.
-      useReposStore.setState((s) => ({ runs: repoReducers.assign(s.runs, runId, repo.id, 'embed') }));
+      useRunsStore.getState().track({ runId, kind: 'embed', subject: { repoId: repo.id }, title: `Embedding ${repo.name}`, status: 'running', startedAt: new Date().toISOString() });
     } catch (e) {
       setError(toOpError(e));
     } finally {
