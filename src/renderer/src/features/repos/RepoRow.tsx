@@ -1,9 +1,9 @@
-import { runsSelectors, useRunsStore } from '../runs/store';
 import { useState } from 'react';
 import type { RepoInfo } from '../../../../shared/contract';
 import { IndexProgress } from './IndexProgress';
 import { formatRelativeTime, languagesOf } from './reducers';
-import { reposSelectors, useReposStore } from './store';
+import { runsSelectors, useRunsStore } from '../runs/store';
+import { useReposStore } from './store';
 import { VectorCoverage } from './VectorCoverage';
 
 const COLUMNS = 7;

@@ -1,6 +1,6 @@
-import { runsSelectors, useRunsStore } from '../runs/store';
 import { useEffect, useState } from 'react';
 import { navSelectors, useNavStore } from '../../app/store/navStore';
+import { runsSelectors, useRunsStore } from '../runs/store';
 import { formatRelativeTime, progressPercent } from './reducers';
 import { reposSelectors, useReposStore } from './store';
 

@@ -1,10 +1,8 @@
-import { runsSelectors, useRunsStore } from '../runs/store';
 import { useEffect, useState } from 'react';
 import type { RepoInfo, SearchStatus } from '../../../../shared/contract';
 import { client } from '../../lib/client';
 import { toOpError, type OpError } from '../../lib/errors';
-import { repoReducers } from './reducers';
-import { reposSelectors, useReposStore } from './store';
+import { runsSelectors, useRunsStore } from '../runs/store';
 
 /** Chunks with a vector of the default embedder, out of all chunks, from `search/status`. */
 export function coverageOf(status: SearchStatus): { vectors: number; chunks: number; percent: number } {
