@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import type { ParsedLanguage } from './extract/types';
+import type { ParsedLanguage } from '../extract/types';
 import type { ParseRequest, ParseResponse, ParseWorkerData } from './parseWorker';
 import type { PrepareJob, PreparedFile } from './prepare';
 

@@ -6,6 +6,6 @@
 // instead of registering tsx: no TypeScript transform in every worker (≈ 100 ms of start-up each).
 // A source edited since the build falls back to the sources.
 const { join } = require('node:path');
-const { loadBuiltOrSource } = require('../runtime/bundleFreshness.js');
+const { loadBuiltOrSource } = require('../../runtime/bundleFreshness.js');
 
 loadBuiltOrSource('indexWorker.js', join(__dirname, 'parseWorker.ts'));

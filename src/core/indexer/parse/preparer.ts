@@ -1,8 +1,8 @@
-import { throwIfAborted } from '../runtime/runs';
+import { throwIfAborted } from '../../runtime/runs';
 import { claim, CLAIMED_HERE, claimTable } from './claims';
-import type { Extractor } from './extract/extractor';
-import { detectLanguage } from './extract/languages';
-import type { ParsedLanguage } from './extract/types';
+import type { Extractor } from '../extract/extractor';
+import { detectLanguage } from '../extract/languages';
+import type { ParsedLanguage } from '../extract/types';
 import { defaultPoolSize, defaultWorkerScript, MIN_FILES_FOR_WORKERS, ParseJobError, ParsePool } from './parsePool';
 import { extractWith, prepareFile, type ExtractFn, type PrepareJob, type PreparedFile } from './prepare';
 
@@ -12,7 +12,7 @@ export interface ParallelOptions {
   workers?: number;
   /** Fewest files for which workers start (default MIN_FILES_FOR_WORKERS). */
   minFiles?: number;
-  /** Worker entry file (default: indexWorker.js beside the indexer; absent → this thread). */
+  /** Worker entry file (default: indexWorker.js beside parsePool.ts; absent → this thread). */
   script?: string | null;
   /** This thread parses too, between writes, the files no worker has taken (default: true). */
   mainParses?: boolean;
