@@ -2,7 +2,7 @@
 /* eslint-disable @typescript-eslint/no-require-imports -- plain CommonJS, loaded by the worker entries before TypeScript can load */
 // Whether a built bundle is current for the sources it was built from, and the worker entries'
 // choice between that bundle and the TypeScript sources (plain CommonJS: it runs before any
-// TypeScript can load). See indexer/indexWorker.js.
+// TypeScript can load). See indexer/parse/indexWorker.js.
 const { readdirSync, statSync } = require('node:fs');
 const { join } = require('node:path');
 
@@ -49,4 +49,15 @@ function loadBuiltOrSource(bundleName, sourceFile) {
   require(sourceFile);
 }
 
-module.exports = { newestUnder, bundleIsCurrent, loadBuiltOrSource };
+/**
+ * Which file bin/cra.js runs for the checkout at `root`: the CLI bundle `out/cli/main.js` when it is
+ * current for everything under src/ (built by scripts/build-cli.mjs), else the TypeScript entry,
+ * which needs tsx. CRA_FROM_SOURCE=1 forces the sources.
+ */
+function cliEntry(root = ROOT, env = process.env) {
+  const bundle = join(root, 'out', 'cli', 'main.js');
+  if (env.CRA_FROM_SOURCE !== '1' && bundleIsCurrent(bundle, join(root, 'src'))) return { file: bundle, fromSource: false };
+  return { file: join(root, 'src', 'hosts', 'cli', 'main.ts'), fromSource: true };
+}
+
+module.exports = { newestUnder, bundleIsCurrent, loadBuiltOrSource, cliEntry };

@@ -46,8 +46,7 @@ const FINISHED_KEPT = 50;
 /**
  * Least time between two `run/progress` events of a run within a phase. An index run reports every
  * file (hundreds a second); forwarding each one cost the app's renderer more CPU than the index
- * itself on 2 cores. Stdlib indexed from the app (cra serve + headless Chromium): 3.9 s forwarding
- * every update, 2.7–2.8 s at 100 ms, 2.5–2.6 s at 200 ms; 2.3 s from the CLI.
+ * itself on 2 cores (figures: README, "Indexing").
  */
 export const PROGRESS_INTERVAL_MS = 200;
 

@@ -9,4 +9,5 @@ export * from './errors';
 export * from './eval';
 export * from './repos';
 export * from './search';
+export * from './reasons';
 export * from './runs';
