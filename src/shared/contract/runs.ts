@@ -35,9 +35,6 @@ export type RunSubject<K extends RunKind = RunKind> = RunKinds[K]['subject'];
 /** What a run of kind K returns when it ends well. */
 export type RunResult<K extends RunKind = RunKind> = RunKinds[K]['result'];
 
-/** The kinds, for run-time checks (kept equal to `RunKinds` by the `satisfies`). */
-export const RUN_KINDS = ['index', 'embed', 'pull', 'eval'] as const satisfies readonly RunKind[];
-
 /** Lifecycle of a long-running job. */
 export type RunStatus = 'running' | 'done' | 'failed' | 'cancelled';
 
@@ -121,11 +118,6 @@ export interface RunRecord {
 /** The repository a run works on, when its kind has one (index, embed). */
 export function runRepoId(run: Pick<RunInfo, 'kind' | 'subject'>): string | null {
   return 'repoId' in run.subject ? run.subject.repoId : null;
-}
-
-/** Whether a run (or a finished event) is of kind K. */
-export function isRunOfKind<K extends RunKind, R extends { kind: RunKind }>(run: R, kind: K): run is Extract<R, { kind: K }> {
-  return run.kind === kind;
 }
 
 /**
