@@ -1,5 +1,6 @@
 import type { Db } from '../db/open';
 import type { ParsedQuery } from './query';
+import { KIND_PRIOR } from './rankingConstants';
 import { prep } from './termStats';
 
 /**
@@ -52,12 +53,6 @@ export function fileIntentOf(query: ParsedQuery): QueryFileIntent {
   }
   return { kinds, names };
 }
-
-/** Tunables of the file-kind prior. */
-export const KIND_PRIOR = {
-  /** Score multiplier of documentation and configuration files the query does not ask for. */
-  unwanted: 0.5,
-} as const;
 
 /**
  * A score multiplier per file for the query: 1 for code, for files of a kind the query asks about

@@ -1,11 +1,8 @@
 import type { Statement } from 'better-sqlite3';
 import type { Db } from '../db/open';
 import { quoteFts, type ParsedQuery } from './query';
+import { COMMON_TERMS } from './rankingConstants';
 
-/** Terms in more than this share of all chunks are dropped when rarer terms remain. */
-const COMMON_SHARE = 0.03;
-/** …but a term in fewer chunks than this is never considered common. */
-const COMMON_MIN_DOCS = 300;
 const CACHE_LIMIT = 5000;
 
 interface Stats {
@@ -77,7 +74,7 @@ export function documentFrequency(db: Db, term: string, prefix: boolean): number
 
 /** Chunk frequency above which a term counts as common (see {@link chunkMatch}). */
 export function commonTermThreshold(db: Db): number {
-  return Math.max(COMMON_MIN_DOCS, statsFor(db).chunks * COMMON_SHARE);
+  return Math.max(COMMON_TERMS.minDocs, statsFor(db).chunks * COMMON_TERMS.share);
 }
 
 /** One term as an FTS5 expression: a quoted literal, `"term" *` for a prefix. */

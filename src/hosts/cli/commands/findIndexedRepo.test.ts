@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { findIndexedRepo } from './searchCommand';
+import { findIndexedRepo } from './searchOutput';
 
 const cleanups: Array<() => void> = [];
 afterEach(() => {
