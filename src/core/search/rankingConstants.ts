@@ -94,3 +94,44 @@ export const KIND_PRIOR = {
   /** Score multiplier of documentation and configuration files the query does not ask for. */
   unwanted: 0.5,
 } as const;
+
+/** The tunable groups of this file, by name, for {@link overrideRanking}. */
+const TUNABLE = { CHUNK_WEIGHTS, PATH_WEIGHTS, KEYWORD, COMMON_TERMS, FILE_BM25, GRAPH, KIND_PRIOR } as const;
+
+/** Partial values per group, e.g. `{ GRAPH: { testDemotion: 0.5 } }`. */
+export type RankingOverrides = { [G in keyof typeof TUNABLE]?: { [K in keyof (typeof TUNABLE)[G]]?: number } };
+
+/**
+ * Tuning only (never set in the product): replace some of the constants above in this process, so
+ * one index can be re-ranked under many settings without re-indexing (`bench/rankTune.ts`, issue
+ * #12). Unknown groups, keys and non-numbers are an error naming them. Returns a function that
+ * restores the previous values. The environment variable `CRA_RANKING_OVERRIDES` (the same object
+ * as JSON) applies once at start-up, for a whole `cra eval` run under another setting.
+ */
+export function overrideRanking(overrides: RankingOverrides): () => void {
+  const saved: Array<[Record<string, number>, string, number]> = [];
+  for (const [group, values] of Object.entries(overrides)) {
+    const target = (TUNABLE as Record<string, Record<string, number>>)[group];
+    if (!target) throw new Error(`Unknown ranking group "${group}"; use one of ${Object.keys(TUNABLE).join(', ')}.`);
+    for (const [key, value] of Object.entries(values ?? {})) {
+      if (!(key in target)) throw new Error(`Unknown ranking constant ${group}.${key}; use one of ${Object.keys(target).join(', ')}.`);
+      if (typeof value !== 'number' || !Number.isFinite(value)) throw new Error(`Ranking constant ${group}.${key} must be a finite number, not ${JSON.stringify(value)}.`);
+      saved.push([target, key, target[key]!]);
+      target[key] = value;
+    }
+  }
+  return () => {
+    for (const [target, key, value] of saved.reverse()) target[key] = value;
+  };
+}
+
+const fromEnvironment = typeof process === "undefined" ? undefined : process.env.CRA_RANKING_OVERRIDES;
+if (fromEnvironment) {
+  let parsed: RankingOverrides;
+  try {
+    parsed = JSON.parse(fromEnvironment) as RankingOverrides;
+  } catch {
+    throw new Error(`CRA_RANKING_OVERRIDES is not JSON: ${fromEnvironment}. Write it as {"GRAPH":{"testDemotion":0.5}}.`);
+  }
+  overrideRanking(parsed);
+}
