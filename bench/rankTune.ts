@@ -22,6 +22,8 @@ import { isTaskSourcePath, taskLanguages } from '../src/core/eval/classify';
 import { goldRanks } from '../src/core/eval/metrics';
 import { productRetrieval } from '../src/core/eval/product';
 import { resolveCommit, Worktree } from '../src/core/git';
+import { openDatabase } from '../src/core/db/open';
+import { searchRepository } from '../src/core/search/search';
 import { overrideRanking, type RankingOverrides } from '../src/core/search/rankingConstants';
 
 const DEPTH = 50;
@@ -61,11 +63,15 @@ async function main(): Promise<void> {
       }
       const searchDir = snapshot;
       const languages = taskLanguages(task.gold);
+      // One connection for every setting of a task: the per-connection caches (term frequencies,
+      // file sizes) do not depend on the constants, and reopening per setting dominated the time.
+      const db = openDatabase(join(searchDir, 'curated.sqlite'), { readOnly: true });
+      try {
       for (const c of configs) {
         const restore = overrideRanking(c.overrides);
         try {
           const start = performance.now();
-          const ranked = await retrieval.search({ root: repo, stateDir: searchDir, text: task.task, limit: 4 * DEPTH });
+          const ranked = (await searchRepository(db, task.task, { limit: 4 * DEPTH, mode: 'keyword' })).map((r) => r.path);
           const ms = performance.now() - start;
           const all = [...new Set(ranked)].slice(0, DEPTH);
           const source = [...new Set(ranked.filter((p) => isTaskSourcePath(p, languages)))].slice(0, DEPTH);
@@ -73,6 +79,9 @@ async function main(): Promise<void> {
         } finally {
           restore();
         }
+      }
+      } finally {
+        db.close();
       }
       process.stderr.write(`${i + 1}/${tasks.length}\r`);
     }

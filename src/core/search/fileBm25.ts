@@ -20,7 +20,7 @@ const { k1: K1, b: B } = FILE_BM25;
 export function fileBm25(db: Db, query: ParsedQuery): Map<number, number> {
   const { sizes, averageSize } = fileSizes(db);
   if (sizes.size === 0) return new Map();
-  const threshold = commonTermThreshold(db);
+  const threshold = commonTermThreshold(db, FILE_BM25.commonShare);
   ensureHelpers(db);
   const perFile = prep(
     db,

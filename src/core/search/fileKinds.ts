@@ -28,7 +28,13 @@ export function fileKindOf(path: string, language: string): FileKind {
 /** Query words that ask for documentation. */
 const DOC_WORDS = /^(docs?|documentation|documented|readme|changelog|license|licence|contributing|markdown|md|mdx|rst|sphinx)$/i;
 /** Query words that ask for configuration, CI or packaging. */
-const CONFIG_WORDS = /^(config|configuration|ci|workflows?|json|yaml|yml|toml|ini|lockfile|eslint|prettier|tsconfig|pyproject|tox|dockerfile)$/i;
+const CONFIG_WORDS = /^(config|configuration|ci|workflows?|json|yaml|yml|toml|ini|lockfile)$/i;
+/**
+ * Names of tools whose configuration files carry the name (`.eslintrc.json`, `tsconfig.json`): the
+ * word asks for those files only. As a kind word, "eslint" made every config file wanted in the
+ * eslint repository, whose task texts name it all the time.
+ */
+const TOOL_WORDS = /^(eslint|prettier|tsconfig|pyproject|tox|dockerfile|babel|jest|vitest|webpack|rollup|vite|docker|mypy|ruff|flake8|pytest|setup)$/i;
 /** Names of project files that the bare word names (`readme` → README.rst); others need the full file name. */
 const NAMED_BY_STEM = new Set(['readme', 'changelog', 'license', 'licence', 'contributing', 'authors', 'codeowners', 'copying']);
 
@@ -37,21 +43,28 @@ export interface QueryFileIntent {
   kinds: Set<Exclude<FileKind, 'code'>>;
   /** Lower-cased file names written in the query (`readme.md`, `package.json`, `readme`). */
   names: Set<string>;
+  /** Lower-cased tool names of the query: a docs or config file whose name contains one is wanted. */
+  tools: Set<string>;
 }
 
 /** Read the query for words that make documentation or configuration files wanted. */
 export function fileIntentOf(query: ParsedQuery): QueryFileIntent {
   const kinds = new Set<Exclude<FileKind, 'code'>>();
   const names = new Set<string>();
+  const tools = new Set<string>();
   for (const word of query.raw.match(/[A-Za-z0-9_.-]+/g) ?? []) {
     const trimmed = word.replace(/^[.-]+|[.-]+$/g, '');
     for (const part of trimmed.split(/[._-]/)) {
       if (DOC_WORDS.test(part)) kinds.add('docs');
       if (CONFIG_WORDS.test(part)) kinds.add('config');
+      if (TOOL_WORDS.test(part)) {
+        tools.add(part.toLowerCase());
+        if (KIND_PRIOR.toolWordAsksConfig) kinds.add('config');
+      }
     }
     if (trimmed.length >= 3) names.add(trimmed.toLowerCase());
   }
-  return { kinds, names };
+  return { kinds, names, tools };
 }
 
 /**
@@ -80,5 +93,6 @@ function priorOf(path: string, language: string, intent: QueryFileIntent): numbe
   const base = path.slice(path.lastIndexOf('/') + 1).toLowerCase();
   const stem = base.includes('.') ? base.slice(0, base.lastIndexOf('.')) : base;
   if (intent.names.has(base) || (NAMED_BY_STEM.has(stem) && intent.names.has(stem))) return 1;
+  for (const tool of intent.tools) if (base.includes(tool)) return 1;
   return KIND_PRIOR.unwanted;
 }

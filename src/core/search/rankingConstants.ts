@@ -52,6 +52,8 @@ export const FILE_BM25 = {
   maxTerms: 32,
   /** Share of the best final score that the best whole-file match adds. */
   share: 0.3,
+  /** Words in more than this share of all chunks are left out of the whole-file ranking (`COMMON_TERMS.minDocs` applies too). */
+  commonShare: 0.03,
 } as const;
 
 /** The reciprocal rank fusion constant of Cormack et al. (hybrid mode); it damps the weight of the very first ranks. */
@@ -93,10 +95,20 @@ export const GRAPH = {
 export const KIND_PRIOR = {
   /** Score multiplier of documentation and configuration files the query does not ask for. */
   unwanted: 0.5,
+  /** 1: a tool name (`eslint`) asks for every config file, as before issue #12; 0: only for files named after it. */
+  toolWordAsksConfig: 0,
+} as const;
+
+/** Files the query names (`nameMatch.ts`): "class-methods-use-this" ↔ class-methods-use-this.js. */
+export const NAME_MATCH = {
+  /** Share of the best score added to a file whose name the query spells out (before priors). */
+  share: 0.5,
+  /** Longest run of query words compared with file names. */
+  maxWords: 6,
 } as const;
 
 /** The tunable groups of this file, by name, for {@link overrideRanking}. */
-const TUNABLE = { CHUNK_WEIGHTS, PATH_WEIGHTS, KEYWORD, COMMON_TERMS, FILE_BM25, GRAPH, KIND_PRIOR } as const;
+const TUNABLE = { CHUNK_WEIGHTS, PATH_WEIGHTS, KEYWORD, COMMON_TERMS, FILE_BM25, GRAPH, KIND_PRIOR, NAME_MATCH } as const;
 
 /** Partial values per group, e.g. `{ GRAPH: { testDemotion: 0.5 } }`. */
 export type RankingOverrides = { [G in keyof typeof TUNABLE]?: { [K in keyof (typeof TUNABLE)[G]]?: number } };

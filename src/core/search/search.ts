@@ -10,6 +10,7 @@ import { kindPrior } from './fileKinds';
 import { applyFileBm25 } from './fileBm25';
 import { applyDefinitions, applyNeighbours, applyPrior, testPrior, type DefinitionHit } from './graph';
 import { keywordFileRanking, type FileHit } from './keyword';
+import { applyNamedFiles } from './nameMatch';
 import { parseQuery, type ParsedQuery } from './query';
 import { GRAPH, VECTOR_POOL } from './rankingConstants';
 import { VectorStore } from './vectorStore';
@@ -85,6 +86,7 @@ export async function searchWithMode(target: SearchTarget, query: string, option
   }
   throwIfAborted(options.signal);
   const definitions = applyDefinitions(db, parsed, files);
+  applyNamedFiles(db, parsed, files);
   const pathOf = prep(db, 'select path from files where id = ?').pluck();
   applyNeighbours(db, files, (id) => pathOf.get(id) as string | undefined);
   // Priors last: demoted tests and docs still pass their neighbours a boost (tests import the code

@@ -72,9 +72,9 @@ export function documentFrequency(db: Db, term: string, prefix: boolean): number
   return df;
 }
 
-/** Chunk frequency above which a term counts as common (see {@link chunkMatch}). */
-export function commonTermThreshold(db: Db): number {
-  return Math.max(COMMON_TERMS.minDocs, statsFor(db).chunks * COMMON_TERMS.share);
+/** Chunk frequency above which a term counts as common (see {@link chunkMatch}); `share` of all chunks, default `COMMON_TERMS.share`. */
+export function commonTermThreshold(db: Db, share: number = COMMON_TERMS.share): number {
+  return Math.max(COMMON_TERMS.minDocs, statsFor(db).chunks * share);
 }
 
 /** One term as an FTS5 expression: a quoted literal, `"term" *` for a prefix. */

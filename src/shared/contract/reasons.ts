@@ -31,7 +31,7 @@ export const reasonSchema = z.discriminatedUnion('kind', [
   /** The file changed together with a strong hit (`path`) in `commits` commits. */
   z.object({ kind: z.literal('co-change'), detail: z.object({ path, commits: z.number().int().min(1) }) }),
   // Reserved for retrieval and chat (no producer yet).
-  /** Reserved (retrieval): the task text names this file or symbol (`text` is the words that did). */
+  /** The task text names this file or symbol (`text` is the words that did); search gives it for file names. */
   z.object({ kind: z.literal('named-in-task'), detail: z.object({ text: z.string().min(1) }) }),
   /** Reserved (retrieval): a search hit that seeded graph expansion, at `rank` (1-based). */
   z.object({ kind: z.literal('seed'), detail: z.object({ rank: z.number().int().min(1) }) }),
@@ -54,7 +54,7 @@ export type ReasonOf<K extends ReasonKind> = Extract<Reason, { kind: K }>;
 export const REASON_KINDS = reasonSchema.options.map((o) => o.shape.kind.value) as readonly ReasonKind[];
 
 /** The kinds search produces; the others are reserved for retrieval and chat. */
-export const SEARCH_REASON_KINDS = ['text-match', 'path-match', 'file-text-match', 'semantic-match', 'definition', 'imported-by', 'imports', 'co-change'] as const satisfies readonly ReasonKind[];
+export const SEARCH_REASON_KINDS = ['text-match', 'path-match', 'file-text-match', 'semantic-match', 'definition', 'imported-by', 'imports', 'co-change', 'named-in-task'] as const satisfies readonly ReasonKind[];
 
 /** True for the kinds that only relate a file to another hit (graph neighbours), not to the query itself. */
 export function isNeighbourReason(reason: Reason): boolean {

@@ -1,0 +1,107 @@
+import type { Db } from '../db/open';
+import type { FileHit } from './keyword';
+import { splitIdentifier, type ParsedQuery } from './query';
+import { NAME_MATCH } from './rankingConstants';
+import { prep, statsFor } from './termStats';
+
+/**
+ * Files the query names. A task often spells out the file it is about, in its own words or as the
+ * file's name: "`class-methods-use-this`" ↔ lib/rules/class-methods-use-this.js, "version utils"
+ * ↔ src/util/VersionUtils.ts, "`serialization.js`" ↔ lib/shared/serialization.js. BM25 sees only
+ * the separate words, which are common (`class`, `use`, `this`), so such a file ranked far down.
+ */
+
+/** A file name as words: kebab, snake and camel case all split, the extension(s) left out. */
+export function stemWords(path: string): string[] {
+  const base = path.slice(path.lastIndexOf('/') + 1);
+  const stem = base.replace(/(\.d)?\.[A-Za-z0-9]{1,6}$/, '');
+  return splitIdentifier(stem);
+}
+
+/** What a query says about file names: word runs (joined, lower case) and spelled-out paths. */
+export interface NamedFiles {
+  /** Every run of 2..`NAME_MATCH.maxWords` consecutive words of the query, joined without separators → the words. */
+  phrases: Map<string, string>;
+  /** Words that look like a file path or name with an extension (`languages/js/index.js`), lower case. */
+  paths: string[];
+}
+
+/** Read the query for file names: consecutive words in any spelling, and paths written out. */
+export function namedFiles(query: ParsedQuery): NamedFiles {
+  const words = splitIdentifier(query.raw);
+  const phrases = new Map<string, string>();
+  for (let i = 0; i < words.length; i++) {
+    for (let n = 2; n <= NAME_MATCH.maxWords && i + n <= words.length; n++) phrases.set(words.slice(i, i + n).join(''), words.slice(i, i + n).join(' '));
+  }
+  const paths = (query.raw.match(/[A-Za-z0-9_./-]+/g) ?? [])
+    .map((w) => w.replace(/^[./]+|[.]+$/g, '').toLowerCase())
+    .filter((w) => /\.[a-z][a-z0-9]{0,5}$/.test(w) && /[a-z]/.test(w.slice(0, w.lastIndexOf('.'))));
+  return { phrases, paths };
+}
+
+interface NameIndex {
+  dataVersion: number;
+  /** Joined stem words (only stems of two words or more) → file ids. */
+  byStem: Map<string, number[]>;
+  files: Array<{ id: number; path: string }>;
+}
+
+const cache = new WeakMap<Db, NameIndex>();
+
+function nameIndex(db: Db): NameIndex {
+  const { dataVersion } = statsFor(db);
+  let index = cache.get(db);
+  if (!index || index.dataVersion !== dataVersion) {
+    const files = prep(db, 'select id, path from files where skip_reason is null').all() as Array<{ id: number; path: string }>;
+    const byStem = new Map<string, number[]>();
+    for (const file of files) {
+      const words = stemWords(file.path);
+      if (words.length < 2) continue;
+      const key = words.join('');
+      (byStem.get(key) ?? byStem.set(key, []).get(key)!).push(file.id);
+    }
+    index = { dataVersion, byStem, files: files.map((f) => ({ id: f.id, path: f.path.toLowerCase() })) };
+    cache.set(db, index);
+  }
+  return index;
+}
+
+/**
+ * The files whose name the query spells out, with the words that did: a file name of two words or
+ * more equal to a run of consecutive query words (any spelling), or a path or file name with an
+ * extension that ends the file's path.
+ */
+export function filesNamed(db: Db, query: ParsedQuery): Map<number, string> {
+  const { phrases, paths } = namedFiles(query);
+  const out = new Map<number, string>();
+  if (phrases.size === 0 && paths.length === 0) return out;
+  const index = nameIndex(db);
+  for (const [phrase, text] of phrases) for (const id of index.byStem.get(phrase) ?? []) out.set(id, text);
+  if (paths.length > 0) {
+    for (const file of index.files) {
+      const named = paths.find((p) => file.path === p || file.path.endsWith(`/${p}`));
+      if (named) out.set(file.id, named);
+    }
+  }
+  return out;
+}
+
+/**
+ * Add `NAME_MATCH.share` × the best score to every file the query names (priors apply later, so a
+ * test or a doc page of the same name stays below the code file).
+ */
+export function applyNamedFiles(db: Db, query: ParsedQuery, files: Map<number, FileHit>): void {
+  if (NAME_MATCH.share <= 0) return;
+  const named = filesNamed(db, query);
+  if (named.size === 0) return;
+  const top = Math.max(0, ...[...files.values()].map((f) => f.score)) || 1;
+  for (const [fileId, text] of named) {
+    let file = files.get(fileId);
+    if (!file) {
+      file = { fileId, score: 0, chunks: [], why: [] };
+      files.set(fileId, file);
+    }
+    file.score += top * NAME_MATCH.share;
+    file.why.push({ kind: 'named-in-task', detail: { text } });
+  }
+}
