@@ -82,7 +82,7 @@ for (const held of repos) {
   console.log(`| ${held.name} | ${best} | ${fig.map(f3).join(' | ')} | ${f3(base[1])} | ${f3(base[2])} | ${ref.join(' | ')} |`);
 }
 
-if (process.argv.includes('--detail') || true) {
+{
   console.log('\n| repository | setting | R@1 | R@5 | R@10 | all-gold@10 | MRR | source R@5 | source R@10 | p95 ms |');
   console.log('|---|---|---|---|---|---|---|---|---|---|');
   for (const r of repos) for (const c of configs) {

@@ -38,7 +38,7 @@ export const KEYWORD = {
 /** Frequent terms: they barely change BM25 and dominate its cost. */
 export const COMMON_TERMS = {
   /** Terms in more than this share of all chunks are dropped when rarer terms remain. */
-  share: 0.03,
+  share: 0.1,
   /** …but a term in fewer chunks than this is never considered common. */
   minDocs: 300,
 } as const;
@@ -53,7 +53,7 @@ export const FILE_BM25 = {
   /** Share of the best final score that the best whole-file match adds. */
   share: 0.3,
   /** Words in more than this share of all chunks are left out of the whole-file ranking (`COMMON_TERMS.minDocs` applies too). */
-  commonShare: 0.03,
+  commonShare: 0.1,
 } as const;
 
 /** The reciprocal rank fusion constant of Cormack et al. (hybrid mode); it damps the weight of the very first ranks. */
@@ -82,7 +82,7 @@ export const GRAPH = {
   strongHits: 5,
   strongShare: 0.4,
   /** Multiplier for test files when the query is not about tests. */
-  testDemotion: 0.7,
+  testDemotion: 0.4,
   /**
    * A result that is only a neighbour (imported by, imports or changes with a hit, nothing of the
    * query in it) is listed only at this share of the best score or above: weaker ones padded the
@@ -94,7 +94,7 @@ export const GRAPH = {
 /** The file-kind prior. */
 export const KIND_PRIOR = {
   /** Score multiplier of documentation and configuration files the query does not ask for. */
-  unwanted: 0.5,
+  unwanted: 0.25,
   /** 1: a tool name (`eslint`) asks for every config file, as before issue #12; 0: only for files named after it. */
   toolWordAsksConfig: 0,
 } as const;
@@ -102,10 +102,15 @@ export const KIND_PRIOR = {
 /** Files the query names (`nameMatch.ts`): "class-methods-use-this" ↔ class-methods-use-this.js. */
 export const NAME_MATCH = {
   /** Share of the best score added to a file whose name the query spells out (before priors). */
-  share: 0.5,
+  share: 1,
   /** Longest run of query words compared with file names. */
   maxWords: 6,
 } as const;
+
+// COMMON_TERMS.share, FILE_BM25.commonShare, GRAPH.testDemotion, KIND_PRIOR.unwanted and
+// NAME_MATCH.share were chosen on the nine development repositories of issue #12 (bench/rankTune.ts,
+// scripts/rank-loo.mjs); left out one repository at a time, the other eight chose this same setting
+// for each of the nine (README, "Code search").
 
 /** The tunable groups of this file, by name, for {@link overrideRanking}. */
 const TUNABLE = { CHUNK_WEIGHTS, PATH_WEIGHTS, KEYWORD, COMMON_TERMS, FILE_BM25, GRAPH, KIND_PRIOR, NAME_MATCH } as const;
