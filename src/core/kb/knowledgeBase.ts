@@ -281,11 +281,17 @@ export class KnowledgeBase {
       resolvedReferences: count('select count(*) from symbol_references where target_symbol_id is not null'),
       dependencies: count('select count(*) from file_dependencies'),
       commits: count('select count(*) from commits'),
-      languages: group('select language as k, count(*) as n from files where skip_reason is null group by language order by n desc'),
+      languages: this.getLanguageCounts(),
       domains: group('select domain as k, count(*) as n from file_metadata where domain is not null group by domain order by n desc'),
       mostConnected: mostConnected.filter((m) => m.imports + m.importedBy > 0),
       lastCommitDate: (this.sql.valuesOf('select max(date) from commits').get() as string | null) ?? null,
     };
+  }
+
+  /** Indexed files (not the skipped ones) per language, most first. */
+  getLanguageCounts(): Record<string, number> {
+    const rows = this.sql.rowsOf('select language as k, count(*) as n from files where skip_reason is null group by language order by n desc').all() as Array<{ k: string; n: number }>;
+    return Object.fromEntries(rows.map((r) => [r.k, r.n]));
   }
 
   /** The adapter (fine-tuned model) active for a pipeline stage; null, as no adapters exist yet. */

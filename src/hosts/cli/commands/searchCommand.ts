@@ -1,10 +1,9 @@
-import { existsSync, realpathSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { InvalidArgumentError } from 'commander';
 import { loadUserConfigCached } from '../../../core/config';
+import { resolveIndexedRepo } from '../../../core/repos/indexed';
 import { RepoRegistry } from '../../../core/repos/registry';
 import type { EmbedSummary } from '../../../core/search/embedRun';
-import { AppError, type RepoInfo, type RunProgress, type SearchMode, type SearchResult } from '../../../shared/contract';
+import type { RepoInfo, RunProgress, SearchMode, SearchResult } from '../../../shared/contract';
 import { printable } from '../../../shared/printable';
 import type { CliContext, CommandModule } from '../context';
 
@@ -21,18 +20,17 @@ function parseMode(value: string): SearchMode {
   return value as SearchMode;
 }
 
-/** The registered repository for a folder given on the command line, or a one-line error saying how to index it. */
+/**
+ * The registered repository for a folder given on the command line, or a one-line error saying
+ * what to do: decided by core's resolveIndexedRepo, as for the app (before the engine exists, so
+ * the registry is opened here, only when the folder exists, and closed again).
+ */
 export function findIndexedRepo(dataDir: string, path: string): RepoInfo {
-  const absolute = resolve(path);
-  if (!existsSync(absolute)) throw new AppError('NOT_FOUND', `${absolute} does not exist; give the folder of an indexed repository (--repo PATH).`);
-  const candidates = [absolute, realpathSync(absolute)];
-  const registry = new RepoRegistry(dataDir);
+  let registry: RepoRegistry | undefined;
   try {
-    const info = candidates.map((p) => registry.findByPath(p)).find((r) => r !== undefined);
-    if (!info || info.lastIndexedAt === null) throw new AppError('NOT_INDEXED', `${absolute} is not indexed; run \`cra index ${path}\` first.`);
-    return info;
+    return resolveIndexedRepo({ dataDir, registry: () => (registry ??= new RepoRegistry(dataDir)) }, { path }).info;
   } finally {
-    registry.close();
+    registry?.close();
   }
 }
 
