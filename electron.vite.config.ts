@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import react from '@vitejs/plugin-react';
 import { defineConfig } from 'electron-vite';
+import { buildCli } from './scripts/build-cli.mjs';
 
 // main and preload are CommonJS (no "type": "module"), which a sandboxed preload requires.
 export default defineConfig({
@@ -11,6 +12,9 @@ export default defineConfig({
       // embedThread: the embedding model's worker thread (src/core/search/workerEmbedder.ts, the same way).
       rollupOptions: { input: { index: resolve(__dirname, 'src/main/index.ts'), indexWorker: resolve(__dirname, 'src/core/indexer/parseWorker.ts'), embedThread: resolve(__dirname, 'src/core/search/embedWorker.ts') } },
     },
+    // The CLI bundle (out/cli, see scripts/build-cli.mjs) is built with the app, so every build
+    // (`npm install`'s prepare, `npm run build`, `npm test`) leaves bin/cra.js a current bundle.
+    plugins: [{ name: 'cra-cli-bundle', apply: 'build', closeBundle: () => buildCli(__dirname) }],
   },
   preload: {
     build: {

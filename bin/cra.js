@@ -1,10 +1,16 @@
 #!/usr/bin/env node
 'use strict';
-// The CLI runs the TypeScript sources through tsx, so `cra` always matches the code beside it.
-const { join } = require('node:path');
-const { register } = require('tsx/cjs/api');
-register();
-require(join(__dirname, '..', 'src', 'hosts', 'cli', 'main.ts'))
+// The CLI runs its bundle (out/cli/main.js, built with the app by `npm install` / `npm run build`)
+// while that is newer than every file under src/; after a source edit it runs the TypeScript
+// sources through tsx, so `cra` always matches the code beside it. CRA_FROM_SOURCE=1 forces tsx.
+const { cliEntry } = require('../src/core/runtime/bundleFreshness.js');
+
+// Node ≥ 22.1 keeps compiled code between runs (a no-op on older Node): start-up without compiling.
+require('node:module').enableCompileCache?.();
+
+const entry = cliEntry();
+if (entry.fromSource) require('tsx/cjs/api').register();
+require(entry.file)
   .main(process.argv)
   .catch((error) => {
     process.stderr.write(`cra: ${error && error.message ? error.message : String(error)}\n`);

@@ -14,7 +14,7 @@ import { cleanupOrphanWorktrees, worktreesDir } from './git';
 import { packageVersion } from './paths';
 import type { HostPorts } from './ports';
 import { RepoRegistry } from './repos/registry';
-import { RepoService } from './repos/service';
+import { RepoService, type RepoServiceOptions } from './repos/service';
 import { EventBus } from './runtime/events';
 import { RunRegistry } from './runtime/runs';
 
@@ -27,11 +27,14 @@ export interface Core {
   dispose(): Promise<void>;
 }
 
+/** How much of the shared state an engine takes charge of (see {@link RepoServiceOptions}). */
+export type CoreOptions = RepoServiceOptions;
+
 /**
  * Composition root. Each domain contributes the handlers for its keys; the `Handlers` type makes a
  * missing key a compile error.
  */
-export function createCore(ports: HostPorts): Core {
+export function createCore(ports: HostPorts, options: CoreOptions = {}): Core {
   mkdirSync(ports.dataDir, { recursive: true });
   if (ports.sqliteNativeBinding) setDefaultNativeBinding(ports.sqliteNativeBinding);
   const events = new EventBus();
@@ -47,7 +50,7 @@ export function createCore(ports: HostPorts): Core {
   disposers.push(() => llm.dispose());
   // The app's hosts show the model server in the status bar (and may start it); the CLI checks on demand.
   if (ports.host === 'electron' || ports.host === 'serve') void llm.lifecycle.check().catch(() => undefined);
-  const repos = new RepoService(context);
+  const repos = new RepoService(context, options);
   disposers.push(() => repos.dispose());
   const search = createSearchDomain(context);
   disposers.push(() => search.dispose());

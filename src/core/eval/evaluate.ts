@@ -7,11 +7,9 @@ import { mineTasks } from './mine';
 import { saveReport, reportsDir } from './reports';
 import { runEval, type EvalProgress, type ProductRetrieval } from './run';
 import { readTasksFile } from './tasksFile';
+import { DEFAULT_COMMITS, DEFAULT_KS } from './defaults';
 
-/** Default cut-offs of recall@k and all-gold@k. */
-export const DEFAULT_KS = [1, 5, 10];
-/** Default number of mined commits. */
-export const DEFAULT_COMMITS = 50;
+export { DEFAULT_COMMITS, DEFAULT_KS };
 
 /** What `cra eval` and `eval/start` ask for. */
 export interface EvaluateOptions {

@@ -65,9 +65,35 @@ const MIGRATIONS: readonly Migration[] = [
   {
     version: 2,
     description: 'whether a repository is a git work tree (null until its first index looked)',
-    up: (db) => db.exec('alter table repos add column is_git integer'),
+    up: (db) => {
+      const columns = (db.prepare('pragma table_info(repos)').all() as Array<{ name: string }>).map((c) => c.name);
+      if (!columns.includes('is_git')) db.exec('alter table repos add column is_git integer');
+    },
+  },
+  {
+    version: 3,
+    description: 'the process that runs an index (crash recovery resets only runs whose process is gone)',
+    up: (db) => {
+      // Two processes may open an old registry at once: the second finds the column already there.
+      const columns = (db.prepare('pragma table_info(repos)').all() as Array<{ name: string }>).map((c) => c.name);
+      if (!columns.includes('owner_pid')) db.exec('alter table repos add column owner_pid integer');
+    },
   },
 ];
+
+/**
+ * Whether a process with this id exists (signal 0 checks without sending anything; EPERM means it
+ * exists under another user). A recycled id reads as alive: the row then waits for that process.
+ */
+export function processIsAlive(pid: number): boolean {
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
 
 interface RepoRow {
   id: string;
@@ -80,6 +106,7 @@ interface RepoRow {
   error_code: string | null;
   error_message: string | null;
   is_git: number | null;
+  owner_pid: number | null;
 }
 
 function toInfo(row: RepoRow): RepoInfo {
@@ -133,7 +160,10 @@ export class RepoRegistry {
     return this.get(id)!;
   }
 
-  /** Record a status change, with the new statistics and error when given. */
+  /**
+   * Record a status change, with the new statistics and error when given. `indexing` records this
+   * process as the run's owner; any other status clears it.
+   */
   update(id: string, patch: { status?: RepoStatus; stats?: RepoStats; lastIndexedAt?: string; error?: { code: string; message: string } | null; watching?: boolean; git?: boolean }): RepoInfo | undefined {
     const sets: string[] = [];
     const args: unknown[] = [];
@@ -141,7 +171,10 @@ export class RepoRegistry {
       sets.push(`${column} = ?`);
       args.push(value);
     };
-    if (patch.status) set('status', patch.status);
+    if (patch.status) {
+      set('status', patch.status);
+      set('owner_pid', patch.status === 'indexing' ? process.pid : null);
+    }
     if (patch.stats) set('stats_json', JSON.stringify(patch.stats));
     if (patch.lastIndexedAt) set('last_indexed_at', patch.lastIndexedAt);
     if (patch.watching !== undefined) set('watching', patch.watching ? 1 : 0);
@@ -152,6 +185,31 @@ export class RepoRegistry {
     }
     if (sets.length > 0) this.db.prepare(`update repos set ${sets.join(', ')} where id = ?`).run(...args, id);
     return this.get(id);
+  }
+
+  /**
+   * Crash recovery: every repository left `indexing` by a process that is gone (or by a version that
+   * recorded no owner) goes back to `ready` (indexed before) or `new`. A run of a live process, this
+   * one's included, is left alone. Returns the repositories it changed.
+   */
+  recoverAbandonedRuns(isAlive: (pid: number) => boolean = processIsAlive): RepoInfo[] {
+    const rows = this.db.prepare("select * from repos where status = 'indexing'").all() as RepoRow[];
+    const recovered: RepoInfo[] = [];
+    for (const row of rows) {
+      if (row.owner_pid !== null && isAlive(row.owner_pid)) continue;
+      // Only if the row is still the abandoned run: another process may have just started one.
+      const changed = this.db
+        .prepare("update repos set status = ?, owner_pid = null where id = ? and status = 'indexing' and owner_pid is ?")
+        .run(row.last_indexed_at ? 'ready' : 'new', row.id, row.owner_pid).changes;
+      const info = changed > 0 ? this.get(row.id) : undefined;
+      if (info) recovered.push(info);
+    }
+    return recovered;
+  }
+
+  /** The process recorded as running an index of this repository, or null. */
+  indexOwner(id: string): number | null {
+    return (this.db.prepare('select owner_pid from repos where id = ?').pluck().get(id) as number | null | undefined) ?? null;
   }
 
   /** Forget a repository; returns false when it was not registered. */

@@ -51,6 +51,21 @@ export function validateRepoPath(input: string, options: { allowRelative?: boole
   return real;
 }
 
+/** How much of the shared registry an engine takes charge of. */
+export interface RepoServiceOptions {
+  /**
+   * Start the file watchers of watched repositories (and of new ones). Default true; the CLI's
+   * commands pass false: a one-shot process must not re-index repositories it was not asked about.
+   */
+  watch?: boolean;
+  /**
+   * At start, reset repositories left `indexing` by a process that is gone (a crash). Default true;
+   * read-only commands (`cra search`) pass false and write nothing to the registry. A run of a live
+   * process is never reset, whatever this says.
+   */
+  recoverStatuses?: boolean;
+}
+
 /**
  * The repositories of this engine: the registry, index runs (one at a time per repository), the
  * optional file watchers, and read access to each index through a KnowledgeBase.
@@ -62,12 +77,16 @@ export class RepoService {
   private readonly watchers = new Map<string, RepoWatcher>();
   private disposed = false;
 
-  constructor(private readonly ctx: EngineContext) {
+  private readonly watch: boolean;
+
+  constructor(
+    private readonly ctx: EngineContext,
+    options: RepoServiceOptions = {},
+  ) {
+    this.watch = options.watch ?? true;
     this.registry = ctx.registry;
-    for (const repo of this.registry.list()) {
-      if (repo.status === 'indexing') this.changed(this.registry.update(repo.id, { status: repo.lastIndexedAt ? 'ready' : 'new' }));
-      if (repo.watching) this.startWatcher(repo);
-    }
+    if (options.recoverStatuses ?? true) for (const repo of this.registry.recoverAbandonedRuns()) this.changed(repo);
+    for (const repo of this.registry.list()) if (repo.watching) this.startWatcher(repo);
   }
 
   /** Whether new repositories are watched unless the caller says otherwise (the app hosts). */
@@ -188,7 +207,7 @@ export class RepoService {
   }
 
   private startWatcher(repo: RepoInfo): void {
-    if (this.watchers.has(repo.id) || !existsSync(repo.path)) return;
+    if (!this.watch || this.watchers.has(repo.id) || !existsSync(repo.path)) return;
     const watcher = new RepoWatcher(repo.path, () => {
       if (this.registry.get(repo.id)) this.reindex(repo.id, false);
     });

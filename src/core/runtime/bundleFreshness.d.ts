@@ -4,3 +4,5 @@ export function newestUnder(dir: string): number;
 export function bundleIsCurrent(bundle: string, sourceDir: string): boolean;
 /** Load `out/main/<bundleName>` when current for src/, else register tsx and load `sourceFile`. */
 export function loadBuiltOrSource(bundleName: string, sourceFile: string): void;
+/** The CLI entry bin/cra.js runs: `out/cli/main.js` when current for `<root>/src` (and CRA_FROM_SOURCE is not 1), else the TypeScript entry. */
+export function cliEntry(root?: string, env?: NodeJS.ProcessEnv): { file: string; fromSource: boolean };

@@ -49,4 +49,15 @@ function loadBuiltOrSource(bundleName, sourceFile) {
   require(sourceFile);
 }
 
-module.exports = { newestUnder, bundleIsCurrent, loadBuiltOrSource };
+/**
+ * Which file bin/cra.js runs for the checkout at `root`: the CLI bundle `out/cli/main.js` when it is
+ * current for everything under src/ (built by scripts/build-cli.mjs), else the TypeScript entry,
+ * which needs tsx. CRA_FROM_SOURCE=1 forces the sources.
+ */
+function cliEntry(root = ROOT, env = process.env) {
+  const bundle = join(root, 'out', 'cli', 'main.js');
+  if (env.CRA_FROM_SOURCE !== '1' && bundleIsCurrent(bundle, join(root, 'src'))) return { file: bundle, fromSource: false };
+  return { file: join(root, 'src', 'hosts', 'cli', 'main.ts'), fromSource: true };
+}
+
+module.exports = { newestUnder, bundleIsCurrent, loadBuiltOrSource, cliEntry };

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { bundleIsCurrent, newestUnder } from './bundleFreshness.js';
+import { bundleIsCurrent, cliEntry, newestUnder } from './bundleFreshness.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -39,5 +39,38 @@ describe('bundleIsCurrent', () => {
     expect(bundleIsCurrent(edited.bundle, edited.src)).toBe(false);
     const missing = layout(2000, null);
     expect(bundleIsCurrent(missing.bundle, missing.src)).toBe(false);
+  });
+});
+
+describe('cliEntry (what bin/cra.js runs)', () => {
+  /** A checkout with src/ and out/cli/main.js at the given modification times (seconds). */
+  function checkout(sourceSeconds: number, bundleSeconds: number | null): string {
+    const root = mkdtempSync(join(tmpdir(), 'cra-cli-entry-'));
+    dirs.push(root);
+    mkdirSync(join(root, 'src', 'hosts', 'cli'), { recursive: true });
+    writeFileSync(join(root, 'src', 'hosts', 'cli', 'main.ts'), 'export {};');
+    utimesSync(join(root, 'src', 'hosts', 'cli', 'main.ts'), sourceSeconds, sourceSeconds);
+    if (bundleSeconds !== null) {
+      mkdirSync(join(root, 'out', 'cli'), { recursive: true });
+      writeFileSync(join(root, 'out', 'cli', 'main.js'), '');
+      utimesSync(join(root, 'out', 'cli', 'main.js'), bundleSeconds, bundleSeconds);
+    }
+    return root;
+  }
+
+  it('runs the bundle while it is newer than every source', () => {
+    const root = checkout(2000, 3000);
+    expect(cliEntry(root, {})).toEqual({ file: join(root, 'out', 'cli', 'main.js'), fromSource: false });
+  });
+
+  it('falls back to the sources through tsx when a source was touched after the build, the bundle is missing, or CRA_FROM_SOURCE=1', () => {
+    const source = (root: string) => ({ file: join(root, 'src', 'hosts', 'cli', 'main.ts'), fromSource: true });
+    const touched = checkout(2000, 3000);
+    utimesSync(join(touched, 'src', 'hosts', 'cli', 'main.ts'), 4000, 4000);
+    expect(cliEntry(touched, {})).toEqual(source(touched));
+    const missing = checkout(2000, null);
+    expect(cliEntry(missing, {})).toEqual(source(missing));
+    const forced = checkout(2000, 3000);
+    expect(cliEntry(forced, { CRA_FROM_SOURCE: '1' })).toEqual(source(forced));
   });
 });

@@ -1,3 +1,4 @@
+import { reasonKey, type Reason } from '../../shared/contract/reasons';
 import type { SearchResult, SearchSymbol } from '../../shared/contract/search';
 import type { Db } from '../db/open';
 import type { DefinitionHit } from './graph';
@@ -52,12 +53,14 @@ export function describeResults(
         if (row) push({ ...row, name: qualified });
       }
     }
+    const definition = definitions.get(hit.fileId)?.[0];
     return {
       path: String(pathOf.get(hit.fileId) ?? ''),
       score: Math.round(hit.score * 10_000) / 10_000,
       symbols: withoutModuleDunders(symbols),
       lines: chunks[0] ? matchingLines(chunks[0], query) : [],
-      why: [...new Set(hit.why)],
+      bestLine: chunks[0] ? bestLine(chunks[0], query) : (definition?.startLine ?? null),
+      why: uniqueReasons(hit.why),
     };
   });
 }
@@ -72,6 +75,36 @@ function withoutModuleDunders(symbols: SearchSymbol[]): SearchSymbol[] {
   return rest.length > 0 ? rest : symbols;
 }
 
+/**
+ * The reasons without repeats (the same signal may be offered twice, e.g. by keyword and vector
+ * sides), definitions first: naming the symbol the query asks for is the strongest signal.
+ */
+function uniqueReasons(reasons: readonly Reason[]): Reason[] {
+  const seen = new Set<string>();
+  const unique = reasons.filter((r) => !seen.has(reasonKey(r)) && seen.add(reasonKey(r)));
+  return [...unique.filter((r) => r.kind === 'definition'), ...unique.filter((r) => r.kind !== 'definition')];
+}
+
+/** The distinct query terms (≥ 2 characters) in a line, by substring, case-insensitive. */
+function termsIn(line: string, terms: readonly string[]): number {
+  const lower = line.toLowerCase();
+  return terms.reduce((n, t) => (lower.includes(t) ? n + 1 : n), 0);
+}
+
+/**
+ * The line of a chunk to open at: the one with the most distinct query terms, the first of equals;
+ * the chunk's first line when no line has a term (it matched by path or by a stemmed form).
+ */
+export function bestLine(chunk: Pick<ChunkRow, 'start_line' | 'text'>, query: ParsedQuery): number {
+  const terms = query.terms.filter((t) => t.length >= 2);
+  let best = { line: chunk.start_line, count: 0 };
+  chunk.text.split('\n').forEach((text, i) => {
+    const count = termsIn(text, terms);
+    if (count > best.count) best = { line: chunk.start_line + i, count };
+  });
+  return best.line;
+}
+
 /** Lines of a chunk that contain a query term (by substring, case-insensitive), first few. */
 export function matchingLines(chunk: Pick<ChunkRow, 'start_line' | 'text'>, query: ParsedQuery): Array<{ line: number; text: string }> {
   const terms = query.terms.filter((t) => t.length >= 2);
@@ -79,8 +112,7 @@ export function matchingLines(chunk: Pick<ChunkRow, 'start_line' | 'text'>, quer
   const out: Array<{ line: number; text: string }> = [];
   const lines = chunk.text.split('\n');
   for (let i = 0; i < lines.length && out.length < MAX_LINES; i++) {
-    const lower = lines[i]!.toLowerCase();
-    if (terms.some((t) => lower.includes(t))) out.push({ line: chunk.start_line + i, text: lines[i]!.trim().slice(0, MAX_LINE_CHARS) });
+    if (termsIn(lines[i]!, terms) > 0) out.push({ line: chunk.start_line + i, text: lines[i]!.trim().slice(0, MAX_LINE_CHARS) });
   }
   return out;
 }

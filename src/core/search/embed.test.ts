@@ -135,14 +135,14 @@ describe('default embedder (real model)', () => {
     const semantic = await searchWithMode(db, 'deliver a message to a mailbox', { mode: 'semantic', embedder });
     expect(semantic.mode).toBe('semantic');
     expect(semantic.results[0]!.path).toBe('mail/send.py');
-    expect(semantic.results[0]!.why).toContain('semantic match');
+    expect(semantic.results[0]!.why.map((r) => r.kind)).toContain('semantic-match');
     const hybrid = await searchWithMode(db, 'polygon area', { mode: 'hybrid', embedder });
     expect(hybrid.mode).toBe('hybrid');
     expect(hybrid.results[0]!.path).toBe('geo/area.py');
     // Vectors do not change the default: auto stays keyword (cra eval measured hybrid as worse).
     const auto = await searchWithMode(db, 'polygon area', { embedder });
     expect(auto.mode).toBe('keyword');
-    expect(auto.results.every((r) => !r.why.includes('semantic match'))).toBe(true);
+    expect(auto.results.every((r) => r.why.every((w) => w.kind !== 'semantic-match'))).toBe(true);
     db.close();
   });
 });

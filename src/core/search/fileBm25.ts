@@ -1,6 +1,6 @@
 import type { Db } from '../db/open';
 import type { FilePrior } from './graph';
-import type { FileHit } from './keyword';
+import { round, type FileHit } from './keyword';
 import type { ParsedQuery } from './query';
 import { commonTermThreshold, documentFrequency, prep, statsFor } from './termStats';
 
@@ -64,7 +64,7 @@ export function applyFileBm25(db: Db, query: ParsedQuery, files: Map<number, Fil
     }
     const share = score / bestBm25;
     file.score += top * FILE_BM25_SHARE.value * share * prior(fileId);
-    if (share >= 0.5) file.why.push('whole-file text match');
+    if (share >= 0.5) file.why.push({ kind: 'file-text-match', detail: { score: round(share) } });
   }
 }
 

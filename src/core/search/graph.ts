@@ -1,3 +1,4 @@
+import type { Reason } from '../../shared/contract/reasons';
 import type { Db } from '../db/open';
 import type { FileHit } from './keyword';
 import { splitIdentifier, type ParsedQuery } from './query';
@@ -21,6 +22,12 @@ export const GRAPH = {
   strongShare: 0.4,
   /** Multiplier for test files when the query is not about tests. */
   testDemotion: 0.7,
+  /**
+   * A result that is only a neighbour (imported by, imports or changes with a hit, nothing of the
+   * query in it) is listed only at this share of the best score or above: weaker ones padded the
+   * list to `top_k` without helping (README, "Code search").
+   */
+  neighbourFloor: 0.15,
 } as const;
 
 /** A definition found for a query identifier. */
@@ -107,7 +114,7 @@ export function applyDefinitions(db: Db, query: ParsedQuery, files: Map<number, 
       if (seen.has(d.name.toLowerCase())) continue;
       seen.add(d.name.toLowerCase());
       bonus += d.weight / (1 + Math.log(filesPerName.get(d.name)!.size));
-      file.why.push(`definition of ${d.name}`);
+      file.why.push({ kind: 'definition', detail: { symbol: d.name } });
     }
     file.score += bonus;
   }
@@ -133,10 +140,10 @@ export function applyNeighbours(db: Db, files: Map<number, FileHit>, pathOf: (fi
   const strong = strongHits(files);
   if (strong.length === 0) return;
   const scoreOf = new Map(strong.map((s) => [s.hit.fileId, s.score]));
-  const boosts = new Map<number, Map<string, { value: number; reason: string }>>();
-  const offer = (fileId: number, kind: string, value: number, reason: string) => {
+  const boosts = new Map<number, Map<string, { value: number; reason: Reason }>>();
+  const offer: Offer = (fileId, value, reason) => {
     const perKind = boosts.get(fileId) ?? boosts.set(fileId, new Map()).get(fileId)!;
-    if ((perKind.get(kind)?.value ?? 0) < value) perKind.set(kind, { value, reason });
+    if ((perKind.get(reason.kind)?.value ?? 0) < value) perKind.set(reason.kind, { value, reason });
   };
   const strongIds = new Set(scoreOf.keys());
   const ids = [...strongIds];
@@ -148,8 +155,9 @@ export function applyNeighbours(db: Db, files: Map<number, FileHit>, pathOf: (fi
     .all(...ids, ...ids) as Array<{ a: number; b: number }>;
   for (const { a, b } of deps) {
     if (a === b) continue;
-    if (strongIds.has(a)) offer(b, 'imported', scoreOf.get(a)! * GRAPH.decay * GRAPH.importWeight, `imported by a hit (${pathOf(a)})`);
-    if (strongIds.has(b)) offer(a, 'imports', scoreOf.get(b)! * GRAPH.decay * GRAPH.importWeight, `imports a hit (${pathOf(b)})`);
+    const [pathA, pathB] = [pathOf(a), pathOf(b)];
+    if (strongIds.has(a) && pathA) offer(b, scoreOf.get(a)! * GRAPH.decay * GRAPH.importWeight, { kind: 'imported-by', detail: { path: pathA } });
+    if (strongIds.has(b) && pathB) offer(a, scoreOf.get(b)! * GRAPH.decay * GRAPH.importWeight, { kind: 'imports', detail: { path: pathB } });
   }
   applyCoChanges(db, strong, offer);
   for (const [fileId, perKind] of boosts) {
@@ -161,7 +169,10 @@ export function applyNeighbours(db: Db, files: Map<number, FileHit>, pathOf: (fi
   }
 }
 
-function applyCoChanges(db: Db, strong: Array<{ hit: FileHit; score: number }>, offer: (fileId: number, kind: string, value: number, reason: string) => void): void {
+/** Offer a neighbour boost; per file, the best value of each reason kind is kept. */
+type Offer = (fileId: number, value: number, reason: Reason) => void;
+
+function applyCoChanges(db: Db, strong: Array<{ hit: FileHit; score: number }>, offer: Offer): void {
   const paths = prep(db, 'select id, path from files where id = ?');
   const idOf = prep(db, 'select id from files where path = ?').pluck();
   const strongPaths = strong.map((f) => ({ score: f.score, path: (paths.get(f.hit.fileId) as { path: string } | undefined)?.path })).filter((s) => s.path);
@@ -172,7 +183,7 @@ function applyCoChanges(db: Db, strong: Array<{ hit: FileHit; score: number }>, 
       const otherId = idOf.get(other) as number | undefined;
       if (otherId === undefined) continue;
       const weight = GRAPH.coChangeWeight * Math.min(1, row.count / GRAPH.coChangeSaturation);
-      offer(otherId, 'cochange', score * GRAPH.decay * weight, `changes together with a hit (${path}, ${row.count} commits)`);
+      offer(otherId, score * GRAPH.decay * weight, { kind: 'co-change', detail: { path: path!, commits: row.count } });
     }
   }
 }

@@ -1,3 +1,4 @@
+import type { Reason } from '../../shared/contract/reasons';
 import type { Db } from '../db/open';
 import { buildMatchExpression, type ParsedQuery } from './query';
 import { chunkMatch, prep } from './termStats';
@@ -28,7 +29,8 @@ export interface FileHit {
   score: number;
   /** Matching chunks of the file, best first. */
   chunks: ChunkHit[];
-  why: string[];
+  /** Why the file is in the ranking, in the order the signals added it. */
+  why: Reason[];
 }
 
 /** The best chunks for the query by weighted BM25 (very common terms left out, see `chunkMatch`). */
@@ -95,7 +97,7 @@ export function keywordFileRanking(db: Db, query: ParsedQuery): Map<number, File
   for (const [fileId, share] of chunkScores) {
     const file = files.get(fileId)!;
     file.score = share;
-    file.why.push('text match');
+    file.why.push({ kind: 'text-match', detail: { score: round(share) } });
   }
   for (const [fileId, share] of paths) {
     let file = files.get(fileId);
@@ -104,9 +106,14 @@ export function keywordFileRanking(db: Db, query: ParsedQuery): Map<number, File
       files.set(fileId, file);
     }
     file.score += PATH_SHARE * share;
-    if (share >= 0.5) file.why.push('path match');
+    if (share >= 0.5) file.why.push({ kind: 'path-match', detail: { score: round(share) } });
   }
   const best = Math.max(0, ...[...files.values()].map((f) => f.score));
   if (best > 0) for (const file of files.values()) file.score /= best;
   return files;
+}
+
+/** A score share for a reason's detail: three decimals are enough to read and keep JSON short. */
+export function round(share: number): number {
+  return Math.round(Math.min(1, Math.max(0, share)) * 1000) / 1000;
 }

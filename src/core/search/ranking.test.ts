@@ -131,6 +131,6 @@ describe('whole-file BM25', () => {
   it('says when a file matched as a whole', async () => {
     const results = await searchRepository(db, 'session cookies', { mode: 'keyword' });
     expect(results[0]!.path).toBe('net/session.py');
-    expect(results[0]!.why).toContain('whole-file text match');
+    expect(results[0]!.why).toContainEqual({ kind: 'file-text-match', detail: { score: 1 } });
   });
 });

@@ -1,3 +1,4 @@
+import { isNeighbourReason } from '../../shared/contract/reasons';
 import type { SearchMode, SearchResult, VectorCoverage } from '../../shared/contract/search';
 import type { Db } from '../db/open';
 import { throwIfAborted } from '../runtime/runs';
@@ -7,7 +8,7 @@ import { createDefaultEmbedder, wordsForEmbedding, type Embedder } from './embed
 import { reciprocalRankFusion } from './fusion';
 import { kindPrior } from './fileKinds';
 import { applyFileBm25 } from './fileBm25';
-import { applyDefinitions, applyNeighbours, applyPrior, testPrior, type DefinitionHit } from './graph';
+import { applyDefinitions, applyNeighbours, applyPrior, GRAPH, testPrior, type DefinitionHit } from './graph';
 import { keywordFileRanking, type FileHit } from './keyword';
 import { parseQuery, type ParsedQuery } from './query';
 import { VectorStore } from './vectorStore';
@@ -27,12 +28,14 @@ export interface SearchOptions {
   embedder?: Embedder;
 }
 
-/** Results plus the mode actually used. */
+/** Results plus the mode actually used and the terms searched for. */
 export interface SearchOutcome {
   results: SearchResult[];
   mode: Exclude<SearchMode, 'auto'>;
   /** For semantic and hybrid requests: the vectors the vector side could see. */
   vectorCoverage?: VectorCoverage;
+  /** The query's lower-cased terms, for highlighting. */
+  terms: string[];
 }
 
 /** Chunks the vector side considers before grouping per file. */
@@ -71,14 +74,15 @@ export async function searchWithMode(target: SearchTarget, query: string, option
   const mode = requested === 'auto' || (requested === 'hybrid' && !hasVectors) ? 'keyword' : requested;
   const coverage = requested === 'semantic' || requested === 'hybrid' ? { vectorCoverage: vectorCoverage(db, embedder.id, store) } : {};
   throwIfAborted(options.signal);
-  if (parsed.raw === '') return { results: [], mode, ...coverage };
+  const terms = parsed.terms;
+  if (parsed.raw === '') return { results: [], mode, terms, ...coverage };
 
   let files: Map<number, FileHit>;
   if (mode === 'keyword') {
     files = keywordFileRanking(db, parsed);
   } else {
     const vectorFiles = store && hasVectors ? await vectorFileRanking(db, store, embedder, parsed, options.signal) : new Map<number, FileHit>();
-    if (mode === 'semantic') return { results: finish(db, vectorFiles, parsed, new Map(), limit), mode, ...coverage };
+    if (mode === 'semantic') return { results: finish(db, vectorFiles, parsed, new Map(), limit), mode, terms, ...coverage };
     files = fuse(keywordFileRanking(db, parsed), vectorFiles);
   }
   throwIfAborted(options.signal);
@@ -93,12 +97,21 @@ export async function searchWithMode(target: SearchTarget, query: string, option
   applyPrior(files, prior);
   // Whole-file BM25 joins last, as a ranker of its own beside the chunk evidence and the graph.
   applyFileBm25(db, parsed, files, prior);
-  return { results: finish(db, files, parsed, definitions, limit), mode, ...coverage };
+  return { results: finish(db, files, parsed, definitions, limit), mode, terms, ...coverage };
 }
 
 function finish(db: Db, files: Map<number, FileHit>, parsed: ParsedQuery, definitions: Map<number, DefinitionHit[]>, limit: number): SearchResult[] {
-  const ranked = [...files.values()].filter((f) => f.score > 0).sort((a, b) => b.score - a.score || a.fileId - b.fileId);
+  const ranked = withoutWeakNeighbours([...files.values()].filter((f) => f.score > 0).sort((a, b) => b.score - a.score || a.fileId - b.fileId));
   return describeResults(db, ranked.slice(0, limit), parsed, definitions);
+}
+
+/**
+ * Drop the files that are only graph neighbours of hits and score below `GRAPH.neighbourFloor` of
+ * the best file; the order of the others is unchanged. `ranked` is sorted best first.
+ */
+export function withoutWeakNeighbours<T extends Pick<FileHit, 'score' | 'why'>>(ranked: readonly T[]): T[] {
+  const floor = (ranked[0]?.score ?? 0) * GRAPH.neighbourFloor;
+  return ranked.filter((f) => f.score >= floor || f.why.length === 0 || !f.why.every(isNeighbourReason));
 }
 
 /** The vector file ranking: the best chunk similarity per file. */
@@ -110,7 +123,7 @@ async function vectorFileRanking(db: Db, store: VectorStore, embedder: Embedder,
   for (const { chunkId, similarity } of nearest) {
     const fileId = fileOf.get(chunkId) as number | undefined;
     if (fileId === undefined) continue;
-    const file = files.get(fileId) ?? { fileId, score: similarity, chunks: [], why: ['semantic match'] };
+    const file = files.get(fileId) ?? { fileId, score: similarity, chunks: [], why: [{ kind: 'semantic-match', detail: { similarity: Math.round(similarity * 1000) / 1000 } }] };
     file.chunks.push({ chunkId, fileId, score: similarity });
     files.set(fileId, file);
   }

@@ -1,25 +1,56 @@
 import type { Command } from 'commander';
-import { createCore, type Core } from '../../core/createCore';
+import type * as Engine from '../../core/createCore';
+import type { Core, CoreOptions } from '../../core/createCore';
 import { resolveDataDir } from '../../core/paths';
-import { AppError, serializeError } from '../../shared/contract';
+import { AppError, serializeError } from '../../shared/contract/errors';
 import { printable } from '../../shared/printable';
+
+/**
+ * How a command uses the engine. `read` (search, embed, logs, models, …) owns no repository state:
+ * no watchers, and no "indexing" status of another process is reset. `index` records its own runs
+ * and recovers runs whose process is gone. `serve` is an app host: watchers, recovery, model server.
+ */
+export type CoreAccess = 'read' | 'index' | 'serve';
 
 /** What every command gets: the resolved data folder and a lazily created engine. */
 export interface CliContext {
   dataDir(): string;
-  /** The engine, created on first use for the given host kind (`serve` or `cli`). */
-  core(host?: 'cli' | 'serve'): Core;
+  /** The engine, created on first use (see {@link CoreAccess}); `'cli'` is the old name of `'read'`. */
+  core(access?: CoreAccess | 'cli'): Core;
+  /**
+   * Load the engine's code: the root program's preAction hook calls it before any command runs,
+   * so `cra --version` and `cra --help` never load it.
+   */
+  load(): Promise<void>;
   /** Whether progress may redraw one line (a terminal) or must print plain lines (pipes, CI). */
   isTty: boolean;
 }
 
+/** The engine options of each access. */
+const ACCESS: Record<CoreAccess, { host: 'cli' | 'serve'; options: CoreOptions }> = {
+  read: { host: 'cli', options: { watch: false, recoverStatuses: false } },
+  index: { host: 'cli', options: { watch: false, recoverStatuses: true } },
+  serve: { host: 'serve', options: {} },
+};
+
 /** Build the context from the global options of the root program. */
 export function createCliContext(program: Command): CliContext {
   let core: Core | undefined;
+  let engine: typeof Engine | undefined;
   const dataDir = () => resolveDataDir(program.opts<{ dataDir?: string }>().dataDir);
   return {
     dataDir,
-    core: (host = 'cli') => (core ??= createCore({ host, dataDir: dataDir() })),
+    core: (access = 'read') => {
+      if (!engine) throw new Error('The engine is used before it was loaded (ctx.load runs before every command).');
+      const { host, options } = ACCESS[access === 'cli' ? 'read' : access];
+      return (core ??= engine.createCore({ host, dataDir: dataDir() }, options));
+    },
+    async load() {
+      // require(), not import(): from the sources tsx hooks require only, and in the bundle a
+      // require of our code is a lazy initialiser, so nothing of the engine runs before this.
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      engine ??= require('../../core/createCore') as typeof Engine;
+    },
     isTty: Boolean(process.stderr.isTTY),
   };
 }

@@ -14,6 +14,8 @@ export function buildProgram(): Command {
     .showHelpAfterError('(run `cra --help` for every command)')
     .configureHelp({ sortSubcommands: false });
   const ctx = createCliContext(program);
+  // The engine loads only when a command runs: --version and --help stay a commander start-up.
+  program.hook('preAction', () => ctx.load());
   for (const register of commandModules) register(program, ctx);
   return program;
 }

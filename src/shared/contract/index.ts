@@ -9,3 +9,4 @@ export * from './errors';
 export * from './eval';
 export * from './repos';
 export * from './search';
+export * from './reasons';

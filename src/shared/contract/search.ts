@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { request } from './define';
+import type { Reason } from './reasons';
 
 /**
  * How to rank: `keyword` = BM25 over chunks and paths + graph signals; `semantic` = vector
@@ -28,10 +29,13 @@ export interface SearchResult {
   /** A few lines of the best chunk that contain query terms (1-based line numbers). */
   lines: Array<{ line: number; text: string }>;
   /**
-   * Why the file is here, strongest first: `text match`, `path match`, `definition of X`,
-   * `semantic match`, `imported by a hit (p)`, `imports a hit (p)`, `changes together with a hit (p, n commits)`.
+   * The line to open the file at: in the best chunk, the line with the most distinct query terms
+   * (the first such line); the best definition's first line when no chunk matched; null when
+   * nothing in the file points at a line (a neighbour-only result).
    */
-  why: string[];
+  bestLine: number | null;
+  /** Why the file is here, strongest first, as `{kind, detail}` (see `reasons.ts`; render with `formatReason`). */
+  why: Reason[];
 }
 
 /** The answer of `search/query`. */
@@ -40,6 +44,8 @@ export interface SearchResponse {
   /** The mode actually used (`auto` resolved; `keyword` when `hybrid` was asked but the repository has no vectors). */
   mode: Exclude<SearchMode, 'auto'>;
   tookMs: number;
+  /** The lower-cased terms the query was searched for (identifier parts and whole identifiers), for highlighting. */
+  terms: string[];
   /** For semantic and hybrid requests: how many chunks have a vector of the query's embedder. */
   vectorCoverage?: VectorCoverage;
   /** One line for people when the results are weaker than the mode promises (no or partial vectors, hybrid fell back to keyword). */

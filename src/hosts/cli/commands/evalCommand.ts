@@ -1,10 +1,12 @@
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { InvalidArgumentError, Option } from 'commander';
-import { DEFAULT_COMMITS, evaluateRepository } from '../../../core/eval/evaluate';
-import { formatReport } from '../../../core/eval/format';
+import { DEFAULT_COMMITS } from '../../../core/eval/defaults';
 import { parseKs } from '../../../core/eval/metrics';
-import { productRetrieval, type EvalSearchMode } from '../../../core/eval/product';
+import type * as Evaluate from '../../../core/eval/evaluate';
+import type * as Format from '../../../core/eval/format';
+import type * as Product from '../../../core/eval/product';
+import type { EvalSearchMode } from '../../../core/eval/product';
 import { printable } from '../../../shared/printable';
 import type { CommandModule } from '../context';
 
@@ -53,6 +55,12 @@ export const registerEval: CommandModule = (program, ctx) => {
       const stop = () => controller.abort();
       process.once('SIGINT', stop);
       try {
+        // The evaluation code loads when the command runs, not at every `cra` start.
+        /* eslint-disable @typescript-eslint/no-require-imports -- see context.ts */
+        const { evaluateRepository } = require('../../../core/eval/evaluate') as typeof Evaluate;
+        const { formatReport } = require('../../../core/eval/format') as typeof Format;
+        const { productRetrieval } = require('../../../core/eval/product') as typeof Product;
+        /* eslint-enable @typescript-eslint/no-require-imports */
         const { report, file } = await evaluateRepository({
           dataDir: ctx.dataDir(),
           repoPath: repo,

@@ -62,7 +62,7 @@ export const registerIndex: CommandModule = (program, ctx) => {
     .option('--full', 're-parse every file and re-read the git history')
     .option('--embed', 'then embed the chunks that have no vector yet (the app does this by itself)')
     .action(async (path: string, opts: IndexOpts) => {
-      const core = ctx.core('cli');
+      const core = ctx.core('index');
       const printer = progressPrinter(ctx.isTty, Boolean(opts.verbose));
       const showProgress = !opts.json || opts.verbose;
       let toldWaiting = false;

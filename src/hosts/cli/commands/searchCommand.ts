@@ -1,7 +1,8 @@
 import { InvalidArgumentError } from 'commander';
-import { loadUserConfigCached } from '../../../core/config';
-import { resolveIndexedRepo } from '../../../core/repos/indexed';
-import { RepoRegistry } from '../../../core/repos/registry';
+import type * as Config from '../../../core/config';
+import type * as Indexed from '../../../core/repos/indexed';
+import type * as Registry from '../../../core/repos/registry';
+import type * as Reasons from '../../../shared/contract/reasons';
 import type { EmbedSummary } from '../../../core/search/embedRun';
 import type { RepoInfo, RunProgress, SearchMode, SearchResult } from '../../../shared/contract';
 import { printable } from '../../../shared/printable';
@@ -26,7 +27,11 @@ function parseMode(value: string): SearchMode {
  * the registry is opened here, only when the folder exists, and closed again).
  */
 export function findIndexedRepo(dataDir: string, path: string): RepoInfo {
-  let registry: RepoRegistry | undefined;
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded when the command runs (see context.ts)
+  const { RepoRegistry } = require('../../../core/repos/registry') as typeof Registry;
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded when the command runs (see context.ts)
+  const { resolveIndexedRepo } = require('../../../core/repos/indexed') as typeof Indexed;
+  let registry: Registry.RepoRegistry | undefined;
   try {
     return resolveIndexedRepo({ dataDir, registry: () => (registry ??= new RepoRegistry(dataDir)) }, { path }).info;
   } finally {
@@ -42,8 +47,10 @@ export const registerSearch: CommandModule = (program, ctx) => {
     .option('--repo <path>', 'the indexed repository', '.')
     .option('--limit <n>', 'how many files to list (default: [retrieval] top_k of the config, 20)', parseLimit)
     .option('--mode <mode>', `ranking: ${MODES.join(' | ')}`, parseMode, 'auto' as SearchMode)
-    .option('--json', 'print {results:[{path, score, symbols, lines, why}], mode, tookMs, vectorCoverage?, note?}')
+    .option('--json', 'print {results:[{path, score, symbols, lines, bestLine, why:[{kind, detail}]}], mode, tookMs, terms, vectorCoverage?, note?}')
     .action(async (query: string, opts: { repo: string; limit?: number; mode: SearchMode; json?: boolean }) => {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded when the command runs (see context.ts)
+      const { loadUserConfigCached } = require('../../../core/config') as typeof Config;
       loadUserConfigCached(ctx.dataDir()); // a broken config fails here naming file:line and key; the app falls back to defaults
       const repo = findIndexedRepo(ctx.dataDir(), opts.repo);
       const core = ctx.core();
@@ -100,18 +107,20 @@ function describeSummary(summary: unknown): string {
   return `Embedded ${s.embedded} of ${s.chunks} chunks with ${s.embedderId} (${s.reused} reused from unchanged text, ${s.removed} stale vectors removed) in ${(s.durationMs / 1000).toFixed(1)} s.`;
 }
 
-/** The compact listing: rank, path, score, best symbols with line ranges, and why (control characters escaped). */
+/** The compact listing: rank, path:best line, score, best symbols with line ranges, and why (from the reasons' kinds; control characters escaped). */
 export function formatTable(results: readonly SearchResult[], footer: string): string {
   if (results.length === 0) return `No matching files. (${footer})\n`;
-  const paths = results.map((r) => printable(r.path));
-  const width = Math.min(60, Math.max(...paths.map((p) => p.length)));
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- zod stays out of `cra --version` (see context.ts)
+  const { formatReasons } = require('../../../shared/contract/reasons') as typeof Reasons;
+  const ats = results.map((r) => (r.bestLine !== null ? `${printable(r.path)}:${r.bestLine}` : printable(r.path)));
+  const width = Math.min(66, Math.max(...ats.map((a) => a.length)));
   const lines = results.map((r, i) => {
     const symbols = r.symbols
       .slice(0, 3)
       .map((s) => `${printable(s.name)} ${s.startLine}-${s.endLine}`)
       .join(', ');
-    const head = `${String(i + 1).padStart(3)}  ${paths[i]!.padEnd(width)}  ${r.score.toFixed(3)}`;
-    const detail = [symbols, printable(r.why.join('; '))].filter(Boolean).join('  · ');
+    const head = `${String(i + 1).padStart(3)}  ${ats[i]!.padEnd(width)}  ${r.score.toFixed(3)}`;
+    const detail = [symbols, printable(formatReasons(r.why))].filter(Boolean).join('  · ');
     return `${head}\n     ${detail}`;
   });
   return `${lines.join('\n')}\n(${footer})\n`;

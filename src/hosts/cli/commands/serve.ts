@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { InvalidArgumentError } from 'commander';
 import { packageRoot } from '../../../core/paths';
-import { startServer } from '../../serve/server';
+import type * as Server from '../../serve/server';
 import type { CommandModule } from '../context';
 
 /** Parse a TCP port option (0 = any free port). */
@@ -23,6 +23,8 @@ export const registerServe: CommandModule = (program, ctx) => {
     .option('--renderer <dir>', 'built renderer to serve', join(packageRoot(), 'out', 'renderer'))
     .action(async (opts: { port: number; open?: boolean; renderer: string }) => {
       const core = ctx.core('serve');
+      // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded when the command runs (see context.ts)
+      const { startServer } = require('../../serve/server') as typeof Server;
       const server = await startServer({ core, port: opts.port, rendererDir: opts.renderer });
       process.stdout.write(`Clean Room is serving on ${server.url}\n`);
       process.stdout.write(`Data: ${ctx.dataDir()}  (Ctrl+C to stop)\n`);

@@ -4,8 +4,11 @@ import { CodeView } from '../../components/CodeView';
 import { lineRange, outlineTree, symbolAt } from './reducers';
 import { useSearchStore, type OpenedFile } from './store';
 
-/** A file of the index: read-only Monaco at the line, and beside it the outline, neighbours, commits and tests. */
-export function FileView(props: { file: RepoFileView; opened: OpenedFile }) {
+/**
+ * A file of the index: read-only Monaco at the line with the query terms highlighted, and beside it
+ * (below it in a narrow pane) the outline, neighbours, commits and tests.
+ */
+export function FileView(props: { file: RepoFileView; opened: OpenedFile; terms?: string[] }) {
   const { file, opened } = props;
   return (
     <section className="file-view" aria-label={`File ${file.path}`} data-testid="file-view">
@@ -20,7 +23,7 @@ export function FileView(props: { file: RepoFileView; opened: OpenedFile }) {
       <div className="file-body">
         <div className="file-code">
           {file.content !== null ? (
-            <CodeView path={file.path} content={file.content} line={opened.line} endLine={opened.endLine} />
+            <CodeView path={file.path} content={file.content} line={opened.line} endLine={opened.endLine} highlight={props.terms} />
           ) : (
             <p className="muted">No text to show{file.skipReason ? ` (${file.skipReason} file)` : ''}.</p>
           )}

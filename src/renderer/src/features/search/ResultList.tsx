@@ -1,10 +1,14 @@
 import { useEffect, useRef } from 'react';
+import { formatReason, formatReasons, reasonKey } from '../../../../shared/contract/reasons';
 import type { SearchResult } from '../../../../shared/contract/search';
-import { lineRange, openTarget, whyKind } from './reducers';
+import { highlightParts, lineRange, openTarget, rowSymbol, snippetOf } from './reducers';
 import { useSearchStore } from './store';
 
-/** Results grouped by file: best symbols, matching lines and why each file is here. */
-export function ResultList(props: { repoId: string; results: SearchResult[]; selected: number; openedPath: string | null }) {
+/**
+ * Results, one dense row each: the path with the symbol around the best line and its line range,
+ * the reasons as one compact line, and the best matching line with the query terms highlighted.
+ */
+export function ResultList(props: { repoId: string; results: SearchResult[]; terms: string[]; selected: number; openedPath: string | null }) {
   const { select, open, move, openSelected } = useSearchStore.getState();
   const listRef = useRef<HTMLOListElement>(null);
 
@@ -43,68 +47,57 @@ export function ResultList(props: { repoId: string; results: SearchResult[]; sel
             void open({ repoId: props.repoId, ...openTarget(result) });
           }}
         >
-          <ResultHeader result={result} />
-          {result.symbols.length > 0 ? (
-            <ul className="result-symbols">
-              {result.symbols.slice(0, 4).map((s) => (
-                <li key={`${s.name}:${s.startLine}`}>
-                  <button
-                    type="button"
-                    className="link-row"
-                    onClick={(event) => {
-                      event.stopPropagation();
-                      select(index);
-                      void open({ repoId: props.repoId, path: result.path, line: s.startLine, endLine: s.endLine });
-                    }}
-                  >
-                    <span className="kind">{s.kind}</span> <span className="mono symbol-name">{s.name}</span>{' '}
-                    <span className="muted mono">{lineRange(s.startLine, s.endLine)}</span>
-                  </button>
-                </li>
-              ))}
-            </ul>
-          ) : null}
-          {result.lines.length > 0 ? (
-            <ul className="result-lines">
-              {result.lines.slice(0, 3).map((l) => (
-                <li key={l.line}>
-                  <button
-                    type="button"
-                    className="link-row mono"
-                    onClick={(event) => {
-                      event.stopPropagation();
-                      select(index);
-                      void open({ repoId: props.repoId, path: result.path, line: l.line });
-                    }}
-                  >
-                    <span className="line-no">{l.line}</span>
-                    <span className="line-text">{l.text}</span>
-                  </button>
-                </li>
-              ))}
-            </ul>
-          ) : null}
+          <ResultRow result={result} terms={props.terms} />
         </li>
       ))}
     </ol>
   );
 }
 
-function ResultHeader(props: { result: SearchResult }) {
-  const slash = props.result.path.lastIndexOf('/');
+function ResultRow(props: { result: SearchResult; terms: string[] }) {
+  const { result } = props;
+  const slash = result.path.lastIndexOf('/');
+  const symbol = rowSymbol(result);
+  const snippet = snippetOf(result);
   return (
-    <div className="result-head">
-      <span className="mono result-path" title={props.result.path}>
-        <span className="muted">{props.result.path.slice(0, slash + 1)}</span>
-        {props.result.path.slice(slash + 1)}
-      </span>
-      <span className="why">
-        {props.result.why.map((reason) => (
-          <span key={reason} className={`badge why-${whyKind(reason)}`} title={reason}>
-            {reason}
+    <>
+      <div className="result-head">
+        <span className="mono result-path" title={result.path}>
+          <span className="result-dir">{result.path.slice(0, slash + 1)}</span>
+          <span className="result-name">{result.path.slice(slash + 1)}</span>
+        </span>
+        {symbol ? (
+          <span className="result-symbol mono" title={`${symbol.kind} ${symbol.name}, lines ${lineRange(symbol.startLine, symbol.endLine)}`}>
+            <span className="symbol-name">{symbol.name}</span>
+            <span className="result-range">{lineRange(symbol.startLine, symbol.endLine)}</span>
           </span>
-        ))}
-      </span>
-    </div>
+        ) : null}
+      </div>
+      {result.why.length > 0 ? (
+        <div className="result-reasons" title={formatReasons(result.why)}>
+          {result.why.map((reason) => (
+            <span key={reasonKey(reason)} className={`reason reason-${reason.kind}`} data-kind={reason.kind}>
+              {formatReason(reason, { compact: true })}
+            </span>
+          ))}
+        </div>
+      ) : null}
+      {snippet ? (
+        <div className="result-snippet mono">
+          <span className="line-no">{snippet.line}</span>
+          <span className="line-text">
+            {highlightParts(snippet.text, props.terms).map((part, i) =>
+              part.hit ? (
+                <mark key={i} className="term-hit">
+                  {part.text}
+                </mark>
+              ) : (
+                part.text
+              ),
+            )}
+          </span>
+        </div>
+      ) : null}
+    </>
   );
 }

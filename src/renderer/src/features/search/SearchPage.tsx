@@ -1,4 +1,4 @@
-import { useEffect } from 'react';
+import { useEffect, useRef, type CSSProperties } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { navSelectors, useNavStore } from '../../app/store/navStore';
 import { EmptyState } from '../../components/EmptyState';
@@ -7,6 +7,7 @@ import { FileView } from './FileView';
 import { ResultList } from './ResultList';
 import { SearchBox } from './SearchBox';
 import { SearchNote } from './SearchNote';
+import { Splitter, useResultsWidth } from './Splitter';
 import { searchSelectors, useSearchStore } from './store';
 
 /** Search: model-free code search over the current repository, and the file view of a result. */
@@ -18,6 +19,8 @@ export function SearchPage() {
   const resultsFor = useSearchStore(searchSelectors.resultsFor);
   const opened = useSearchStore(searchSelectors.opened);
   const reset = useSearchStore((s) => s.reset);
+  const splitRef = useRef<HTMLDivElement>(null);
+  const [resultsWidth, setResultsWidth] = useResultsWidth();
 
   useEffect(() => {
     if (repoId && resultsFor && resultsFor.repoId !== repoId) reset();
@@ -51,8 +54,9 @@ export function SearchPage() {
       {repo.lastIndexedAt === null && repo.status !== 'failed' ? (
         <p className="muted">{repo.name} is being indexed; results appear as soon as parsing ends.</p>
       ) : null}
-      <div className="search-split">
+      <div className="search-split" ref={splitRef} style={{ '--results-width': `${resultsWidth}px` } as CSSProperties}>
         <ResultsPane repoId={repo.id} />
+        <Splitter container={splitRef} width={resultsWidth} onChange={setResultsWidth} />
         <FilePane />
       </div>
     </div>
@@ -100,7 +104,7 @@ function ResultsPane(props: { repoId: string }) {
       </div>
     );
   } else {
-    body = <ResultList repoId={props.repoId} results={response.results} selected={selected} openedPath={opened?.path ?? null} />;
+    body = <ResultList repoId={props.repoId} results={response.results} terms={response.terms} selected={selected} openedPath={opened?.path ?? null} />;
   }
   return (
     <section className="results-pane" aria-label="Results" aria-busy={isSearching}>
@@ -114,8 +118,14 @@ function ResultsPane(props: { repoId: string }) {
 }
 
 function FilePane() {
-  const { file, opened, isLoading, error } = useSearchStore(
-    useShallow((s) => ({ file: searchSelectors.file(s), opened: searchSelectors.opened(s), isLoading: searchSelectors.isFileLoading(s), error: searchSelectors.fileError(s) })),
+  const { file, opened, isLoading, error, terms } = useSearchStore(
+    useShallow((s) => ({
+      file: searchSelectors.file(s),
+      opened: searchSelectors.opened(s),
+      isLoading: searchSelectors.isFileLoading(s),
+      error: searchSelectors.fileError(s),
+      terms: searchSelectors.response(s)?.terms ?? NO_TERMS,
+    })),
   );
   return (
     <div className="file-pane">
@@ -124,7 +134,7 @@ function FilePane() {
           Could not open {opened?.path}: {error.message}
         </p>
       ) : file && opened && file.path === opened.path ? (
-        <FileView file={file} opened={opened} />
+        <FileView file={file} opened={opened} terms={terms} />
       ) : isLoading ? (
         <p className="muted">Opening {opened?.path}…</p>
       ) : (
@@ -133,3 +143,5 @@ function FilePane() {
     </div>
   );
 }
+
+const NO_TERMS: string[] = [];

@@ -1,24 +1,12 @@
 import type { OutlineSymbol } from '../../../../shared/contract';
 import type { SearchResult } from '../../../../shared/contract/search';
 
-/** The family of a `why` reason, for the badge's colour. */
-export type WhyKind = 'text' | 'path' | 'definition' | 'semantic' | 'imported' | 'imports' | 'cochange' | 'other';
-
-/** Classify one `why` reason of a search result (`definition of X`, `imported by a hit (p)` ...). */
-export function whyKind(reason: string): WhyKind {
-  const r = reason.toLowerCase();
-  if (r.startsWith('text match')) return 'text';
-  if (r.startsWith('path match')) return 'path';
-  if (r.startsWith('definition')) return 'definition';
-  if (r.startsWith('semantic')) return 'semantic';
-  if (r.startsWith('imported by')) return 'imported';
-  if (r.startsWith('imports')) return 'imports';
-  if (r.startsWith('changes together')) return 'cochange';
-  return 'other';
-}
-
-/** Where opening a result goes: its best symbol's lines, else its first matching line, else the top. */
+/**
+ * Where opening a result goes: its best line (the line of the best chunk with most query terms),
+ * else its best symbol's lines, else its first matching line, else the top.
+ */
 export function openTarget(result: SearchResult): { path: string; line: number; endLine?: number } {
+  if (result.bestLine !== null) return { path: result.path, line: result.bestLine };
   const symbol = result.symbols[0];
   if (symbol) return { path: result.path, line: symbol.startLine, endLine: symbol.endLine };
   const line = result.lines[0];
@@ -75,4 +63,61 @@ export function symbolAt(symbols: OutlineSymbol[], line: number): OutlineSymbol 
 /** "12–40" or "12" for a line range. */
 export function lineRange(startLine: number, endLine?: number): string {
   return endLine && endLine !== startLine ? `${startLine}–${endLine}` : `${startLine}`;
+}
+
+/** A piece of text, `hit` when it is an occurrence of a query term. */
+export interface TextPart {
+  text: string;
+  hit: boolean;
+}
+
+/**
+ * A case-insensitive pattern for the query terms (two characters or more, as the engine matches
+ * them), longest first so `getuser` wins over `get`; null when there is nothing to highlight.
+ */
+export function termPattern(terms: readonly string[]): RegExp | null {
+  const usable = [...new Set(terms.filter((t) => t.length >= 2))].sort((a, b) => b.length - a.length);
+  if (usable.length === 0) return null;
+  return new RegExp(usable.map((t) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'gi');
+}
+
+/** Split a line into plain parts and query-term hits, for highlighting a snippet. */
+export function highlightParts(text: string, terms: readonly string[]): TextPart[] {
+  const pattern = termPattern(terms);
+  if (!pattern) return text ? [{ text, hit: false }] : [];
+  const parts: TextPart[] = [];
+  let last = 0;
+  for (const match of text.matchAll(pattern)) {
+    if (match.index > last) parts.push({ text: text.slice(last, match.index), hit: false });
+    parts.push({ text: match[0], hit: true });
+    last = match.index + match[0].length;
+  }
+  if (last < text.length) parts.push({ text: text.slice(last), hit: false });
+  return parts;
+}
+
+/** The snippet line a result row shows: the best line when it is among the matching lines, else the first. */
+export function snippetOf(result: SearchResult): { line: number; text: string } | null {
+  return result.lines.find((l) => l.line === result.bestLine) ?? result.lines[0] ?? null;
+}
+
+/** The symbol a result row names: the innermost listed symbol around the best line, else the best one. */
+export function rowSymbol(result: SearchResult): SearchResult['symbols'][number] | null {
+  const line = result.bestLine;
+  const around = line === null ? [] : result.symbols.filter((s) => s.startLine <= line && line <= s.endLine);
+  around.sort((a, b) => a.endLine - a.startLine - (b.endLine - b.startLine));
+  return around[0] ?? result.symbols[0] ?? null;
+}
+
+/** Limits of the results / file splitter, in CSS pixels. */
+export const SPLIT = { defaultResults: 360, minResults: 220, minFile: 380 } as const;
+
+/**
+ * The results column width for a drag or a stored value: at least `minResults`, and small enough
+ * that the file pane keeps `minFile` of a `total`-wide split (the results give way first when the
+ * window is too narrow for both).
+ */
+export function clampResultsWidth(width: number, total: number): number {
+  const max = Math.max(SPLIT.minResults, total - SPLIT.minFile);
+  return Math.round(Math.min(max, Math.max(SPLIT.minResults, width)));
 }

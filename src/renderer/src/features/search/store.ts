@@ -36,6 +36,7 @@ interface SearchActions {
   search(repoId: string): Promise<void>;
   /** Forget the results (another repository became current). */
   reset(): void;
+  /** Move the selection and preview the newly selected result in the file view (at its best line). */
   move(delta: number): void;
   select(index: number): void;
   /** Open the selected result at its best lines. */
@@ -84,7 +85,13 @@ export const useSearchStore = create<SearchState & SearchActions>()((set, get) =
     latestFile++;
     set({ response: null, resultsFor: null, error: null, isSearching: false, selected: -1, opened: null, file: null, fileError: null, isFileLoading: false });
   },
-  move: (delta) => set((s) => ({ selected: moveSelection(s.selected, s.response?.results.length ?? 0, delta) })),
+  move: (delta) => {
+    const { selected, response } = get();
+    const next = moveSelection(selected, response?.results.length ?? 0, delta);
+    if (next === selected) return;
+    set({ selected: next });
+    void get().openSelected();
+  },
   select: (index) => set({ selected: index }),
   openSelected: async () => {
     const { response, selected, resultsFor } = get();

@@ -1,0 +1,39 @@
+// Builds the CLI into out/cli/: main.js (src/hosts/cli/main.ts) and the two worker entries it starts
+// beside itself (indexWorker.js, embedThread.js; see parsePool.ts and workerEmbedder.ts). Our code
+// is bundled; node_modules packages stay external, so native better-sqlite3 / sqlite-vec, the
+// tree-sitter wasm files and the embedding model load from node_modules as they do from the sources.
+// bin/cra.js runs this bundle while it is newer than every file under src/, else the sources
+// through tsx. electron.vite.config.ts runs it after the main build (`npm install`, `npm run build`,
+// `npx electron-vite build`); `node scripts/build-cli.mjs` runs it alone.
+import { build } from 'esbuild';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+/** Bundle the CLI of the checkout at `root` into `<root>/out/cli`. */
+export async function buildCli(root = join(import.meta.dirname, '..')) {
+  await build({
+    absWorkingDir: root,
+    entryPoints: {
+      main: join(root, 'src', 'hosts', 'cli', 'main.ts'),
+      indexWorker: join(root, 'src', 'core', 'indexer', 'parseWorker.ts'),
+      embedThread: join(root, 'src', 'core', 'search', 'embedWorker.ts'),
+    },
+    outdir: join(root, 'out', 'cli'),
+    bundle: true,
+    platform: 'node',
+    // CommonJS, like the sources run by tsx: __dirname, require of native modules, and dynamic
+    // import() of a command's implementation becomes a lazy in-bundle initialiser.
+    format: 'cjs',
+    target: 'node20',
+    packages: 'external',
+    sourcemap: 'linked',
+    logLevel: 'warning',
+  });
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  buildCli().catch((error) => {
+    process.stderr.write(`build-cli: ${error.message}\n`);
+    process.exitCode = 1;
+  });
+}

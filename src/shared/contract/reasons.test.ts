@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest';
+import { formatReason, formatReasons, isNeighbourReason, REASON_KINDS, reasonKey, reasonSchema, SEARCH_REASON_KINDS, type Reason } from './reasons';
+
+/** One example of every kind: the switch in formatReason must cover each. */
+const EXAMPLES: Reason[] = [
+  { kind: 'text-match', detail: { score: 0.8 } },
+  { kind: 'path-match', detail: { score: 1 } },
+  { kind: 'file-text-match', detail: { score: 0.5 } },
+  { kind: 'semantic-match', detail: { similarity: 0.734 } },
+  { kind: 'definition', detail: { symbol: 'load_config' } },
+  { kind: 'imported-by', detail: { path: 'app/main.py' } },
+  { kind: 'imports', detail: { path: 'app/config.py' } },
+  { kind: 'co-change', detail: { path: 'conf/tax.toml', commits: 4 } },
+  { kind: 'named-in-task', detail: { text: 'load_config' } },
+  { kind: 'seed', detail: { rank: 2 } },
+  { kind: 'plan-file', detail: { step: 's3' } },
+  { kind: 'judged-relevant', detail: { model: 'qwen2.5-coder:1.5b', probability: 0.91 } },
+  { kind: 'cited', detail: { startLine: 12, endLine: 20 } },
+];
+
+describe('reasons', () => {
+  it('lists every kind once, search kinds among them, and each example is valid', () => {
+    expect(new Set(REASON_KINDS).size).toBe(REASON_KINDS.length);
+    expect(EXAMPLES.map((r) => r.kind).sort()).toEqual([...REASON_KINDS].sort());
+    for (const kind of SEARCH_REASON_KINDS) expect(REASON_KINDS).toContain(kind);
+    for (const reason of EXAMPLES) expect(reasonSchema.parse(reason)).toEqual(reason);
+  });
+
+  it('rejects a reason without its typed detail or of an unknown kind', () => {
+    expect(reasonSchema.safeParse({ kind: 'imported-by', detail: {} }).success).toBe(false);
+    expect(reasonSchema.safeParse({ kind: 'co-change', detail: { path: 'a.py', commits: 0 } }).success).toBe(false);
+    expect(reasonSchema.safeParse({ kind: 'imported by a hit', detail: { path: 'a.py' } }).success).toBe(false);
+  });
+
+  it('words each kind, full and compact', () => {
+    expect(EXAMPLES.map((r) => formatReason(r))).toEqual([
+      'text match',
+      'path match',
+      'whole-file text match',
+      'semantic match (0.73)',
+      'defines load_config',
+      'imported by app/main.py',
+      'imports app/config.py',
+      'changes with conf/tax.toml (4 commits)',
+      'named in the task (“load_config”)',
+      'search hit #2',
+      'in the plan (step s3)',
+      'judged relevant by qwen2.5-coder:1.5b (P 0.91)',
+      'cited at lines 12–20',
+    ]);
+    const neighbours = EXAMPLES.slice(4, 8);
+    expect(formatReasons(neighbours, { compact: true })).toBe('defines load_config · imported by main.py · imports config.py · changes with tax.toml (4 commits)');
+    expect(formatReasons(neighbours)).toBe('defines load_config; imported by app/main.py; imports app/config.py; changes with conf/tax.toml (4 commits)');
+    expect(formatReason({ kind: 'cited', detail: { startLine: 3, endLine: 3 } })).toBe('cited at line 3');
+    expect(formatReason({ kind: 'plan-file', detail: {} })).toBe('in the plan');
+  });
+
+  it('tells graph neighbours apart and keys reasons by kind and detail', () => {
+    expect(EXAMPLES.filter(isNeighbourReason).map((r) => r.kind)).toEqual(['imported-by', 'imports', 'co-change']);
+    expect(reasonKey(EXAMPLES[5]!)).toBe(reasonKey({ kind: 'imported-by', detail: { path: 'app/main.py' } }));
+    expect(reasonKey(EXAMPLES[5]!)).not.toBe(reasonKey({ kind: 'imports', detail: { path: 'app/main.py' } }));
+  });
+});

@@ -1,0 +1,115 @@
+import { z } from 'zod';
+
+/*
+ * Why a file (or a symbol, or a line) is in front of the user or a model: a reason is
+ * `{kind, detail}` with a detail typed per kind. Search produces the first group today; retrieval
+ * and chat will produce the reserved group. Hosts render reasons with `formatReason` and never parse
+ * English back, so a new signal is a new kind here, not a new sentence.
+ */
+
+const path = z.string().min(1);
+/** A 0..1 share of the best score of one ranker (1 = as good as that ranker's best file). */
+const share = z.number().min(0).max(1);
+
+/** One reason, by kind. */
+export const reasonSchema = z.discriminatedUnion('kind', [
+  // Produced by search.
+  /** BM25 over the file's chunks; `score` is its share of the best file's chunk score. */
+  z.object({ kind: z.literal('text-match'), detail: z.object({ score: share }) }),
+  /** BM25 over paths and path tokens (only a strong share: ≥ 0.5 of the best path). */
+  z.object({ kind: z.literal('path-match'), detail: z.object({ score: share }) }),
+  /** The whole-file BM25 ranker (only a strong share: ≥ 0.5 of the best file). */
+  z.object({ kind: z.literal('file-text-match'), detail: z.object({ score: share }) }),
+  /** Vector similarity of the file's best chunk to the query (cosine, −1..1). */
+  z.object({ kind: z.literal('semantic-match'), detail: z.object({ similarity: z.number().min(-1).max(1) }) }),
+  /** The file defines a symbol the query names. */
+  z.object({ kind: z.literal('definition'), detail: z.object({ symbol: z.string().min(1) }) }),
+  /** The file is imported by a strong hit (`path`). */
+  z.object({ kind: z.literal('imported-by'), detail: z.object({ path }) }),
+  /** The file imports a strong hit (`path`). */
+  z.object({ kind: z.literal('imports'), detail: z.object({ path }) }),
+  /** The file changed together with a strong hit (`path`) in `commits` commits. */
+  z.object({ kind: z.literal('co-change'), detail: z.object({ path, commits: z.number().int().min(1) }) }),
+  // Reserved for retrieval and chat (no producer yet).
+  /** Reserved (retrieval): the task text names this file or symbol (`text` is the words that did). */
+  z.object({ kind: z.literal('named-in-task'), detail: z.object({ text: z.string().min(1) }) }),
+  /** Reserved (retrieval): a search hit that seeded graph expansion, at `rank` (1-based). */
+  z.object({ kind: z.literal('seed'), detail: z.object({ rank: z.number().int().min(1) }) }),
+  /** Reserved (retrieval, plans): a plan lists the file; `step` is the step's id when one does. */
+  z.object({ kind: z.literal('plan-file'), detail: z.object({ step: z.string().optional() }) }),
+  /** Reserved (retrieval): a model judged the file relevant; `probability` is P(yes) when known. */
+  z.object({ kind: z.literal('judged-relevant'), detail: z.object({ model: z.string().min(1), probability: z.number().min(0).max(1).optional() }) }),
+  /** Reserved (chat): an answer cites these lines (1-based, inclusive). */
+  z.object({ kind: z.literal('cited'), detail: z.object({ startLine: z.number().int().min(1), endLine: z.number().int().min(1) }) }),
+]);
+
+/** A reason: `{kind, detail}`, the detail typed per kind. */
+export type Reason = z.infer<typeof reasonSchema>;
+/** Every reason kind, produced today or reserved. */
+export type ReasonKind = Reason['kind'];
+/** The reason of one kind. */
+export type ReasonOf<K extends ReasonKind> = Extract<Reason, { kind: K }>;
+
+/** All kinds: the search kinds first, then the reserved ones. */
+export const REASON_KINDS = reasonSchema.options.map((o) => o.shape.kind.value) as readonly ReasonKind[];
+
+/** The kinds search produces; the others are reserved for retrieval and chat. */
+export const SEARCH_REASON_KINDS = ['text-match', 'path-match', 'file-text-match', 'semantic-match', 'definition', 'imported-by', 'imports', 'co-change'] as const satisfies readonly ReasonKind[];
+
+/** True for the kinds that only relate a file to another hit (graph neighbours), not to the query itself. */
+export function isNeighbourReason(reason: Reason): boolean {
+  return reason.kind === 'imported-by' || reason.kind === 'imports' || reason.kind === 'co-change';
+}
+
+/** A stable key of a reason, for de-duplication and React keys. */
+export function reasonKey(reason: Reason): string {
+  return `${reason.kind}:${JSON.stringify(reason.detail)}`;
+}
+
+/** The last segment of a path, for the compact form. */
+function baseName(p: string): string {
+  return p.slice(p.lastIndexOf('/') + 1);
+}
+
+/**
+ * One reason in words. `compact` (the result list) names paths by their file name and drops
+ * scores; the full form (the CLI, tooltips) names whole paths.
+ */
+export function formatReason(reason: Reason, options: { compact?: boolean } = {}): string {
+  const p = (value: string) => (options.compact ? baseName(value) : value);
+  switch (reason.kind) {
+    case 'text-match':
+      return 'text match';
+    case 'path-match':
+      return 'path match';
+    case 'file-text-match':
+      return 'whole-file text match';
+    case 'semantic-match':
+      return options.compact ? 'semantic match' : `semantic match (${reason.detail.similarity.toFixed(2)})`;
+    case 'definition':
+      return `defines ${reason.detail.symbol}`;
+    case 'imported-by':
+      return `imported by ${p(reason.detail.path)}`;
+    case 'imports':
+      return `imports ${p(reason.detail.path)}`;
+    case 'co-change':
+      return `changes with ${p(reason.detail.path)} (${reason.detail.commits} commits)`;
+    case 'named-in-task':
+      return `named in the task (“${reason.detail.text}”)`;
+    case 'seed':
+      return `search hit #${reason.detail.rank}`;
+    case 'plan-file':
+      return reason.detail.step ? `in the plan (step ${reason.detail.step})` : 'in the plan';
+    case 'judged-relevant':
+      return reason.detail.probability !== undefined
+        ? `judged relevant by ${reason.detail.model} (P ${reason.detail.probability.toFixed(2)})`
+        : `judged relevant by ${reason.detail.model}`;
+    case 'cited':
+      return reason.detail.startLine === reason.detail.endLine ? `cited at line ${reason.detail.startLine}` : `cited at lines ${reason.detail.startLine}–${reason.detail.endLine}`;
+  }
+}
+
+/** A file's reasons as one line: `defines load · text match · imported by app.py`. */
+export function formatReasons(reasons: readonly Reason[], options: { compact?: boolean } = {}): string {
+  return reasons.map((r) => formatReason(r, options)).join(options.compact ? ' · ' : '; ');
+}
