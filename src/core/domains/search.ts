@@ -2,13 +2,12 @@ import { statSync } from 'node:fs';
 import type { Handlers } from '../../shared/contract';
 import type { SearchMode } from '../../shared/contract/search';
 import { defaultConfigValues, loadUserConfigCached } from '../config';
-import { openDatabase, type Db } from '../db/open';
 import type { EngineContext } from '../engine';
 import { openIndexedRepo } from '../repos/indexed';
 import { coverageNote } from '../search/coverage';
 import { embeddingSwitch, EmbedScheduler } from '../search/embedScheduler';
 import { searchWithMode } from '../search/search';
-import { embedderStatuses } from '../kb/vectors';
+import { KnowledgeBase } from '../kb/knowledgeBase';
 import { createBackgroundEmbedder, type BackgroundEmbedder } from '../search/workerEmbedder';
 
 type SearchHandlers = Pick<Handlers, 'search/query' | 'search/embed' | 'search/status'>;
@@ -67,18 +66,17 @@ export function createSearchDomain(ctx: EngineContext, options: SearchDomainOpti
   const handlers: SearchHandlers = {
     'search/query': async ({ repoId, query, limit, mode }) => {
       const started = performance.now();
-      const db = readers.get(repoId, curatedOf(repoId));
+      const kb = readers.get(repoId, curatedOf(repoId));
       const configured = configuredRetrieval(ctx.ports.dataDir);
       const requested = mode === 'auto' ? configured.mode : mode;
-      const outcome = await searchWithMode(db, query, { limit: limit ?? configured.top_k, mode: requested, embedder: getEmbedder() });
+      const outcome = await searchWithMode(kb, query, { limit: limit ?? configured.top_k, mode: requested, embedder: getEmbedder() });
       const note = coverageNote(requested === 'auto' ? 'keyword' : requested, outcome.mode, outcome.vectorCoverage, scheduler.isRunning(repoId));
       return { ...outcome, tookMs: Math.round((performance.now() - started) * 10) / 10, ...(note ? { note } : {}) };
     },
     'search/embed': async ({ repoId }) => ({ runId: startEmbedding(repoId) }),
     'search/status': async ({ repoId }) => {
-      const db = readers.get(repoId, curatedOf(repoId));
-      const chunks = db.prepare('select count(*) from chunks').pluck().get() as number;
-      return { repoId, chunks, embedders: embedderStatuses(db), defaultEmbedderId: getEmbedder().id, autoEmbed: scheduler.autoEmbedding, embedding: scheduler.isRunning(repoId) };
+      const kb = readers.get(repoId, curatedOf(repoId));
+      return { repoId, chunks: kb.searchIndex.chunkCount(), embedders: kb.embedders(), defaultEmbedderId: getEmbedder().id, autoEmbed: scheduler.autoEmbedding, embedding: scheduler.isRunning(repoId) };
     },
   };
 
@@ -97,25 +95,25 @@ export function createSearchDomain(ctx: EngineContext, options: SearchDomainOpti
 }
 
 /**
- * Read-only connections to curated databases, one per repository, reopened when the file was
+ * Read-only KnowledgeBases over curated databases, one per repository, reopened when the file was
  * replaced (a rebuilt or removed index): opening and preparing per query would cost more than
  * the query itself.
  */
 class ReaderCache {
-  private readonly open = new Map<string, { db: Db; file: string; ino: number }>();
+  private readonly open = new Map<string, { kb: KnowledgeBase; file: string; ino: number }>();
 
-  get(repoId: string, file: string): Db {
+  get(repoId: string, file: string): KnowledgeBase {
     const ino = statSync(file).ino;
     const cached = this.open.get(repoId);
-    if (cached && cached.file === file && cached.ino === ino) return cached.db;
-    cached?.db.close();
-    const db = openDatabase(file, { readOnly: true, withVectors: true });
-    this.open.set(repoId, { db, file, ino });
-    return db;
+    if (cached && cached.file === file && cached.ino === ino) return cached.kb;
+    cached?.kb.close();
+    const kb = KnowledgeBase.open(file, repoId, { withVectors: true });
+    this.open.set(repoId, { kb, file, ino });
+    return kb;
   }
 
   drop(repoId: string): void {
-    this.open.get(repoId)?.db.close();
+    this.open.get(repoId)?.kb.close();
     this.open.delete(repoId);
   }
 

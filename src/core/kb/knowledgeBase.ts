@@ -1,6 +1,9 @@
 import { AppError, type SkippedFile } from '../../shared/contract';
 import { openDatabase, type Db } from '../db/open';
+import type { EmbedderStatus } from '../../shared/contract/search';
+import { SearchIndex } from './searchIndex';
 import { StatementCache } from './statements';
+import { embedderStatuses, vectorCount, VectorStore } from './vectors';
 import type {
   CoChangeNeighbor,
   CommitRecord,
@@ -26,6 +29,9 @@ const SYMBOL_COLUMNS = `s.id, s.file_id as fileId, f.path, s.name, s.qualified_n
   s.start_line as startLine, s.end_line as endLine, s.parent_id as parentId, s.is_exported as isExported`;
 
 type Row = Record<string, unknown>;
+
+/** The KnowledgeBase of each open connection (see {@link KnowledgeBase.of}). */
+const byConnection = new WeakMap<Db, KnowledgeBase>();
 const toFile = (r: Row): FileRecord => ({ ...(r as unknown as FileRecord), isTest: r.isTest === 1, hasSyntaxErrors: r.hasSyntaxErrors === 1 });
 const toSymbol = (r: Row): SymbolRecord => ({ ...(r as unknown as SymbolRecord), isExported: r.isExported === 1 });
 
@@ -37,6 +43,8 @@ const toSymbol = (r: Row): SymbolRecord => ({ ...(r as unknown as SymbolRecord),
 export class KnowledgeBase {
   /** Every statement of this connection, prepared once. */
   private readonly sql: StatementCache;
+  /** What code search reads, through the same statement cache. */
+  readonly searchIndex: SearchIndex;
 
   constructor(
     private readonly db: Db,
@@ -44,6 +52,32 @@ export class KnowledgeBase {
     readonly repoId: string,
   ) {
     this.sql = new StatementCache(db);
+    this.searchIndex = new SearchIndex(db, this.sql);
+    byConnection.set(db, this);
+  }
+
+  /**
+   * The KnowledgeBase of a connection someone else opened (tests, benches, the evaluation's
+   * per-commit indexes): the same one on every call, so its statements are prepared once.
+   */
+  static of(target: Db | KnowledgeBase): KnowledgeBase {
+    if (target instanceof KnowledgeBase) return target;
+    return byConnection.get(target) ?? new KnowledgeBase(target, '');
+  }
+
+  /** The vectors of an embedder in this index, or undefined when it has none (no table is created). */
+  vectorStore(embedderId: string): VectorStore | undefined {
+    return VectorStore.existing(this.db, embedderId);
+  }
+
+  /** How many chunks have a vector of this embedder (0 when none was ever stored). */
+  vectorCount(embedderId: string): number {
+    return vectorCount(this.db, embedderId);
+  }
+
+  /** Every embedder with vectors in this index. */
+  embedders(): EmbedderStatus[] {
+    return embedderStatuses(this.db);
   }
 
   /** How many distinct statements this KnowledgeBase has prepared (each SQL once). */
@@ -51,11 +85,14 @@ export class KnowledgeBase {
     return this.sql.size;
   }
 
-  /** Open a read-only connection to a curated database; NOT_INDEXED when it does not exist yet. */
-  static open(curatedFile: string, repoId: string): KnowledgeBase {
+  /**
+   * Open a read-only connection to a curated database (with sqlite-vec when `withVectors`, for
+   * semantic search); NOT_INDEXED when it does not exist yet.
+   */
+  static open(curatedFile: string, repoId: string, options: { withVectors?: boolean } = {}): KnowledgeBase {
     let db: Db;
     try {
-      db = openDatabase(curatedFile, { readOnly: true });
+      db = openDatabase(curatedFile, { readOnly: true, withVectors: options.withVectors });
     } catch (error) {
       throw new AppError('NOT_INDEXED', `Repository ${repoId} has no index yet; run \`cra index <path>\` or add it in the app.`, { cause: error });
     }

@@ -121,6 +121,12 @@ export class VectorStore {
   }
 }
 
+/** How many live vectors an embedder has in this database (0 before any embedding; sqlite-vec not needed). */
+export function vectorCount(db: Db, embedderId: string): number {
+  if (!hasTable(db, 'search_embedded')) return 0;
+  return db.prepare('select count(*) from search_embedded where embedder_id = ?').pluck().get(embedderId) as number;
+}
+
 /** Every embedder with vectors in this database (none when nothing was ever embedded). */
 export function embedderStatuses(db: Db): EmbedderStatus[] {
   if (!hasTable(db, 'search_embedders')) return [];
