@@ -2,7 +2,7 @@ import { AppError, type SkippedFile } from '../../shared/contract';
 import { openDatabase, type Db } from '../db/open';
 import type { EmbedderStatus } from '../../shared/contract/search';
 import { SearchIndex } from './searchIndex';
-import { StatementCache } from './statements';
+import { statementCacheOf, type StatementCache } from './statements';
 import { embedderStatuses, vectorCount, VectorStore } from './vectors';
 import type {
   CoChangeNeighbor,
@@ -51,7 +51,7 @@ export class KnowledgeBase {
     /** The repository this index belongs to. */
     readonly repoId: string,
   ) {
-    this.sql = new StatementCache(db);
+    this.sql = statementCacheOf(db);
     this.searchIndex = new SearchIndex(db, this.sql);
     byConnection.set(db, this);
   }

@@ -38,3 +38,15 @@ export class StatementCache {
     return this.rows.size + this.values.size;
   }
 }
+
+const caches = new WeakMap<Db, StatementCache>();
+
+/** The one statement cache of a connection (the KnowledgeBase and the vector store share it). */
+export function statementCacheOf(db: Db): StatementCache {
+  let cache = caches.get(db);
+  if (!cache) {
+    cache = new StatementCache(db);
+    caches.set(db, cache);
+  }
+  return cache;
+}

@@ -1,6 +1,7 @@
 import type { EmbedderStatus } from '../../shared/contract/search';
 import { loadVectors, type Db } from '../db/open';
 import { ensureVectorTable, vectorTableName } from './schema';
+import { statementCacheOf } from './statements';
 
 export { vectorTableName } from './schema';
 
@@ -11,6 +12,7 @@ export { vectorTableName } from './schema';
  */
 export class VectorStore {
   readonly table: string;
+  private readonly sql;
 
   private constructor(
     private readonly db: Db,
@@ -18,6 +20,7 @@ export class VectorStore {
     readonly dimensions: number,
   ) {
     this.table = vectorTableName(embedderId, dimensions);
+    this.sql = statementCacheOf(db);
   }
 
   /** Open (creating tables if needed) the store of one embedder; loads sqlite-vec into `db`. */
@@ -30,7 +33,7 @@ export class VectorStore {
   /** The store of an embedder when it already has a table, without creating anything; else undefined. */
   static existing(db: Db, embedderId: string): VectorStore | undefined {
     if (!hasTable(db, 'search_embedders')) return undefined;
-    const row = db.prepare('select dimensions from search_embedders where id = ?').get(embedderId) as { dimensions: number } | undefined;
+    const row = statementCacheOf(db).rowsOf('select dimensions from search_embedders where id = ?').get(embedderId) as { dimensions: number } | undefined;
     if (!row) return undefined;
     ensureVectorsLoaded(db);
     return new VectorStore(db, embedderId, row.dimensions);
@@ -38,15 +41,15 @@ export class VectorStore {
 
   /** Chunk id → text hash of every vector stored for this embedder whose chunk still exists. */
   embeddedHashes(): Map<number, string> {
-    const rows = this.db.prepare('select chunk_id as id, text_hash as hash from search_embedded where embedder_id = ?').all(this.embedderId) as Array<{ id: number; hash: string }>;
+    const rows = this.sql.rowsOf('select chunk_id as id, text_hash as hash from search_embedded where embedder_id = ?').all(this.embedderId) as Array<{ id: number; hash: string }>;
     return new Map(rows.map((r) => [r.id, r.hash]));
   }
 
   /** Store (or replace) vectors, in one transaction. */
   upsert(items: ReadonlyArray<{ chunkId: number; hash: string; vector: Float32Array }>): void {
-    const del = this.db.prepare(`delete from ${this.table} where chunk_id = ?`);
-    const ins = this.db.prepare(`insert into ${this.table} (chunk_id, embedding) values (?, ?)`);
-    const mark = this.db.prepare('insert or replace into search_embedded (chunk_id, embedder_id, text_hash) values (?, ?, ?)');
+    const del = this.sql.rowsOf(`delete from ${this.table} where chunk_id = ?`);
+    const ins = this.sql.rowsOf(`insert into ${this.table} (chunk_id, embedding) values (?, ?)`);
+    const mark = this.sql.rowsOf('insert or replace into search_embedded (chunk_id, embedder_id, text_hash) values (?, ?, ?)');
     this.db.transaction(() => {
       for (const item of items) {
         if (item.vector.length !== this.dimensions) throw new Error(`Vector of ${item.vector.length} dimensions for a ${this.dimensions}-d store.`);
@@ -66,8 +69,8 @@ export class VectorStore {
   retiredVectors(hashes: ReadonlySet<string>): Map<string, Float32Array> {
     const out = new Map<string, Float32Array>();
     if (hashes.size === 0) return out;
-    const rows = this.db
-      .prepare(
+    const rows = this.sql
+      .rowsOf(
         `select r.text_hash as hash, v.embedding as embedding from search_retired r join ${this.table} v on v.chunk_id = r.chunk_id
          where r.embedder_id = ? and r.chunk_id not in (select chunk_id from search_embedded where embedder_id = ?)`,
       )
@@ -82,19 +85,18 @@ export class VectorStore {
 
   /** Remove the vectors of chunks that no longer exist (or no longer have a bookkeeping row), and forget retired ones. */
   removeOrphans(): number {
-    const ids = this.db
-      .prepare(`select chunk_id from ${this.table} where chunk_id not in (select chunk_id from search_embedded where embedder_id = ?)`)
-      .pluck()
+    const ids = this.sql
+      .valuesOf(`select chunk_id from ${this.table} where chunk_id not in (select chunk_id from search_embedded where embedder_id = ?)`)
       .all(this.embedderId) as number[];
-    const stale = this.db.prepare('select chunk_id from search_embedded where embedder_id = ? and chunk_id not in (select id from chunks)').pluck().all(this.embedderId) as number[];
-    const del = this.db.prepare(`delete from ${this.table} where chunk_id = ?`);
-    const unmark = this.db.prepare('delete from search_embedded where embedder_id = ? and chunk_id = ?');
+    const stale = this.sql.valuesOf('select chunk_id from search_embedded where embedder_id = ? and chunk_id not in (select id from chunks)').all(this.embedderId) as number[];
+    const del = this.sql.rowsOf(`delete from ${this.table} where chunk_id = ?`);
+    const unmark = this.sql.rowsOf('delete from search_embedded where embedder_id = ? and chunk_id = ?');
     this.db.transaction(() => {
       for (const id of new Set([...ids, ...stale])) {
         del.run(BigInt(id));
         unmark.run(this.embedderId, id);
       }
-      this.db.prepare('delete from search_retired where embedder_id = ?').run(this.embedderId);
+      this.sql.rowsOf('delete from search_retired where embedder_id = ?').run(this.embedderId);
       if (ids.length + stale.length > 0) this.touch();
     })();
     return new Set([...ids, ...stale]).size;
@@ -102,8 +104,8 @@ export class VectorStore {
 
   /** The `k` nearest chunks to a unit query vector, with cosine similarity, best first; only live chunks. */
   nearest(query: Float32Array, k: number): Array<{ chunkId: number; similarity: number }> {
-    const rows = this.db
-      .prepare(
+    const rows = this.sql
+      .rowsOf(
         `select v.chunk_id as chunkId, v.distance as distance from (select chunk_id, distance from ${this.table} where embedding match ? and k = ?) v
          join search_embedded e on e.chunk_id = v.chunk_id and e.embedder_id = ? order by v.distance`,
       )
@@ -113,31 +115,31 @@ export class VectorStore {
 
   /** Number of live vectors. */
   count(): number {
-    return this.db.prepare('select count(*) from search_embedded where embedder_id = ?').pluck().get(this.embedderId) as number;
+    return this.sql.valuesOf('select count(*) from search_embedded where embedder_id = ?').get(this.embedderId) as number;
   }
 
   private touch(): void {
-    this.db.prepare('update search_embedders set updated_at = ? where id = ?').run(new Date().toISOString(), this.embedderId);
+    this.sql.rowsOf('update search_embedders set updated_at = ? where id = ?').run(new Date().toISOString(), this.embedderId);
   }
 }
 
 /** How many live vectors an embedder has in this database (0 before any embedding; sqlite-vec not needed). */
 export function vectorCount(db: Db, embedderId: string): number {
   if (!hasTable(db, 'search_embedded')) return 0;
-  return db.prepare('select count(*) from search_embedded where embedder_id = ?').pluck().get(embedderId) as number;
+  return statementCacheOf(db).valuesOf('select count(*) from search_embedded where embedder_id = ?').get(embedderId) as number;
 }
 
 /** Every embedder with vectors in this database (none when nothing was ever embedded). */
 export function embedderStatuses(db: Db): EmbedderStatus[] {
   if (!hasTable(db, 'search_embedders')) return [];
-  const rows = db.prepare('select id, dimensions, updated_at from search_embedders order by id').all() as Array<{ id: string; dimensions: number; updated_at: string | null }>;
-  const count = db.prepare('select count(*) from search_embedded where embedder_id = ?').pluck();
+  const rows = statementCacheOf(db).rowsOf('select id, dimensions, updated_at from search_embedders order by id').all() as Array<{ id: string; dimensions: number; updated_at: string | null }>;
+  const count = statementCacheOf(db).valuesOf('select count(*) from search_embedded where embedder_id = ?');
   return rows.map((r) => ({ embedderId: r.id, dimensions: r.dimensions, vectors: count.get(r.id) as number, updatedAt: r.updated_at }));
 }
 
 /** Whether a table exists: a read-only connection may see an index from before the vector migration. */
 export function hasTable(db: Db, name: string): boolean {
-  return db.prepare("select 1 from sqlite_master where type in ('table', 'view') and name = ?").get(name) !== undefined;
+  return statementCacheOf(db).rowsOf("select 1 from sqlite_master where type in ('table', 'view') and name = ?").get(name) !== undefined;
 }
 
 const loaded = new WeakSet<Db>();

@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import type { RepoInfo } from '../../shared/contract';
 import { AppError } from '../../shared/contract/errors';
 import type { EngineContext } from '../engine';
-import { repoPaths, type RepoRegistry } from './registry';
+import { RepoRegistry, repoPaths } from './registry';
 
 /** A repository as the app names it (its id) or as the CLI does (a folder, relative to the cwd). */
 export type RepoRef = { repoId: string } | { path: string };
@@ -71,4 +71,17 @@ export function resolveIndexedRepo(lookup: RepoLookup, ref: RepoRef): IndexedRep
 /** {@link resolveIndexedRepo} through the engine's one registry. */
 export function openIndexedRepo(ctx: EngineContext, ref: RepoRef): IndexedRepo {
   return resolveIndexedRepo({ dataDir: ctx.ports.dataDir, registry: () => ctx.registry }, ref);
+}
+
+/**
+ * The CLI's lookup of a folder given on the command line, before any engine exists: the decision
+ * of {@link resolveIndexedRepo}, with the registry opened only when the folder exists, and closed.
+ */
+export function findIndexedRepo(dataDir: string, path: string): RepoInfo {
+  let registry: RepoRegistry | undefined;
+  try {
+    return resolveIndexedRepo({ dataDir, registry: () => (registry ??= new RepoRegistry(dataDir)) }, { path }).info;
+  } finally {
+    registry?.close();
+  }
 }

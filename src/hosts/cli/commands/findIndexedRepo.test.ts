@@ -2,7 +2,8 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { findIndexedRepo } from './searchCommand';
+// The CLI's lookup lives in core (the CLI requires it lazily, which vitest's require cannot load).
+import { findIndexedRepo } from '../../../core/repos/indexed';
 
 const cleanups: Array<() => void> = [];
 afterEach(() => {

@@ -1,7 +1,6 @@
 import { InvalidArgumentError } from 'commander';
 import type * as Config from '../../../core/config';
 import type * as Indexed from '../../../core/repos/indexed';
-import type * as Registry from '../../../core/repos/registry';
 import type * as Reasons from '../../../shared/contract/reasons';
 import type { EmbedSummary } from '../../../core/search/embedRun';
 import type { RepoInfo, RunProgress, SearchMode, SearchResult } from '../../../shared/contract';
@@ -23,20 +22,11 @@ function parseMode(value: string): SearchMode {
 
 /**
  * The registered repository for a folder given on the command line, or a one-line error saying
- * what to do: decided by core's resolveIndexedRepo, as for the app (before the engine exists, so
- * the registry is opened here, only when the folder exists, and closed again).
+ * what to do (NOT_FOUND / NOT_INDEXED), decided in core as for the app: core/repos/indexed.ts.
  */
-export function findIndexedRepo(dataDir: string, path: string): RepoInfo {
+function findIndexedRepo(dataDir: string, path: string): RepoInfo {
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded when the command runs (see context.ts)
-  const { RepoRegistry } = require('../../../core/repos/registry') as typeof Registry;
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded when the command runs (see context.ts)
-  const { resolveIndexedRepo } = require('../../../core/repos/indexed') as typeof Indexed;
-  let registry: Registry.RepoRegistry | undefined;
-  try {
-    return resolveIndexedRepo({ dataDir, registry: () => (registry ??= new RepoRegistry(dataDir)) }, { path }).info;
-  } finally {
-    registry?.close();
-  }
+  return (require('../../../core/repos/indexed') as typeof Indexed).findIndexedRepo(dataDir, path);
 }
 
 export const registerSearch: CommandModule = (program, ctx) => {
