@@ -61,6 +61,25 @@ export const EMBED_CHUNKS_PAGE_SQL = `
   )
   where c.id > ? order by c.id limit ?`;
 
+/**
+ * Values per `in (…)` list. The list has a fixed length, padded with nulls (which match nothing),
+ * so one statement serves every query: the plan stays an index lookup per value, which a
+ * `json_each` list would leave to the planner's guess.
+ */
+const SLOTS = 16;
+const SLOT_MARKS = Array.from({ length: SLOTS }, () => '?').join(',');
+
+/** `values` in lists of {@link SLOTS}, the last padded with nulls; none for no values. */
+function inSlots<T>(values: readonly T[]): Array<Array<T | null>> {
+  const lists: Array<Array<T | null>> = [];
+  for (let i = 0; i < values.length; i += SLOTS) {
+    const list: Array<T | null> = values.slice(i, i + SLOTS);
+    while (list.length < SLOTS) list.push(null);
+    lists.push(list);
+  }
+  return lists;
+}
+
 /** BM25 column weights, as finite numbers (they are written into the SQL, not bound). */
 function weightList(weights: readonly number[]): string {
   if (!weights.every((w) => Number.isFinite(w))) throw new Error(`BM25 weights must be finite numbers, got ${weights.join(', ')}.`);
@@ -89,7 +108,8 @@ export class SearchIndex {
    * page-cache misses dominated the tail latency.
    */
   searchStats(): SearchStats {
-    const dataVersion = this.db.pragma('data_version', { simple: true }) as number;
+    // Prepared once like the rest: this runs at the start of every search.
+    const dataVersion = this.sql.valuesOf('pragma data_version').get() as number;
     if (!this.stats || this.stats.dataVersion !== dataVersion) {
       if (!this.stats) {
         this.db.pragma('mmap_size = 268435456');
@@ -142,26 +162,27 @@ export class SearchIndex {
 
   /** Symbols (not variables) with one of these exact names, at most 500. */
   definitionsNamed(names: readonly string[]): DefinitionRow[] {
-    if (names.length === 0) return [];
-    // One statement per number of names (a handful): the `symbols(name)` index serves a plain IN list.
-    return this.sql
-      .rowsOf(
-        `select id as symbolId, file_id as fileId, name, qualified_name as qualifiedName, kind, start_line as startLine, end_line as endLine
-         from symbols where name in (${names.map(() => '?').join(',')}) and kind not in ('variable') limit 500`,
-      )
-      .all(...names) as DefinitionRow[];
+    const statement = this.sql.rowsOf(
+      `select id as symbolId, file_id as fileId, name, qualified_name as qualifiedName, kind, start_line as startLine, end_line as endLine
+       from symbols where name in (${SLOT_MARKS}) and kind not in ('variable') limit 500`,
+    );
+    return inSlots(names)
+      .flatMap((slots) => statement.all(...slots) as DefinitionRow[])
+      .slice(0, 500);
   }
 
   /** Import edges (a imports b) that start or end at one of these files. */
   dependencyEdgesOf(fileIds: readonly number[]): Array<{ a: number; b: number }> {
-    if (fileIds.length === 0) return [];
-    const marks = fileIds.map(() => '?').join(',');
-    return this.sql
-      .rowsOf(
-        `select from_file_id as a, to_file_id as b from file_dependencies where from_file_id in (${marks})
-         union select from_file_id, to_file_id from file_dependencies where to_file_id in (${marks})`,
-      )
-      .all(...fileIds, ...fileIds) as Array<{ a: number; b: number }>;
+    const statement = this.sql.rowsOf(
+      `select from_file_id as a, to_file_id as b from file_dependencies where from_file_id in (${SLOT_MARKS})
+       union select from_file_id, to_file_id from file_dependencies where to_file_id in (${SLOT_MARKS})`,
+    );
+    // `union` removes repeats within a list; a second list (more than SLOTS files) may repeat edges.
+    const edges = new Map<string, { a: number; b: number }>();
+    for (const slots of inSlots(fileIds)) {
+      for (const edge of statement.all(...slots, ...slots) as Array<{ a: number; b: number }>) edges.set(`${edge.a}:${edge.b}`, edge);
+    }
+    return [...edges.values()];
   }
 
   /** Co-change pairs of a path with at least `minCount` commits, most first, at most 20. */
