@@ -1,6 +1,7 @@
 import { AppError, type SkippedFile } from '../../shared/contract';
 import { openDatabase, type Db } from '../db/open';
 import type { EmbedderStatus } from '../../shared/contract/search';
+import { readLanguageCounts, readRepoOverview } from './overview';
 import { SearchIndex } from './searchIndex';
 import { statementCacheOf, type StatementCache } from './statements';
 import { embedderStatuses, vectorCount, VectorStore } from './vectors';
@@ -299,36 +300,12 @@ export class KnowledgeBase {
 
   /** Counts, languages, enrichment domains and the most connected files. */
   getRepoOverview(): RepoOverview {
-    const count = (sql: string) => Number(this.sql.valuesOf(sql).get() ?? 0);
-    const group = (sql: string) => Object.fromEntries((this.sql.rowsOf(sql).all() as Array<{ k: string; n: number }>).map((r) => [r.k, r.n]));
-    const mostConnected = this.sql
-      .rowsOf(
-        `select f.id as fileId, f.path,
-           (select count(*) from file_dependencies d where d.from_file_id = f.id) as imports,
-           (select count(*) from file_dependencies d where d.to_file_id = f.id) as importedBy
-         from files f where f.skip_reason is null order by imports + importedBy desc, f.path limit 10`,
-      )
-      .all() as RepoOverview['mostConnected'];
-    return {
-      files: count('select count(*) from files where skip_reason is null'),
-      skippedFiles: count('select count(*) from files where skip_reason is not null'),
-      testFiles: count('select count(*) from files where is_test = 1 and skip_reason is null'),
-      symbols: count('select count(*) from symbols'),
-      references: count('select count(*) from symbol_references'),
-      resolvedReferences: count('select count(*) from symbol_references where target_symbol_id is not null'),
-      dependencies: count('select count(*) from file_dependencies'),
-      commits: count('select count(*) from commits'),
-      languages: this.getLanguageCounts(),
-      domains: group('select domain as k, count(*) as n from file_metadata where domain is not null group by domain order by n desc'),
-      mostConnected: mostConnected.filter((m) => m.imports + m.importedBy > 0),
-      lastCommitDate: (this.sql.valuesOf('select max(date) from commits').get() as string | null) ?? null,
-    };
+    return readRepoOverview(this.sql);
   }
 
   /** Indexed files (not the skipped ones) per language, most first. */
   getLanguageCounts(): Record<string, number> {
-    const rows = this.sql.rowsOf('select language as k, count(*) as n from files where skip_reason is null group by language order by n desc').all() as Array<{ k: string; n: number }>;
-    return Object.fromEntries(rows.map((r) => [r.k, r.n]));
+    return readLanguageCounts(this.sql);
   }
 
   /** The adapter (fine-tuned model) active for a pipeline stage; null, as no adapters exist yet. */
