@@ -8,9 +8,9 @@ export default defineConfig({
   main: {
     build: {
       outDir: 'out/main',
-      // indexWorker: the indexer's parse worker thread (src/core/indexer/parsePool.ts finds it beside index.js);
+      // indexWorker: the indexer's parse worker thread (src/core/indexer/parse/parsePool.ts finds it beside index.js);
       // embedThread: the embedding model's worker thread (src/core/search/workerEmbedder.ts, the same way).
-      rollupOptions: { input: { index: resolve(__dirname, 'src/main/index.ts'), indexWorker: resolve(__dirname, 'src/core/indexer/parseWorker.ts'), embedThread: resolve(__dirname, 'src/core/search/embedWorker.ts') } },
+      rollupOptions: { input: { index: resolve(__dirname, 'src/main/index.ts'), indexWorker: resolve(__dirname, 'src/core/indexer/parse/parseWorker.ts'), embedThread: resolve(__dirname, 'src/core/search/embedWorker.ts') } },
     },
     // The CLI bundle (out/cli, see scripts/build-cli.mjs) is built with the app, so every build
     // (`npm install`'s prepare, `npm run build`, `npm test`) leaves bin/cra.js a current bundle.

@@ -40,7 +40,11 @@ test.describe('Evaluation page', () => {
     await expect(page.getByLabel('Commits')).toHaveCount(0);
     await expect.poll(() => relay.held().length, { timeout: 60_000 }).toBe(1);
     await screenshot(page, 'eval-running');
+    // The run ends while another page is shown: its report is there on coming back.
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
     relay.release();
+    await expect(page.getByRole('button', { name: 'No background jobs' })).toBeVisible({ timeout: 60_000 });
+    await page.getByRole('button', { name: 'Evaluation', exact: true }).click();
 
     const chart = page.getByRole('img', { name: 'recall at k per method' });
     await expect(chart).toBeVisible({ timeout: 60_000 });

@@ -15,7 +15,7 @@ export async function buildCli(root = join(import.meta.dirname, '..')) {
     absWorkingDir: root,
     entryPoints: {
       main: join(root, 'src', 'hosts', 'cli', 'main.ts'),
-      indexWorker: join(root, 'src', 'core', 'indexer', 'parseWorker.ts'),
+      indexWorker: join(root, 'src', 'core', 'indexer', 'parse', 'parseWorker.ts'),
       embedThread: join(root, 'src', 'core', 'search', 'embedWorker.ts'),
     },
     outdir: join(root, 'out', 'cli'),

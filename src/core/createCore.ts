@@ -6,6 +6,7 @@ import { createConfigHandlers } from './domains/config';
 import { createLogsHandlers } from './domains/logs';
 import { createModelsHandlers } from './domains/models';
 import { createModelServices } from './llm/services';
+import { RawRunJournal } from './logs/runLog';
 import { createRepoHandlers } from './domains/repos';
 import { createEvalHandlers } from './domains/eval';
 import { createSearchDomain } from './domains/search';
@@ -48,6 +49,8 @@ export function createCore(ports: HostPorts, options: CoreOptions = {}): Core {
   disposers.push(() => orphanSweep.then(() => undefined));
   const llm = createModelServices(context);
   disposers.push(() => llm.dispose());
+  // Every run gets a row in a raw DB's task_runs (the repository's, else the data folder's).
+  runs.recordTo(new RawRunJournal(ports.dataDir, () => llm.callLog.database()));
   // The app's hosts show the model server in the status bar (and may start it); the CLI checks on demand.
   if (ports.host === 'electron' || ports.host === 'serve') void llm.lifecycle.check().catch(() => undefined);
   const repos = new RepoService(context, options);

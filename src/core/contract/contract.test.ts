@@ -55,10 +55,10 @@ describe('the contract', () => {
     const bridge = createInMemoryBridge(core);
     const seen: string[] = [];
     const off = bridge.subscribe('run/finished', (payload) => seen.push(payload.runId));
-    const { runId, done } = core.runs.start('test', 'a test job', async () => 'ok');
+    const { runId, done } = core.runs.start('pull', 'a test job', async () => ({ model: 'a' }), { model: 'a' });
     await done;
     off();
-    const second = core.runs.start('test', 'another', async () => 'ok');
+    const second = core.runs.start('pull', 'another', async () => ({ model: 'b' }), { model: 'b' });
     await second.done;
     expect(seen).toEqual([runId]);
   });

@@ -85,6 +85,18 @@ export const RAW_MIGRATIONS: readonly Migration[] = [
         );
       `),
   },
+  {
+    version: 2,
+    description: 'task_runs: title, typed subject, result and error code of each run (RunRegistry writes them)',
+    up: (db) =>
+      db.exec(`
+        alter table task_runs add column title text;
+        alter table task_runs add column subject_json text;  -- the run's subject: {repoId}, {model}, {repoPath}
+        alter table task_runs add column result_json text;   -- what a run that ended well returned
+        alter table task_runs add column error_code text;
+        create index task_runs_started on task_runs(started_at);
+      `),
+  },
 ];
 
 /** Open (creating or upgrading) a raw database file. */

@@ -42,7 +42,7 @@ export function createEvalHandlers(ctx: EngineContext): EvalHandlers {
           onProgress: (p) => progress({ phase: p.phase, done: p.done, total: p.total || undefined, message: p.message }),
         });
         return { reportId: report.id, file };
-      });
+      }, { repoPath: root });
       return { runId };
     },
   };

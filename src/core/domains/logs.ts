@@ -4,6 +4,7 @@ import { AppError } from '../../shared/contract';
 import { openDatabase, type Db } from '../db/open';
 import type { EngineContext } from '../engine';
 import { getCall, listCalls } from '../logs/queries';
+import { getRunRecord } from '../logs/runLog';
 import type { ModelServices } from '../llm/services';
 import { repoPaths } from '../repos/registry';
 
@@ -21,7 +22,13 @@ export function createLogsHandlers(ctx: EngineContext, llm: ModelServices): Pick
     }
   };
   return {
-    'logs/list': async ({ repoId, ...filters }) => withDb(repoId, (db) => listCalls(db, filters)),
+    'logs/list': async ({ repoId, ...filters }) =>
+      withDb(repoId, (db) => {
+        const page = listCalls(db, filters);
+        // The run's own row sits beside its calls (task_runs, same raw DB).
+        const run = filters.runId ? getRunRecord(db, filters.runId) : undefined;
+        return run ? { ...page, run } : page;
+      }),
     'logs/get': async ({ repoId, id }) => withDb(repoId, (db) => getCall(db, id)),
   };
 }

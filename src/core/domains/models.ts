@@ -50,7 +50,7 @@ export function createModelsHandlers(ctx: EngineContext, llm: ModelServices): Mo
           },
         });
         return { model: name };
-      });
+      }, { model: name });
       return { runId };
     },
     'models/recommended': async () => {

@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { IndexSummary, RunProgress } from '../../shared/contract';
+import type { IndexSummary } from '../../shared/contract';
 import { openDatabase, type Db } from '../db/open';
 import { throwIfAborted } from '../runtime/runs';
+import { BulkChunkIndex, disableForeignKeys, finishBulkBuild, isEmptyIndex, restoreWal, startBulkBuild, useRollbackJournal } from './bulkBuild';
 import { pathTokens } from './chunks';
 import type { Extractor } from './extract/extractor';
 import { textLanguageOf } from './extract/languages';
@@ -12,11 +13,12 @@ import { gitHead } from './git';
 import { acquireIndexLock } from './indexLock';
 import { getMeta, readGitHistory, setMeta, writeGitHistory } from './gitHistory';
 import { Linker, type ResolveImport, type WrittenFile } from './link';
-import type { PrepareJob, PreparedFile } from './prepare';
-import { openPreparer, type ParallelOptions } from './preparer';
+import { PhaseClock, type IndexProgress } from './phaseClock';
+import type { PrepareJob, PreparedFile } from './parse/prepare';
+import { openPreparer, type ParallelOptions } from './parse/preparer';
 import { DEFAULT_MAX_FILE_BYTES } from './read';
 import { isTestPath, listFiles, type Listing } from './scan';
-import { BULK_DEFERRED_INDEXES, CURATED_MIGRATIONS, FTS_TRIGGER_NAMES, FTS_TRIGGERS, INDEX_VERSION } from './schema';
+import { CURATED_MIGRATIONS, INDEX_VERSION } from './schema';
 import { CuratedWriter, type StoredFile } from './store';
 import { rebuildTestLinks } from './testLinks';
 
@@ -39,7 +41,7 @@ export interface IndexOptions {
   /** Import resolution (default: `defaultResolver`). */
   resolver?: ResolverFactory;
   signal?: AbortSignal;
-  progress?: (update: Omit<RunProgress, 'runId' | 'kind'>) => void;
+  progress?: (update: IndexProgress) => void;
   /** Re-parse everything and re-read git history. */
   full?: boolean;
   maxFileBytes?: number;
@@ -100,11 +102,8 @@ async function indexLocked(options: IndexOptions, clock: PhaseClock, started: nu
     // dirty pages to the WAL mid-transaction and re-reading index pages (default is 2 MB).
     db.pragma(`cache_size = -${INDEX_CACHE_KIB}`);
     const full = options.full === true || getMeta(db, 'index_version') !== String(INDEX_VERSION);
-    // A full build rewrites every row itself, so it runs without foreign-key enforcement (a pragma
-    // that only takes effect outside a transaction): emptying the index is then a truncate per
-    // table instead of cascades row by row (--full on the stdlib's index: ≈ 250 → 50 ms). The
-    // indexer tests run `foreign_key_check` after full builds.
-    if (full) db.pragma('foreign_keys = OFF');
+    // A full build rewrites every row itself (bulkBuild.ts); an empty index's first one commits without the WAL.
+    if (full) disableForeignKeys(db);
     const firstBuild = full && isEmptyIndex(db) && useRollbackJournal(db);
     db.exec('begin immediate');
     try {
@@ -120,39 +119,6 @@ async function indexLocked(options: IndexOptions, clock: PhaseClock, started: nu
     }
   } finally {
     db.close();
-  }
-}
-
-/** Whether the index holds nothing yet: no finished run and no file. */
-function isEmptyIndex(db: Db): boolean {
-  return getMeta(db, 'index_version') === null && db.prepare('select not exists (select 1 from files)').pluck().get() === 1;
-}
-
-/**
- * The first build of an empty index commits through a rollback journal instead of the WAL: the
- * WAL would take every page twice (into the WAL, then the checkpoint copies it into the database),
- * a rollback journal of an empty database holds next to nothing. Stdlib: the commit of ≈ 34 MB
- * takes ≈ 30 ms instead of ≈ 80 ms. An interrupted build still rolls back to the empty index.
- * Only when no other connection has the database open (SQLite refuses the switch otherwise, and
- * the build stays in WAL mode); `restoreWal` switches back right after the transaction.
- */
-function useRollbackJournal(db: Db): boolean {
-  try {
-    if (db.pragma('journal_mode = DELETE', { simple: true }) !== 'delete') return false;
-  } catch {
-    return false; // "database is locked": another connection has it open
-  }
-  db.pragma('synchronous = FULL');
-  return true;
-}
-
-function restoreWal(db: Db): void {
-  try {
-    db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = NORMAL');
-  } catch (error) {
-    // A reader that opened meanwhile holds the database; the next write connection (openDatabase) switches it.
-    console.warn(`[indexer] the index stays in rollback-journal mode until its next run: ${(error as Error).message}`);
   }
 }
 
@@ -195,85 +161,6 @@ async function runInTransaction(db: Db, listing: Listing, options: IndexOptions 
   } finally {
     options.signal?.removeEventListener('abort', stopGit);
     stopGit();
-  }
-}
-
-/**
- * A full build empties the index and inserts without the FTS triggers and the deferred secondary
- * indexes; the chunks are search-indexed in batches as they are written (BulkChunkIndex), and
- * `finishBulkBuild` indexes the last ones and every path, creates those indexes and restores the
- * triggers. Both run inside the run's transaction, so a failure restores the triggers and indexes
- * with everything else.
- */
-function startBulkBuild(db: Db): void {
-  for (const name of FTS_TRIGGER_NAMES) db.exec(`drop trigger if exists ${name}`);
-  // Without foreign keys nothing cascades: every table that refers to files or commits
-  // (found from the schema, so a new table is not forgotten) is emptied here.
-  for (const table of [...tablesReferring(db, ['files', 'commits']), 'files', 'commits', 'index_meta']) db.exec(`delete from ${table}`);
-  db.exec(`insert into chunks_fts(chunks_fts) values ('delete-all'); insert into paths_fts(paths_fts) values ('delete-all');`);
-  for (const index of BULK_DEFERRED_INDEXES) db.exec(`drop index if exists ${index.name}`);
-}
-
-/** Tables with a foreign key to one of `roots`, directly or through another such table. */
-export function tablesReferring(db: Db, roots: readonly string[]): string[] {
-  const tables = db.prepare("select name from sqlite_master where type = 'table' and sql not like 'create virtual%' and name not like 'sqlite_%'").pluck().all() as string[];
-  const parentsOf = new Map(tables.map((t) => [t, (db.pragma(`foreign_key_list("${t}")`) as Array<{ table: string }>).map((fk) => fk.table)]));
-  const found = new Set<string>();
-  for (let grew = true; grew; ) {
-    grew = false;
-    for (const [table, parents] of parentsOf) {
-      if (found.has(table) || roots.includes(table)) continue;
-      if (parents.some((p) => roots.includes(p) || found.has(p))) {
-        found.add(table);
-        grew = true;
-      }
-    }
-  }
-  return [...found];
-}
-
-function finishBulkBuild(db: Db, chunkIndex: BulkChunkIndex): void {
-  chunkIndex.catchUp();
-  db.exec(`insert into paths_fts(paths_fts) values ('rebuild');`);
-  for (const index of BULK_DEFERRED_INDEXES) db.exec(index.sql);
-  db.exec(FTS_TRIGGERS);
-}
-
-/** Chunks written between two search-index batches of a full build. */
-const CHUNK_INDEX_BATCH = 2000;
-
-/**
- * The chunk search index of a full build, filled while the files are parsed: every
- * CHUNK_INDEX_BATCH chunks written, one `insert … select` indexes them. That costs what FTS5's
- * one-pass 'rebuild' costs (stdlib: ≈ 230 against 220 ms; a trigger per row costs ≈ 700 ms), but
- * runs while the workers parse instead of after the last file, when one core is idle.
- */
-export class BulkChunkIndex {
-  private readonly insert;
-  private readonly lastId;
-  private indexedUpTo = 0;
-  private pending = 0;
-
-  constructor(
-    db: Db,
-    private readonly batch = CHUNK_INDEX_BATCH,
-  ) {
-    this.insert = db.prepare('insert into chunks_fts(rowid, path, symbol_names, identifiers, text) select id, path, symbol_names, identifiers, text from chunks where id > ?');
-    this.lastId = db.prepare('select coalesce(max(id), 0) from chunks').pluck();
-  }
-
-  /** `count` more chunks were written. */
-  written(count: number): void {
-    this.pending += count;
-    if (this.pending >= this.batch) this.catchUp();
-  }
-
-  /** Index every chunk written so far (chunk ids only grow during a full build). */
-  catchUp(): void {
-    const upTo = this.lastId.get() as number;
-    if (upTo > this.indexedUpTo) this.insert.run(this.indexedUpTo);
-    this.indexedUpTo = upTo;
-    this.pending = 0;
   }
 }
 
@@ -409,33 +296,6 @@ function linkFiles(db: Db, options: IndexOptions, fileSetChanged: boolean, parse
     .all() as number[];
   linker.insertReferences();
   linker.updateReferences(new Set([...dependents, ...parse.referrers]));
-}
-
-/** Passes progress on and times each phase (from its first report to the next phase's). */
-class PhaseClock {
-  private readonly phases: Record<string, number> = {};
-  private current: string | null = null;
-  private since = performance.now();
-
-  constructor(private readonly forward: IndexOptions['progress']) {}
-
-  readonly report = (update: Omit<RunProgress, 'runId' | 'kind'>): void => {
-    if (update.phase !== this.current) this.enter(update.phase);
-    this.forward?.(update);
-  };
-
-  /** Close the current phase; returns ms per phase in the order they ran. */
-  stop(): Record<string, number> {
-    this.enter(null);
-    return this.phases;
-  }
-
-  private enter(phase: string | null): void {
-    const now = performance.now();
-    if (this.current !== null) this.phases[this.current] = Math.round((this.phases[this.current] ?? 0) + now - this.since);
-    this.current = phase;
-    this.since = now;
-  }
 }
 
 function summarize(db: Db): Omit<IndexSummary, 'durationMs' | 'parsed' | 'removed' | 'phaseMs'> {

@@ -28,8 +28,8 @@ export const FTS_TRIGGER_NAMES = ['chunks_ai', 'chunks_ad', 'files_ai', 'files_a
 
 /**
  * Secondary indexes a full build drops before writing and creates again at the end, inside the
- * same transaction: one sort per index instead of a b-tree insert per row (the stdlib's 65k
- * references: ≈ 0.1 s less). The same definitions as the migrations create (a test compares them).
+ * same transaction: one sort per index instead of a b-tree insert per row. The same definitions as
+ * the migrations create (a test compares them).
  */
 export const BULK_DEFERRED_INDEXES: ReadonlyArray<{ name: string; sql: string }> = [
   { name: 'refs_file', sql: 'create index refs_file on symbol_references(file_id)' },

@@ -1,5 +1,6 @@
 import type { AppError } from '../../shared/contract';
 import { defaultRoleOf, type Provider, type Role, type Stage, STAGES } from '../config/schema';
+import { activeRun } from '../runtime/runs';
 import { classifyError } from './errors';
 import { ollamaProvider } from './ollamaProvider';
 import { openaiProvider } from './openaiProvider';
@@ -155,10 +156,12 @@ export class LlmClient {
   }
 
   private record(options: CallOptions, model: ResolvedModel, fields: Pick<ModelCallRecord, 'prompt' | 'params' | 'latencyMs' | 'response' | 'promptTokens' | 'completionTokens' | 'errorCode' | 'error'>): void {
-    const log = options.log ?? this.deps.log;
+    // A call made inside a run (RunRegistry) is logged with its run id, beside the run's row.
+    const run = activeRun();
+    const log = options.log ?? run?.log ?? this.deps.log;
     if (!log) return;
     const record: ModelCallRecord = {
-      runId: options.runId,
+      runId: options.runId ?? run?.runId,
       stage: options.stage,
       role: model.role,
       provider: model.provider,

@@ -100,8 +100,8 @@ describe('what a repository says about itself', () => {
     const started: RunInfo[] = [];
     core.events.on('run/started', (run) => started.push(run));
     const { repo: added, runId } = await core.handlers['repos/add']({ path: r.root });
-    expect(started.find((s) => s.runId === runId)?.repoId).toBe(added.id);
-    expect(core.runs.list().find((s) => s.runId === runId)?.repoId).toBe(added.id);
+    expect(started.find((s) => s.runId === runId)?.subject).toEqual({ repoId: added.id });
+    expect(core.runs.list().find((s) => s.runId === runId)?.subject).toEqual({ repoId: added.id });
     await core.runs.wait(runId);
   });
 });

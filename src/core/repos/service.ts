@@ -142,7 +142,7 @@ export class RepoService {
 
   /** Wait for a run (tests and the CLI). */
   async wait(runId: string): Promise<IndexSummary> {
-    return (await this.ctx.runs.wait(runId)) as IndexSummary;
+    return this.ctx.runs.wait(runId, 'index');
   }
 
   private afterRun(repoId: string): void {

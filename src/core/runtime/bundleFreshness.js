@@ -2,7 +2,7 @@
 /* eslint-disable @typescript-eslint/no-require-imports -- plain CommonJS, loaded by the worker entries before TypeScript can load */
 // Whether a built bundle is current for the sources it was built from, and the worker entries'
 // choice between that bundle and the TypeScript sources (plain CommonJS: it runs before any
-// TypeScript can load). See indexer/indexWorker.js.
+// TypeScript can load). See indexer/parse/indexWorker.js.
 const { readdirSync, statSync } = require('node:fs');
 const { join } = require('node:path');
 

@@ -1,13 +1,44 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
-import { AppError, isCancellation, serializeError } from '../../shared/contract';
-import type { RunInfo, RunProgress } from '../../shared/contract';
+import { AppError, isCancellation, mergeProgressSteps, serializeError } from '../../shared/contract';
+import type { RunFinished, RunInfo, RunKind, RunProgress, RunResult, RunSubject } from '../../shared/contract';
+import type { CallLogger } from '../llm/types';
 import type { EventBus } from './events';
+
+/** What a job reports: a progress without the run id and kind the registry adds. */
+export type RunProgressUpdate = Omit<RunProgress, 'runId' | 'kind'>;
 
 /** What a job body receives: its abort signal and a progress reporter. */
 export interface RunContext {
   runId: string;
   signal: AbortSignal;
-  progress(update: Omit<RunProgress, 'runId' | 'kind'>): void;
+  progress(update: RunProgressUpdate): void;
+}
+
+/**
+ * Where runs are recorded (the raw DB's `task_runs`, src/core/logs/runLog.ts): a row at the start,
+ * its end state at the end. A journal that throws is reported and never fails the run.
+ */
+export interface RunJournal {
+  started(run: RunInfo): void;
+  finished(run: RunInfo, result: unknown): void;
+  /** The call log for model calls made inside the run: the raw DB its row is in, so calls join their run. */
+  callLog(run: RunInfo): CallLogger | undefined;
+}
+
+/** The run the current async context belongs to (set around a job body). */
+export interface ActiveRun {
+  runId: string;
+  kind: RunKind;
+  /** Where model calls of this run are logged, when the registry has a journal. */
+  log?: CallLogger;
+}
+
+const activeRuns = new AsyncLocalStorage<ActiveRun>();
+
+/** The run whose job body is executing here, if any: model calls made inside a run record its id. */
+export function activeRun(): ActiveRun | undefined {
+  return activeRuns.getStore();
 }
 
 /** How many finished runs the job list keeps. */
@@ -15,8 +46,7 @@ const FINISHED_KEPT = 50;
 /**
  * Least time between two `run/progress` events of a run within a phase. An index run reports every
  * file (hundreds a second); forwarding each one cost the app's renderer more CPU than the index
- * itself on 2 cores. Stdlib indexed from the app (cra serve + headless Chromium): 3.9 s forwarding
- * every update, 2.7–2.8 s at 100 ms, 2.5–2.6 s at 200 ms; 2.3 s from the CLI.
+ * itself on 2 cores (figures: README, "Indexing").
  */
 export const PROGRESS_INTERVAL_MS = 200;
 
@@ -28,20 +58,31 @@ export const PROGRESS_INTERVAL_MS = 200;
  */
 export class RunRegistry {
   private readonly runs = new Map<string, { info: RunInfo; controller: AbortController; done: Promise<unknown> }>();
+  private journal: RunJournal | undefined;
 
   constructor(private readonly events: EventBus) {}
 
-  /** Start `body` in the background and return its run id at once; `repoId` names the repository it works on. */
-  start<T>(kind: string, title: string, body: (ctx: RunContext) => Promise<T>, options: { repoId?: string } = {}): { runId: string; done: Promise<T> } {
+  /** Record every run from now on (createCore: the raw DB's `task_runs`). */
+  recordTo(journal: RunJournal): void {
+    this.journal = journal;
+  }
+
+  /**
+   * Start `body` in the background and return its run id at once. `subject` is what the run works
+   * on; its type, and the type `body` returns, follow from `kind` (see `RunKinds`).
+   */
+  start<K extends RunKind>(kind: K, title: string, body: (ctx: RunContext) => Promise<RunResult<K>>, subject: RunSubject<K>): { runId: string; done: Promise<RunResult<K>> } {
     const runId = `${kind}-${randomUUID().slice(0, 8)}`;
     const controller = new AbortController();
-    const info: RunInfo = { runId, kind, title, status: 'running', startedAt: new Date().toISOString() };
-    if (options.repoId) info.repoId = options.repoId;
+    // The generic K cannot be related to the union by the compiler; `start`'s signature is the check.
+    const info = { runId, kind, subject, title, status: 'running', startedAt: new Date().toISOString() } as unknown as RunInfo;
     const report = this.progressForwarder(info);
-    const ctx: RunContext = { runId, signal: controller.signal, progress: (update) => report({ runId, kind, ...update }) };
+    const ctx: RunContext = { runId, signal: controller.signal, progress: (update) => report(update) };
+    this.record(() => this.journal?.started({ ...info }));
+    const log = this.record(() => this.journal?.callLog(info));
     this.events.emit('run/started', { ...info });
     const done = Promise.resolve()
-      .then(() => body(ctx))
+      .then(() => activeRuns.run({ runId, kind, ...(log ? { log } : {}) }, () => body(ctx)))
       .then(
         (result) => {
           this.finish(info, controller.signal.aborted ? 'cancelled' : 'done', undefined, result);
@@ -59,11 +100,21 @@ export class RunRegistry {
     return { runId, done };
   }
 
+  /** The journal must not turn a run into a failure: a write that throws is said on stderr. */
+  private record<T>(write: () => T): T | undefined {
+    try {
+      return write();
+    } catch (error) {
+      console.error('[runs] could not record the run in the raw log:', (error as Error).message);
+      return undefined;
+    }
+  }
+
   /**
    * Records every update in `info.progress` and emits them as events, rate-limited (see the class
    * comment). A pending update of a run that has finished is dropped (`info.status`).
    */
-  private progressForwarder(info: RunInfo): (progress: RunProgress) => void {
+  private progressForwarder(info: RunInfo): (update: RunProgressUpdate) => void {
     let lastEmit = -Infinity;
     let timer: ReturnType<typeof setTimeout> | null = null;
     const emitLatest = () => {
@@ -72,8 +123,11 @@ export class RunRegistry {
       lastEmit = performance.now();
       if (info.progress && info.status === 'running') this.events.emit('run/progress', info.progress);
     };
-    return (progress) => {
-      const phaseChanged = info.progress?.phase !== progress.phase;
+    return (update) => {
+      const phaseChanged = info.progress?.phase !== update.phase;
+      // A tree update may name only the nodes that changed; the run keeps (and sends) the whole tree.
+      const steps = mergeProgressSteps(info.progress?.steps, update.steps);
+      const progress = { ...update, runId: info.runId, kind: info.kind, ...(steps ? { steps } : {}) } as RunProgress;
       info.progress = progress;
       const complete = progress.total !== undefined && progress.done === progress.total;
       const wait = PROGRESS_INTERVAL_MS - (performance.now() - lastEmit);
@@ -100,10 +154,16 @@ export class RunRegistry {
     return visible.sort((a, b) => b.startedAt.localeCompare(a.startedAt));
   }
 
-  /** Wait for a run to end (tests, CLI); resolves with its result or rejects with its error. */
-  wait(runId: string): Promise<unknown> {
+  /**
+   * Wait for a run to end (tests, CLI); resolves with its result or rejects with its error. Given
+   * the kind it expects, the result is typed (and a run of another kind is an error).
+   */
+  wait<K extends RunKind>(runId: string, kind: K): Promise<RunResult<K>>;
+  wait(runId: string): Promise<unknown>;
+  wait(runId: string, kind?: RunKind): Promise<unknown> {
     const run = this.runs.get(runId);
     if (!run) return Promise.reject(new AppError('NOT_FOUND', `No run with id ${runId}.`));
+    if (kind && run.info.kind !== kind) return Promise.reject(new AppError('VALIDATION', `Run ${runId} is a ${run.info.kind} run, not ${kind}.`));
     return run.done;
   }
 
@@ -117,7 +177,9 @@ export class RunRegistry {
     info.finishedAt = new Date().toISOString();
     const wire = error === undefined ? undefined : serializeError(error);
     if (wire) info.error = { code: wire.code, message: wire.message };
-    this.events.emit('run/finished', { runId: info.runId, kind: info.kind, status, error: info.error, result });
+    this.record(() => this.journal?.finished({ ...info }, status === 'done' ? result : undefined));
+    const finished = { runId: info.runId, kind: info.kind, status, error: info.error, result: status === 'done' ? result : undefined } as RunFinished;
+    this.events.emit('run/finished', finished);
     this.prune();
   }
 

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { RunProgress } from '../../shared/contract';
+import type { EmbedSummary, RunProgress } from '../../shared/contract';
 import type { Db } from '../db/open';
 import { throwIfAborted } from '../runtime/runs';
 import type { Embedder } from './embedder';
@@ -7,19 +7,8 @@ import { KnowledgeBase } from '../kb/knowledgeBase';
 import { chunkEmbeddingText } from './embedText';
 import { VectorStore } from './vectorStore';
 
-/** What one embedding run did. */
-export interface EmbedSummary {
-  embedderId: string;
-  /** Chunks in the index. */
-  chunks: number;
-  /** Chunks embedded in this run (new or changed text). */
-  embedded: number;
-  /** Chunks that got the vector of a deleted chunk with the same text instead (no model call). */
-  reused: number;
-  /** Vectors dropped because their chunk is gone. */
-  removed: number;
-  durationMs: number;
-}
+/** What one embedding run did (the contract owns the type: it is the `embed` run's result). */
+export type { EmbedSummary } from '../../shared/contract';
 
 /** Options of {@link embedRepository}. */
 export interface EmbedRunOptions {

@@ -3,13 +3,11 @@ import { KnowledgeBase } from '../kb/knowledgeBase';
 import type { FilePrior } from './graph';
 import { round, type FileHit } from './keyword';
 import type { ParsedQuery } from './query';
+import { FILE_BM25, KEYWORD } from './rankingConstants';
 import { commonTermThreshold, documentFrequency } from './termStats';
 
-/** BM25 parameters of the file-level ranking (the usual defaults). */
-const K1 = 1.2;
-const B = 0.75;
-/** Distinct query words considered (a pasted stack trace should not cost a query per word). */
-const MAX_TERMS = 32;
+/** BM25 parameters of the file-level ranking. */
+const { k1: K1, b: B } = FILE_BM25;
 
 /**
  * Whole-file BM25 over the text of each file, computed from the chunk index (chunks do not
@@ -26,7 +24,7 @@ export function fileBm25(target: Db | KnowledgeBase, query: ParsedQuery): Map<nu
   if (sizes.size === 0) return new Map();
   const threshold = commonTermThreshold(index);
   const scores = new Map<number, number>();
-  for (const term of index.stemmedWords(query.raw).slice(0, MAX_TERMS)) {
+  for (const term of index.stemmedWords(query.raw).slice(0, FILE_BM25.maxTerms)) {
     if (term.length < 2 || documentFrequency(index, term, false) > threshold) continue;
     const rows = index.termFrequencyPerFile(term);
     const idf = Math.log(1 + (sizes.size - rows.length + 0.5) / (rows.length + 0.5));
@@ -39,12 +37,9 @@ export function fileBm25(target: Db | KnowledgeBase, query: ParsedQuery): Map<nu
   return scores;
 }
 
-/** Share of the best final score that the best whole-file BM25 match adds (late fusion). */
-export const FILE_BM25_SHARE = { value: 0.3 };
-
 /**
  * Fuse whole-file BM25 into a finished ranking: each file gains its BM25 score relative to the
- * best one × {@link FILE_BM25_SHARE} × the best score in the ranking, times its prior (so demoted
+ * best one × `FILE_BM25.share` × the best score in the ranking, times its prior (so demoted
  * tests and documentation stay demoted). Files that only this ranker finds enter the ranking.
  */
 export function applyFileBm25(kb: KnowledgeBase, query: ParsedQuery, files: Map<number, FileHit>, prior: FilePrior): void {
@@ -59,8 +54,8 @@ export function applyFileBm25(kb: KnowledgeBase, query: ParsedQuery, files: Map<
       files.set(fileId, file);
     }
     const share = score / bestBm25;
-    file.score += top * FILE_BM25_SHARE.value * share * prior(fileId);
-    if (share >= 0.5) file.why.push({ kind: 'file-text-match', detail: { score: round(share) } });
+    file.score += top * FILE_BM25.share * share * prior(fileId);
+    if (share >= KEYWORD.reasonShare) file.why.push({ kind: 'file-text-match', detail: { score: round(share) } });
   }
 }
 

@@ -1,5 +1,6 @@
 import type { SearchIndex } from '../kb/searchIndex';
 import type { ParsedQuery } from './query';
+import { KIND_PRIOR } from './rankingConstants';
 
 /**
  * What a file is to code search. `code` is where behaviour lives; `docs` (README, changelogs,
@@ -51,12 +52,6 @@ export function fileIntentOf(query: ParsedQuery): QueryFileIntent {
   }
   return { kinds, names };
 }
-
-/** Tunables of the file-kind prior. */
-export const KIND_PRIOR = {
-  /** Score multiplier of documentation and configuration files the query does not ask for. */
-  unwanted: 0.5,
-} as const;
 
 /**
  * A score multiplier per file for the query: 1 for code, for files of a kind the query asks about

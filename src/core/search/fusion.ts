@@ -1,5 +1,4 @@
-/** The RRF constant of Cormack et al.; it damps the weight of the very first ranks. */
-export const RRF_K = 60;
+import { RRF_K } from './rankingConstants';
 
 /**
  * Reciprocal rank fusion: each key scores the sum over the rankings that contain it of

@@ -2,32 +2,7 @@ import type { Reason } from '../../shared/contract/reasons';
 import type { SearchIndex } from '../kb/searchIndex';
 import type { FileHit } from './keyword';
 import { splitIdentifier, type ParsedQuery } from './query';
-
-/** Tunables of the graph signals (seeds: graph expansion with decay, depth 1). */
-export const GRAPH = {
-  /** Added for defining a symbol that the query names as an identifier (`getUserById`). */
-  definitionIdentifier: 1.0,
-  /** Added for defining a symbol named by a plain word of the query (`parse`). */
-  definitionWord: 0.3,
-  /** A neighbour receives parent score × decay × edge weight. */
-  decay: 0.7,
-  importWeight: 0.35,
-  coChangeWeight: 0.3,
-  /** Co-change counts at or above this get the full co-change weight. */
-  coChangeSaturation: 5,
-  minCoChange: 2,
-  /** How many top files count as strong hits, and the share of the best score they need. */
-  strongHits: 5,
-  strongShare: 0.4,
-  /** Multiplier for test files when the query is not about tests. */
-  testDemotion: 0.7,
-  /**
-   * A result that is only a neighbour (imported by, imports or changes with a hit, nothing of the
-   * query in it) is listed only at this share of the best score or above: weaker ones padded the
-   * list to `top_k` without helping (README, "Code search").
-   */
-  neighbourFloor: 0.15,
-} as const;
+import { GRAPH } from './rankingConstants';
 
 /** A definition found for a query identifier. */
 export interface DefinitionHit {

@@ -1,20 +1,8 @@
 import type { Reason } from '../../shared/contract/reasons';
 import type { SearchIndex } from '../kb/searchIndex';
 import { buildMatchExpression, type ParsedQuery } from './query';
+import { CHUNK_WEIGHTS, KEYWORD, PATH_WEIGHTS } from './rankingConstants';
 import { chunkMatch } from './termStats';
-
-/**
- * BM25 column weights of `chunks_fts(path, symbol_names, identifiers, text)`: a term in a symbol
- * name says far more about a chunk than the same term in its body.
- */
-export const CHUNK_WEIGHTS = { path: 2, symbolNames: 6, identifiers: 1.5, text: 1 } as const;
-/** BM25 column weights of `paths_fts(path, path_tokens)`. */
-export const PATH_WEIGHTS = { path: 1, pathTokens: 2 } as const;
-/** How many chunks and paths BM25 considers before aggregating per file. */
-const CHUNK_POOL = 300;
-const PATH_POOL = 100;
-/** Weight of the path ranking relative to the chunk ranking (both normalised to the best = 1). */
-const PATH_SHARE = 0.35;
 
 /** One chunk that matched, with its BM25 score made positive (higher is better). */
 export interface ChunkHit {
@@ -34,7 +22,7 @@ export interface FileHit {
 }
 
 /** The best chunks for the query by weighted BM25 (very common terms left out, see `chunkMatch`). */
-export function chunkHits(index: SearchIndex, query: ParsedQuery, pool = CHUNK_POOL): ChunkHit[] {
+export function chunkHits(index: SearchIndex, query: ParsedQuery, pool = KEYWORD.chunkPool): ChunkHit[] {
   const match = chunkMatch(index, query);
   if (!match) return [];
   const w = CHUNK_WEIGHTS;
@@ -45,7 +33,7 @@ export function chunkHits(index: SearchIndex, query: ParsedQuery, pool = CHUNK_P
 }
 
 /** Files whose path matches the query, with a positive BM25 score. */
-export function pathHits(index: SearchIndex, query: ParsedQuery, pool = PATH_POOL): Map<number, number> {
+export function pathHits(index: SearchIndex, query: ParsedQuery, pool = KEYWORD.pathPool): Map<number, number> {
   const match = buildMatchExpression(query);
   if (!match) return new Map();
   const rows = index.pathBm25(match, [PATH_WEIGHTS.path, PATH_WEIGHTS.pathTokens], pool);
@@ -68,7 +56,7 @@ export function aggregateByFile(hits: readonly ChunkHit[]): Map<number, FileHit>
   }
   for (const file of files.values()) {
     file.chunks.sort((a, b) => b.score - a.score);
-    file.score = file.chunks.reduce((sum, c, i) => sum + (i === 0 ? c.score : i < 4 ? c.score * 0.25 * 0.6 ** (i - 1) : 0), 0);
+    file.score = file.chunks.reduce((sum, c, i) => sum + (i === 0 ? c.score : i <= KEYWORD.nextChunks ? c.score * KEYWORD.nextChunkShare * KEYWORD.nextChunkDecay ** (i - 1) : 0), 0);
   }
   return files;
 }
@@ -96,8 +84,8 @@ export function keywordFileRanking(index: SearchIndex, query: ParsedQuery): Map<
       file = { fileId, score: 0, chunks: [], why: [] };
       files.set(fileId, file);
     }
-    file.score += PATH_SHARE * share;
-    if (share >= 0.5) file.why.push({ kind: 'path-match', detail: { score: round(share) } });
+    file.score += KEYWORD.pathShare * share;
+    if (share >= KEYWORD.reasonShare) file.why.push({ kind: 'path-match', detail: { score: round(share) } });
   }
   const best = Math.max(0, ...[...files.values()].map((f) => f.score));
   if (best > 0) for (const file of files.values()) file.score /= best;

@@ -3,7 +3,7 @@ import { reasonSchema, type Reason } from '../../shared/contract/reasons';
 import type { SearchResult } from '../../shared/contract/search';
 import { openDatabase, type Db } from '../db/open';
 import { bestLine } from './details';
-import { GRAPH } from './graph';
+import { GRAPH } from './rankingConstants';
 import { parseQuery } from './query';
 import { searchWithMode, withoutWeakNeighbours } from './search';
 import { makeIndexedRepo } from './testRepo';

@@ -10,9 +10,10 @@ import { createDefaultEmbedder, wordsForEmbedding, type Embedder } from './embed
 import { reciprocalRankFusion } from './fusion';
 import { kindPrior } from './fileKinds';
 import { applyFileBm25 } from './fileBm25';
-import { applyDefinitions, applyNeighbours, applyPrior, GRAPH, testPrior, type DefinitionHit } from './graph';
+import { applyDefinitions, applyNeighbours, applyPrior, testPrior, type DefinitionHit } from './graph';
 import { keywordFileRanking, type FileHit } from './keyword';
 import { parseQuery, type ParsedQuery } from './query';
+import { GRAPH, VECTOR_POOL } from './rankingConstants';
 import type { VectorStore } from './vectorStore';
 
 /**
@@ -41,9 +42,6 @@ export interface SearchOutcome {
   /** The query's lower-cased terms, for highlighting. */
   terms: string[];
 }
-
-/** Chunks the vector side considers before grouping per file. */
-const VECTOR_POOL = 200;
 
 let defaultEmbedder: Embedder | undefined;
 

@@ -1,10 +1,7 @@
 import type { SearchIndex } from '../kb/searchIndex';
 import { quoteFts, type ParsedQuery } from './query';
+import { COMMON_TERMS } from './rankingConstants';
 
-/** Terms in more than this share of all chunks are dropped when rarer terms remain. */
-const COMMON_SHARE = 0.03;
-/** …but a term in fewer chunks than this is never considered common. */
-const COMMON_MIN_DOCS = 300;
 const CACHE_LIMIT = 5000;
 
 /** How many chunks contain a term (stemmed by FTS5 like the index), cached per connection until it changes. */
@@ -22,7 +19,7 @@ export function documentFrequency(index: SearchIndex, term: string, prefix: bool
 
 /** Chunk frequency above which a term counts as common (see {@link chunkMatch}). */
 export function commonTermThreshold(index: SearchIndex): number {
-  return Math.max(COMMON_MIN_DOCS, index.searchStats().chunks * COMMON_SHARE);
+  return Math.max(COMMON_TERMS.minDocs, index.searchStats().chunks * COMMON_TERMS.share);
 }
 
 /** One term as an FTS5 expression: a quoted literal, `"term" *` for a prefix. */

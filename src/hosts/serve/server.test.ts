@@ -93,9 +93,10 @@ describe('cra serve', () => {
     const messages: WsServerMessage[] = [];
     ws.on('message', (data) => messages.push(JSON.parse(String(data)) as WsServerMessage));
     ws.send(JSON.stringify({ type: 'invoke', id: 1, method: 'app/info', input: {} }));
-    const { runId, done } = env.core.runs.start('test', 'socket test', async (ctx) => {
+    const { runId, done } = env.core.runs.start('pull', 'socket test', async (ctx) => {
       ctx.progress({ phase: 'working', done: 1, total: 1 });
-    });
+      return { model: 'socket-test' };
+    }, { model: 'socket-test' });
     await done;
     await expect.poll(() => messages.filter((m) => m.type === 'event' && m.event === 'run/finished').length).toBeGreaterThan(0);
     const result = messages.find((m) => m.type === 'result');

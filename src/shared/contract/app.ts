@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { event, request } from './define';
+import type { RunFinished, RunInfo, RunProgress } from './runs';
 
 /** Which program hosts the engine. */
 export type HostKind = 'electron' | 'serve' | 'cli' | 'test';
@@ -14,47 +15,6 @@ export interface AppInfo {
   nodeVersion: string;
   /** Whether the host can show a native folder picker (Electron) or needs a typed path (browser). */
   canPickFolder: boolean;
-}
-
-/** Lifecycle of a long-running job. */
-export type RunStatus = 'running' | 'done' | 'failed' | 'cancelled';
-
-/** A long-running job (index, pull, chat answer, solve run, eval) as the job list shows it. */
-export interface RunInfo {
-  runId: string;
-  kind: string;
-  title: string;
-  status: RunStatus;
-  startedAt: string;
-  finishedAt?: string;
-  /** Latest progress, when the job reported any. */
-  progress?: RunProgress;
-  error?: { code: string; message: string };
-  /** The repository the run works on (index and embedding runs): ties the run to its row without guessing from the title. */
-  repoId?: string;
-}
-
-/** A progress report of a run; `done`/`total` drive a determinate bar when total is known. */
-export interface RunProgress {
-  runId: string;
-  kind: string;
-  phase: string;
-  done: number;
-  total?: number;
-  /** Items per second in the current phase, when meaningful. */
-  rate?: number;
-  /** Estimated seconds left in the current phase. */
-  etaSeconds?: number;
-  message?: string;
-}
-
-/** The last word of a run. */
-export interface RunFinished {
-  runId: string;
-  kind: string;
-  status: Exclude<RunStatus, 'running'>;
-  error?: { code: string; message: string };
-  result?: unknown;
 }
 
 /** Foundation requests: engine facts, the job list and cancellation. */

@@ -10,3 +10,4 @@ export * from './eval';
 export * from './repos';
 export * from './search';
 export * from './reasons';
+export * from './runs';

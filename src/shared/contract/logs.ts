@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { request } from './define';
+import type { RunRecord } from './runs';
 
 /** One model call as the Logs table lists it. */
 export interface ModelCallSummary {
@@ -32,8 +33,8 @@ const repoId = z.string().regex(/^[a-z0-9][a-z0-9-]{0,80}$/, 'a repository id').
 
 /** Audit log requests. */
 export const logsRequests = {
-  'logs/list': request<{ total: number; calls: ModelCallSummary[] }>()(
-    'Model calls, newest first, filtered by run, stage, model or errors only; paged.',
+  'logs/list': request<{ total: number; calls: ModelCallSummary[]; run?: RunRecord }>()(
+    'Model calls, newest first, filtered by run, stage, model or errors only; paged. Filtered by a run recorded in this log, `run` is that run.',
     z
       .object({
         repoId,

@@ -1,6 +1,6 @@
 import { c, cpp } from './cfamily';
-import { go, rust } from './go-rust';
-import { csharp, java } from './java-csharp';
+import { go, rust } from './goRust';
+import { csharp, java } from './javaCSharp';
 import { python } from './python';
 import type { LanguageSpec } from './spec';
 import type { ParsedLanguage } from './types';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createImportResolver } from './resolve';
-import { parseJsonc } from './resolve-script';
+import { parseJsonc } from './resolveScript';
 import type { ExtractedImport, ParsedLanguage } from './types';
 
 function imp(specifier: string, extra: Partial<ExtractedImport> = {}): ExtractedImport {

@@ -8,8 +8,8 @@ const MAX_COMMENT_DEPTH = 3;
 
 /**
  * How one grammar is read: ONE query whose captures arrive in document order, and a handler per
- * capture. A single query runs the tree walk inside WASM, which measured about 3× cheaper than
- * walking every node from JavaScript.
+ * capture. A single query runs the tree walk inside WASM, which measured much cheaper than
+ * walking every node from JavaScript (README, "Indexing").
  */
 export interface LanguageSpec {
   /** The grammar file's name: `tree-sitter-<grammar>.wasm`. */

@@ -1,6 +1,6 @@
 import type { Node } from 'web-tree-sitter';
 import { collapse, stripCommentMarkers, type ExtractionBuilder } from './builder';
-import { scriptImport, scriptReexport } from './typescript-imports';
+import { scriptImport, scriptReexport } from './typescriptImports';
 import { leadingComment, type LanguageSpec } from './spec';
 import type { SymbolKind } from './types';
 

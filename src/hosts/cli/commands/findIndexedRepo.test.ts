@@ -2,8 +2,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-// The CLI's lookup lives in core (the CLI requires it lazily, which vitest's require cannot load).
-import { findIndexedRepo } from '../../../core/repos/indexed';
+import { findIndexedRepo } from './searchOutput';
 
 const cleanups: Array<() => void> = [];
 afterEach(() => {

@@ -25,6 +25,8 @@ export const registerLogs: CommandModule = (program, ctx) => {
         }
         const page = await core.handlers['logs/list']({ ...repo, runId: opts.run, stage: opts.stage, model: opts.model, errorsOnly: Boolean(opts.errors), limit: Math.min(Math.max(1, opts.limit || 50), 500), offset: 0 });
         if (opts.json) return void process.stdout.write(`${JSON.stringify(page, null, 2)}\n`);
+        const run = page.run;
+        if (run) process.stdout.write(`${printable(`run ${run.runId}  ${run.kind}  ${run.title ?? ''}  ${run.status}  ${run.startedAt} → ${run.finishedAt ?? '…'}${run.error ? `  ${run.error.code}: ${run.error.message}` : ''}`)}\n`);
         if (page.calls.length === 0) return void process.stdout.write('No model calls logged yet.\n');
         for (const c of page.calls) {
           const tokens = `${c.promptTokens ?? '-'}→${c.completionTokens ?? '-'} tok`;

@@ -39,7 +39,7 @@ describe('human output of file names with control characters', () => {
     expect(search.stdout).toContain('evil\\x1b[31mred\\nname.py');
     // One result is two lines (head, detail): the newline in the name does not add a third.
     const head = search.stdout.split('\n').find((line) => line.includes('evil'))!;
-    expect(head).toMatch(/^\s+\d+ {2}evil\\x1b\[31mred\\nname\.py\s+\d\.\d{3}$/);
+    expect(head).toMatch(/^\s+\d+ {2}evil\\x1b\[31mred\\nname\.py:\d+\s+\d\.\d{3}$/);
 
     const json = cra(dataDir, 'search', 'zebra_crossing', '--repo', repo.root, '--json');
     expect((JSON.parse(json.stdout) as { results: Array<{ path: string }> }).results.map((r) => r.path)).toContain(EVIL);

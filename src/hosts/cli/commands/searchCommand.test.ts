@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { packageRoot } from '../../../core/paths';
 import { createTestRepo } from '../../../core/testing/gitRepo';
 import { writeSample } from '../../../core/indexer/testing/sampleRepo';
-import { formatTable } from './searchCommand';
+import { formatTable } from './searchOutput';
 
 const cleanups: Array<() => void> = [];
 afterEach(() => {

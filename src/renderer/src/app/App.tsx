@@ -1,9 +1,11 @@
 import { useEffect } from 'react';
 import { ErrorBoundary } from '../components/ErrorBoundary';
 import { Icon } from '../components/Icon';
-import { useJobsStore } from '../features/jobs/store';
+import { useEvalStore } from '../features/eval/store';
+import { useModelsStore } from '../features/models/store';
 import { RepoSwitcher } from '../features/repos/RepoSwitcher';
 import { useReposStore } from '../features/repos/store';
+import { useRunsStore } from '../features/runs/store';
 import { PAGES } from './pages';
 import { StatusBar } from './StatusBar';
 import { navSelectors, PAGE_IDS, useNavStore } from './store/navStore';
@@ -59,12 +61,22 @@ export function App() {
   );
 }
 
-/** Wire pushed events to store actions once, at boot. */
+/**
+ * Wire pushed events to the stores once, at boot. Every run/* event goes to the runs store; the end
+ * of a run is routed to the feature it concerns here, so an evaluation or a pull that ends while
+ * another page is shown is recorded all the same.
+ */
 export function connectStores(): () => void {
-  const jobs = useJobsStore.getState();
+  const runs = useRunsStore.getState();
   const repos = useReposStore.getState();
-  const offs = [jobs.connect(), repos.connect()];
-  void jobs.load();
+  const offs = [
+    runs.connect((finished) => {
+      if (finished.kind === 'eval') void useEvalStore.getState().runFinished(finished);
+      else if (finished.kind === 'pull') useModelsStore.getState().pullFinished(finished);
+    }),
+    repos.connect(),
+  ];
+  void runs.load();
   void repos.load();
   return () => offs.forEach((off) => off());
 }

@@ -1,17 +1,17 @@
 import { cleanup, fireEvent, render, screen, within } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
-import { useJobsStore } from '../features/jobs/store';
+import { useRunsStore } from '../features/runs/store';
 import { StatusBar } from './StatusBar';
 
 afterEach(cleanup);
 
 describe('the status bar job list', () => {
   it('lists running jobs with Cancel and says why a failed job failed', () => {
-    useJobsStore.setState({
+    useRunsStore.setState({
       engine: 'ok',
-      jobs: [
-        { runId: 'r1', kind: 'index', title: 'Index shop', status: 'running', startedAt: '2026-11-21T10:00:00Z', progress: { runId: 'r1', kind: 'index', phase: 'parsing', done: 5, total: 10 } },
-        { runId: 'r2', kind: 'index', title: 'Index gone', status: 'failed', startedAt: '2026-11-21T09:00:00Z', error: { code: 'NOT_FOUND', message: 'No folder at /home/dev/gone.' } },
+      runs: [
+        { runId: 'r1', kind: 'index', subject: { repoId: 'shop' }, phases: ['parsing'], title: 'Index shop', status: 'running', startedAt: '2026-11-21T10:00:00Z', progress: { runId: 'r1', kind: 'index', phase: 'parsing', done: 5, total: 10 } },
+        { runId: 'r2', kind: 'index', subject: { repoId: 'gone' }, phases: [], title: 'Index gone', status: 'failed', startedAt: '2026-11-21T09:00:00Z', error: { code: 'NOT_FOUND', message: 'No folder at /home/dev/gone.' } },
       ],
     });
     render(<StatusBar />);

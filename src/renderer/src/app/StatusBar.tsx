@@ -1,13 +1,13 @@
 import { useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
-import { jobPercent } from '../features/jobs/reducers';
-import { jobsSelectors, useJobsStore } from '../features/jobs/store';
+import { runPercent } from '../features/runs/reducers';
+import { runsSelectors, useRunsStore } from '../features/runs/store';
 import { ModelServerStatusItem } from '../features/models/ServerStatus';
 
 /** Engine health, model server and background jobs (click for the job list with Cancel). */
 export function StatusBar() {
-  const { engine, info, jobs } = useJobsStore(useShallow((s) => ({ engine: jobsSelectors.engine(s), info: jobsSelectors.info(s), jobs: jobsSelectors.all(s) })));
-  const cancel = useJobsStore((s) => s.cancel);
+  const { engine, info, jobs } = useRunsStore(useShallow((s) => ({ engine: runsSelectors.engine(s), info: runsSelectors.info(s), jobs: runsSelectors.all(s) })));
+  const cancel = useRunsStore((s) => s.cancel);
   const [isOpen, setOpen] = useState(false);
   const running = jobs.filter((j) => j.status === 'running');
   return (
@@ -19,7 +19,7 @@ export function StatusBar() {
       <button type="button" className="status-item status-jobs" onClick={() => setOpen(!isOpen)} aria-expanded={isOpen}>
         {running.length === 0
           ? 'No background jobs'
-          : running.map((j) => `${j.title} ${jobPercent(j) !== null ? `${jobPercent(j)}%` : `${j.progress?.phase ?? 'starting'}…`}`).join(' · ')}
+          : running.map((j) => `${j.title} ${runPercent(j) !== null ? `${runPercent(j)}%` : `${j.progress?.phase ?? 'starting'}…`}`).join(' · ')}
       </button>
       <span className="status-item status-right">{info ? `v${info.version} · ${info.host}` : ''}</span>
       {isOpen ? (
@@ -31,7 +31,7 @@ export function StatusBar() {
               <span className="job-state">
                 {j.status}
                 {j.progress ? ` · ${j.progress.phase}` : ''}
-                {j.status === 'running' && jobPercent(j) !== null ? ` ${jobPercent(j)}%` : ''}
+                {j.status === 'running' && runPercent(j) !== null ? ` ${runPercent(j)}%` : ''}
               </span>
               {j.status === 'failed' && j.error ? (
                 <span className="job-error error-text" title={`${j.error.code}: ${j.error.message}`}>

@@ -2,7 +2,7 @@ import type { ComponentType } from 'react';
 import { EvalPage } from '../features/eval/EvalPage';
 import { LogsPage } from '../features/logs/LogsPage';
 import { ModelsPage } from '../features/models/ModelsPage';
-import { ChatPage, PlansPage } from '../features/placeholders/pages';
+import { ChatPage, PlansPage } from '../features/placeholders/PlaceholderPages';
 import { ReposPage } from '../features/repos/ReposPage';
 import { SearchPage } from '../features/search/SearchPage';
 import { SettingsPage } from '../features/settings/SettingsPage';

@@ -2,7 +2,7 @@ import { useEffect } from 'react';
 import { EmptyState } from '../../components/EmptyState';
 import { ReportView } from './ReportView';
 import { StartEvalForm } from './StartEvalForm';
-import { evalSelectors, useEvalStore } from './store';
+import { evalSelectors, useEvalRun, useEvalStore } from './store';
 
 const pct = (n: number | undefined) => (n === undefined ? '-' : n.toFixed(2));
 
@@ -12,15 +12,13 @@ export function EvalPage() {
   const isLoaded = useEvalStore(evalSelectors.isLoaded);
   const report = useEvalStore(evalSelectors.report);
   const selectedId = useEvalStore(evalSelectors.selectedId);
-  const run = useEvalStore(evalSelectors.run);
+  const run = useEvalRun();
   const loadError = useEvalStore(evalSelectors.error('load'));
   const openError = useEvalStore(evalSelectors.error('open'));
   const open = useEvalStore((s) => s.open);
 
   useEffect(() => {
-    const off = useEvalStore.getState().connect();
     void useEvalStore.getState().load();
-    return off;
   }, []);
 
   // Mount the start form only once the list is known, so a path typed meanwhile is never lost

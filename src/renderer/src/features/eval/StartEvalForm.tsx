@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { ProgressBar } from '../../components/ProgressBar';
 import { navSelectors, useNavStore } from '../../app/store/navStore';
 import { useReposStore } from '../repos/store';
-import { evalSelectors, useEvalStore } from './store';
+import { evalSelectors, useEvalRun, useEvalStore } from './store';
 
 /**
  * Start an evaluation on a repository path (prefilled with the current repository). While a run
@@ -12,7 +12,7 @@ import { evalSelectors, useEvalStore } from './store';
 export function StartEvalForm() {
   const currentId = useNavStore(navSelectors.repoId);
   const currentPath = useReposStore((s) => s.repos.find((r) => r.id === currentId)?.path ?? '');
-  const run = useEvalStore(evalSelectors.run);
+  const run = useEvalRun();
   const error = useEvalStore(evalSelectors.error('start'));
   const start = useEvalStore((s) => s.start);
   const [path, setPath] = useState<string | null>(null);
@@ -48,7 +48,7 @@ export function StartEvalForm() {
 
 /** The running evaluation: what it measures, how far it is, and Cancel. */
 function RunningEval() {
-  const run = useEvalStore(evalSelectors.run)!;
+  const run = useEvalRun()!;
   const cancel = useEvalStore((s) => s.cancel);
   const error = useEvalStore(evalSelectors.error('start'));
   const percent = run.total ? Math.round((100 * run.done) / run.total) : null;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { EvalReport } from '../../../../shared/contract';
+import type { EvalReport, RunInfo } from '../../../../shared/contract';
+import { runReducers, type RunEntry } from '../runs/reducers';
 import { chartBars, evalReducers, missCutoff, missedTasks, taskRows } from './reducers';
 
 const report: EvalReport = {
@@ -44,22 +45,28 @@ describe('evaluation page reducers', () => {
     expect(missedTasks(report, 'search', 5)).toEqual([]);
   });
 
-  it('follows only its own run, and takes the report id from the result', () => {
-    const run = evalReducers.started('eval-1', { repoPath: '/repo', commits: 20 });
-    const other = evalReducers.progress(run, { runId: 'eval-2', kind: 'eval', phase: 'tasks', done: 3, total: 9 });
-    expect(other).toBe(run);
-    const moved = evalReducers.progress(run, { runId: 'eval-1', kind: 'eval', phase: 'tasks', done: 2, total: 4, message: 'fix a' });
-    expect(moved).toMatchObject({ done: 2, total: 4, message: 'fix a', status: 'running' });
-    const done = evalReducers.finished(moved, { runId: 'eval-1', kind: 'eval', status: 'done', result: { reportId: 'r9', file: '/x' } });
-    expect(done).toMatchObject({ status: 'done', reportId: 'r9', error: null });
-    const failed = evalReducers.finished(moved, { runId: 'eval-1', kind: 'eval', status: 'failed', error: { code: 'NOT_FOUND', message: 'No qualifying commits' } });
-    expect(failed).toMatchObject({ status: 'failed', error: 'No qualifying commits', reportId: null });
+  it('shows its own run from the runs store, and takes the report id from the result', () => {
+    const followed = evalReducers.started('eval-1', { repoPath: '/repo', commits: 20 });
+    // Not in the runs store yet (the answer came first): starting.
+    expect(evalReducers.view(followed, null)).toMatchObject({ runId: 'eval-1', status: 'running', done: 0, total: null, message: 'starting' });
+    const start: RunInfo = { runId: 'eval-1', kind: 'eval', subject: { repoPath: '/repo' }, title: 'Evaluate /repo · 20 commits', status: 'running', startedAt: '2026-01-01T00:00:00Z' };
+    let list = runReducers.started({ runs: [], early: {} }, start);
+    list = runReducers.progress(list, { runId: 'eval-2', kind: 'eval', phase: 'tasks', done: 3, total: 9 });
+    list = runReducers.progress(list, { runId: 'eval-1', kind: 'eval', phase: 'tasks', done: 2, total: 4, message: 'fix a' });
+    const entry = () => list.runs.find((r): r is RunEntry<'eval'> => r.runId === 'eval-1' && r.kind === 'eval') ?? null;
+    expect(evalReducers.view(followed, entry())).toMatchObject({ done: 2, total: 4, message: 'fix a', status: 'running' });
+    const running = list;
+    list = runReducers.finished(running, { runId: 'eval-1', kind: 'eval', status: 'done', result: { reportId: 'r9', file: '/x' } });
+    expect(evalReducers.view(followed, entry())).toMatchObject({ status: 'done', reportId: 'r9', error: null });
+    list = runReducers.finished(running, { runId: 'eval-1', kind: 'eval', status: 'failed', error: { code: 'NOT_FOUND', message: 'No qualifying commits' } });
+    expect(evalReducers.view(followed, entry())).toMatchObject({ status: 'failed', error: 'No qualifying commits', reportId: null });
   });
 
   it('says what runs: the asked repository and commits, or the title of a run found at load', () => {
     expect(evalReducers.started('eval-1', { repoPath: '/repo', commits: 20 }).what).toBe('/repo · 20 commits');
-    const adopted = evalReducers.adopt({ runId: 'eval-3', kind: 'eval', title: 'Evaluate /srv/koa · 30 commits', status: 'running', startedAt: '2026-01-01T00:00:00Z', progress: { runId: 'eval-3', kind: 'eval', phase: 'tasks', done: 4, total: 30, message: 'fix a' } });
-    expect(adopted).toMatchObject({ runId: 'eval-3', status: 'running', what: '/srv/koa · 30 commits', done: 4, total: 30, message: 'fix a' });
+    const found: RunInfo<'eval'> = { runId: 'eval-3', kind: 'eval', subject: { repoPath: '/srv/koa' }, title: 'Evaluate /srv/koa · 30 commits', status: 'running', startedAt: '2026-01-01T00:00:00Z', progress: { runId: 'eval-3', kind: 'eval', phase: 'tasks', done: 4, total: 30, message: 'fix a' } };
+    const adopted = evalReducers.adopt(found);
+    expect(evalReducers.view(adopted, { ...found, phases: ['tasks'] })).toMatchObject({ runId: 'eval-3', status: 'running', what: '/srv/koa · 30 commits', done: 4, total: 30, message: 'fix a' });
   });
 
   it('builds the per-task table: gold ranks by our search and by the reference, our top results, misses', () => {

@@ -1,6 +1,14 @@
-import type { EvalMethod, EvalReport, EvalTaskResult, RunFinished, RunInfo, RunProgress } from '../../../../shared/contract';
+import type { EvalMethod, EvalReport, EvalTaskResult, RunInfo } from '../../../../shared/contract';
+import type { RunEntry } from '../runs/reducers';
 
-/** The evaluation run the page started and follows. */
+/** The evaluation run the page follows: the one it started, or one found running at load. */
+export interface FollowedEval {
+  runId: string;
+  /** What is being evaluated, as the page shows it while the run goes ("/repo · 50 commits"). */
+  what: string;
+}
+
+/** The followed run as the page shows it (its state comes from the runs store). */
 export interface EvalRunState {
   runId: string;
   status: 'running' | 'done' | 'failed' | 'cancelled';
@@ -10,7 +18,6 @@ export interface EvalRunState {
   error: string | null;
   /** The report the run produced, once done. */
   reportId: string | null;
-  /** What is being evaluated, as the page shows it while the run goes ("/repo · 50 commits"). */
   what: string;
 }
 
@@ -24,33 +31,26 @@ export interface ChartBar {
 /** Pure state transitions and derived data of the Evaluation page. */
 export const evalReducers = {
   /** The run the page just started, described by what it asked for. */
-  started(runId: string, asked: { repoPath: string; commits?: number }): EvalRunState {
-    const what = asked.commits ? `${asked.repoPath} · ${asked.commits} commits` : asked.repoPath;
-    return { runId, status: 'running', done: 0, total: null, message: 'starting', error: null, reportId: null, what };
+  started(runId: string, asked: { repoPath: string; commits?: number }): FollowedEval {
+    return { runId, what: asked.commits ? `${asked.repoPath} · ${asked.commits} commits` : asked.repoPath };
   },
   /** A running evaluation found at load (started before a reload, or elsewhere): its title says what it is. */
-  adopt(run: RunInfo): EvalRunState {
-    const p = run.progress;
+  adopt(run: RunInfo<'eval'>): FollowedEval {
+    return { runId: run.runId, what: run.title.replace(/^Evaluate /, '') };
+  },
+  /** The followed run from its entry in the runs store (null: not known there yet, so starting). */
+  view(followed: FollowedEval, run: RunEntry<'eval'> | null): EvalRunState {
+    const p = run?.progress;
     return {
-      runId: run.runId,
-      status: 'running',
+      runId: followed.runId,
+      status: run?.status ?? 'running',
       done: p?.done ?? 0,
       total: p?.total ?? null,
-      message: p?.message ?? p?.phase ?? 'running',
-      error: null,
-      reportId: null,
-      what: run.title.replace(/^Evaluate /, ''),
+      message: p?.message ?? p?.phase ?? 'starting',
+      error: run?.error?.message ?? null,
+      reportId: run?.result?.reportId ?? null,
+      what: followed.what,
     };
-  },
-  /** Progress of the followed run; events of other runs leave it unchanged. */
-  progress(run: EvalRunState | null, progress: RunProgress): EvalRunState | null {
-    if (!run || progress.runId !== run.runId) return run;
-    return { ...run, done: progress.done, total: progress.total ?? null, message: progress.message ?? progress.phase };
-  },
-  finished(run: EvalRunState | null, finished: RunFinished): EvalRunState | null {
-    if (!run || finished.runId !== run.runId) return run;
-    const result = finished.result as { reportId?: string } | undefined;
-    return { ...run, status: finished.status, error: finished.error?.message ?? null, reportId: result?.reportId ?? null };
   },
 };
 

@@ -1,8 +1,10 @@
 import { create } from 'zustand';
-import type { EvalReport, EvalReportSummary } from '../../../../shared/contract';
+import type { EvalReport, EvalReportSummary, RunFinished, RunInfo } from '../../../../shared/contract';
 import { client } from '../../lib/client';
 import { toOpError, type OpError } from '../../lib/errors';
-import { evalReducers, type EvalRunState } from './reducers';
+import { runsSelectors, useRunsStore } from '../runs/store';
+import type { RunEntry } from '../runs/reducers';
+import { evalReducers, type EvalRunState, type FollowedEval } from './reducers';
 
 type EvalOp = 'load' | 'open' | 'start';
 
@@ -11,7 +13,8 @@ interface EvalState {
   isLoaded: boolean;
   selectedId: string | null;
   report: EvalReport | null;
-  run: EvalRunState | null;
+  /** The run the page follows (its state is in the runs store). */
+  followed: FollowedEval | null;
   errors: Partial<Record<EvalOp, OpError | null>>;
 }
 
@@ -20,13 +23,16 @@ interface EvalActions {
   open(id: string): Promise<void>;
   start(input: { repoPath: string; commits?: number }): Promise<void>;
   cancel(): Promise<void>;
-  /** Follow run events; returns the unsubscribe function. */
-  connect(): () => void;
+  /**
+   * An evaluation ended (connectStores routes every eval run's end here, whichever page is open):
+   * the followed run's report is listed and opened, so it is there when the page is shown.
+   */
+  runFinished(finished: RunFinished<'eval'>): Promise<void>;
 }
 
 type Store = EvalState & EvalActions;
 
-/** Evaluation reports, the one on screen, and the run the page started. */
+/** Evaluation reports, the one on screen, and the run the page follows. */
 export const useEvalStore = create<Store>()((set, get) => {
   const fail = (op: EvalOp, error: unknown) => set((s) => ({ errors: { ...s.errors, [op]: toOpError(error) } }));
   return {
@@ -34,18 +40,20 @@ export const useEvalStore = create<Store>()((set, get) => {
     isLoaded: false,
     selectedId: null,
     report: null,
-    run: null,
+    followed: null,
     errors: {},
     load: async () => {
       try {
         const [reports, running] = await Promise.all([client().call('eval/list', {}), client().call('run/list', { includeFinished: false })]);
         // A run going on since before a reload is shown as running, not as a blank form.
-        const going = running.find((r) => r.kind === 'eval');
+        const going = running.find((r): r is RunInfo<'eval'> => r.kind === 'eval');
+        if (going) useRunsStore.getState().track(going);
+        const followedRuns = (s: EvalState) => s.followed && runsSelectors.byId(s.followed.runId)(useRunsStore.getState())?.status === 'running';
         set((s) => ({
           reports,
           isLoaded: true,
           errors: { ...s.errors, load: null },
-          run: going && (!s.run || s.run.status !== 'running') ? evalReducers.adopt(going) : s.run,
+          followed: going && !followedRuns(s) ? evalReducers.adopt(going) : s.followed,
         }));
         const { selectedId } = get();
         const first = reports[0];
@@ -68,13 +76,15 @@ export const useEvalStore = create<Store>()((set, get) => {
       set((s) => ({ errors: { ...s.errors, start: null } }));
       try {
         const { runId } = await client().call('eval/start', { repoPath: repoPath.trim(), ...(commits ? { commits } : {}) });
-        set({ run: evalReducers.started(runId, { repoPath: repoPath.trim(), commits }) });
+        const followed = evalReducers.started(runId, { repoPath: repoPath.trim(), commits });
+        useRunsStore.getState().track({ runId, kind: 'eval', subject: { repoPath: repoPath.trim() }, title: `Evaluate ${followed.what}`, status: 'running', startedAt: new Date().toISOString() });
+        set({ followed });
       } catch (error) {
         fail('start', error);
       }
     },
     cancel: async () => {
-      const run = get().run;
+      const run = get().followed;
       if (!run) return;
       try {
         await client().call('run/cancel', { runId: run.runId });
@@ -82,22 +92,12 @@ export const useEvalStore = create<Store>()((set, get) => {
         fail('start', error);
       }
     },
-    connect: () => {
-      const c = client();
-      const offs = [
-        c.subscribe('run/progress', (p) => set((s) => ({ run: evalReducers.progress(s.run, p) }))),
-        c.subscribe('run/finished', (f) => {
-          const before = get().run;
-          const run = evalReducers.finished(before, f);
-          if (run === before) return;
-          set({ run });
-          if (run?.reportId) {
-            set({ selectedId: run.reportId });
-            void get().load().then(() => get().open(run.reportId!));
-          }
-        }),
-      ];
-      return () => offs.forEach((off) => off());
+    runFinished: async (finished) => {
+      const reportId = finished.result?.reportId;
+      if (finished.runId !== get().followed?.runId || finished.status !== 'done' || !reportId) return;
+      set({ selectedId: reportId });
+      await get().load();
+      await get().open(reportId);
     },
   };
 });
@@ -108,6 +108,13 @@ export const evalSelectors = {
   isLoaded: (s: EvalState) => s.isLoaded,
   selectedId: (s: EvalState) => s.selectedId,
   report: (s: EvalState) => s.report,
-  run: (s: EvalState) => s.run,
+  followed: (s: EvalState) => s.followed,
   error: (op: EvalOp) => (s: EvalState) => s.errors[op] ?? null,
 };
+
+/** The followed evaluation as the page shows it: what it is (this store) and how it goes (the runs store). */
+export function useEvalRun(): EvalRunState | null {
+  const followed = useEvalStore(evalSelectors.followed);
+  const run = useRunsStore(runsSelectors.byId(followed?.runId ?? null)) as RunEntry<'eval'> | null;
+  return followed ? evalReducers.view(followed, run) : null;
+}

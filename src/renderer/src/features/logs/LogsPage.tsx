@@ -6,8 +6,8 @@ import { LOGS_PAGE_SIZE, useLogsStore } from './store';
 
 /** Logs: every model call, filtered by run, stage, model or errors; a call opens whole. */
 export function LogsPage() {
-  const { calls, total, offset, filters, selected, isLoaded, error } = useLogsStore(
-    useShallow((s) => ({ calls: s.calls, total: s.total, offset: s.offset, filters: s.filters, selected: s.selected, isLoaded: s.isLoaded, error: s.error })),
+  const { calls, run, total, offset, filters, selected, isLoaded, error } = useLogsStore(
+    useShallow((s) => ({ calls: s.calls, run: s.run, total: s.total, offset: s.offset, filters: s.filters, selected: s.selected, isLoaded: s.isLoaded, error: s.error })),
   );
   const { load, setFilters, open, showRun } = useLogsStore(useShallow((s) => ({ load: s.load, setFilters: s.setFilters, open: s.open, showRun: s.showRun })));
   useEffect(() => {
@@ -33,6 +33,13 @@ export function LogsPage() {
         </label>
       </form>
       {error ? <p className="error-text">{error.message}</p> : null}
+      {run ? (
+        <p className="muted" data-testid="log-run">
+          Run <span className="mono">{run.runId}</span> · {run.title ?? run.kind} · {run.status} · started {new Date(run.startedAt).toLocaleString()}
+          {run.finishedAt ? `, ended ${new Date(run.finishedAt).toLocaleTimeString()}` : ''}
+          {run.error ? ` · ${run.error.code}: ${run.error.message}` : ''}
+        </p>
+      ) : null}
       {selected ? <CallDetail call={selected} /> : null}
       {isLoaded && calls.length === 0 ? (
         <EmptyState title={hasFilter ? 'No calls match' : 'No model calls yet'}>

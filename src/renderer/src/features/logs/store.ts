@@ -1,5 +1,5 @@
 import { create } from 'zustand';
-import type { ModelCallDetail, ModelCallSummary } from '../../../../shared/contract';
+import type { ModelCallDetail, ModelCallSummary, RunRecord } from '../../../../shared/contract';
 import { client } from '../../lib/client';
 import { toOpError, type OpError } from '../../lib/errors';
 
@@ -16,6 +16,8 @@ const PAGE = 50;
 interface LogsState {
   filters: LogFilters;
   calls: ModelCallSummary[];
+  /** The run the table is filtered by, as the raw log recorded it (task_runs), when it is there. */
+  run: RunRecord | null;
   total: number;
   offset: number;
   selected: ModelCallDetail | null;
@@ -36,6 +38,7 @@ interface LogsActions {
 export const useLogsStore = create<LogsState & LogsActions>()((set, get) => ({
   filters: { runId: '', stage: '', model: '', errorsOnly: false },
   calls: [],
+  run: null,
   total: 0,
   offset: 0,
   selected: null,
@@ -52,7 +55,7 @@ export const useLogsStore = create<LogsState & LogsActions>()((set, get) => ({
         limit: PAGE,
         offset,
       });
-      set({ calls: page.calls, total: page.total, offset, isLoaded: true, error: null });
+      set({ calls: page.calls, run: page.run ?? null, total: page.total, offset, isLoaded: true, error: null });
     } catch (error) {
       set({ error: toOpError(error), isLoaded: true });
     }

@@ -1,5 +1,5 @@
 import { create } from 'zustand';
-import type { InstalledModel, ModelAssignments, ModelServerStatus, ModelTestResult, RecommendedModel, RequestInput } from '../../../../shared/contract';
+import type { InstalledModel, ModelAssignments, ModelServerStatus, ModelTestResult, RecommendedModel, RequestInput, RunFinished } from '../../../../shared/contract';
 import { client } from '../../lib/client';
 import { toOpError, type OpError } from '../../lib/errors';
 import { pullReducers, type Pulls } from './reducers';
@@ -31,6 +31,9 @@ interface ModelsActions {
   /** Save every edited row of the assignment table in one write. */
   assignStages(changes: RequestInput<'models/assignStages'>['changes']): Promise<void>;
   test(model: string): Promise<void>;
+  /** A pull ended (connectStores routes every pull's end here): its row says so, and a finished one is listed. */
+  pullFinished(finished: RunFinished<'pull'>): void;
+  /** Follow the server status and pull byte counts; returns the unsubscribe function. */
   connect(): () => void;
 }
 
@@ -127,16 +130,15 @@ export const useModelsStore = create<Store>()((set, get) => {
         set((s) => ({ tests: { ...s.tests, [model]: { isRunning: false, result: null, error: toOpError(error) } } }));
       }
     },
+    pullFinished: (finished) => {
+      set((s) => ({ pulls: pullReducers.finished(s.pulls, finished) }));
+      if (finished.status === 'done') void get().refresh();
+    },
     connect: () => {
       const c = client();
       const offs = [
         c.subscribe('models/serverStatus', (status) => set({ status })),
         c.subscribe('models/pullProgress', (p) => set((s) => ({ pulls: pullReducers.progress(s.pulls, p) }))),
-        c.subscribe('run/finished', (f) => {
-          if (f.kind !== 'pull') return;
-          set((s) => ({ pulls: pullReducers.finished(s.pulls, f) }));
-          if (f.status === 'done') void get().refresh();
-        }),
       ];
       return () => offs.forEach((off) => off());
     },

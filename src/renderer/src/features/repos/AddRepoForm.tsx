@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { useJobsStore } from '../jobs/store';
+import { useRunsStore } from '../runs/store';
 import { reposSelectors, useReposStore } from './store';
 
 /**
@@ -8,7 +8,7 @@ import { reposSelectors, useReposStore } from './store';
  * path, not a directory, unreadable) shows inline; a folder already added is selected and said so.
  */
 export function AddRepoForm() {
-  const canPick = useJobsStore((s) => s.info?.canPickFolder ?? false);
+  const canPick = useRunsStore((s) => s.info?.canPickFolder ?? false);
   const isAdding = useReposStore(reposSelectors.isAdding);
   const error = useReposStore(reposSelectors.error('add'));
   const add = useReposStore((s) => s.add);

@@ -6,7 +6,7 @@ import { INDEX_PHASES, progressFigures, progressPercent } from './reducers';
 export function IndexProgress(props: { run: RepoRun; onCancel(): void }) {
   const { run } = props;
   const progress = run.progress;
-  const percent = progressPercent(progress);
+  const percent = progressPercent(progress ?? null);
   const phases = run.kind === 'index' ? [...INDEX_PHASES, ...run.phases.filter((p) => !(INDEX_PHASES as readonly string[]).includes(p))] : run.phases;
   const current = progress?.phase ?? null;
   const currentIndex = current ? phases.indexOf(current) : -1;
@@ -23,7 +23,7 @@ export function IndexProgress(props: { run: RepoRun; onCancel(): void }) {
       <div className="row">
         <ProgressBar className="grow" percent={percent} label={current ? `${current} progress` : 'progress'} />
         <span className="mono progress-figures" data-testid="progress-figures">
-          {progressFigures(run.kind, progress)}
+          {progressFigures(run.kind, progress ?? null)}
         </span>
         <button type="button" onClick={props.onCancel}>
           Cancel

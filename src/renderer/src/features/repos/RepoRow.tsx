@@ -2,7 +2,8 @@ import { useState } from 'react';
 import type { RepoInfo } from '../../../../shared/contract';
 import { IndexProgress } from './IndexProgress';
 import { formatRelativeTime, languagesOf } from './reducers';
-import { reposSelectors, useReposStore } from './store';
+import { runsSelectors, useRunsStore } from '../runs/store';
+import { useReposStore } from './store';
 import { VectorCoverage } from './VectorCoverage';
 
 const COLUMNS = 7;
@@ -10,7 +11,7 @@ const COLUMNS = 7;
 /** One repository of the list; with its running index, its failure and the remove confirmation under it. */
 export function RepoRow(props: { repo: RepoInfo; isCurrent: boolean; onSelect(): void }) {
   const { repo } = props;
-  const run = useReposStore(reposSelectors.activeRun(repo.id));
+  const run = useRunsStore(runsSelectors.activeRepoRun(repo.id));
   const { reindex, remove, setWatching, cancel } = useReposStore.getState();
   const [isConfirming, setConfirming] = useState(false);
   const status = run?.kind === 'index' ? 'indexing' : repo.status;

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'react';
 import { navSelectors, useNavStore } from '../../app/store/navStore';
+import { runsSelectors, useRunsStore } from '../runs/store';
 import { formatRelativeTime, progressPercent } from './reducers';
 import { reposSelectors, useReposStore } from './store';
 
@@ -10,7 +11,7 @@ export function RepoSwitcher() {
   const selectRepo = useNavStore((s) => s.selectRepo);
   const go = useNavStore((s) => s.go);
   const repo = useReposStore(reposSelectors.byId(repoId));
-  const run = useReposStore(reposSelectors.activeRun(repoId));
+  const run = useRunsStore(runsSelectors.activeRepoRun(repoId));
   const now = useNow(30_000);
 
   if (repos.length === 0) {

@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AppError, type EventKey, type EventPayload, type RepoInfo } from '../../../../shared/contract';
 import { useNavStore } from '../../app/store/navStore';
 import { setClientForTests, type Client } from '../../lib/client';
-import { useJobsStore } from '../jobs/store';
+import { useRunsStore } from '../runs/store';
 import { ReposPage } from './ReposPage';
 import { useReposStore } from './store';
 
@@ -49,9 +49,10 @@ beforeEach(async () => {
   fake = fakeClient();
   setClientForTests(fake.client);
   useNavStore.setState({ page: 'repositories', repoId: null });
-  useJobsStore.setState({ info: null });
-  useReposStore.setState({ repos: [], runs: {}, skipped: {}, isLoaded: false, errors: {}, isAdding: false });
-  disconnect = useReposStore.getState().connect();
+  useRunsStore.setState({ info: null, runs: [], early: {} });
+  useReposStore.setState({ repos: [], skipped: {}, isLoaded: false, errors: {}, isAdding: false });
+  const offs = [useRunsStore.getState().connect(), useReposStore.getState().connect()];
+  disconnect = () => offs.forEach((off) => off());
   await useReposStore.getState().load();
 });
 afterEach(() => {
@@ -138,7 +139,7 @@ describe('the Repositories page', () => {
   it('shows a phase that reports no count without a bare 0, and counts embedding in chunks', async () => {
     useReposStore.setState({ repos: [shop] });
     render(<ReposPage />);
-    fake.emit('run/started', { runId: 'index-1', kind: 'index', title: 'Index shop', status: 'running', startedAt: '2026-01-01T00:00:00Z', repoId: shop.id });
+    fake.emit('run/started', { runId: 'index-1', kind: 'index', title: 'Index shop', status: 'running', startedAt: '2026-01-01T00:00:00Z', subject: { repoId: shop.id } });
     fake.emit('run/progress', { runId: 'index-1', kind: 'index', phase: 'references', done: 0, message: 'Resolving imports and references' });
     const bar = screen.getByRole('progressbar');
     expect(bar.getAttribute('aria-valuenow')).toBeNull();
@@ -147,7 +148,7 @@ describe('the Repositories page', () => {
     expect(screen.getByTestId('index-progress').textContent).toContain('Resolving imports and references');
     fake.emit('run/finished', { runId: 'index-1', kind: 'index', status: 'done' });
 
-    fake.emit('run/started', { runId: 'embed-1', kind: 'embed', title: 'Embedding shop', status: 'running', startedAt: '2026-01-01T00:00:01Z', repoId: shop.id });
+    fake.emit('run/started', { runId: 'embed-1', kind: 'embed', title: 'Embedding shop', status: 'running', startedAt: '2026-01-01T00:00:01Z', subject: { repoId: shop.id } });
     fake.emit('run/progress', { runId: 'embed-1', kind: 'embed', phase: 'embeddings', done: 64, total: 640, rate: 30, etaSeconds: 19 });
     expect(screen.getByTestId('progress-figures').textContent).toBe('64/640 chunks · 30 chunks/s · ETA 19 s');
   });

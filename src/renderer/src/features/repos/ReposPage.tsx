@@ -4,7 +4,7 @@ import { EmptyState } from '../../components/EmptyState';
 import { AddRepoForm } from './AddRepoForm';
 import { RepoRow } from './RepoRow';
 import { SkippedList } from './SkippedList';
-import { lastIndexSummaryOf } from './reducers';
+import { runsSelectors, useRunsStore } from '../runs/store';
 import { reposSelectors, useReposStore } from './store';
 
 /** Repositories: add a folder, watch it index, re-index, remove; the selected row is the current repository. */
@@ -16,8 +16,7 @@ export function ReposPage() {
   const currentId = useNavStore(navSelectors.repoId);
   const selectRepo = useNavStore((s) => s.selectRepo);
   const current = repos.find((r) => r.id === currentId) ?? null;
-  const runs = useReposStore((s) => s.runs);
-  const lastRun = current ? lastIndexSummaryOf(runs, current.id) : null;
+  const lastRun = useRunsStore(runsSelectors.lastIndexSummary(current?.id ?? null));
 
   // Mount the add form only once the list is known: the page switches between its empty state and
   // the list when it arrives, and a path typed into the first form meanwhile would be lost.

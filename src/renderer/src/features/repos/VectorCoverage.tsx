@@ -2,8 +2,7 @@ import { useEffect, useState } from 'react';
 import type { RepoInfo, SearchStatus } from '../../../../shared/contract';
 import { client } from '../../lib/client';
 import { toOpError, type OpError } from '../../lib/errors';
-import { repoReducers } from './reducers';
-import { reposSelectors, useReposStore } from './store';
+import { runsSelectors, useRunsStore } from '../runs/store';
 
 /** Chunks with a vector of the default embedder, out of all chunks, from `search/status`. */
 export function coverageOf(status: SearchStatus): { vectors: number; chunks: number; percent: number } {
@@ -19,7 +18,7 @@ export function coverageOf(status: SearchStatus): { vectors: number; chunks: num
  */
 export function VectorCoverage(props: { repo: RepoInfo }) {
   const { repo } = props;
-  const run = useReposStore(reposSelectors.activeRun(repo.id));
+  const run = useRunsStore(runsSelectors.activeRepoRun(repo.id));
   const [status, setStatus] = useState<SearchStatus | null>(null);
   const [error, setError] = useState<OpError | null>(null);
   const [isStarting, setStarting] = useState(false);
@@ -62,7 +61,7 @@ export function VectorCoverage(props: { repo: RepoInfo }) {
     try {
       const { runId } = await client().call('search/embed', { repoId: repo.id });
       // The row shows the run's progress (and its Cancel) like an index run's.
-      useReposStore.setState((s) => ({ runs: repoReducers.assign(s.runs, runId, repo.id, 'embed') }));
+      useRunsStore.getState().track({ runId, kind: 'embed', subject: { repoId: repo.id }, title: `Embedding ${repo.name}`, status: 'running', startedAt: new Date().toISOString() });
     } catch (e) {
       setError(toOpError(e));
     } finally {

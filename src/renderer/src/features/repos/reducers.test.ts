@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { RepoInfo, RunInfo } from '../../../../shared/contract';
-import { activeRunOf, formatDuration, formatRelativeTime, languagesOf, progressFigures, progressPercent, repoOfTitle, repoReducers } from './reducers';
+import { runReducers, type RunsList } from '../runs/reducers';
+import { runsSelectors } from '../runs/store';
+import { formatDuration, formatRelativeTime, languagesOf, progressFigures, progressPercent, repoReducers } from './reducers';
 
 function repo(id: string, extra: Partial<RepoInfo> = {}): RepoInfo {
   return {
@@ -15,7 +17,8 @@ function repo(id: string, extra: Partial<RepoInfo> = {}): RepoInfo {
   };
 }
 
-const started: RunInfo = { runId: 'index-1', kind: 'index', title: 'Index shop', status: 'running', startedAt: '2026-01-01T00:00:00Z' };
+const started: RunInfo = { runId: 'index-1', kind: 'index', subject: { repoId: 'shop-1a2b3c4d' }, title: 'Index shop', status: 'running', startedAt: '2026-01-01T00:00:00Z' };
+const empty: RunsList = { runs: [], early: {} };
 
 describe('repository list reducers', () => {
   it('keeps the list sorted by name and replaces a repository by id', () => {
@@ -35,40 +38,37 @@ describe('repository list reducers', () => {
   });
 });
 
-describe('index run reducers', () => {
-  it('tracks phases and progress of a run that the add answer ties to a repository', () => {
-    const repos = [repo('shop-1a2b3c4d', { status: 'indexing' })];
-    // Events may arrive before the answer of repos/add: the run is kept by id and tied later.
-    let runs = repoReducers.runStarted({}, { ...started, title: 'Index something' }, repos);
-    runs = repoReducers.progress(runs, { runId: 'index-1', kind: 'index', phase: 'scanning', done: 10 });
-    runs = repoReducers.progress(runs, { runId: 'index-1', kind: 'index', phase: 'parsing', done: 25, total: 200, rate: 120, etaSeconds: 2 });
-    runs = repoReducers.assign(runs, 'index-1', 'shop-1a2b3c4d');
-    const run = runs['index-1'];
-    expect(run?.repoId).toBe('shop-1a2b3c4d');
+describe('the runs of a repository (runs store)', () => {
+  const state = (list: RunsList) => ({ ...list, info: null, engine: 'ok' as const, error: null });
+
+  it('tracks phases and progress of an index run tied to its repository by its subject', () => {
+    const shop = repo('shop-1a2b3c4d', { status: 'indexing' });
+    let list = runReducers.started(empty, started);
+    list = runReducers.progress(list, { runId: 'index-1', kind: 'index', phase: 'scanning', done: 10 });
+    list = runReducers.progress(list, { runId: 'index-1', kind: 'index', phase: 'parsing', done: 25, total: 200, rate: 120, etaSeconds: 2 });
+    const run = runsSelectors.activeRepoRun(shop.id)(state(list));
+    expect(run?.runId).toBe('index-1');
     expect(run?.phases).toEqual(['scanning', 'parsing']);
     expect(progressPercent(run?.progress)).toBe(13);
-    expect(activeRunOf(runs, repos[0] as RepoInfo)?.runId).toBe('index-1');
 
-    runs = repoReducers.finished(runs, { runId: 'index-1', kind: 'index', status: 'done' });
-    expect(runs['index-1']?.status).toBe('done');
-    expect(activeRunOf(runs, repos[0] as RepoInfo)).toBeNull();
+    list = runReducers.finished(list, { runId: 'index-1', kind: 'index', status: 'done' });
+    expect(list.runs[0]?.status).toBe('done');
+    expect(runsSelectors.activeRepoRun(shop.id)(state(list))).toBeNull();
   });
 
-  it('ignores runs of other kinds and keeps a finished status when a late start arrives', () => {
-    expect(repoReducers.runStarted({}, { ...started, kind: 'pull' }, [])).toEqual({});
-    expect(repoReducers.progress({}, { runId: 'pull-1', kind: 'pull', phase: 'downloading', done: 1 })).toEqual({});
-    const finished = repoReducers.finished({}, { runId: 'index-1', kind: 'index', status: 'cancelled' });
-    expect(repoReducers.runStarted(finished, started, [])['index-1']?.status).toBe('cancelled');
+  it('shows no run of another kind or of another repository on a row, and keeps a finished status when a late start arrives', () => {
+    let list = runReducers.started(empty, { runId: 'pull-1', kind: 'pull', subject: { model: 'shop-1a2b3c4d' }, title: 'Pull', status: 'running', startedAt: '2026-01-01T00:00:00Z' });
+    list = runReducers.started(list, { ...started, runId: 'index-2', subject: { repoId: 'other-00000000' } });
+    expect(runsSelectors.activeRepoRun('shop-1a2b3c4d')(state(list))).toBeNull();
+    const finished = runReducers.finished(runReducers.started(empty, started), { runId: 'index-1', kind: 'index', status: 'cancelled' });
+    expect(runReducers.started(finished, started).runs[0]?.status).toBe('cancelled');
   });
 
-  it('finds the repository a run title names, and shows an unnamed index run on an indexing repository', () => {
-    const repos = [repo('shop-1a2b3c4d'), repo('shop-api-99999999', { path: '/srv/shop-api' })];
-    expect(repoOfTitle('Index /srv/shop-api', repos)).toBe('shop-api-99999999');
-    expect(repoOfTitle('Index shop-1a2b3c4d', repos)).toBe('shop-1a2b3c4d');
-    expect(repoOfTitle('Index something else', repos)).toBeNull();
-    const runs = repoReducers.runStarted({}, { ...started, title: 'Index (watcher)' }, repos);
-    expect(activeRunOf(runs, { ...(repos[0] as RepoInfo), status: 'indexing' })?.runId).toBe('index-1');
-    expect(activeRunOf(runs, repos[0] as RepoInfo)).toBeNull();
+  it('shows the index run before an embedding run of the same repository', () => {
+    let list = runReducers.started(empty, { runId: 'embed-1', kind: 'embed', subject: { repoId: 'shop-1a2b3c4d' }, title: 'Embedding shop', status: 'running', startedAt: '2026-01-01T00:00:00Z' });
+    list = runReducers.started(list, started);
+    list = runReducers.started(list, { runId: 'embed-0', kind: 'embed', subject: { repoId: 'shop-1a2b3c4d' }, title: 'Embedding shop', status: 'running', startedAt: '2026-01-01T00:00:02Z' });
+    expect(runsSelectors.activeRepoRun('shop-1a2b3c4d')(state(list))?.runId).toBe('index-1');
   });
 });
 
@@ -95,12 +95,13 @@ describe('formatting', () => {
     // Two folders with the same name: the titles cannot tell them apart, the run's repoId can.
     const a = repo('shop-00000001', { path: '/home/dev/a/shop' });
     const b = repo('shop-00000002', { path: '/home/dev/b/shop' });
-    const embed = (runId: string, repoId: string): RunInfo => ({ runId, kind: 'embed', title: 'Embedding shop', status: 'running', startedAt: '2026-01-01T00:00:00Z', repoId });
-    let runs = repoReducers.runStarted({}, embed('embed-a', a.id), [a, b]);
-    runs = repoReducers.runStarted(runs, embed('embed-b', b.id), [a, b]);
-    runs = repoReducers.progress(runs, { runId: 'embed-a', kind: 'embed', phase: 'embeddings', done: 32, total: 100 });
-    runs = repoReducers.progress(runs, { runId: 'embed-b', kind: 'embed', phase: 'embeddings', done: 900, total: 20_000 });
-    expect(progressFigures('embed', activeRunOf(runs, a)?.progress ?? null)).toBe('32/100 chunks');
-    expect(progressFigures('embed', activeRunOf(runs, b)?.progress ?? null)).toBe('900/20,000 chunks');
+    const embed = (runId: string, repoId: string): RunInfo => ({ runId, kind: 'embed', title: 'Embedding shop', status: 'running', startedAt: '2026-01-01T00:00:00Z', subject: { repoId } });
+    let list = runReducers.started(empty, embed('embed-a', a.id));
+    list = runReducers.started(list, embed('embed-b', b.id));
+    list = runReducers.progress(list, { runId: 'embed-a', kind: 'embed', phase: 'embeddings', done: 32, total: 100 });
+    list = runReducers.progress(list, { runId: 'embed-b', kind: 'embed', phase: 'embeddings', done: 900, total: 20_000 });
+    const state = { ...list, info: null, engine: 'ok' as const, error: null };
+    expect(progressFigures('embed', runsSelectors.activeRepoRun(a.id)(state)?.progress ?? null)).toBe('32/100 chunks');
+    expect(progressFigures('embed', runsSelectors.activeRepoRun(b.id)(state)?.progress ?? null)).toBe('900/20,000 chunks');
   });
 });

@@ -3,7 +3,8 @@ import type { RepoInfo, SkippedFile } from '../../../../shared/contract';
 import { useNavStore } from '../../app/store/navStore';
 import { client } from '../../lib/client';
 import { toOpError, type OpError } from '../../lib/errors';
-import { activeRunOf, repoReducers, type RepoRun } from './reducers';
+import { useRunsStore } from '../runs/store';
+import { repoReducers } from './reducers';
 
 /** Operations whose failures are shown where they happened. */
 type RepoOp = 'load' | 'add' | 'action' | 'skipped';
@@ -11,8 +12,6 @@ type RepoOp = 'load' | 'add' | 'action' | 'skipped';
 interface ReposState {
   repos: RepoInfo[];
   isLoaded: boolean;
-  /** Index and embedding runs by run id. */
-  runs: Record<string, RepoRun>;
   /** Skipped files by repository id, once asked for. */
   skipped: Record<string, SkippedFile[]>;
   isAdding: boolean;
@@ -52,24 +51,23 @@ function syncCurrent(repos: RepoInfo[]): void {
   nav.selectRepo(repos[0]?.id ?? null);
 }
 
-/** Registered repositories, their index runs and skipped files. */
+/** Make the runs store know an index run an answer named (its start event may come later). */
+function trackIndexRun(runId: string, repo: RepoInfo): void {
+  useRunsStore.getState().track({ runId, kind: 'index', subject: { repoId: repo.id }, title: `Index ${repo.name}`, status: 'running', startedAt: new Date().toISOString() });
+}
+
+/** Registered repositories and their skipped files (their index and embedding runs are in the runs store). */
 export const useReposStore = create<Store>()((set, get) => ({
   repos: [],
   isLoaded: false,
-  runs: {},
   skipped: {},
   isAdding: false,
   errors: {},
   addNotice: null,
   load: async () => {
     try {
-      const [repos, runs] = await Promise.all([client().call('repos/list', {}), client().call('run/list', { includeFinished: false })]);
-      set((s) => ({
-        repos,
-        isLoaded: true,
-        runs: runs.reduce((acc, run) => repoReducers.runStarted(acc, run, repos), s.runs),
-        errors: { ...s.errors, load: null },
-      }));
+      const repos = await client().call('repos/list', {});
+      set((s) => ({ repos, isLoaded: true, errors: { ...s.errors, load: null } }));
       syncCurrent(repos);
     } catch (error) {
       set({ isLoaded: true });
@@ -86,7 +84,8 @@ export const useReposStore = create<Store>()((set, get) => ({
         return true;
       }
       const { repo, runId } = await client().call('repos/add', { path: path.trim() });
-      set((s) => ({ repos: repoReducers.upsert(s.repos, repo), runs: repoReducers.assign(s.runs, runId, repo.id), isAdding: false }));
+      set((s) => ({ repos: repoReducers.upsert(s.repos, repo), isAdding: false }));
+      trackIndexRun(runId, repo);
       useNavStore.getState().selectRepo(repo.id);
       return true;
     } catch (error) {
@@ -106,7 +105,9 @@ export const useReposStore = create<Store>()((set, get) => ({
   reindex: async (repoId, full = false) => {
     try {
       const { runId } = await client().call('repos/reindex', { repoId, full });
-      set((s) => ({ runs: repoReducers.assign(s.runs, runId, repoId), errors: { ...s.errors, action: null } }));
+      set((s) => ({ errors: { ...s.errors, action: null } }));
+      const repo = get().repos.find((r) => r.id === repoId);
+      if (repo) trackIndexRun(runId, repo);
     } catch (error) {
       fail(set, 'action', error);
     }
@@ -160,9 +161,6 @@ export const useReposStore = create<Store>()((set, get) => ({
         set((s) => ({ repos: repoReducers.remove(s.repos, repoId) }));
         syncCurrent(get().repos);
       }),
-      c.subscribe('run/started', (run) => set((s) => ({ runs: repoReducers.runStarted(s.runs, run, s.repos) }))),
-      c.subscribe('run/progress', (p) => set((s) => ({ runs: repoReducers.progress(s.runs, p) }))),
-      c.subscribe('run/finished', (f) => set((s) => ({ runs: repoReducers.finished(s.runs, f) }))),
     ];
     return () => offs.forEach((off) => off());
   },
@@ -173,10 +171,6 @@ export const reposSelectors = {
   repos: (s: ReposState) => s.repos,
   isLoaded: (s: ReposState) => s.isLoaded,
   byId: (repoId: string | null) => (s: ReposState) => s.repos.find((r) => r.id === repoId) ?? null,
-  activeRun: (repoId: string | null) => (s: ReposState) => {
-    const repo = s.repos.find((r) => r.id === repoId);
-    return repo ? activeRunOf(s.runs, repo) : null;
-  },
   skipped: (repoId: string) => (s: ReposState) => s.skipped[repoId] ?? null,
   error: (op: RepoOp) => (s: ReposState) => s.errors[op] ?? null,
   isAdding: (s: ReposState) => s.isAdding,

@@ -1,13 +1,13 @@
 import { useEffect, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { EmptyState } from '../../components/EmptyState';
-import { jobsSelectors, useJobsStore } from '../jobs/store';
+import { runsSelectors, useRunsStore } from '../runs/store';
 import { draftToValue, SETTING_SECTIONS, valueAt, type SettingField } from './fields';
 import { useSettingsStore } from './store';
 
 /** Settings: the config file as a form; saving edits single keys so the file keeps its comments. */
 export function SettingsPage() {
-  const info = useJobsStore(jobsSelectors.info);
+  const info = useRunsStore(runsSelectors.info);
   const { config, error, isSaving, savedAt } = useSettingsStore(useShallow((s) => ({ config: s.config, error: s.error, isSaving: s.isSaving, savedAt: s.savedAt })));
   const { load, create, save } = useSettingsStore(useShallow((s) => ({ load: s.load, create: s.create, save: s.save })));
   const [drafts, setDrafts] = useState<Record<string, string>>({});

@@ -3,12 +3,12 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { openDatabase, type Db } from '../db/open';
-import { indexRepository, type IndexOptions } from './indexer';
+import { openDatabase, type Db } from '../../db/open';
+import { indexRepository, type IndexOptions } from '../indexer';
 import { defaultPoolSize, defaultWorkerScript, ParsePool, workerExecArgv } from './parsePool';
-import { cleanupAfterEach, sharedExtractor } from './testing/harness';
-import { createTestRepo, type TestRepo } from '../testing/gitRepo';
-import { writeSample } from './testing/sampleRepo';
+import { cleanupAfterEach, sharedExtractor } from '../testing/harness';
+import { createTestRepo, type TestRepo } from '../../testing/gitRepo';
+import { writeSample } from '../testing/sampleRepo';
 
 const extractor = sharedExtractor();
 const cleanups = cleanupAfterEach();
@@ -87,7 +87,7 @@ describe('parallel parsing in worker threads', () => {
       const p = new ParsePool({ script: defaultWorkerScript(), size: 1, languages: ['python'] });
       p.prepare({ absolutePath: ${JSON.stringify(join(repo.root, 'mod.py'))}, relPath: 'mod.py', size: 30, maxFileBytes: 1e6, knownHash: null, knownSkipReason: null })
         .then((r) => { console.log(JSON.stringify(r.extraction.symbols.map((s) => s.name))); return p.terminate(); });`;
-    const out = spawnSync(process.execPath, ['--no-liftoff', '--require', 'tsx/cjs', '-e', code], { cwd: join(__dirname, '..', '..', '..'), encoding: 'utf8', timeout: 60_000 });
+    const out = spawnSync(process.execPath, ['--no-liftoff', '--require', 'tsx/cjs', '-e', code], { cwd: join(__dirname, '..', '..', '..', '..'), encoding: 'utf8', timeout: 60_000 });
     expect(out.stderr).not.toMatch(/ERR_WORKER_INVALID_EXEC_ARGV/);
     expect(out.stdout.trim()).toBe('["hello"]');
   });

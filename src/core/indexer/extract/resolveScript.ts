@@ -1,4 +1,4 @@
-import { dirOf, joinPath, type FileIndex } from './resolve';
+import { dirOf, joinPath, type FileIndex } from './fileIndex';
 import type { ExtractedImport } from './types';
 
 const EXTENSIONS = ['.ts', '.tsx', '.d.ts', '.js', '.jsx', '.mjs', '.cjs', '.mts', '.cts'];

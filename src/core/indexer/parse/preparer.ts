@@ -1,8 +1,8 @@
-import { throwIfAborted } from '../runtime/runs';
+import { throwIfAborted } from '../../runtime/runs';
 import { claim, CLAIMED_HERE, claimTable } from './claims';
-import type { Extractor } from './extract/extractor';
-import { detectLanguage } from './extract/languages';
-import type { ParsedLanguage } from './extract/types';
+import type { Extractor } from '../extract/extractor';
+import { detectLanguage } from '../extract/languages';
+import type { ParsedLanguage } from '../extract/types';
 import { defaultPoolSize, defaultWorkerScript, MIN_FILES_FOR_WORKERS, ParseJobError, ParsePool } from './parsePool';
 import { extractWith, prepareFile, type ExtractFn, type PrepareJob, type PreparedFile } from './prepare';
 
@@ -12,7 +12,7 @@ export interface ParallelOptions {
   workers?: number;
   /** Fewest files for which workers start (default MIN_FILES_FOR_WORKERS). */
   minFiles?: number;
-  /** Worker entry file (default: indexWorker.js beside the indexer; absent → this thread). */
+  /** Worker entry file (default: indexWorker.js beside parsePool.ts; absent → this thread). */
   script?: string | null;
   /** This thread parses too, between writes, the files no worker has taken (default: true). */
   mainParses?: boolean;
@@ -43,9 +43,9 @@ export function languagesOf(jobs: readonly PrepareJob[]): ParsedLanguage[] {
  * Start preparing `jobs`, results in job order. With workers, they parse ahead while the caller
  * writes the results and (by default) this thread parses the rest between writes. A worker failure
  * never fails the index: the file a worker failed on is indexed as text only, files no worker is
- * left to take are parsed here (`recover`). Cancelling (the signal) stops the workers at once. Stdlib full index on 2 cores, 5 interleaved runs:
- * one worker + this thread 2.64 s median (4.57 s CPU), two workers with this thread only writing
- * 2.73 s (4.78 s CPU).
+ * left to take are parsed here (`recover`). Cancelling (the signal) stops the workers at once.
+ * This thread parsing between writes beat one more worker with this thread only writing (README,
+ * "Indexing").
  */
 export function openPreparer(
   jobs: readonly PrepareJob[],

@@ -1,4 +1,4 @@
-import { dirOf, joinPath, type FileIndex } from './resolve';
+import { dirOf, joinPath, type FileIndex } from './fileIndex';
 import type { ExtractedImport } from './types';
 
 const COMMON_ROOTS = ['src', 'lib', 'python'];

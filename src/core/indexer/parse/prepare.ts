@@ -1,9 +1,9 @@
-import type { SkipReason } from '../../shared/contract';
-import { buildChunks, type Chunk } from './chunks';
-import type { Extractor } from './extract/extractor';
-import { detectLanguage } from './extract/languages';
-import type { FileExtraction } from './extract/types';
-import { readAndClassify } from './read';
+import type { SkipReason } from '../../../shared/contract';
+import { buildChunks, type Chunk } from '../chunks';
+import type { Extractor } from '../extract/extractor';
+import { detectLanguage } from '../extract/languages';
+import type { FileExtraction } from '../extract/types';
+import { readAndClassify } from '../read';
 
 /** One file to prepare: everything a worker thread needs (plain data, structured-clone safe). */
 export interface PrepareJob {

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import type { ParsedLanguage } from './extract/types';
+import type { ParsedLanguage } from '../extract/types';
 import type { ParseRequest, ParseResponse, ParseWorkerData } from './parseWorker';
 import type { PrepareJob, PreparedFile } from './prepare';
 
@@ -10,8 +10,8 @@ import type { PrepareJob, PreparedFile } from './prepare';
 export const MIN_FILES_FOR_WORKERS = 50;
 /**
  * Jobs handed to one worker before it answers: it keeps parsing while the main thread writes (the
- * pool only hands out more from the main thread). Stdlib full index, 7 interleaved runs each:
- * 2 → 2.83 s median, 4 → 2.76 s, 8 → 2.78 s (more in flight unbalances the workers' last files).
+ * pool only hands out more from the main thread). 4 measured best of 2, 4 and 8 (README,
+ * "Indexing"): more in flight unbalances the workers' last files.
  */
 const PER_WORKER_IN_FLIGHT = 4;
 /** Crashed workers replaced per pool before the remaining jobs are refused (the caller then falls back). */
@@ -34,10 +34,8 @@ const OVERLOAD_FACTOR = 3;
  * Default pool size: min(2, cores − 1) workers beside the engine thread, which parses too (see
  * preparer.ts), or 0 (parse in this thread) on one core or when the machine is heavily overloaded
  * (1-minute load average at or above three times the core count). A load near the core count is
- * normal on a 2-core machine (an earlier index run alone leaves ≈ 2), and workers still win there:
- * stdlib full index with two busy processes beside it took 4.9-5.3 s with workers against
- * 6.0-10.0 s without. At load 7-9 (tsx-loaded workers then) the pool only added contention:
- * ≈ 18 s wall with workers against ≈ 12 s without.
+ * normal on a 2-core machine (an earlier index run alone leaves about 2), and workers still win
+ * there; at three times the core count the pool only added contention (figures: README, "Indexing").
  */
 export function defaultPoolSize(cores = availableParallelism(), load = loadavg()[0] ?? 0): number {
   if (cores < 2 || load >= cores * OVERLOAD_FACTOR) return 0;
@@ -47,7 +45,7 @@ export function defaultPoolSize(cores = availableParallelism(), load = loadavg()
 /**
  * The Node flags a worker inherits, less TypeScript loader flags (`--import tsx`, `--require tsx`,
  * `--loader tsx`): the worker entry registers what it needs itself, and an inherited ESM loader
- * starts a hooks thread in every worker (measured ≈ 50 ms of start-up each).
+ * starts a hooks thread in every worker (start-up time in every worker).
  */
 export function workerExecArgv(argv: readonly string[] = process.execArgv): string[] {
   const out: string[] = [];

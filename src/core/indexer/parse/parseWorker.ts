@@ -6,8 +6,8 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { claim, CLAIMED_BY_WORKER } from './claims';
-import { createExtractor } from './extract/extractor';
-import type { ParsedLanguage } from './extract/types';
+import { createExtractor } from '../extract/extractor';
+import type { ParsedLanguage } from '../extract/types';
 import { extractWith, prepareFile, type PrepareJob, type PreparedFile } from './prepare';
 
 /** What the pool passes to each worker. */

@@ -1,0 +1,142 @@
+import type { IndexSummary } from './repos';
+
+/** What one embedding run did (the result of a run of kind `embed`). */
+export interface EmbedSummary {
+  embedderId: string;
+  /** Chunks in the index. */
+  chunks: number;
+  /** Chunks embedded in this run (new or changed text). */
+  embedded: number;
+  /** Chunks that got the vector of a deleted chunk with the same text instead (no model call). */
+  reused: number;
+  /** Vectors dropped because their chunk is gone. */
+  removed: number;
+  durationMs: number;
+}
+
+/**
+ * Every kind of long-running job, with what it works on (its subject) and what it returns when it
+ * ends well. `RunRegistry.start` is typed by this map, so a run with the wrong subject or result is
+ * a compile error, and a listener narrows `RunInfo`/`RunFinished` by `kind` instead of guessing a
+ * repository from a title or casting `result`. A new kind (plan, solve, chat) is one entry here.
+ */
+export interface RunKinds {
+  index: { subject: { repoId: string }; result: IndexSummary };
+  embed: { subject: { repoId: string }; result: EmbedSummary };
+  pull: { subject: { model: string }; result: { model: string } };
+  /** `repoPath`: the repository's root (an evaluation needs no registered repository). */
+  eval: { subject: { repoPath: string }; result: { reportId: string; file: string } };
+}
+
+/** A kind of run. */
+export type RunKind = keyof RunKinds;
+/** What a run of kind K works on. */
+export type RunSubject<K extends RunKind = RunKind> = RunKinds[K]['subject'];
+/** What a run of kind K returns when it ends well. */
+export type RunResult<K extends RunKind = RunKind> = RunKinds[K]['result'];
+
+/** Lifecycle of a long-running job. */
+export type RunStatus = 'running' | 'done' | 'failed' | 'cancelled';
+
+/** Status of one node of a progress tree. */
+export type ProgressNodeStatus = 'pending' | 'running' | 'done' | 'failed' | 'skipped';
+
+/**
+ * One node of a run's progress tree: a phase, a part of a plan, a step of a part, a pass of a step.
+ * Nodes are matched by `id` among their siblings (see {@link mergeProgressSteps}).
+ */
+export interface ProgressNode {
+  id: string;
+  label: string;
+  status: ProgressNodeStatus;
+  done?: number;
+  total?: number;
+  children?: ProgressNode[];
+}
+
+/** A progress report of a run; `done`/`total` drive a determinate bar when total is known. */
+export interface RunProgress<K extends RunKind = RunKind> {
+  runId: string;
+  kind: K;
+  phase: string;
+  done: number;
+  total?: number;
+  /** Items per second in the current phase, when meaningful. */
+  rate?: number;
+  /** Estimated seconds left in the current phase. */
+  etaSeconds?: number;
+  message?: string;
+  /**
+   * Nested progress (parts → steps → passes). An update may carry only the nodes that changed: they
+   * are merged into the tree the run has so far, and every event carries the whole merged tree.
+   */
+  steps?: ProgressNode[];
+}
+
+interface RunInfoOf<K extends RunKind> {
+  runId: string;
+  kind: K;
+  /** What the run works on: a repository id, a model name, a repository path. */
+  subject: RunSubject<K>;
+  title: string;
+  status: RunStatus;
+  startedAt: string;
+  finishedAt?: string;
+  /** Latest progress, when the job reported any. */
+  progress?: RunProgress<K>;
+  error?: { code: string; message: string };
+}
+
+/** A long-running job (index, pull, eval, later chat and solve runs) as the job list shows it; narrowed by `kind`. */
+export type RunInfo<K extends RunKind = RunKind> = { [P in K]: RunInfoOf<P> }[K];
+
+interface RunFinishedOf<K extends RunKind> {
+  runId: string;
+  kind: K;
+  status: Exclude<RunStatus, 'running'>;
+  error?: { code: string; message: string };
+  /** Present when `status` is done. */
+  result?: RunResult<K>;
+}
+
+/** The last word of a run; narrowed by `kind`. */
+export type RunFinished<K extends RunKind = RunKind> = { [P in K]: RunFinishedOf<P> }[K];
+
+/** A run as the raw log keeps it (`task_runs`): the Logs page shows it above the run's calls. */
+export interface RunRecord {
+  runId: string;
+  kind: string;
+  title: string | null;
+  /** The subject it was started with (`RunKinds`), as recorded. */
+  subject: Record<string, unknown> | null;
+  status: RunStatus;
+  startedAt: string;
+  finishedAt: string | null;
+  error: { code: string; message: string } | null;
+}
+
+/** The repository a run works on, when its kind has one (index, embed). */
+export function runRepoId(run: Pick<RunInfo, 'kind' | 'subject'>): string | null {
+  return 'repoId' in run.subject ? run.subject.repoId : null;
+}
+
+/**
+ * Merge an update of a progress tree into the tree so far: a node whose id is known among its
+ * siblings is updated (its children merged the same way), a new one is appended, and nodes the
+ * update does not name are kept. So a job may send only the step that changed.
+ */
+export function mergeProgressSteps(known: readonly ProgressNode[] | undefined, update: readonly ProgressNode[] | undefined): ProgressNode[] | undefined {
+  if (!update) return known ? [...known] : undefined;
+  const merged = [...(known ?? [])];
+  for (const node of update) {
+    const at = merged.findIndex((n) => n.id === node.id);
+    if (at < 0) {
+      merged.push(node);
+      continue;
+    }
+    const previous = merged[at] as ProgressNode;
+    const children = mergeProgressSteps(previous.children, node.children);
+    merged[at] = { ...previous, ...node, ...(children ? { children } : {}) };
+  }
+  return merged;
+}
