@@ -14,6 +14,7 @@ import type { EngineContext } from './engine';
 import { cleanupOrphanWorktrees, worktreesDir } from './git';
 import { packageVersion } from './paths';
 import type { HostPorts } from './ports';
+import { RepoRegistry } from './repos/registry';
 import { RepoService, type RepoServiceOptions } from './repos/service';
 import { EventBus } from './runtime/events';
 import { RunRegistry } from './runtime/runs';
@@ -39,8 +40,10 @@ export function createCore(ports: HostPorts, options: CoreOptions = {}): Core {
   if (ports.sqliteNativeBinding) setDefaultNativeBinding(ports.sqliteNativeBinding);
   const events = new EventBus();
   const runs = new RunRegistry(events);
-  const context: EngineContext = { ports, events, runs, version: packageVersion() };
-  const disposers: Array<() => Promise<void> | void> = [];
+  const registry = new RepoRegistry(ports.dataDir);
+  const context: EngineContext = { ports, events, runs, version: packageVersion(), registry };
+  // Closed last (disposers run in reverse): the domains use it while they shut down.
+  const disposers: Array<() => Promise<void> | void> = [() => registry.close()];
   // Worktrees left by a process that was killed (no `finally` ran); live ones are kept.
   const orphanSweep = cleanupOrphanWorktrees(worktreesDir(ports.dataDir)).catch(() => undefined);
   disposers.push(() => orphanSweep.then(() => undefined));
