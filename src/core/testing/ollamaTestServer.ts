@@ -77,7 +77,7 @@ export class OllamaTestServer {
     const body = req.method === 'GET' || req.method === 'HEAD' ? undefined : await readJson(req);
     this.requests.push({ method: req.method ?? 'GET', path, body });
     const b = (body ?? {}) as Record<string, unknown>;
-    if (path.startsWith('/v1/')) return handleOpenAi({ server: this, path, body: b, res, nextReply: () => this.nextReply() });
+    if (path.startsWith('/v1/')) return handleOpenAi({ server: this, path, body: b, res, nextReply: (prompt) => this.nextReply(prompt) });
     switch (`${req.method} ${path}`) {
       case 'GET /':
         return void res.end('Ollama is running');
@@ -103,9 +103,9 @@ export class OllamaTestServer {
     }
   }
 
-  /** The next scripted reply, or the default echo. */
-  nextReply(): ScriptedReply {
-    return this.script.chat.shift() ?? {};
+  /** The reply to a prompt: `script.respond`'s answer when it has one, else the next scripted reply, else the default echo. */
+  nextReply(prompt = ''): ScriptedReply {
+    return this.script.respond?.(prompt) ?? this.script.chat.shift() ?? {};
   }
 
   private show(res: ServerResponse, name: string): void {
@@ -130,7 +130,8 @@ export class OllamaTestServer {
 
   private async chat(kind: 'chat' | 'generate', b: Record<string, unknown>, res: ServerResponse): Promise<void> {
     const model = String(b.model ?? '');
-    const reply = this.nextReply();
+    const prompt = kind === 'chat' ? lastUserText(b.messages) : String(b.prompt ?? '');
+    const reply = this.nextReply(prompt);
     if (reply.delayMs) await delay(reply.delayMs);
     if (reply.fault === 'unknownModel' || !this.installed.has(model)) {
       return sendJson(res, 404, { error: `model "${model}" not found, try pulling it first` });
@@ -138,7 +139,6 @@ export class OllamaTestServer {
     if (reply.fault === 'http500') return sendJson(res, 500, { error: 'scripted internal server error' });
     if (reply.fault === 'http429') return sendJson(res, 429, { error: 'server busy, please try again' });
     this.loaded.add(model);
-    const prompt = kind === 'chat' ? lastUserText(b.messages) : String(b.prompt ?? '');
     const gen = generate(reply, ollamaRequest(b, prompt));
     const counts = { prompt_eval_count: gen.promptTokens, eval_count: gen.completionTokens };
     const piece = (content: string, thinking = '') =>

@@ -9,7 +9,7 @@ interface OpenAiRequest {
   path: string;
   body: Record<string, unknown>;
   res: ServerResponse;
-  nextReply(): ScriptedReply;
+  nextReply(prompt: string): ScriptedReply;
 }
 
 /** Answer /v1/chat/completions (JSON or SSE) and /v1/embeddings. */
@@ -28,7 +28,7 @@ export async function handleOpenAi(req: OpenAiRequest): Promise<void> {
     return sendJson(res, 200, { object: 'list', model, data, usage: { prompt_tokens: tokens, total_tokens: tokens } });
   }
   if (path !== '/v1/chat/completions') return sendJson(res, 404, { error: { message: `no route ${path}` } });
-  const reply = req.nextReply();
+  const reply = req.nextReply(lastUserText(body.messages));
   if (reply.delayMs) await delay(reply.delayMs);
   if (reply.fault === 'unknownModel' || !server.installed.has(model)) return notFound();
   if (reply.fault === 'http500') return sendJson(res, 500, { error: { message: 'scripted internal server error' } });

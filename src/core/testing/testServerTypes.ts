@@ -85,6 +85,11 @@ export interface PullScript {
 export interface TestServerScript {
   version: string;
   chat: ScriptedReply[];
+  /**
+   * Replies chosen by the request's last user message (tried before `chat`; undefined falls back
+   * to it): for concurrent calls, whose arrival order is not fixed.
+   */
+  respond?: (prompt: string) => ScriptedReply | undefined;
   /** Faults for the next embed calls, consumed in order. */
   embedFaults: ReplyFault[];
   embedDimensions: number;
