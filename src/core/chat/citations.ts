@@ -1,8 +1,5 @@
-import type { ChatCitation, ChatSource } from '../../shared/contract/chat';
+import { citationParts, type ChatCitation, type ChatSource } from '../../shared/contract/chat';
 import type { KnowledgeBase } from '../kb/knowledgeBase';
-
-/** `[path:12]` or `[path:12-30]` (an en dash too); a path has no spaces, brackets or colons. */
-const CITATION = /\[([^\s[\]:]+):(\d+)(?:\s*[-–]\s*(\d+))?\]/g;
 
 /**
  * The citations of an answer, each checked: `source` when the lines overlap a source of the turn,
@@ -12,19 +9,16 @@ const CITATION = /\[([^\s[\]:]+):(\d+)(?:\s*[-–]\s*(\d+))?\]/g;
 export function parseCitations(answer: string, sources: readonly ChatSource[], kb: Pick<KnowledgeBase, 'getFileByPath'>): ChatCitation[] {
   const out: ChatCitation[] = [];
   const seen = new Set<string>();
-  for (const match of answer.matchAll(CITATION)) {
-    const path = (match[1] as string).replace(/^\.\//, '');
-    const a = Number(match[2]);
-    const b = match[3] !== undefined ? Number(match[3]) : a;
-    const startLine = Math.max(1, Math.min(a, b));
-    const endLine = Math.max(1, a, b);
+  for (const ref of citationParts(answer)) {
+    if (typeof ref === 'string') continue;
+    const { path, startLine, endLine } = ref;
     const key = `${path}:${startLine}-${endLine}`;
     if (seen.has(key)) continue;
     seen.add(key);
     const inSource = sources.some((s) => s.path === path && s.startLine <= endLine && startLine <= s.endLine);
     const file = inSource ? null : kb.getFileByPath(path);
     const status: ChatCitation['status'] = inSource ? 'source' : file && file.skipReason === null && endLine <= file.lines ? 'indexed' : 'unverified';
-    out.push({ text: match[0], path, startLine, endLine, status, why: [{ kind: 'cited', detail: { startLine, endLine } }] });
+    out.push({ text: ref.text, path, startLine, endLine, status, why: [{ kind: 'cited', detail: { startLine, endLine } }] });
   }
   return out;
 }

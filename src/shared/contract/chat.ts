@@ -122,3 +122,33 @@ export const chatEvents = {
   'chat/token': event<{ runId: string; conversationId: string; text: string }>()('A piece of the answer as the model streams it (thinking removed)'),
   'chat/done': event<{ runId: string; repoId: string; conversationId: string; message: ChatMessage }>()('The stored answer with its citations (also after a failure or Stop)'),
 } as const;
+
+/** `[path:12]` or `[path:12-30]` (an en dash too); a path has no spaces, brackets or colons. */
+const CITATION = /\[([^\s[\]:]+):(\d+)(?:\s*[-–]\s*(\d+))?\]/g;
+
+/** A citation as written in an answer, before it is checked. */
+export interface CitationRef {
+  text: string;
+  path: string;
+  startLine: number;
+  endLine: number;
+}
+
+/**
+ * An answer cut into plain text and `[path:start-end]` citations, in order; the engine checks them
+ * (`ChatCitation`) and the app links them, both with this one reading.
+ */
+export function citationParts(answer: string): Array<string | CitationRef> {
+  const parts: Array<string | CitationRef> = [];
+  let at = 0;
+  for (const match of answer.matchAll(CITATION)) {
+    const index = match.index ?? 0;
+    if (index > at) parts.push(answer.slice(at, index));
+    const a = Number(match[2]);
+    const b = match[3] !== undefined ? Number(match[3]) : a;
+    parts.push({ text: match[0], path: (match[1] as string).replace(/^\.\//, ''), startLine: Math.max(1, Math.min(a, b)), endLine: Math.max(1, a, b) });
+    at = index + match[0].length;
+  }
+  if (at < answer.length) parts.push(answer.slice(at));
+  return parts;
+}
