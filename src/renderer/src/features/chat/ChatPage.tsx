@@ -24,7 +24,10 @@ export function ChatPage() {
   const isLoaded = useReposStore(reposSelectors.isLoaded);
   const { load, listen } = useChatStore.getState();
 
-  useEffect(() => listen(), [listen]);
+  useEffect(() => {
+    const stop = listen();
+    return () => stop();
+  }, [listen]);
   useEffect(() => {
     if (repo) void load(repo.id);
   }, [repo, load]);
@@ -89,7 +92,9 @@ function Conversation(props: { repoId: string }) {
   const busy = turns.some((t) => t.status === 'retrieving' || t.status === 'streaming');
   const end = useRef<HTMLDivElement>(null);
   const last = turns.at(-1);
-  useEffect(() => end.current?.scrollIntoView?.({ block: 'end' }), [turns.length, last?.answer.length]);
+  useEffect(() => {
+    end.current?.scrollIntoView?.({ block: 'end' });
+  }, [turns.length, last?.answer.length]);
   return (
     <section className="chat-conversation" aria-label="Conversation">
       <div className="chat-turns">
