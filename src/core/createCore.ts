@@ -10,6 +10,7 @@ import { RawRunJournal } from './logs/runLog';
 import { createRepoHandlers } from './domains/repos';
 import { createEvalHandlers } from './domains/eval';
 import { createSearchDomain } from './domains/search';
+import { createChatDomain } from './domains/chat';
 import type { EngineContext } from './engine';
 import { cleanupOrphanWorktrees, worktreesDir } from './git';
 import { packageVersion } from './paths';
@@ -57,6 +58,8 @@ export function createCore(ports: HostPorts, options: CoreOptions = {}): Core {
   disposers.push(() => repos.dispose());
   const search = createSearchDomain(context);
   disposers.push(() => search.dispose());
+  const chat = createChatDomain(context, llm);
+  disposers.push(() => chat.dispose());
 
   const handlers: Handlers = {
     ...createAppHandlers(context),
@@ -66,6 +69,7 @@ export function createCore(ports: HostPorts, options: CoreOptions = {}): Core {
     ...createRepoHandlers(repos),
     ...createEvalHandlers(context),
     ...search.handlers,
+    ...chat.handlers,
   };
   // A changed embeddings switch applies at once, without a restart (README, "Code search").
   const setConfig = handlers['config/set'];

@@ -308,6 +308,15 @@ export class KnowledgeBase {
     return readLanguageCounts(this.sql);
   }
 
+  // --- Reads for chat (src/core/chat): the bodies of evidence, by identity. ---
+
+  /** The chunks of a file in line order (symbol-aligned bodies with their lines and symbol names). */
+  getChunksOfFile(fileId: number): Array<{ startLine: number; endLine: number; symbolNames: string; text: string }> {
+    return this.sql
+      .rowsOf('select start_line as startLine, end_line as endLine, symbol_names as symbolNames, text from chunks where file_id = ? order by start_line, id')
+      .all(fileId) as Array<{ startLine: number; endLine: number; symbolNames: string; text: string }>;
+  }
+
   /** The adapter (fine-tuned model) active for a pipeline stage; null, as no adapters exist yet. */
   getAdapterForStage(_stage: string): StageAdapter | null {
     return null;
