@@ -28,7 +28,7 @@ test.describe('the workbench in a browser (cra serve)', () => {
     });
   }
 
-  for (const label of ['Chat', 'Plans & Runs']) {
+  for (const label of ['Plans & Runs']) {
     test(`${label} says plainly that it is not built yet, with no set-up steps that would not help`, async ({ page, app }) => {
       await page.goto(app.url);
       await page.getByRole('button', { name: label, exact: true }).click();

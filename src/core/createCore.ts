@@ -10,10 +10,12 @@ import { RawRunJournal } from './logs/runLog';
 import { createRepoHandlers } from './domains/repos';
 import { createEvalHandlers } from './domains/eval';
 import { createSearchDomain } from './domains/search';
+import { createChatDomain } from './domains/chat';
 import type { EngineContext } from './engine';
 import { cleanupOrphanWorktrees, worktreesDir } from './git';
 import { packageVersion } from './paths';
 import type { HostPorts } from './ports';
+import { RepoRegistry } from './repos/registry';
 import { RepoService, type RepoServiceOptions } from './repos/service';
 import { EventBus } from './runtime/events';
 import { RunRegistry } from './runtime/runs';
@@ -39,8 +41,10 @@ export function createCore(ports: HostPorts, options: CoreOptions = {}): Core {
   if (ports.sqliteNativeBinding) setDefaultNativeBinding(ports.sqliteNativeBinding);
   const events = new EventBus();
   const runs = new RunRegistry(events);
-  const context: EngineContext = { ports, events, runs, version: packageVersion() };
-  const disposers: Array<() => Promise<void> | void> = [];
+  const registry = new RepoRegistry(ports.dataDir);
+  const context: EngineContext = { ports, events, runs, version: packageVersion(), registry };
+  // Closed last (disposers run in reverse): the domains use it while they shut down.
+  const disposers: Array<() => Promise<void> | void> = [() => registry.close()];
   // Worktrees left by a process that was killed (no `finally` ran); live ones are kept.
   const orphanSweep = cleanupOrphanWorktrees(worktreesDir(ports.dataDir)).catch(() => undefined);
   disposers.push(() => orphanSweep.then(() => undefined));
@@ -54,6 +58,8 @@ export function createCore(ports: HostPorts, options: CoreOptions = {}): Core {
   disposers.push(() => repos.dispose());
   const search = createSearchDomain(context);
   disposers.push(() => search.dispose());
+  const chat = createChatDomain(context, llm);
+  disposers.push(() => chat.dispose());
 
   const handlers: Handlers = {
     ...createAppHandlers(context),
@@ -63,6 +69,7 @@ export function createCore(ports: HostPorts, options: CoreOptions = {}): Core {
     ...createRepoHandlers(repos),
     ...createEvalHandlers(context),
     ...search.handlers,
+    ...chat.handlers,
   };
   // A changed embeddings switch applies at once, without a restart (README, "Code search").
   const setConfig = handlers['config/set'];

@@ -97,6 +97,27 @@ export const RAW_MIGRATIONS: readonly Migration[] = [
         create index task_runs_started on task_runs(started_at);
       `),
   },
+  {
+    version: 3,
+    description: 'chat_messages: the questions and answers of chat conversations (append-only), with sources, citations and trace',
+    up: (db) =>
+      db.exec(`
+        create table chat_messages (
+          id integer primary key,
+          conversation_id text not null,
+          role text not null,                -- user, assistant
+          content text not null,             -- an answer without thinking blocks
+          run_id text,                       -- task_runs.id of the chat run that answered
+          status text,                       -- assistant: done, failed, cancelled
+          error text,
+          sources_json text,
+          citations_json text,
+          trace_json text,
+          created_at text not null
+        );
+        create index chat_messages_conversation on chat_messages(conversation_id, id);
+      `),
+  },
 ];
 
 /** Open (creating or upgrading) a raw database file. */

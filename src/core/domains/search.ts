@@ -1,14 +1,13 @@
-import { existsSync, statSync } from 'node:fs';
-import { AppError, type Handlers, type RepoInfo } from '../../shared/contract';
+import { statSync } from 'node:fs';
+import type { Handlers } from '../../shared/contract';
 import type { SearchMode } from '../../shared/contract/search';
 import { defaultConfigValues, loadUserConfigCached } from '../config';
-import { openDatabase, type Db } from '../db/open';
 import type { EngineContext } from '../engine';
-import { RepoRegistry, repoPaths } from '../repos/registry';
+import { openIndexedRepo } from '../repos/indexed';
 import { coverageNote } from '../search/coverage';
 import { embeddingSwitch, EmbedScheduler } from '../search/embedScheduler';
 import { searchWithMode } from '../search/search';
-import { embedderStatuses } from '../search/vectorStore';
+import { KnowledgeBase } from '../kb/knowledgeBase';
 import { createBackgroundEmbedder, type BackgroundEmbedder } from '../search/workerEmbedder';
 
 type SearchHandlers = Pick<Handlers, 'search/query' | 'search/embed' | 'search/status'>;
@@ -41,31 +40,19 @@ export interface SearchDomainOptions {
  */
 export function createSearchDomain(ctx: EngineContext, options: SearchDomainOptions = {}): SearchDomain {
   const readers = new ReaderCache();
-  let registry: RepoRegistry | undefined;
   let embedder: BackgroundEmbedder | undefined;
   const getEmbedder = (): BackgroundEmbedder => (embedder ??= createBackgroundEmbedder());
-  const repo = (repoId: string): RepoInfo => {
-    registry ??= new RepoRegistry(ctx.ports.dataDir);
-    const info = registry.get(repoId);
-    if (!info) throw new AppError('NOT_FOUND', `No repository with id ${repoId}. Add it first (cra index <path>).`);
-    return info;
-  };
-  const curatedOf = (info: RepoInfo): string => {
-    const file = repoPaths(ctx.ports.dataDir, info.id).curated;
-    if (!existsSync(file) || info.lastIndexedAt === null) {
-      throw new AppError('NOT_INDEXED', `${info.path} is not indexed yet; run \`cra index ${info.path}\` (or wait for its first index to finish).`);
-    }
-    return file;
-  };
+  // NOT_FOUND / NOT_INDEXED are decided by openIndexedRepo, as for the repository service and the CLI.
+  const curatedOf = (repoId: string): string => openIndexedRepo(ctx, { repoId }).curatedFile;
   const stopListening = ctx.events.on('repos/removed', ({ repoId }) => readers.drop(repoId));
 
-  const reposNow = () => (registry ??= new RepoRegistry(ctx.ports.dataDir)).list();
+  const reposNow = () => ctx.registry.list();
   const scheduler = new EmbedScheduler({
     ctx,
     embedder: getEmbedder,
     resolve: (repoId) => {
-      const info = repo(repoId);
-      return { info, file: curatedOf(info) };
+      const { info, curatedFile } = openIndexedRepo(ctx, { repoId });
+      return { info, file: curatedFile };
     },
     list: reposNow,
     enabled: () => options.autoEmbed ?? embeddingSwitch(ctx.ports.dataDir),
@@ -79,18 +66,17 @@ export function createSearchDomain(ctx: EngineContext, options: SearchDomainOpti
   const handlers: SearchHandlers = {
     'search/query': async ({ repoId, query, limit, mode }) => {
       const started = performance.now();
-      const db = readers.get(repoId, curatedOf(repo(repoId)));
+      const kb = readers.get(repoId, curatedOf(repoId));
       const configured = configuredRetrieval(ctx.ports.dataDir);
       const requested = mode === 'auto' ? configured.mode : mode;
-      const outcome = await searchWithMode(db, query, { limit: limit ?? configured.top_k, mode: requested, embedder: getEmbedder() });
+      const outcome = await searchWithMode(kb, query, { limit: limit ?? configured.top_k, mode: requested, embedder: getEmbedder() });
       const note = coverageNote(requested === 'auto' ? 'keyword' : requested, outcome.mode, outcome.vectorCoverage, scheduler.isRunning(repoId));
       return { ...outcome, tookMs: Math.round((performance.now() - started) * 10) / 10, ...(note ? { note } : {}) };
     },
     'search/embed': async ({ repoId }) => ({ runId: startEmbedding(repoId) }),
     'search/status': async ({ repoId }) => {
-      const db = readers.get(repoId, curatedOf(repo(repoId)));
-      const chunks = db.prepare('select count(*) from chunks').pluck().get() as number;
-      return { repoId, chunks, embedders: embedderStatuses(db), defaultEmbedderId: getEmbedder().id, autoEmbed: scheduler.autoEmbedding, embedding: scheduler.isRunning(repoId) };
+      const kb = readers.get(repoId, curatedOf(repoId));
+      return { repoId, chunks: kb.searchIndex.chunkCount(), embedders: kb.embedders(), defaultEmbedderId: getEmbedder().id, autoEmbed: scheduler.autoEmbedding, embedding: scheduler.isRunning(repoId) };
     },
   };
 
@@ -104,31 +90,30 @@ export function createSearchDomain(ctx: EngineContext, options: SearchDomainOpti
       await scheduler.dispose();
       await embedder?.dispose();
       readers.closeAll();
-      registry?.close();
     },
   };
 }
 
 /**
- * Read-only connections to curated databases, one per repository, reopened when the file was
+ * Read-only KnowledgeBases over curated databases, one per repository, reopened when the file was
  * replaced (a rebuilt or removed index): opening and preparing per query would cost more than
  * the query itself.
  */
 class ReaderCache {
-  private readonly open = new Map<string, { db: Db; file: string; ino: number }>();
+  private readonly open = new Map<string, { kb: KnowledgeBase; file: string; ino: number }>();
 
-  get(repoId: string, file: string): Db {
+  get(repoId: string, file: string): KnowledgeBase {
     const ino = statSync(file).ino;
     const cached = this.open.get(repoId);
-    if (cached && cached.file === file && cached.ino === ino) return cached.db;
-    cached?.db.close();
-    const db = openDatabase(file, { readOnly: true, withVectors: true });
-    this.open.set(repoId, { db, file, ino });
-    return db;
+    if (cached && cached.file === file && cached.ino === ino) return cached.kb;
+    cached?.kb.close();
+    const kb = KnowledgeBase.open(file, repoId, { withVectors: true });
+    this.open.set(repoId, { kb, file, ino });
+    return kb;
   }
 
   drop(repoId: string): void {
-    this.open.get(repoId)?.db.close();
+    this.open.get(repoId)?.kb.close();
     this.open.delete(repoId);
   }
 

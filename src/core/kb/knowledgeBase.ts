@@ -1,5 +1,10 @@
 import { AppError, type SkippedFile } from '../../shared/contract';
 import { openDatabase, type Db } from '../db/open';
+import type { EmbedderStatus } from '../../shared/contract/search';
+import { readLanguageCounts, readRepoOverview } from './overview';
+import { SearchIndex } from './searchIndex';
+import { statementCacheOf, type StatementCache } from './statements';
+import { embedderStatuses, vectorCount, VectorStore } from './vectors';
 import type {
   CoChangeNeighbor,
   CommitRecord,
@@ -25,6 +30,9 @@ const SYMBOL_COLUMNS = `s.id, s.file_id as fileId, f.path, s.name, s.qualified_n
   s.start_line as startLine, s.end_line as endLine, s.parent_id as parentId, s.is_exported as isExported`;
 
 type Row = Record<string, unknown>;
+
+/** The KnowledgeBase of each open connection (see {@link KnowledgeBase.of}). */
+const byConnection = new WeakMap<Db, KnowledgeBase>();
 const toFile = (r: Row): FileRecord => ({ ...(r as unknown as FileRecord), isTest: r.isTest === 1, hasSyntaxErrors: r.hasSyntaxErrors === 1 });
 const toSymbol = (r: Row): SymbolRecord => ({ ...(r as unknown as SymbolRecord), isExported: r.isExported === 1 });
 
@@ -34,17 +42,58 @@ const toSymbol = (r: Row): SymbolRecord => ({ ...(r as unknown as SymbolRecord),
  * connection with `KnowledgeBase.open(curatedFile, repoId)`; call `close()` when done.
  */
 export class KnowledgeBase {
+  /** Every statement of this connection, prepared once. */
+  private readonly sql: StatementCache;
+  /** What code search reads, through the same statement cache. */
+  readonly searchIndex: SearchIndex;
+
   constructor(
     private readonly db: Db,
     /** The repository this index belongs to. */
     readonly repoId: string,
-  ) {}
+  ) {
+    this.sql = statementCacheOf(db);
+    this.searchIndex = new SearchIndex(db, this.sql);
+    byConnection.set(db, this);
+  }
 
-  /** Open a read-only connection to a curated database; NOT_INDEXED when it does not exist yet. */
-  static open(curatedFile: string, repoId: string): KnowledgeBase {
+  /**
+   * The KnowledgeBase of a connection someone else opened (tests, benches, the evaluation's
+   * per-commit indexes): the same one on every call, so its statements are prepared once.
+   */
+  static of(target: Db | KnowledgeBase): KnowledgeBase {
+    if (target instanceof KnowledgeBase) return target;
+    return byConnection.get(target) ?? new KnowledgeBase(target, '');
+  }
+
+  /** The vectors of an embedder in this index, or undefined when it has none (no table is created). */
+  vectorStore(embedderId: string): VectorStore | undefined {
+    return VectorStore.existing(this.db, embedderId);
+  }
+
+  /** How many chunks have a vector of this embedder (0 when none was ever stored). */
+  vectorCount(embedderId: string): number {
+    return vectorCount(this.db, embedderId);
+  }
+
+  /** Every embedder with vectors in this index. */
+  embedders(): EmbedderStatus[] {
+    return embedderStatuses(this.db);
+  }
+
+  /** How many distinct statements this KnowledgeBase has prepared (each SQL once). */
+  get preparedStatements(): number {
+    return this.sql.size;
+  }
+
+  /**
+   * Open a read-only connection to a curated database (with sqlite-vec when `withVectors`, for
+   * semantic search); NOT_INDEXED when it does not exist yet.
+   */
+  static open(curatedFile: string, repoId: string, options: { withVectors?: boolean } = {}): KnowledgeBase {
     let db: Db;
     try {
-      db = openDatabase(curatedFile, { readOnly: true });
+      db = openDatabase(curatedFile, { readOnly: true, withVectors: options.withVectors });
     } catch (error) {
       throw new AppError('NOT_INDEXED', `Repository ${repoId} has no index yet; run \`cra index <path>\` or add it in the app.`, { cause: error });
     }
@@ -61,30 +110,30 @@ export class KnowledgeBase {
     if (options.repoId && options.repoId !== this.repoId) return [];
     const where = options.language ? 'and f.language = ?' : '';
     const args = options.language ? [options.language] : [];
-    return (this.db.prepare(`select ${FILE_COLUMNS} from files f where f.skip_reason is null ${where} order by f.path`).all(...args) as Row[]).map(toFile);
+    return (this.sql.rowsOf(`select ${FILE_COLUMNS} from files f where f.skip_reason is null ${where} order by f.path`).all(...args) as Row[]).map(toFile);
   }
 
   /** One file (indexed or skipped) by repository-relative path, or null. */
   getFileByPath(path: string): FileRecord | null {
-    const row = this.db.prepare(`select ${FILE_COLUMNS} from files f where f.path = ?`).get(path) as Row | undefined;
+    const row = this.sql.rowsOf(`select ${FILE_COLUMNS} from files f where f.path = ?`).get(path) as Row | undefined;
     return row ? toFile(row) : null;
   }
 
   /** One file by id, or null. */
   getFile(fileId: number): FileRecord | null {
-    const row = this.db.prepare(`select ${FILE_COLUMNS} from files f where f.id = ?`).get(fileId) as Row | undefined;
+    const row = this.sql.rowsOf(`select ${FILE_COLUMNS} from files f where f.id = ?`).get(fileId) as Row | undefined;
     return row ? toFile(row) : null;
   }
 
   /** Files recorded but not parsed (binary, oversize, minified, generated, submodule, unreadable). */
   getSkippedFiles(): SkippedFile[] {
-    return this.db.prepare('select path, skip_reason as reason, size from files where skip_reason is not null order by path').all() as SkippedFile[];
+    return this.sql.rowsOf('select path, skip_reason as reason, size from files where skip_reason is not null order by path').all() as SkippedFile[];
   }
 
   /** Files whose enrichment metadata matches; [] (not an error) when there is no metadata. */
   searchFilesByMetadata(query: { domain?: string; module?: string; concepts?: string[] } = {}): FileMetadataRecord[] {
-    const rows = this.db
-      .prepare(`select m.file_id as fileId, f.path, m.domain, m.module, m.concepts_json as conceptsJson, m.summary from file_metadata m join files f on f.id = m.file_id order by f.path`)
+    const rows = this.sql
+      .rowsOf(`select m.file_id as fileId, f.path, m.domain, m.module, m.concepts_json as conceptsJson, m.summary from file_metadata m join files f on f.id = m.file_id order by f.path`)
       .all() as Array<Omit<FileMetadataRecord, 'concepts'> & { conceptsJson: string }>;
     const wanted = (query.concepts ?? []).map((c) => c.toLowerCase());
     return rows
@@ -97,7 +146,7 @@ export class KnowledgeBase {
   getSymbolsForFile(fileId: number, kind?: string): SymbolRecord[] {
     const where = kind ? 'and s.kind = ?' : '';
     const args: unknown[] = kind ? [fileId, kind] : [fileId];
-    return (this.db.prepare(`select ${SYMBOL_COLUMNS} from symbols s join files f on f.id = s.file_id where s.file_id = ? ${where} order by s.start_line, s.id`).all(...args) as Row[]).map(toSymbol);
+    return (this.sql.rowsOf(`select ${SYMBOL_COLUMNS} from symbols s join files f on f.id = s.file_id where s.file_id = ? ${where} order by s.start_line, s.id`).all(...args) as Row[]).map(toSymbol);
   }
 
   /**
@@ -111,8 +160,8 @@ export class KnowledgeBase {
       ? "(s.name like @like escape '\\' or s.qualified_name like @like escape '\\')"
       : '(s.name = @p collate nocase or s.qualified_name = @p collate nocase)';
     return (
-      this.db
-        .prepare(`select ${SYMBOL_COLUMNS} from symbols s join files f on f.id = s.file_id where ${where} order by s.is_exported desc, length(s.qualified_name), f.path limit @limit`)
+      this.sql
+        .rowsOf(`select ${SYMBOL_COLUMNS} from symbols s join files f on f.id = s.file_id where ${where} order by s.is_exported desc, length(s.qualified_name), f.path limit @limit`)
         .all({ like, p: pattern, limit }) as Row[]
     ).map(toSymbol);
   }
@@ -120,22 +169,23 @@ export class KnowledgeBase {
   /** Symbols connected to a symbol by references: what it uses (outgoing) and what uses it (incoming). */
   getSymbolNeighbors(symbolId: number, direction: EdgeDirection = 'both', kinds?: string[]): SymbolNeighbor[] {
     const out: SymbolNeighbor[] = [];
-    const kindFilter = kinds && kinds.length > 0 ? `and r.kind in (${kinds.map(() => '?').join(',')})` : '';
-    const args = kinds ?? [];
+    // One statement whatever the kinds: they travel as a JSON array (null: every kind).
+    const kindFilter = 'and (@kinds is null or r.kind in (select value from json_each(@kinds)))';
+    const args = { id: symbolId, kinds: kinds && kinds.length > 0 ? JSON.stringify(kinds) : null };
     if (direction !== 'incoming') {
-      const rows = this.db
-        .prepare(`select r.kind as referenceKind, r.name, r.line, ${SYMBOL_COLUMNS} from symbol_references r join symbols s on s.id = r.target_symbol_id join files f on f.id = s.file_id where r.from_symbol_id = ? ${kindFilter} order by r.line`)
-        .all(symbolId, ...args) as Row[];
+      const rows = this.sql
+        .rowsOf(`select r.kind as referenceKind, r.name, r.line, ${SYMBOL_COLUMNS} from symbol_references r join symbols s on s.id = r.target_symbol_id join files f on f.id = s.file_id where r.from_symbol_id = @id ${kindFilter} order by r.line`)
+        .all(args) as Row[];
       for (const r of rows) out.push({ direction: 'outgoing', referenceKind: String(r.referenceKind), name: String(r.name), line: Number(r.line), symbol: toSymbol(r), path: String(r.path) });
     }
     if (direction !== 'outgoing') {
-      const rows = this.db
-        .prepare(
+      const rows = this.sql
+        .rowsOf(
           `select r.kind as referenceKind, r.name as refName, r.line as refLine, rf.path as refPath, ${SYMBOL_COLUMNS} from symbol_references r
            join files rf on rf.id = r.file_id left join symbols s on s.id = r.from_symbol_id left join files f on f.id = s.file_id
-           where r.target_symbol_id = ? ${kindFilter} order by rf.path, r.line`,
+           where r.target_symbol_id = @id ${kindFilter} order by rf.path, r.line`,
         )
-        .all(symbolId, ...args) as Row[];
+        .all(args) as Row[];
       for (const r of rows) {
         out.push({ direction: 'incoming', referenceKind: String(r.referenceKind), name: String(r.refName), line: Number(r.refLine), symbol: r.id === null ? null : toSymbol(r), path: String(r.refPath) });
       }
@@ -147,11 +197,11 @@ export class KnowledgeBase {
   getDependencies(fileId: number, direction: EdgeDirection = 'both'): DependencyEdge[] {
     const out: DependencyEdge[] = [];
     if (direction !== 'incoming') {
-      const rows = this.db.prepare('select d.to_file_id as fileId, f.path, d.kind, d.specifier from file_dependencies d join files f on f.id = d.to_file_id where d.from_file_id = ? order by f.path').all(fileId) as Omit<DependencyEdge, 'direction'>[];
+      const rows = this.sql.rowsOf('select d.to_file_id as fileId, f.path, d.kind, d.specifier from file_dependencies d join files f on f.id = d.to_file_id where d.from_file_id = ? order by f.path').all(fileId) as Omit<DependencyEdge, 'direction'>[];
       out.push(...rows.map((r) => ({ direction: 'outgoing' as const, ...r })));
     }
     if (direction !== 'outgoing') {
-      const rows = this.db.prepare('select d.from_file_id as fileId, f.path, d.kind, d.specifier from file_dependencies d join files f on f.id = d.from_file_id where d.to_file_id = ? order by f.path').all(fileId) as Omit<DependencyEdge, 'direction'>[];
+      const rows = this.sql.rowsOf('select d.from_file_id as fileId, f.path, d.kind, d.specifier from file_dependencies d join files f on f.id = d.from_file_id where d.to_file_id = ? order by f.path').all(fileId) as Omit<DependencyEdge, 'direction'>[];
       out.push(...rows.map((r) => ({ direction: 'incoming' as const, ...r })));
     }
     return out;
@@ -174,10 +224,12 @@ export class KnowledgeBase {
     }
     const ids = [...dist.keys()];
     const files = ids.map((id) => this.getFile(id)).filter((f): f is FileRecord => f !== null);
-    const idList = ids.join(',') || '0';
-    const edges = this.db
-      .prepare(`select from_file_id as fromFileId, to_file_id as toFileId, kind from file_dependencies where from_file_id in (${idList}) and to_file_id in (${idList})`)
-      .all() as DependencySubgraph['edges'];
+    const edges = this.sql
+      .rowsOf(
+        `select from_file_id as fromFileId, to_file_id as toFileId, kind from file_dependencies
+         where from_file_id in (select value from json_each(@ids)) and to_file_id in (select value from json_each(@ids))`,
+      )
+      .all({ ids: JSON.stringify(ids) }) as DependencySubgraph['edges'];
     return { files, edges, depth: Object.fromEntries(dist) };
   }
 
@@ -185,8 +237,8 @@ export class KnowledgeBase {
   getCoChangeNeighbors(fileId: number, minCount = 1): CoChangeNeighbor[] {
     const path = this.getFile(fileId)?.path;
     if (!path) return [];
-    return this.db
-      .prepare(
+    return this.sql
+      .rowsOf(
         `select f.id as fileId, f.path, c.count from (
            select file_b as other, count from co_changes where file_a = @path and count >= @min
            union all select file_a as other, count from co_changes where file_b = @path and count >= @min
@@ -197,17 +249,17 @@ export class KnowledgeBase {
 
   /** The module docstring and the docstrings of the file's symbols. */
   getDocstringsForFile(fileId: number): FileDocstrings {
-    const moduleDoc = (this.db.prepare('select module_doc from files where id = ?').pluck().get(fileId) as string | null | undefined) ?? null;
-    const symbols = this.db
-      .prepare('select id as symbolId, qualified_name as qualifiedName, kind, docstring from symbols where file_id = ? and docstring is not null order by start_line')
+    const moduleDoc = (this.sql.valuesOf('select module_doc from files where id = ?').get(fileId) as string | null | undefined) ?? null;
+    const symbols = this.sql
+      .rowsOf('select id as symbolId, qualified_name as qualifiedName, kind, docstring from symbols where file_id = ? and docstring is not null order by start_line')
       .all(fileId) as FileDocstrings['symbols'];
     return { moduleDoc, symbols };
   }
 
   /** TODO / FIXME / HACK / NOTE / WHY / XXX and "because" comments of a file. */
   getRationaleComments(fileId: number): RationaleRecord[] {
-    return this.db
-      .prepare('select r.tag, r.text, r.line, r.symbol_id as symbolId, s.qualified_name as symbolName from rationale_comments r left join symbols s on s.id = r.symbol_id where r.file_id = ? order by r.line')
+    return this.sql
+      .rowsOf('select r.tag, r.text, r.line, r.symbol_id as symbolId, s.qualified_name as symbolName from rationale_comments r left join symbols s on s.id = r.symbol_id where r.file_id = ? order by r.line')
       .all(fileId) as RationaleRecord[];
   }
 
@@ -215,15 +267,15 @@ export class KnowledgeBase {
   getRecentCommitsForFile(fileId: number, limit = 10): CommitRecord[] {
     const path = this.getFile(fileId)?.path;
     if (!path) return [];
-    return this.db
-      .prepare('select c.sha, c.author, c.email, c.date, c.message from file_commits fc join commits c on c.sha = fc.sha where fc.path = ? order by c.date desc limit ?')
+    return this.sql
+      .rowsOf('select c.sha, c.author, c.email, c.date, c.message from file_commits fc join commits c on c.sha = fc.sha where fc.path = ? order by c.date desc limit ?')
       .all(path, limit) as CommitRecord[];
   }
 
   /** Tests of a code file, or the code files a test file exercises. */
   getTestLinks(fileId: number): Array<{ fileId: number; path: string; kind: string }> {
-    return this.db
-      .prepare(
+    return this.sql
+      .rowsOf(
         `select f.id as fileId, f.path, t.kind from test_links t join files f on f.id = t.test_file_id where t.code_file_id = @id
          union select f.id, f.path, t.kind from test_links t join files f on f.id = t.code_file_id where t.test_file_id = @id order by 2`,
       )
@@ -248,30 +300,21 @@ export class KnowledgeBase {
 
   /** Counts, languages, enrichment domains and the most connected files. */
   getRepoOverview(): RepoOverview {
-    const count = (sql: string) => Number(this.db.prepare(sql).pluck().get() ?? 0);
-    const group = (sql: string) => Object.fromEntries((this.db.prepare(sql).all() as Array<{ k: string; n: number }>).map((r) => [r.k, r.n]));
-    const mostConnected = this.db
-      .prepare(
-        `select f.id as fileId, f.path,
-           (select count(*) from file_dependencies d where d.from_file_id = f.id) as imports,
-           (select count(*) from file_dependencies d where d.to_file_id = f.id) as importedBy
-         from files f where f.skip_reason is null order by imports + importedBy desc, f.path limit 10`,
-      )
-      .all() as RepoOverview['mostConnected'];
-    return {
-      files: count('select count(*) from files where skip_reason is null'),
-      skippedFiles: count('select count(*) from files where skip_reason is not null'),
-      testFiles: count('select count(*) from files where is_test = 1 and skip_reason is null'),
-      symbols: count('select count(*) from symbols'),
-      references: count('select count(*) from symbol_references'),
-      resolvedReferences: count('select count(*) from symbol_references where target_symbol_id is not null'),
-      dependencies: count('select count(*) from file_dependencies'),
-      commits: count('select count(*) from commits'),
-      languages: group('select language as k, count(*) as n from files where skip_reason is null group by language order by n desc'),
-      domains: group('select domain as k, count(*) as n from file_metadata where domain is not null group by domain order by n desc'),
-      mostConnected: mostConnected.filter((m) => m.imports + m.importedBy > 0),
-      lastCommitDate: (this.db.prepare('select max(date) from commits').pluck().get() as string | null) ?? null,
-    };
+    return readRepoOverview(this.sql);
+  }
+
+  /** Indexed files (not the skipped ones) per language, most first. */
+  getLanguageCounts(): Record<string, number> {
+    return readLanguageCounts(this.sql);
+  }
+
+  // --- Reads for chat (src/core/chat): the bodies of evidence, by identity. ---
+
+  /** The chunks of a file in line order (symbol-aligned bodies with their lines and symbol names). */
+  getChunksOfFile(fileId: number): Array<{ startLine: number; endLine: number; symbolNames: string; text: string }> {
+    return this.sql
+      .rowsOf('select start_line as startLine, end_line as endLine, symbol_names as symbolNames, text from chunks where file_id = ? order by start_line, id')
+      .all(fileId) as Array<{ startLine: number; endLine: number; symbolNames: string; text: string }>;
   }
 
   /** The adapter (fine-tuned model) active for a pipeline stage; null, as no adapters exist yet. */

@@ -29,6 +29,9 @@ export interface CompletionStream extends AsyncIterable<string> {
   final: Promise<Completion>;
 }
 
+/** Token positions of log-probabilities kept in the audit log (a yes/no answer needs the first few). */
+const LOGGED_LOGPROBS = 16;
+
 const DEFAULT_RETRY: RetryPolicy = { attempts: 3, baseDelayMs: 250, maxDelayMs: 4000 };
 
 /**
@@ -125,14 +128,28 @@ export class LlmClient {
     const outcome = await this.attempt(
       model,
       options,
-      (signal) => this.providers[model.provider].complete({ model, system: options.system, prompt, temperature, maxTokens, json: options.json, signal, onDelta: deltas }),
+      (signal) => this.providers[model.provider].complete({ model, system: options.system, prompt, temperature, maxTokens, json: options.json, format: options.format, think: options.think, logprobs: options.logprobs, signal, onDelta: deltas }),
       () => streamed,
     );
-    const params = { temperature, max_tokens: maxTokens, num_ctx: model.contextWindow, stream: Boolean(onDelta), attempts: outcome.attempts, ...(options.json ? { format: 'json' } : {}) };
-    const success = outcome.ok ? { response: outcome.value.text, promptTokens: outcome.value.promptTokens, completionTokens: outcome.value.completionTokens } : {};
-    this.record(options, model, { prompt, params, latencyMs: outcome.latencyMs, ...success, ...errorFields(outcome) });
+    const params = {
+      temperature,
+      max_tokens: maxTokens,
+      num_ctx: model.contextWindow,
+      stream: Boolean(onDelta),
+      attempts: outcome.attempts,
+      ...(options.format ? { format: options.format } : options.json ? { format: 'json' } : {}),
+      ...(options.think !== undefined ? { think: options.think } : {}),
+      ...(options.logprobs !== undefined ? { top_logprobs: options.logprobs } : {}),
+      // What came back beside the text, so the log shows a cut-off reply and the token probabilities.
+      ...(outcome.ok && outcome.value.doneReason ? { done_reason: outcome.value.doneReason } : {}),
+      ...(outcome.ok && outcome.value.logprobs ? { logprobs: outcome.value.logprobs.slice(0, LOGGED_LOGPROBS) } : {}),
+    };
+    // Separate reasoning is logged in front of the answer, as the model produced it.
+    const response = outcome.ok ? (outcome.value.thinking ? `<think>${outcome.value.thinking}</think>${outcome.value.text}` : outcome.value.text) : undefined;
+    const success = outcome.ok ? { response, promptTokens: outcome.value.promptTokens, completionTokens: outcome.value.completionTokens } : {};
+    const callId = this.record(options, model, { prompt, params, latencyMs: outcome.latencyMs, ...success, ...errorFields(outcome) });
     if (!outcome.ok) throw outcome.error;
-    return { ...outcome.value, latencyMs: outcome.latencyMs };
+    return { ...outcome.value, latencyMs: outcome.latencyMs, ...(callId !== undefined ? { callId } : {}) };
   }
 
   /** Call `fn` with timeout and abort, retrying transient failures; never throws. */
@@ -155,11 +172,11 @@ export class LlmClient {
     }
   }
 
-  private record(options: CallOptions, model: ResolvedModel, fields: Pick<ModelCallRecord, 'prompt' | 'params' | 'latencyMs' | 'response' | 'promptTokens' | 'completionTokens' | 'errorCode' | 'error'>): void {
+  private record(options: CallOptions, model: ResolvedModel, fields: Pick<ModelCallRecord, 'prompt' | 'params' | 'latencyMs' | 'response' | 'promptTokens' | 'completionTokens' | 'errorCode' | 'error'>): number | undefined {
     // A call made inside a run (RunRegistry) is logged with its run id, beside the run's row.
     const run = activeRun();
     const log = options.log ?? run?.log ?? this.deps.log;
-    if (!log) return;
+    if (!log) return undefined;
     const record: ModelCallRecord = {
       runId: options.runId ?? run?.runId,
       stage: options.stage,
@@ -172,10 +189,11 @@ export class LlmClient {
       ...fields,
     };
     try {
-      log.append(record);
+      return log.append(record);
     } catch (error) {
       // The audit log must not turn a finished model call into a failure; say so loudly instead.
       console.error('[llm] could not append to the model call log', error);
+      return undefined;
     }
   }
 }

@@ -1,4 +1,4 @@
-import { Ollama, type ChatResponse, type Message } from 'ollama';
+import { Ollama, type ChatResponse, type Logprob, type Message } from 'ollama';
 import { ProtocolError } from './errors';
 import type { ResolvedModel } from './router';
 import type { LlmProvider, ProviderCall } from './types';
@@ -57,14 +57,20 @@ export const ollamaProvider: LlmProvider = {
       messages: messagesOf(call),
       // Always explicit: Ollama's default context (4k) silently truncates longer prompts.
       options: { num_ctx: call.model.contextWindow, num_predict: call.maxTokens, temperature: call.temperature },
-      ...(call.json ? { format: 'json' } : {}),
+      ...(call.format ? { format: call.format } : call.json ? { format: 'json' } : {}),
+      ...(call.think !== undefined ? { think: call.think } : {}),
+      ...(call.logprobs !== undefined ? { logprobs: true, top_logprobs: call.logprobs } : {}),
     };
     let final: ChatResponse | undefined;
     let text = '';
+    let thinking = '';
+    const logprobs: Logprob[] = [];
     if (call.onDelta) {
       const stream = await client.chat({ ...request, stream: true });
       for await (const part of stream) {
         const delta = part.message?.content ?? '';
+        thinking += part.message?.thinking ?? '';
+        if (part.logprobs) logprobs.push(...part.logprobs);
         if (delta) {
           text += delta;
           call.onDelta(delta);
@@ -74,9 +80,19 @@ export const ollamaProvider: LlmProvider = {
     } else {
       final = await parseGuard(() => client.chat({ ...request, stream: false }));
       text = final.message?.content ?? '';
+      thinking = final.message?.thinking ?? '';
+      if (final.logprobs) logprobs.push(...final.logprobs);
     }
     if (!final) throw new ProtocolError('the stream ended without its final message');
-    return { text, promptTokens: final.prompt_eval_count ?? 0, completionTokens: final.eval_count ?? 0, model: call.model.model };
+    return {
+      text,
+      promptTokens: final.prompt_eval_count ?? 0,
+      completionTokens: final.eval_count ?? 0,
+      model: call.model.model,
+      ...(final.done_reason ? { doneReason: final.done_reason } : {}),
+      ...(thinking ? { thinking } : {}),
+      ...(call.logprobs !== undefined && logprobs.length ? { logprobs: logprobs.map((l) => ({ token: l.token, logprob: l.logprob, top: (l.top_logprobs ?? []).map((t) => ({ token: t.token, logprob: t.logprob })) })) } : {}),
+    };
   },
 
   async embed(model: ResolvedModel, texts: string[], signal: AbortSignal) {

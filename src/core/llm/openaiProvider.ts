@@ -1,6 +1,6 @@
 import { HttpStatusError, ProtocolError } from './errors';
 import type { ResolvedModel } from './router';
-import type { LlmProvider, ProviderCall } from './types';
+import type { LlmProvider, ProviderCall, TokenLogprob } from './types';
 
 /** `<base>/v1/<path>`, accepting a base_url with or without the /v1 suffix. */
 function endpoint(baseUrl: string, path: string): string {
@@ -33,8 +33,17 @@ async function readJson<T>(res: Response): Promise<T> {
   }
 }
 
+interface OpenAiLogprobs {
+  content?: Array<{ token: string; logprob: number; top_logprobs?: Array<{ token: string; logprob: number }> }> | null;
+}
+
 interface ChatChunk {
-  choices?: Array<{ delta?: { content?: string | null }; message?: { content?: string | null }; finish_reason?: string | null }>;
+  choices?: Array<{
+    delta?: { content?: string | null; reasoning_content?: string | null };
+    message?: { content?: string | null; reasoning_content?: string | null };
+    finish_reason?: string | null;
+    logprobs?: OpenAiLogprobs | null;
+  }>;
   usage?: { prompt_tokens?: number; completion_tokens?: number } | null;
 }
 
@@ -77,19 +86,39 @@ export const openaiProvider: LlmProvider = {
       max_tokens: call.maxTokens,
       stream: Boolean(call.onDelta),
       ...(call.onDelta ? { stream_options: { include_usage: true } } : {}),
-      ...(call.json ? { response_format: { type: 'json_object' } } : {}),
+      ...(call.format ? { response_format: { type: 'json_schema', json_schema: { name: 'reply', strict: true, schema: call.format } } } : call.json ? { response_format: { type: 'json_object' } } : {}),
+      // llama-server and vLLM pass these to the chat template; Qwen3's honours enable_thinking.
+      ...(call.think === false ? { chat_template_kwargs: { enable_thinking: false } } : {}),
+      ...(call.logprobs !== undefined ? { logprobs: true, top_logprobs: call.logprobs } : {}),
     };
+    const tokens: TokenLogprob[] = [];
+    const collect = (lp: OpenAiLogprobs | null | undefined) => {
+      for (const t of lp?.content ?? []) tokens.push({ token: t.token, logprob: t.logprob, top: (t.top_logprobs ?? []).map((a) => ({ token: a.token, logprob: a.logprob })) });
+    };
+    const extras = (finish: string | null | undefined, thinking: string) => ({
+      ...(finish ? { doneReason: finish } : {}),
+      ...(thinking ? { thinking } : {}),
+      ...(call.logprobs !== undefined && tokens.length ? { logprobs: tokens } : {}),
+    });
     const res = await postJson(endpoint(call.model.baseUrl, 'chat/completions'), body, call.signal);
     if (!call.onDelta) {
       const json = await readJson<ChatChunk>(res);
-      const text = json.choices?.[0]?.message?.content ?? '';
-      return { text, promptTokens: json.usage?.prompt_tokens ?? estimate(call.prompt), completionTokens: json.usage?.completion_tokens ?? estimate(text), model: call.model.model };
+      const choice = json.choices?.[0];
+      const text = choice?.message?.content ?? '';
+      collect(choice?.logprobs);
+      return { text, promptTokens: json.usage?.prompt_tokens ?? estimate(call.prompt), completionTokens: json.usage?.completion_tokens ?? estimate(text), model: call.model.model, ...extras(choice?.finish_reason, choice?.message?.reasoning_content ?? '') };
     }
     if (!res.body) throw new ProtocolError('the response has no body');
     let text = '';
     let usage: ChatChunk['usage'];
+    let finish: string | null | undefined;
+    let thinking = '';
     for await (const chunk of sseChunks(res.body)) {
-      const delta = chunk.choices?.[0]?.delta?.content ?? '';
+      const choice = chunk.choices?.[0];
+      collect(choice?.logprobs);
+      finish = choice?.finish_reason ?? finish;
+      thinking += choice?.delta?.reasoning_content ?? '';
+      const delta = choice?.delta?.content ?? '';
       if (delta) {
         text += delta;
         call.onDelta(delta);
@@ -97,7 +126,7 @@ export const openaiProvider: LlmProvider = {
       if (chunk.usage) usage = chunk.usage;
     }
     // Servers that ignore stream_options.include_usage send no usage; fall back to the chars/4 estimate.
-    return { text, promptTokens: usage?.prompt_tokens ?? estimate(call.prompt), completionTokens: usage?.completion_tokens ?? estimate(text), model: call.model.model };
+    return { text, promptTokens: usage?.prompt_tokens ?? estimate(call.prompt), completionTokens: usage?.completion_tokens ?? estimate(text), model: call.model.model, ...extras(finish, thinking) };
   },
 
   async embed(model: ResolvedModel, texts: string[], signal: AbortSignal) {

@@ -50,7 +50,9 @@ export class ModelRouter {
       role,
       ...(stage ? { stage } : {}),
     };
-    const override = stage && isStage(stage) ? models.overrides[stage] : undefined;
+    // precision_pass1..3 are passes of the precision stage and take its override.
+    const stageKey = stage?.replace(/_pass\d+$/, '');
+    const override = stageKey && isStage(stageKey) ? models.overrides[stageKey] : undefined;
     if (typeof override === 'string') {
       return { ...base, model: override, maxTokens: models.max_tokens, contextWindow: models.context_window, source: 'override' };
     }

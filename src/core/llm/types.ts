@@ -8,6 +8,21 @@ export interface Completion {
   completionTokens: number;
   latencyMs: number;
   model: string;
+  /** Why generation stopped as the server said it (`stop`, `length` = cut off by the token limit); absent when it did not say. */
+  doneReason?: string;
+  /** Reasoning the server returned apart from the content (Ollama `think: true`, `reasoning_content`). */
+  thinking?: string;
+  /** Token log-probabilities of the content, when the call asked for them and the server returned them. */
+  logprobs?: TokenLogprob[];
+  /** The audit-log row of this call (model_calls.id), when it was logged. */
+  callId?: number;
+}
+
+/** One generated token with its log-probability and the top alternatives at that position. */
+export interface TokenLogprob {
+  token: string;
+  logprob: number;
+  top: Array<{ token: string; logprob: number }>;
 }
 
 /** Embeddings of a batch of texts, in input order. */
@@ -40,6 +55,7 @@ export interface ModelCallRecord {
 
 /** Where model calls are appended (the raw DB of a repository, or the user-level one). */
 export interface CallLogger {
+  /** Append one call; returns its row id. */
   append(record: ModelCallRecord): number;
 }
 
@@ -63,6 +79,12 @@ export interface CallOptions {
   timeoutMs?: number;
   /** Ask for JSON output where the provider supports it. */
   json?: boolean;
+  /** Structured output: a JSON schema the reply must follow (Ollama `format`, OpenAI `response_format` json_schema); wins over `json`. */
+  format?: Record<string, unknown>;
+  /** Thinking models: false asks the server not to think (Ollama `think: false`; OpenAI side `chat_template_kwargs.enable_thinking: false`). */
+  think?: boolean;
+  /** Ask for token log-probabilities with this many alternatives per token (0 = the chosen token only). */
+  logprobs?: number;
 }
 
 /** What a provider receives for one chat call. */
@@ -73,6 +95,9 @@ export interface ProviderCall {
   temperature: number;
   maxTokens: number;
   json?: boolean;
+  format?: Record<string, unknown>;
+  think?: boolean;
+  logprobs?: number;
   signal: AbortSignal;
   /** Called with each streamed delta; absent for a non-streaming call. */
   onDelta?: (delta: string) => void;
@@ -80,6 +105,6 @@ export interface ProviderCall {
 
 /** A model server protocol. */
 export interface LlmProvider {
-  complete(call: ProviderCall): Promise<Omit<Completion, 'latencyMs'>>;
+  complete(call: ProviderCall): Promise<Omit<Completion, 'latencyMs' | 'callId'>>;
   embed(model: ResolvedModel, texts: string[], signal: AbortSignal): Promise<Omit<Embeddings, 'latencyMs'>>;
 }

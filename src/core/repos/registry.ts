@@ -154,10 +154,12 @@ export class RepoRegistry {
     const existing = this.findByPath(absolutePath);
     if (existing) return existing;
     const id = repoIdFor(absolutePath);
+    // Another process may register the same folder between the lookup and the insert (two
+    // `cra index` started together): its row wins and both go on with it.
     this.db
-      .prepare('insert into repos (id, name, path, status, stats_json, watching, created_at) values (?, ?, ?, ?, ?, ?, ?)')
+      .prepare('insert into repos (id, name, path, status, stats_json, watching, created_at) values (?, ?, ?, ?, ?, ?, ?) on conflict do nothing')
       .run(id, basename(absolutePath) || absolutePath, absolutePath, 'new', JSON.stringify(emptyStats()), watching ? 1 : 0, new Date().toISOString());
-    return this.get(id)!;
+    return this.findByPath(absolutePath)!;
   }
 
   /**

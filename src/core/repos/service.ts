@@ -2,15 +2,15 @@ import { accessSync, constants, existsSync, readdirSync, realpathSync, rmSync, s
 import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { AppError, isCancellation, serializeError, type IndexSummary, type RepoFileView, type RepoInfo, type SkippedFile } from '../../shared/contract';
-import { openDatabase } from '../db/open';
 import { openRawDatabase } from '../db/raw';
 import { readConfinedFile } from '../fs/confine';
 import type { EngineContext } from '../engine';
 import { createExtractor, type Extractor } from '../indexer/extract/extractor';
 import { isGitWorkTree } from '../indexer/git';
-import { indexRepository, languageCounts } from '../indexer/indexer';
+import { indexRepository } from '../indexer/indexer';
 import { KnowledgeBase } from '../kb/knowledgeBase';
-import { RepoRegistry, repoPaths } from './registry';
+import { openIndexedRepo, requireRepo } from './indexed';
+import { repoPaths, type RepoRegistry } from './registry';
 import { RepoWatcher } from './watcher';
 
 /**
@@ -84,7 +84,7 @@ export class RepoService {
     options: RepoServiceOptions = {},
   ) {
     this.watch = options.watch ?? true;
-    this.registry = new RepoRegistry(ctx.ports.dataDir);
+    this.registry = ctx.registry;
     if (options.recoverStatuses ?? true) for (const repo of this.registry.recoverAbandonedRuns()) this.changed(repo);
     for (const repo of this.registry.list()) if (repo.watching) this.startWatcher(repo);
   }
@@ -106,9 +106,7 @@ export class RepoService {
 
   /** One repository or NOT_FOUND. */
   get(repoId: string): RepoInfo {
-    const repo = this.registry.get(repoId);
-    if (!repo) throw new AppError('NOT_FOUND', `No repository with id ${repoId}. Add it first (cra index <path> or Repositories → Add).`);
-    return repo;
+    return requireRepo(this.registry, repoId);
   }
 
   /** Register a folder (validated first; nothing is written for a bad path) and start indexing it. */
@@ -161,9 +159,13 @@ export class RepoService {
     try {
       validateRepoPath(repo.path);
       const summary = await indexRepository({ root: repo.path, curatedFile: paths.curated, extractor: () => (this.extractor ??= createExtractor()), signal, progress, full });
-      const db = openDatabase(paths.curated, { readOnly: true });
-      const languages = languageCounts(db);
-      db.close();
+      const kb = KnowledgeBase.open(paths.curated, repo.id);
+      let languages: Record<string, number>;
+      try {
+        languages = kb.getLanguageCounts();
+      } finally {
+        kb.close();
+      }
       const { files, symbols, references, dependencies, commits, coChangePairs, chunks } = summary;
       const stats = { files, symbols, references, dependencies, commits, coChangePairs, chunks, languages };
       this.changed(this.registry.update(repo.id, { status: 'ready', stats, lastIndexedAt: new Date().toISOString(), error: null }));
@@ -212,12 +214,10 @@ export class RepoService {
     if (watcher.start()) this.watchers.set(repo.id, watcher);
   }
 
-  /** A read-only KnowledgeBase over the repository's index (close it when done). */
+  /** A read-only KnowledgeBase over the repository's index (close it when done); NOT_FOUND / NOT_INDEXED as {@link openIndexedRepo} decides. */
   knowledgeBase(repoId: string): KnowledgeBase {
-    const repo = this.get(repoId);
-    const file = repoPaths(this.ctx.ports.dataDir, repo.id).curated;
-    if (!existsSync(file)) throw new AppError('NOT_INDEXED', `${repo.name} has not been indexed yet; wait for indexing to finish or re-index it.`);
-    return KnowledgeBase.open(file, repo.id);
+    const { info, curatedFile } = openIndexedRepo(this.ctx, { repoId });
+    return KnowledgeBase.open(curatedFile, info.id);
   }
 
   /** Files recorded without being parsed, with the reason. */
@@ -279,7 +279,6 @@ export class RepoService {
     const extractor = this.extractor;
     this.extractor = undefined;
     if (extractor) (await extractor.catch(() => undefined))?.dispose();
-    this.registry.close();
   }
 }
 

@@ -1,11 +1,10 @@
 import type { SearchMode, VectorCoverage } from '../../shared/contract/search';
-import type { Db } from '../db/open';
-import { prep } from './termStats';
+import type { SearchIndex } from '../kb/searchIndex';
 import type { VectorStore } from './vectorStore';
 
 /** How many chunks of a curated database have a vector of `embedderId` (two counts; no vectors: 0). */
-export function vectorCoverage(db: Db, embedderId: string, store: VectorStore | undefined): VectorCoverage {
-  const chunks = prep(db, 'select count(*) from chunks').pluck().get() as number;
+export function vectorCoverage(index: SearchIndex, embedderId: string, store: VectorStore | undefined): VectorCoverage {
+  const chunks = index.chunkCount();
   return { embedderId, vectors: store?.count() ?? 0, chunks };
 }
 

@@ -1,38 +1,23 @@
 import { reasonKey, type Reason } from '../../shared/contract/reasons';
 import type { SearchResult, SearchSymbol } from '../../shared/contract/search';
-import type { Db } from '../db/open';
+import type { ChunkLines, SearchIndex } from '../kb/searchIndex';
 import type { DefinitionHit } from './graph';
 import type { FileHit } from './keyword';
 import type { ParsedQuery } from './query';
-import { prep } from './termStats';
 
 const MAX_SYMBOLS = 5;
 const MAX_LINES = 3;
 const MAX_LINE_CHARS = 200;
 
-interface ChunkRow {
-  start_line: number;
-  end_line: number;
-  symbol_names: string;
-  text: string;
-}
+type ChunkRow = ChunkLines;
 
 /** Turn ranked file hits into results: path, best symbols with line ranges, matching lines, reasons. */
 export function describeResults(
-  db: Db,
+  index: SearchIndex,
   hits: readonly FileHit[],
   query: ParsedQuery,
   definitions: Map<number, DefinitionHit[]>,
 ): SearchResult[] {
-  const pathOf = prep(db, 'select path from files where id = ?').pluck();
-  const chunkOf = prep(db, 'select start_line, end_line, symbol_names, text from chunks where id = ?');
-  // Without `text` (and `identifiers` before it), reading a chunk row stays on its first page.
-  const namesOf = prep(db, "select start_line, end_line, symbol_names, '' as text from chunks where id = ?");
-  // By name first: the `symbols(name)` index narrows to a handful of rows even in files with hundreds of symbols.
-  const symbolOf = prep(
-    db,
-    'select name, kind, start_line as startLine, end_line as endLine from symbols where name = ? and file_id = ? and qualified_name = ? order by start_line limit 1',
-  );
   return hits.map((hit) => {
     const symbols: SearchSymbol[] = [];
     const seen = new Set<string>();
@@ -44,18 +29,19 @@ export function describeResults(
     };
     // Qualified like the chunks' symbols below, so a method found both ways is listed once.
     for (const d of definitions.get(hit.fileId) ?? []) push({ name: d.qualifiedName, kind: d.kind, startLine: d.startLine, endLine: d.endLine });
-    const chunks = hit.chunks.slice(0, 3).map((c, i) => (i === 0 ? chunkOf : namesOf).get(c.chunkId) as ChunkRow | undefined);
+    // Only the best chunk's text is shown; the next two give their symbols' names.
+    const chunks = hit.chunks.slice(0, 3).map((c, i) => index.chunkLines(c.chunkId, i === 0));
     for (const chunk of chunks) {
       if (!chunk) continue;
       // The innermost (last listed) symbol of a chunk is the most specific one.
       for (const qualified of chunk.symbol_names.split(/\s+/).filter(Boolean).reverse()) {
-        const row = symbolOf.get(qualified.slice(qualified.lastIndexOf('.') + 1), hit.fileId, qualified) as SearchSymbol | undefined;
+        const row: SearchSymbol | undefined = index.symbolInFile(qualified.slice(qualified.lastIndexOf('.') + 1), hit.fileId, qualified);
         if (row) push({ ...row, name: qualified });
       }
     }
     const definition = definitions.get(hit.fileId)?.[0];
     return {
-      path: String(pathOf.get(hit.fileId) ?? ''),
+      path: index.pathOf(hit.fileId) ?? '',
       score: Math.round(hit.score * 10_000) / 10_000,
       symbols: withoutModuleDunders(symbols),
       lines: chunks[0] ? matchingLines(chunks[0], query) : [],

@@ -3,7 +3,8 @@ import type { EmbedSummary, RunProgress } from '../../shared/contract';
 import type { Db } from '../db/open';
 import { throwIfAborted } from '../runtime/runs';
 import type { Embedder } from './embedder';
-import { chunkEmbeddingText, EMBED_CHUNKS_PAGE_SQL, type ChunkTextFields } from './embedText';
+import { KnowledgeBase } from '../kb/knowledgeBase';
+import { chunkEmbeddingText } from './embedText';
 import { VectorStore } from './vectorStore';
 
 /** What one embedding run did (the contract owns the type: it is the `embed` run's result). */
@@ -37,7 +38,7 @@ export async function embedRepository(db: Db, embedder: Embedder, options: Embed
   const reusable = needed.filter((c) => retired.has(c.hash));
   if (reusable.length > 0) await withBusyRetry(() => store.upsert(reusable.map((c) => ({ chunkId: c.id, hash: c.hash, vector: retired.get(c.hash)! }))), options.signal);
   const pending = needed.filter((c) => !retired.has(c.hash)).slice(0, options.maxChunks ?? Number.POSITIVE_INFINITY);
-  const chunks = db.prepare('select count(*) from chunks').pluck().get() as number;
+  const chunks = KnowledgeBase.of(db).searchIndex.chunkCount();
   const batchSize = options.batchSize ?? 32;
   let done = 0;
   options.progress?.({ phase: 'embeddings', done, total: pending.length, message: `${pending.length} of ${chunks} chunks need vectors` });
@@ -69,10 +70,10 @@ const PENDING_PAGE = 250;
 export async function pendingChunks(db: Db, store: VectorStore, signal?: AbortSignal): Promise<Array<{ id: number; hash: string; text: string }>> {
   const known = store.embeddedHashes();
   const pending: Array<{ id: number; hash: string; text: string }> = [];
-  const page = db.prepare(EMBED_CHUNKS_PAGE_SQL);
+  const index = KnowledgeBase.of(db).searchIndex;
   for (let after = 0; ; ) {
     throwIfAborted(signal);
-    const rows = page.all(after, PENDING_PAGE) as Array<ChunkTextFields & { id: number }>;
+    const rows = index.chunksForEmbedding(after, PENDING_PAGE);
     for (const row of rows) {
       const text = chunkEmbeddingText(row);
       const hash = createHash('sha1').update(text).digest('hex').slice(0, 16);

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { isCancellation, type RepoInfo } from '../../shared/contract';
 import { loadUserConfigCached } from '../config';
 import { openDatabase } from '../db/open';
+import { KnowledgeBase } from '../kb/knowledgeBase';
 import type { EngineContext } from '../engine';
 import { embedRepository, type EmbedSummary } from './embedRun';
 import type { Embedder } from './embedder';
@@ -227,15 +228,12 @@ export class EmbedScheduler {
 
 /** Whether a repository has chunks without a vector of the default embedder (cheap counts, read-only). */
 function hasPendingChunks(deps: EmbedSchedulerDeps, repoId: string): boolean {
-  const { file } = deps.resolve(repoId);
+  const { info, file } = deps.resolve(repoId);
   if (!existsSync(file)) return false;
-  const db = openDatabase(file, { readOnly: true });
+  const kb = KnowledgeBase.open(file, info.id);
   try {
-    const chunks = db.prepare('select count(*) from chunks').pluck().get() as number;
-    const hasTable = db.prepare("select 1 from sqlite_master where name = 'search_embedded'").get() !== undefined;
-    const vectors = hasTable ? (db.prepare('select count(*) from search_embedded where embedder_id = ?').pluck().get(deps.embedder().id) as number) : 0;
-    return vectors < chunks;
+    return kb.vectorCount(deps.embedder().id) < kb.searchIndex.chunkCount();
   } finally {
-    db.close();
+    kb.close();
   }
 }

@@ -18,17 +18,8 @@ export interface ChunkTextFields {
   docstring: string | null;
 }
 
-/**
- * One page of chunk rows with the fields of {@link ChunkTextFields}, by id: parameters `(afterId,
- * limit)`. The main symbol is the first one that starts inside the chunk's lines.
- */
-export const EMBED_CHUNKS_PAGE_SQL = `
-  select c.id, c.path, c.kind, c.symbol_names, c.text, s.signature, s.docstring
-  from chunks c
-  left join symbols s on s.id = (
-    select id from symbols where file_id = c.file_id and start_line between c.start_line and c.end_line order by start_line, id limit 1
-  )
-  where c.id > ? order by c.id limit ?`;
+// The page query belongs to the index's reader (core/kb); re-exported for bench/embed.bench.ts.
+export { EMBED_CHUNKS_PAGE_SQL } from '../kb/searchIndex';
 
 /**
  * THE text recipe for chunk vectors (one place, so the eval can compare recipes): the words of

@@ -1,9 +1,10 @@
 import type { Db } from '../db/open';
+import { KnowledgeBase } from '../kb/knowledgeBase';
 import type { FilePrior } from './graph';
 import { round, type FileHit } from './keyword';
 import type { ParsedQuery } from './query';
 import { FILE_BM25, KEYWORD } from './rankingConstants';
-import { commonTermThreshold, documentFrequency, prep, statsFor } from './termStats';
+import { commonTermThreshold, documentFrequency } from './termStats';
 
 /** BM25 parameters of the file-level ranking. */
 const { k1: K1, b: B } = FILE_BM25;
@@ -17,20 +18,15 @@ const { k1: K1, b: B } = FILE_BM25;
  * index. Words in a large share of all chunks are left out, as in the chunk search (little weight,
  * high cost). Returns positive scores per file id.
  */
-export function fileBm25(db: Db, query: ParsedQuery): Map<number, number> {
-  const { sizes, averageSize } = fileSizes(db);
+export function fileBm25(target: Db | KnowledgeBase, query: ParsedQuery): Map<number, number> {
+  const index = KnowledgeBase.of(target).searchIndex;
+  const { sizes, averageSize } = index.fileSizes();
   if (sizes.size === 0) return new Map();
-  const threshold = commonTermThreshold(db, FILE_BM25.commonShare);
-  ensureHelpers(db);
-  const perFile = prep(
-    db,
-    `select c.file_id as fileId, count(*) as tf from temp.cra_chunk_instances v join chunks c on c.id = v.doc
-     where v.term = ? and v.col = 'text' group by c.file_id`,
-  );
+  const threshold = commonTermThreshold(index, FILE_BM25.commonShare);
   const scores = new Map<number, number>();
-  for (const term of stemmedWords(db, query.raw).slice(0, FILE_BM25.maxTerms)) {
-    if (term.length < 2 || documentFrequency(db, term, false) > threshold) continue;
-    const rows = perFile.all(term) as Array<{ fileId: number; tf: number }>;
+  for (const term of index.stemmedWords(query.raw).slice(0, FILE_BM25.maxTerms)) {
+    if (term.length < 2 || documentFrequency(index, term, false) > threshold) continue;
+    const rows = index.termFrequencyPerFile(term);
     const idf = Math.log(1 + (sizes.size - rows.length + 0.5) / (rows.length + 0.5));
     for (const { fileId, tf } of rows) {
       const length = (sizes.get(fileId) ?? averageSize) / averageSize;
@@ -46,8 +42,8 @@ export function fileBm25(db: Db, query: ParsedQuery): Map<number, number> {
  * best one × `FILE_BM25.share` × the best score in the ranking, times its prior (so demoted
  * tests and documentation stay demoted). Files that only this ranker finds enter the ranking.
  */
-export function applyFileBm25(db: Db, query: ParsedQuery, files: Map<number, FileHit>, prior: FilePrior): void {
-  const scores = fileBm25(db, query);
+export function applyFileBm25(kb: KnowledgeBase, query: ParsedQuery, files: Map<number, FileHit>, prior: FilePrior): void {
+  const scores = fileBm25(kb, query);
   const bestBm25 = Math.max(0, ...scores.values());
   if (bestBm25 <= 0) return;
   const top = Math.max(0, ...[...files.values()].map((f) => f.score)) || 1;
@@ -63,40 +59,7 @@ export function applyFileBm25(db: Db, query: ParsedQuery, files: Map<number, Fil
   }
 }
 
-const prepared = new WeakSet<Db>();
-
-/** Create this connection's temporary helper tables once (allowed on read-only connections too). */
-function ensureHelpers(db: Db): void {
-  if (prepared.has(db)) return;
-  db.exec(`create virtual table if not exists temp.cra_chunk_instances using fts5vocab(main, 'chunks_fts', 'instance');
-           create virtual table if not exists temp.cra_stemmer using fts5(text, tokenize='porter unicode61');
-           create virtual table if not exists temp.cra_stemmer_terms using fts5vocab(temp, 'cra_stemmer', 'row');`);
-  prepared.add(db);
-}
-
 /** The distinct words of a text as the index's tokenizer (porter unicode61) turns them into terms. */
-export function stemmedWords(db: Db, text: string): string[] {
-  ensureHelpers(db);
-  prep(db, 'insert into temp.cra_stemmer(rowid, text) values (1, ?)').run(text);
-  try {
-    return prep(db, 'select term from temp.cra_stemmer_terms').pluck().all() as string[];
-  } finally {
-    prep(db, 'delete from temp.cra_stemmer').run();
-  }
-}
-
-const sizeCache = new WeakMap<Db, { dataVersion: number; sizes: Map<number, number>; averageSize: number }>();
-
-/** Byte size of every file that has chunks and their mean, cached per connection until the database changes. */
-function fileSizes(db: Db): { sizes: Map<number, number>; averageSize: number } {
-  const { dataVersion } = statsFor(db);
-  let cached = sizeCache.get(db);
-  if (!cached || cached.dataVersion !== dataVersion) {
-    const rows = prep(db, 'select id, size from files where id in (select distinct file_id from chunks)').all() as Array<{ id: number; size: number }>;
-    const sizes = new Map(rows.map((r) => [r.id, Math.max(1, r.size)]));
-    const total = rows.reduce((sum, r) => sum + Math.max(1, r.size), 0);
-    cached = { dataVersion, sizes, averageSize: rows.length > 0 ? total / rows.length : 1 };
-    sizeCache.set(db, cached);
-  }
-  return cached;
+export function stemmedWords(target: Db | KnowledgeBase, text: string): string[] {
+  return KnowledgeBase.of(target).searchIndex.stemmedWords(text);
 }

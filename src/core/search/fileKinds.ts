@@ -1,7 +1,6 @@
-import type { Db } from '../db/open';
+import type { SearchIndex } from '../kb/searchIndex';
 import type { ParsedQuery } from './query';
 import { KIND_PRIOR } from './rankingConstants';
-import { prep } from './termStats';
 
 /**
  * What a file is to code search. `code` is where behaviour lives; `docs` (README, changelogs,
@@ -72,14 +71,13 @@ export function fileIntentOf(query: ParsedQuery): QueryFileIntent {
  * ("docs", "readme", "yaml", ...) and for files it names (`README.md`, or `readme` alone);
  * {@link KIND_PRIOR}.unwanted for the other documentation and configuration files. Cached per call.
  */
-export function kindPrior(db: Db, query: ParsedQuery): (fileId: number) => number {
+export function kindPrior(index: SearchIndex, query: ParsedQuery): (fileId: number) => number {
   const intent = fileIntentOf(query);
-  const row = prep(db, 'select path, language from files where id = ?');
   const cache = new Map<number, number>();
   return (fileId) => {
     let prior = cache.get(fileId);
     if (prior === undefined) {
-      const file = row.get(fileId) as { path: string; language: string } | undefined;
+      const file = index.pathAndLanguage(fileId);
       prior = file ? priorOf(file.path, file.language, intent) : 1;
       cache.set(fileId, prior);
     }

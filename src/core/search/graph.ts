@@ -1,9 +1,8 @@
 import type { Reason } from '../../shared/contract/reasons';
-import type { Db } from '../db/open';
+import type { SearchIndex } from '../kb/searchIndex';
 import type { FileHit } from './keyword';
 import { splitIdentifier, type ParsedQuery } from './query';
 import { GRAPH } from './rankingConstants';
-import { prep, statsFor } from './termStats';
 
 /** A definition found for a query identifier. */
 export interface DefinitionHit {
@@ -50,15 +49,10 @@ function nameVariants(query: ParsedQuery): Map<string, number> {
 }
 
 /** Symbols whose name is one the query names, with the weight of that name. */
-export function findDefinitions(db: Db, query: ParsedQuery): Array<DefinitionHit & { weight: number }> {
+export function findDefinitions(index: SearchIndex, query: ParsedQuery): Array<DefinitionHit & { weight: number }> {
   const variants = nameVariants(query);
   if (variants.size === 0) return [];
-  const names = [...variants.keys()];
-  const rows = prep(db, 
-      `select id as symbolId, file_id as fileId, name, qualified_name as qualifiedName, kind, start_line as startLine, end_line as endLine
-       from symbols where name in (${names.map(() => '?').join(',')}) and kind not in ('variable') limit 500`,
-    )
-    .all(...names) as DefinitionHit[];
+  const rows: DefinitionHit[] = index.definitionsNamed([...variants.keys()]);
   return rows.map((r) => ({ ...r, weight: variants.get(r.name) ?? 0 }));
 }
 
@@ -75,8 +69,8 @@ function hitFor(files: Map<number, FileHit>, fileId: number): FileHit {
  * Definitions over mentions: a file that defines a symbol the query names gains a bonus, damped
  * when many files define the same name (like IDF). Returns the definitions for the result details.
  */
-export function applyDefinitions(db: Db, query: ParsedQuery, files: Map<number, FileHit>): Map<number, DefinitionHit[]> {
-  const defs = findDefinitions(db, query);
+export function applyDefinitions(index: SearchIndex, query: ParsedQuery, files: Map<number, FileHit>): Map<number, DefinitionHit[]> {
+  const defs = findDefinitions(index, query);
   const filesPerName = new Map<string, Set<number>>();
   for (const d of defs) (filesPerName.get(d.name) ?? filesPerName.set(d.name, new Set()).get(d.name)!).add(d.fileId);
   const byFile = new Map<number, Array<DefinitionHit & { weight: number }>>();
@@ -111,7 +105,7 @@ export function strongHits(files: Map<number, FileHit>): Array<{ hit: FileHit; s
  * (the best parent per kind, so a hub is not inflated by many parents). Files not yet in the
  * ranking enter it this way.
  */
-export function applyNeighbours(db: Db, files: Map<number, FileHit>, pathOf: (fileId: number) => string | undefined): void {
+export function applyNeighbours(index: SearchIndex, files: Map<number, FileHit>, pathOf: (fileId: number) => string | undefined): void {
   const strong = strongHits(files);
   if (strong.length === 0) return;
   const scoreOf = new Map(strong.map((s) => [s.hit.fileId, s.score]));
@@ -121,20 +115,14 @@ export function applyNeighbours(db: Db, files: Map<number, FileHit>, pathOf: (fi
     if ((perKind.get(reason.kind)?.value ?? 0) < value) perKind.set(reason.kind, { value, reason });
   };
   const strongIds = new Set(scoreOf.keys());
-  const ids = [...strongIds];
-  const marks = ids.map(() => '?').join(',');
-  const deps = prep(db, 
-      `select from_file_id as a, to_file_id as b from file_dependencies where from_file_id in (${marks})
-       union select from_file_id, to_file_id from file_dependencies where to_file_id in (${marks})`,
-    )
-    .all(...ids, ...ids) as Array<{ a: number; b: number }>;
+  const deps = index.dependencyEdgesOf([...strongIds]);
   for (const { a, b } of deps) {
     if (a === b) continue;
     const [pathA, pathB] = [pathOf(a), pathOf(b)];
     if (strongIds.has(a) && pathA) offer(b, scoreOf.get(a)! * GRAPH.decay * GRAPH.importWeight, { kind: 'imported-by', detail: { path: pathA } });
     if (strongIds.has(b) && pathB) offer(a, scoreOf.get(b)! * GRAPH.decay * GRAPH.importWeight, { kind: 'imports', detail: { path: pathB } });
   }
-  applyCoChanges(db, strong, offer);
+  applyCoChanges(index, strong, offer);
   for (const [fileId, perKind] of boosts) {
     const file = hitFor(files, fileId);
     for (const { value, reason } of perKind.values()) {
@@ -147,15 +135,12 @@ export function applyNeighbours(db: Db, files: Map<number, FileHit>, pathOf: (fi
 /** Offer a neighbour boost; per file, the best value of each reason kind is kept. */
 type Offer = (fileId: number, value: number, reason: Reason) => void;
 
-function applyCoChanges(db: Db, strong: Array<{ hit: FileHit; score: number }>, offer: Offer): void {
-  const paths = prep(db, 'select id, path from files where id = ?');
-  const idOf = prep(db, 'select id from files where path = ?').pluck();
-  const strongPaths = strong.map((f) => ({ score: f.score, path: (paths.get(f.hit.fileId) as { path: string } | undefined)?.path })).filter((s) => s.path);
-  const rows = prep(db, 'select file_a as a, file_b as b, count from co_changes where (file_a = ? or file_b = ?) and count >= ? order by count desc limit 20');
+function applyCoChanges(index: SearchIndex, strong: Array<{ hit: FileHit; score: number }>, offer: Offer): void {
+  const strongPaths = strong.map((f) => ({ score: f.score, path: index.pathOf(f.hit.fileId) })).filter((s) => s.path);
   for (const { score, path } of strongPaths) {
-    for (const row of rows.all(path, path, GRAPH.minCoChange) as Array<{ a: string; b: string; count: number }>) {
+    for (const row of index.coChangesOf(path!, GRAPH.minCoChange)) {
       const other = row.a === path ? row.b : row.a;
-      const otherId = idOf.get(other) as number | undefined;
+      const otherId = index.fileIdOf(other);
       if (otherId === undefined) continue;
       const weight = GRAPH.coChangeWeight * Math.min(1, row.count / GRAPH.coChangeSaturation);
       offer(otherId, score * GRAPH.decay * weight, { kind: 'co-change', detail: { path: path!, commits: row.count } });
@@ -164,9 +149,9 @@ function applyCoChanges(db: Db, strong: Array<{ hit: FileHit; score: number }>, 
 }
 
 /** The test-file prior: test files are demoted slightly unless the query is about tests. */
-export function testPrior(db: Db, query: ParsedQuery): FilePrior {
+export function testPrior(index: SearchIndex, query: ParsedQuery): FilePrior {
   if (query.mentionsTests) return () => 1;
-  const testFiles = statsFor(db).testFiles;
+  const testFiles = index.searchStats().testFiles;
   return (fileId) => (testFiles.has(fileId) ? GRAPH.testDemotion : 1);
 }
 

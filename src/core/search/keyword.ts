@@ -1,8 +1,8 @@
 import type { Reason } from '../../shared/contract/reasons';
-import type { Db } from '../db/open';
+import type { SearchIndex } from '../kb/searchIndex';
 import { buildMatchExpression, type ParsedQuery } from './query';
 import { CHUNK_WEIGHTS, KEYWORD, PATH_WEIGHTS } from './rankingConstants';
-import { chunkMatch, prep } from './termStats';
+import { chunkMatch } from './termStats';
 
 /** One chunk that matched, with its BM25 score made positive (higher is better). */
 export interface ChunkHit {
@@ -22,30 +22,21 @@ export interface FileHit {
 }
 
 /** The best chunks for the query by weighted BM25 (very common terms left out, see `chunkMatch`). */
-export function chunkHits(db: Db, query: ParsedQuery, pool = KEYWORD.chunkPool): ChunkHit[] {
-  const match = chunkMatch(db, query);
+export function chunkHits(index: SearchIndex, query: ParsedQuery, pool = KEYWORD.chunkPool): ChunkHit[] {
+  const match = chunkMatch(index, query);
   if (!match) return [];
   const w = CHUNK_WEIGHTS;
-  const statement = prep(db, 
-    `select f.rowid as chunkId, c.file_id as fileId, -f.s as score
-     from (select rowid, bm25(chunks_fts, ${w.path}, ${w.symbolNames}, ${w.identifiers}, ${w.text}) as s
-           from chunks_fts where chunks_fts match ? order by s limit ?) f
-     join chunks c on c.id = f.rowid`,
-  );
-  let rows = statement.all(match.expression, pool) as ChunkHit[];
-  if (rows.length === 0 && match.fallback) rows = statement.all(match.fallback, pool) as ChunkHit[];
+  const weights = [w.path, w.symbolNames, w.identifiers, w.text] as const;
+  let rows = index.chunkBm25(match.expression, weights, pool);
+  if (rows.length === 0 && match.fallback) rows = index.chunkBm25(match.fallback, weights, pool);
   return rows.sort((a, b) => b.score - a.score);
 }
 
 /** Files whose path matches the query, with a positive BM25 score. */
-export function pathHits(db: Db, query: ParsedQuery, pool = KEYWORD.pathPool): Map<number, number> {
+export function pathHits(index: SearchIndex, query: ParsedQuery, pool = KEYWORD.pathPool): Map<number, number> {
   const match = buildMatchExpression(query);
   if (!match) return new Map();
-  const rows = prep(db, 
-      `select rowid as fileId, -bm25(paths_fts, ${PATH_WEIGHTS.path}, ${PATH_WEIGHTS.pathTokens}) as score
-       from paths_fts where paths_fts match ? order by bm25(paths_fts, ${PATH_WEIGHTS.path}, ${PATH_WEIGHTS.pathTokens}) limit ?`,
-    )
-    .all(match, pool) as Array<{ fileId: number; score: number }>;
+  const rows = index.pathBm25(match, [PATH_WEIGHTS.path, PATH_WEIGHTS.pathTokens], pool);
   return new Map(rows.map((r) => [r.fileId, r.score]));
 }
 
@@ -78,10 +69,10 @@ export function normalise(scores: Map<number, number>): Map<number, number> {
 }
 
 /** The BM25 file ranking: chunk evidence per file plus a share of the path ranking, best = 1. */
-export function keywordFileRanking(db: Db, query: ParsedQuery): Map<number, FileHit> {
-  const files = aggregateByFile(chunkHits(db, query));
+export function keywordFileRanking(index: SearchIndex, query: ParsedQuery): Map<number, FileHit> {
+  const files = aggregateByFile(chunkHits(index, query));
   const chunkScores = normalise(new Map([...files.values()].map((f) => [f.fileId, f.score])));
-  const paths = normalise(pathHits(db, query));
+  const paths = normalise(pathHits(index, query));
   for (const [fileId, share] of chunkScores) {
     const file = files.get(fileId)!;
     file.score = share;

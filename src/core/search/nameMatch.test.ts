@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../db/open';
+import { KnowledgeBase } from '../kb/knowledgeBase';
 import { fileIntentOf, kindPrior } from './fileKinds';
 import { filesNamed, namedFiles, stemWords } from './nameMatch';
 import { parseQuery } from './query';
@@ -84,7 +85,7 @@ describe('files the query names', () => {
   });
 
   it('finds a file by a kebab-case name, by words and by a spelled-out path', () => {
-    const byId = (query: string) => [...filesNamed(db, parseQuery(query)).keys()].map((id) => db.prepare('select path from files where id = ?').pluck().get(id));
+    const byId = (query: string) => [...filesNamed(KnowledgeBase.of(db).searchIndex, parseQuery(query)).keys()].map((id) => db.prepare('select path from files where id = ?').pluck().get(id));
     expect(byId('ignore computed methods in class-methods-use-this')).toEqual(['lib/rules/class_methods_use_this.py']);
     expect(byId('compare versions with the version utils helper')).toEqual(['src/util/VersionUtils.ts']);
     expect(byId('add missing backticks to `languages/js/index.js`')).toEqual(['lib/languages/js/index.js']);
@@ -123,10 +124,10 @@ describe('tool names in the query', () => {
     expect([...intent.kinds]).toEqual([]);
     expect([...intent.tools]).toEqual(['eslint']);
     const id = (path: string) => db.prepare('select id from files where path = ?').pluck().get(path) as number;
-    expect(kindPrior(db, parseQuery('fix eslint crash'))(id('.github/workflows/ci.yml'))).toBeLessThan(1);
+    expect(kindPrior(KnowledgeBase.of(db).searchIndex, parseQuery('fix eslint crash'))(id('.github/workflows/ci.yml'))).toBeLessThan(1);
     const restore = overrideRanking({ KIND_PRIOR: { toolWordAsksConfig: 1 } });
     try {
-      expect(kindPrior(db, parseQuery('fix eslint crash'))(id('.github/workflows/ci.yml'))).toBe(1);
+      expect(kindPrior(KnowledgeBase.of(db).searchIndex, parseQuery('fix eslint crash'))(id('.github/workflows/ci.yml'))).toBe(1);
     } finally {
       restore();
     }

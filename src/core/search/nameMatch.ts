@@ -1,8 +1,7 @@
-import type { Db } from '../db/open';
+import type { SearchIndex } from '../kb/searchIndex';
 import type { FileHit } from './keyword';
 import { splitIdentifier, type ParsedQuery } from './query';
 import { NAME_MATCH } from './rankingConstants';
-import { prep, statsFor } from './termStats';
 
 /**
  * Files the query names. A task often spells out the file it is about, in its own words or as the
@@ -46,13 +45,14 @@ interface NameIndex {
   files: Array<{ id: number; path: string }>;
 }
 
-const cache = new WeakMap<Db, NameIndex>();
+const cache = new WeakMap<SearchIndex, NameIndex>();
 
-function nameIndex(db: Db): NameIndex {
-  const { dataVersion } = statsFor(db);
-  let index = cache.get(db);
+/** File names as joined words, per connection until the database changes. */
+function nameIndex(search: SearchIndex): NameIndex {
+  const { dataVersion } = search.searchStats();
+  let index = cache.get(search);
   if (!index || index.dataVersion !== dataVersion) {
-    const files = prep(db, 'select id, path from files where skip_reason is null').all() as Array<{ id: number; path: string }>;
+    const files = search.indexedPaths();
     const byStem = new Map<string, number[]>();
     for (const file of files) {
       const words = stemWords(file.path);
@@ -61,7 +61,7 @@ function nameIndex(db: Db): NameIndex {
       (byStem.get(key) ?? byStem.set(key, []).get(key)!).push(file.id);
     }
     index = { dataVersion, byStem, files: files.map((f) => ({ id: f.id, path: f.path.toLowerCase() })) };
-    cache.set(db, index);
+    cache.set(search, index);
   }
   return index;
 }
@@ -71,11 +71,11 @@ function nameIndex(db: Db): NameIndex {
  * more equal to a run of consecutive query words (any spelling), or a path or file name with an
  * extension that ends the file's path.
  */
-export function filesNamed(db: Db, query: ParsedQuery): Map<number, string> {
+export function filesNamed(search: SearchIndex, query: ParsedQuery): Map<number, string> {
   const { phrases, paths } = namedFiles(query);
   const out = new Map<number, string>();
   if (phrases.size === 0 && paths.length === 0) return out;
-  const index = nameIndex(db);
+  const index = nameIndex(search);
   for (const [phrase, text] of phrases) for (const id of index.byStem.get(phrase) ?? []) out.set(id, text);
   if (paths.length > 0) {
     for (const file of index.files) {
@@ -90,9 +90,9 @@ export function filesNamed(db: Db, query: ParsedQuery): Map<number, string> {
  * Add `NAME_MATCH.share` × the best score to every file the query names (priors apply later, so a
  * test or a doc page of the same name stays below the code file).
  */
-export function applyNamedFiles(db: Db, query: ParsedQuery, files: Map<number, FileHit>): void {
+export function applyNamedFiles(search: SearchIndex, query: ParsedQuery, files: Map<number, FileHit>): void {
   if (NAME_MATCH.share <= 0) return;
-  const named = filesNamed(db, query);
+  const named = filesNamed(search, query);
   if (named.size === 0) return;
   const top = Math.max(0, ...[...files.values()].map((f) => f.score)) || 1;
   for (const [fileId, text] of named) {

@@ -1,6 +1,8 @@
 import { isNeighbourReason } from '../../shared/contract/reasons';
 import type { SearchMode, SearchResult, VectorCoverage } from '../../shared/contract/search';
 import type { Db } from '../db/open';
+import { KnowledgeBase } from '../kb/knowledgeBase';
+import type { SearchIndex } from '../kb/searchIndex';
 import { throwIfAborted } from '../runtime/runs';
 import { vectorCoverage } from './coverage';
 import { describeResults } from './details';
@@ -13,11 +15,13 @@ import { keywordFileRanking, type FileHit } from './keyword';
 import { applyNamedFiles } from './nameMatch';
 import { parseQuery, type ParsedQuery } from './query';
 import { GRAPH, VECTOR_POOL } from './rankingConstants';
-import { VectorStore } from './vectorStore';
-import { prep } from './termStats';
+import type { VectorStore } from './vectorStore';
 
-/** A curated database, or anything that carries one (a KnowledgeBase with a `db` field). */
-export type SearchTarget = Db | { readonly db: Db };
+/**
+ * A curated index: a KnowledgeBase, or a connection (its KnowledgeBase is used, one per connection,
+ * so statements are prepared once either way).
+ */
+export type SearchTarget = Db | KnowledgeBase;
 
 /** Options of {@link searchRepository}. */
 export interface SearchOptions {
@@ -59,7 +63,8 @@ export async function searchRepository(target: SearchTarget, query: string, opti
 
 /** {@link searchRepository}, also telling which mode `auto` resolved to. */
 export async function searchWithMode(target: SearchTarget, query: string, options: SearchOptions = {}): Promise<SearchOutcome> {
-  const db = 'prepare' in target ? target : target.db;
+  const kb = KnowledgeBase.of(target);
+  const index = kb.searchIndex;
   const limit = options.limit ?? 20;
   const parsed = parseQuery(query);
   const embedder = options.embedder ?? sharedDefaultEmbedder();
@@ -67,42 +72,41 @@ export async function searchWithMode(target: SearchTarget, query: string, option
   // worse than keyword on both development repositories (README, "Code search"), so vectors serve
   // only an explicit semantic or hybrid request.
   const requested = options.mode ?? 'auto';
-  const store = requested === 'keyword' || requested === 'auto' ? undefined : VectorStore.existing(db, embedder.id);
+  const store = requested === 'keyword' || requested === 'auto' ? undefined : kb.vectorStore(embedder.id);
   const hasVectors = store !== undefined && store.count() > 0;
   // Hybrid without vectors is keyword search; say so rather than pretend a fusion happened.
   const mode = requested === 'auto' || (requested === 'hybrid' && !hasVectors) ? 'keyword' : requested;
-  const coverage = requested === 'semantic' || requested === 'hybrid' ? { vectorCoverage: vectorCoverage(db, embedder.id, store) } : {};
+  const coverage = requested === 'semantic' || requested === 'hybrid' ? { vectorCoverage: vectorCoverage(index, embedder.id, store) } : {};
   throwIfAborted(options.signal);
   const terms = parsed.terms;
   if (parsed.raw === '') return { results: [], mode, terms, ...coverage };
 
   let files: Map<number, FileHit>;
   if (mode === 'keyword') {
-    files = keywordFileRanking(db, parsed);
+    files = keywordFileRanking(index, parsed);
   } else {
-    const vectorFiles = store && hasVectors ? await vectorFileRanking(db, store, embedder, parsed, options.signal) : new Map<number, FileHit>();
-    if (mode === 'semantic') return { results: finish(db, vectorFiles, parsed, new Map(), limit), mode, terms, ...coverage };
-    files = fuse(keywordFileRanking(db, parsed), vectorFiles);
+    const vectorFiles = store && hasVectors ? await vectorFileRanking(index, store, embedder, parsed, options.signal) : new Map<number, FileHit>();
+    if (mode === 'semantic') return { results: finish(index, vectorFiles, parsed, new Map(), limit), mode, terms, ...coverage };
+    files = fuse(keywordFileRanking(index, parsed), vectorFiles);
   }
   throwIfAborted(options.signal);
-  const definitions = applyDefinitions(db, parsed, files);
-  applyNamedFiles(db, parsed, files);
-  const pathOf = prep(db, 'select path from files where id = ?').pluck();
-  applyNeighbours(db, files, (id) => pathOf.get(id) as string | undefined);
+  const definitions = applyDefinitions(index, parsed, files);
+  applyNamedFiles(index, parsed, files);
+  applyNeighbours(index, files, (id) => index.pathOf(id));
   // Priors last: demoted tests and docs still pass their neighbours a boost (tests import the code
   // they check; docs change together with the code they describe).
-  const tests = testPrior(db, parsed);
-  const kinds = kindPrior(db, parsed);
+  const tests = testPrior(index, parsed);
+  const kinds = kindPrior(index, parsed);
   const prior = (fileId: number) => tests(fileId) * kinds(fileId);
   applyPrior(files, prior);
   // Whole-file BM25 joins last, as a ranker of its own beside the chunk evidence and the graph.
-  applyFileBm25(db, parsed, files, prior);
-  return { results: finish(db, files, parsed, definitions, limit), mode, terms, ...coverage };
+  applyFileBm25(kb, parsed, files, prior);
+  return { results: finish(index, files, parsed, definitions, limit), mode, terms, ...coverage };
 }
 
-function finish(db: Db, files: Map<number, FileHit>, parsed: ParsedQuery, definitions: Map<number, DefinitionHit[]>, limit: number): SearchResult[] {
+function finish(index: SearchIndex, files: Map<number, FileHit>, parsed: ParsedQuery, definitions: Map<number, DefinitionHit[]>, limit: number): SearchResult[] {
   const ranked = withoutWeakNeighbours([...files.values()].filter((f) => f.score > 0).sort((a, b) => b.score - a.score || a.fileId - b.fileId));
-  return describeResults(db, ranked.slice(0, limit), parsed, definitions);
+  return describeResults(index, ranked.slice(0, limit), parsed, definitions);
 }
 
 /**
@@ -115,13 +119,12 @@ export function withoutWeakNeighbours<T extends Pick<FileHit, 'score' | 'why'>>(
 }
 
 /** The vector file ranking: the best chunk similarity per file. */
-async function vectorFileRanking(db: Db, store: VectorStore, embedder: Embedder, parsed: ParsedQuery, signal?: AbortSignal): Promise<Map<number, FileHit>> {
+async function vectorFileRanking(index: SearchIndex, store: VectorStore, embedder: Embedder, parsed: ParsedQuery, signal?: AbortSignal): Promise<Map<number, FileHit>> {
   const [vector] = await embedder.embed([wordsForEmbedding(parsed.raw)], signal);
   const nearest = store.nearest(vector!, VECTOR_POOL);
-  const fileOf = prep(db, 'select file_id from chunks where id = ?').pluck();
   const files = new Map<number, FileHit>();
   for (const { chunkId, similarity } of nearest) {
-    const fileId = fileOf.get(chunkId) as number | undefined;
+    const fileId = index.fileOfChunk(chunkId);
     if (fileId === undefined) continue;
     const file = files.get(fileId) ?? { fileId, score: similarity, chunks: [], why: [{ kind: 'semantic-match', detail: { similarity: Math.round(similarity * 1000) / 1000 } }] };
     file.chunks.push({ chunkId, fileId, score: similarity });

@@ -7,7 +7,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { handleOpenAi } from './testServerOpenAi';
 import { handlePull, type PullState } from './testServerPull';
-import { delay, embedVector, estimateTokens, lastUserText, readJson, replyChunks, sendJson, waitForClose } from './testServerUtil';
+import { generate, type GenerationRequest } from './testServerModel';
+import { delay, embedVector, estimateTokens, lastUserText, readJson, sendJson, waitForClose } from './testServerUtil';
 import type { ScriptedReply, SeenRequest, TestModel, TestRegistryEntry, TestServerScript } from './testServerTypes';
 
 export type * from './testServerTypes';
@@ -76,7 +77,7 @@ export class OllamaTestServer {
     const body = req.method === 'GET' || req.method === 'HEAD' ? undefined : await readJson(req);
     this.requests.push({ method: req.method ?? 'GET', path, body });
     const b = (body ?? {}) as Record<string, unknown>;
-    if (path.startsWith('/v1/')) return handleOpenAi({ server: this, path, body: b, res, nextReply: () => this.nextReply() });
+    if (path.startsWith('/v1/')) return handleOpenAi({ server: this, path, body: b, res, nextReply: (prompt) => this.nextReply(prompt) });
     switch (`${req.method} ${path}`) {
       case 'GET /':
         return void res.end('Ollama is running');
@@ -102,9 +103,9 @@ export class OllamaTestServer {
     }
   }
 
-  /** The next scripted reply, or the default echo. */
-  nextReply(): ScriptedReply {
-    return this.script.chat.shift() ?? {};
+  /** The reply to a prompt: `script.respond`'s answer when it has one, else the next scripted reply, else the default echo. */
+  nextReply(prompt = ''): ScriptedReply {
+    return this.script.respond?.(prompt) ?? this.script.chat.shift() ?? {};
   }
 
   private show(res: ServerResponse, name: string): void {
@@ -129,7 +130,8 @@ export class OllamaTestServer {
 
   private async chat(kind: 'chat' | 'generate', b: Record<string, unknown>, res: ServerResponse): Promise<void> {
     const model = String(b.model ?? '');
-    const reply = this.nextReply();
+    const prompt = kind === 'chat' ? lastUserText(b.messages) : String(b.prompt ?? '');
+    const reply = this.nextReply(prompt);
     if (reply.delayMs) await delay(reply.delayMs);
     if (reply.fault === 'unknownModel' || !this.installed.has(model)) {
       return sendJson(res, 404, { error: `model "${model}" not found, try pulling it first` });
@@ -137,22 +139,24 @@ export class OllamaTestServer {
     if (reply.fault === 'http500') return sendJson(res, 500, { error: 'scripted internal server error' });
     if (reply.fault === 'http429') return sendJson(res, 429, { error: 'server busy, please try again' });
     this.loaded.add(model);
-    const prompt = kind === 'chat' ? lastUserText(b.messages) : String(b.prompt ?? '');
-    const text = reply.text ?? (reply.chunks ? reply.chunks.join('') : `echo: ${prompt.slice(0, 60)}`);
-    const chunks = reply.chunks ?? replyChunks(text);
-    const counts = { prompt_eval_count: reply.promptTokens ?? estimateTokens(prompt), eval_count: reply.completionTokens ?? chunks.length };
-    const piece = (content: string) => (kind === 'chat' ? { message: { role: 'assistant', content } } : { response: content });
+    const gen = generate(reply, ollamaRequest(b, prompt));
+    const counts = { prompt_eval_count: gen.promptTokens, eval_count: gen.completionTokens };
+    const piece = (content: string, thinking = '') =>
+      kind === 'chat' ? { message: { role: 'assistant', content, ...(thinking ? { thinking } : {}) } } : { response: content, ...(thinking ? { thinking } : {}) };
     const head = { model, created_at: new Date().toISOString() };
-    const final = { ...head, ...piece(''), done: true, done_reason: 'stop', total_duration: 1_000_000, ...counts };
+    const final = { ...head, ...piece(''), done: true, done_reason: gen.doneReason, total_duration: 1_000_000, ...counts };
     if (b.stream === false) {
       if (reply.fault === 'reset' || reply.fault === 'stall') return reply.fault === 'reset' ? void res.destroy() : waitForClose(res);
       if (reply.fault === 'malformed') return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"model": "oops');
-      return sendJson(res, 200, { ...final, ...piece(text) });
+      return sendJson(res, 200, { ...final, ...piece(gen.tokens.join(''), gen.thinking), ...(gen.logprobs ? { logprobs: gen.logprobs } : {}) });
     }
     res.writeHead(200, { 'content-type': 'application/x-ndjson' });
+    if (gen.thinking) res.write(`${JSON.stringify({ ...head, ...piece('', gen.thinking), done: false })}\n`);
+    const chunks = gen.tokens.length ? gen.tokens : [''];
     for (const [i, chunk] of chunks.entries()) {
       if (res.destroyed) return;
-      res.write(`${JSON.stringify({ ...head, ...piece(chunk), done: false })}\n`);
+      const logprobs = gen.logprobs?.[i] ? { logprobs: [gen.logprobs[i]] } : {};
+      res.write(`${JSON.stringify({ ...head, ...piece(chunk), ...logprobs, done: false })}\n`);
       if (i === 0 && reply.fault === 'reset') return void (await delay(30), res.destroy());
       if (i === 0 && reply.fault === 'stall') return waitForClose(res);
       if (i === 0 && reply.fault === 'malformed') res.write('{"message": {"content": "broken\n');
@@ -189,6 +193,20 @@ function fakeDigest(seed: string): string {
     out += h.toString(16).padStart(8, '0');
   }
   return out.slice(0, 64);
+}
+
+/** What an Ollama chat/generate request asks of the model (`think`, `format`, `num_predict`, `logprobs`). */
+function ollamaRequest(b: Record<string, unknown>, prompt: string): GenerationRequest {
+  const options = (b.options ?? {}) as { num_predict?: unknown };
+  const format = b.format === 'json' ? 'json' : typeof b.format === 'object' && b.format !== null ? (b.format as Record<string, unknown>) : undefined;
+  return {
+    prompt,
+    // Ollama: `think: false` disables thinking, `think: true` (or a level) returns it apart; unset leaves it in the content.
+    think: b.think === false ? 'off' : b.think === undefined ? 'inline' : 'separate',
+    format,
+    maxTokens: typeof options.num_predict === 'number' ? options.num_predict : undefined,
+    topLogprobs: b.logprobs === true ? (typeof b.top_logprobs === 'number' ? b.top_logprobs : 0) : undefined,
+  };
 }
 
 /** Start a test server (shorthand for `OllamaTestServer.start()`). */

@@ -19,6 +19,35 @@ export interface ScriptedReply {
   delayMs?: number;
   /** Wait this long between streamed chunks. */
   chunkDelayMs?: number;
+  /**
+   * Reasoning a thinking model (qwen3) emits before its answer: inline as `<think>…</think>` in
+   * the content when the request does not mention thinking, in the separate `thinking` field when
+   * an Ollama request sets `think: true`, and not at all when it sets `think: false` (OpenAI
+   * side: `chat_template_kwargs.enable_thinking: false`). Its tokens count against the limit.
+   */
+  thinking?: string;
+  /**
+   * The answer when the request asks for structured output (`format` on Ollama,
+   * `response_format` on the OpenAI side) and the model/server supports it: sent as JSON, and
+   * checked against the request's schema (a script that breaks its own schema is a test bug).
+   * Without it the reply is `text` whatever the request asked (a server ignoring `format`).
+   */
+  json?: unknown;
+  /** Force the finish reason (`length`: cut off); otherwise `length` only when the token limit cut the reply. */
+  doneReason?: 'stop' | 'length';
+  /**
+   * Log-probabilities of the answer's tokens, returned only when the request asks for them
+   * (replacing the answer's default tokens, so script the whole answer). Default when asked:
+   * each emitted token with log-probability −0.01 and itself as the only alternative.
+   */
+  logprobs?: TestTokenLogprob[];
+}
+
+/** One token's log-probability and its top alternatives, as the server reports them. */
+export interface TestTokenLogprob {
+  token: string;
+  logprob: number;
+  top?: Array<{ token: string; logprob: number }>;
 }
 
 /** A model as the server reports it. */
@@ -56,6 +85,11 @@ export interface PullScript {
 export interface TestServerScript {
   version: string;
   chat: ScriptedReply[];
+  /**
+   * Replies chosen by the request's last user message (tried before `chat`; undefined falls back
+   * to it): for concurrent calls, whose arrival order is not fixed.
+   */
+  respond?: (prompt: string) => ScriptedReply | undefined;
   /** Faults for the next embed calls, consumed in order. */
   embedFaults: ReplyFault[];
   embedDimensions: number;

@@ -7,6 +7,7 @@ import type { EventDef, RequestDef } from './define';
 import { evalRequests } from './eval';
 import { reposEvents, reposRequests } from './repos';
 import { searchRequests } from './search';
+import { chatEvents, chatRequests } from './chat';
 
 /**
  * The single source of truth for what the renderer may ask the engine (`domain/verb`) and what
@@ -21,6 +22,7 @@ export const requests = {
   ...evalRequests,
   ...reposRequests,
   ...searchRequests,
+  ...chatRequests,
 } as const;
 
 /** Every pushed event. */
@@ -28,6 +30,7 @@ export const events = {
   ...appEvents,
   ...modelsEvents,
   ...reposEvents,
+  ...chatEvents,
 } as const;
 
 /** Every request key. */

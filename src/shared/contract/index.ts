@@ -11,3 +11,4 @@ export * from './repos';
 export * from './search';
 export * from './reasons';
 export * from './runs';
+export * from './chat';

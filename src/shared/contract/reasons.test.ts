@@ -16,6 +16,8 @@ const EXAMPLES: Reason[] = [
   { kind: 'plan-file', detail: { step: 's3' } },
   { kind: 'judged-relevant', detail: { model: 'qwen2.5-coder:1.5b', probability: 0.91 } },
   { kind: 'cited', detail: { startLine: 12, endLine: 20 } },
+  { kind: 'judged-irrelevant', detail: { model: 'qwen3:0.6b', probability: 0.08 } },
+  { kind: 'default-deny', detail: { model: 'qwen3:0.6b', cause: 'cut-off' } },
 ];
 
 describe('reasons', () => {
@@ -47,6 +49,8 @@ describe('reasons', () => {
       'in the plan (step s3)',
       'judged relevant by qwen2.5-coder:1.5b (P 0.91)',
       'cited at lines 12–20',
+      'judged not relevant by qwen3:0.6b (P 0.08)',
+      'left out: qwen3:0.6b gave no yes or no (cut-off)',
     ]);
     const neighbours = EXAMPLES.slice(4, 8);
     expect(formatReasons(neighbours, { compact: true })).toBe('defines load_config · imported by main.py · imports config.py · changes with tax.toml (4 commits)');

@@ -41,6 +41,11 @@ export const reasonSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('judged-relevant'), detail: z.object({ model: z.string().min(1), probability: z.number().min(0).max(1).optional() }) }),
   /** Reserved (chat): an answer cites these lines (1-based, inclusive). */
   z.object({ kind: z.literal('cited'), detail: z.object({ startLine: z.number().int().min(1), endLine: z.number().int().min(1) }) }),
+  // Produced by retrieval's binary judgments.
+  /** A model judged the item not relevant; `probability` is P(yes) when known. */
+  z.object({ kind: z.literal('judged-irrelevant'), detail: z.object({ model: z.string().min(1), probability: z.number().min(0).max(1).optional() }) }),
+  /** The model's answer was not a yes or a no (`cause`), so the item was left out, as the pipeline's rule says. */
+  z.object({ kind: z.literal('default-deny'), detail: z.object({ model: z.string().min(1), cause: z.enum(['empty', 'cut-off', 'unparseable']) }) }),
 ]);
 
 /** A reason: `{kind, detail}`, the detail typed per kind. */
@@ -106,6 +111,12 @@ export function formatReason(reason: Reason, options: { compact?: boolean } = {}
         : `judged relevant by ${reason.detail.model}`;
     case 'cited':
       return reason.detail.startLine === reason.detail.endLine ? `cited at line ${reason.detail.startLine}` : `cited at lines ${reason.detail.startLine}–${reason.detail.endLine}`;
+    case 'judged-irrelevant':
+      return reason.detail.probability !== undefined
+        ? `judged not relevant by ${reason.detail.model} (P ${reason.detail.probability.toFixed(2)})`
+        : `judged not relevant by ${reason.detail.model}`;
+    case 'default-deny':
+      return `left out: ${reason.detail.model} gave no yes or no (${reason.detail.cause})`;
   }
 }
 

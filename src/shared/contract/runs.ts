@@ -26,6 +26,8 @@ export interface RunKinds {
   pull: { subject: { model: string }; result: { model: string } };
   /** `repoPath`: the repository's root (an evaluation needs no registered repository). */
   eval: { subject: { repoPath: string }; result: { reportId: string; file: string } };
+  /** One chat turn: retrieval, then the streamed answer (events chat/sources, chat/token, chat/done). */
+  chat: { subject: { repoId: string; conversationId: string }; result: { conversationId: string; messageId: number } };
 }
 
 /** A kind of run. */

@@ -5,7 +5,8 @@ import { registerModels } from './models';
 import { registerEval } from './evalCommand';
 import { registerIndex } from './indexCommand';
 import { registerSearch } from './searchCommand';
+import { registerChat } from './chatCommand';
 import { registerServe } from './serve';
 
 /** Every command of the CLI, in the order `cra --help` lists them. */
-export const commandModules: CommandModule[] = [registerInit, registerServe, registerIndex, registerEval, registerSearch, registerModels, registerLogs];
+export const commandModules: CommandModule[] = [registerInit, registerServe, registerIndex, registerEval, registerSearch, registerChat, registerModels, registerLogs];

@@ -1,9 +1,5 @@
-import { existsSync, realpathSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { RepoRegistry } from '../../../core/repos/registry';
 import type { EmbedSummary } from '../../../core/search/embedRun';
 import type { RepoInfo, RunProgress, SearchResult } from '../../../shared/contract';
-import { AppError } from '../../../shared/contract/errors';
 import { formatReasons } from '../../../shared/contract/reasons';
 import { printable } from '../../../shared/printable';
 import type { CliContext } from '../context';
@@ -11,20 +7,11 @@ import type { CliContext } from '../context';
 // What `cra search` and `cra embed` do once they run: loaded by searchCommand.ts on action, so
 // `cra --version` and `--help` never load the registry, zod or the engine.
 
-/** The registered repository for a folder given on the command line, or a one-line error saying how to index it. */
-export function findIndexedRepo(dataDir: string, path: string): RepoInfo {
-  const absolute = resolve(path);
-  if (!existsSync(absolute)) throw new AppError('NOT_FOUND', `${absolute} does not exist; give the folder of an indexed repository (--repo PATH).`);
-  const candidates = [absolute, realpathSync(absolute)];
-  const registry = new RepoRegistry(dataDir);
-  try {
-    const info = candidates.map((p) => registry.findByPath(p)).find((r) => r !== undefined);
-    if (!info || info.lastIndexedAt === null) throw new AppError('NOT_INDEXED', `${absolute} is not indexed; run \`cra index ${path}\` first.`);
-    return info;
-  } finally {
-    registry.close();
-  }
-}
+/**
+ * The registered repository for a folder given on the command line, or a one-line error saying
+ * what to do (NOT_FOUND / NOT_INDEXED): decided in core, as for the app (core/repos/indexed.ts).
+ */
+export { findIndexedRepo } from '../../../core/repos/indexed';
 
 /** `cra embed`: embed the chunks without a vector, with a progress line on stderr. */
 export async function runEmbedding(ctx: CliContext, repo: RepoInfo, json: boolean): Promise<void> {

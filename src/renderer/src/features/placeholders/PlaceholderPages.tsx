@@ -3,7 +3,7 @@ import { useNavStore } from '../../app/store/navStore';
 import { EmptyState } from '../../components/EmptyState';
 
 /**
- * Chat and Plans & Runs are not built yet. Their pages say so first, then what they will do, and
+ * Plans & Runs is not built yet. Its page says so first, then what they will do, and
  * point at what works today; they give no set-up steps, because no step makes them appear.
  */
 function NotBuilt(props: { title: string; children: ReactNode }) {
@@ -21,17 +21,8 @@ function NotBuilt(props: { title: string; children: ReactNode }) {
         <strong>Not built yet.</strong> {props.title} is not part of this version of Clean Room; nothing you add or assign turns it on.
       </p>
       {props.children}
-      <p>What works today: adding and indexing repositories, model-free code search with a file view, the model manager, the call log and the evaluation of search.</p>
+      <p>What works today: adding and indexing repositories, model-free code search with a file view, chat over the code, the model manager, the call log and the evaluation of search.</p>
     </EmptyState>
-  );
-}
-
-/** Chat: not built yet; what it will be. */
-export function ChatPage() {
-  return (
-    <NotBuilt title="Chat">
-      <p>When it is built: ask questions about your code and get streamed answers that cite files and lines, with the sources shown first.</p>
-    </NotBuilt>
   );
 }
 

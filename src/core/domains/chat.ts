@@ -1,0 +1,86 @@
+import { randomUUID } from 'node:crypto';
+import type { Handlers } from '../../shared/contract';
+import { runChatTurn } from '../chat/turn';
+import { ConversationStore } from '../chat/store';
+import type { EngineContext } from '../engine';
+import { KnowledgeBase } from '../kb/knowledgeBase';
+import type { ModelServices } from '../llm/services';
+import { openIndexedRepo } from '../repos/indexed';
+import { repoPaths } from '../repos/registry';
+import { sharedDefaultEmbedder } from '../search/search';
+
+type ChatHandlers = Pick<Handlers, 'chat/ask' | 'chat/history'>;
+
+/** What the chat domain gives the composition root. */
+export interface ChatDomain {
+  handlers: ChatHandlers;
+  dispose(): void;
+}
+
+/**
+ * Chat over a repository (issue #14): each question is a `chat` run; conversations live in the
+ * repository's raw DB. Turns share no mutable state: each opens its own read connection to the
+ * index, so several chats may run at once.
+ */
+export function createChatDomain(ctx: EngineContext, llm: Pick<ModelServices, 'client'>): ChatDomain {
+  const stores = new Map<string, ConversationStore>();
+  const storeOf = (repoId: string): ConversationStore => {
+    let store = stores.get(repoId);
+    if (!store) {
+      store = ConversationStore.open(repoPaths(ctx.ports.dataDir, repoId).raw);
+      stores.set(repoId, store);
+    }
+    return store;
+  };
+  const stopListening = ctx.events.on('repos/removed', ({ repoId }) => {
+    stores.get(repoId)?.close();
+    stores.delete(repoId);
+  });
+
+  const handlers: ChatHandlers = {
+    'chat/ask': async ({ repoId, question, conversationId, mode }) => {
+      // NOT_FOUND / NOT_INDEXED before a run starts, as for search.
+      const { info, curatedFile } = openIndexedRepo(ctx, { repoId });
+      const id = conversationId ?? `c-${randomUUID()}`;
+      const store = storeOf(info.id);
+      const { runId } = ctx.runs.start(
+        'chat',
+        `Chat · ${info.name}: ${question.slice(0, 60)}`,
+        async ({ runId, signal }) => {
+          const kb = KnowledgeBase.open(curatedFile, info.id, { withVectors: true });
+          try {
+            const message = await runChatTurn(
+              {
+                kb,
+                store,
+                events: ctx.events,
+                embedder: sharedDefaultEmbedder(),
+                complete: (prompt, options) => llm.client.complete(prompt, options),
+                stream: (prompt, options) => llm.client.stream(prompt, options),
+              },
+              { runId, repoId: info.id, conversationId: id, question, mode, signal },
+            );
+            return { conversationId: id, messageId: message.id };
+          } finally {
+            kb.close();
+          }
+        },
+        { repoId: info.id, conversationId: id },
+      );
+      return { runId, conversationId: id };
+    },
+    'chat/history': async ({ repoId, conversationId }) => {
+      const { info } = openIndexedRepo(ctx, { repoId });
+      const store = storeOf(info.id);
+      return { conversations: store.conversations(), messages: conversationId ? store.messages(conversationId) : [] };
+    },
+  };
+  return {
+    handlers,
+    dispose() {
+      stopListening();
+      for (const store of stores.values()) store.close();
+      stores.clear();
+    },
+  };
+}

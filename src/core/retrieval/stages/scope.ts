@@ -1,0 +1,118 @@
+import type { Reason } from '../../../shared/contract/reasons';
+import type { KnowledgeBase } from '../../kb/knowledgeBase';
+import type { LlmClient } from '../../llm/client';
+import { searchRepository } from '../../search/search';
+import { judgeAll, judgmentFacts, judgmentReason } from '../judge';
+import type { ContextFile, RetrievalStage, StageContext } from '../stage';
+import type { TaskRecord } from '../taskAnalysis';
+
+/** Settings of the scope stage. */
+export interface ScopeOptions {
+  /** Top hits of the model-free search taken as seeds (default 5). */
+  searchSeeds?: number;
+  /** Co-change neighbours need at least this many shared commits (default 2). */
+  minCoChange?: number;
+  /** At most this many candidates, seeds included (default 60); the rest are recorded as over the cap. */
+  maxCandidates?: number;
+}
+
+/** One scope candidate: the file, its tier and the relation that brought it. */
+export interface ScopeCandidate {
+  fileId: number;
+  path: string;
+  tier: number;
+  relation: Reason;
+  /** Tie-break within a tier (lower first). */
+  order: number;
+}
+
+/** The question every non-seed candidate is asked. */
+export const SCOPE_QUESTION = 'Is this file needed to understand or change the code for the task?';
+
+/**
+ * Tiered expansion outward from seeds — tier 1: files the task names (or that define symbols it
+ * names, or that its stack traces pass through) and the top hits of our model-free search; tier 2:
+ * import dependencies of seeds both ways; tier 3: co-change neighbours of seeds above a minimum
+ * count — ordered within tiers and capped. Seeds skip judgment; every other candidate gets one
+ * binary judgment, and is kept on a yes (ordered by P(yes) within its tier when known).
+ */
+export async function scopeCandidates(kb: KnowledgeBase, task: TaskRecord, options: ScopeOptions = {}, signal?: AbortSignal): Promise<ScopeCandidate[]> {
+  const out = new Map<number, ScopeCandidate>();
+  const add = (fileId: number, path: string, tier: number, relation: Reason, order: number) => {
+    if (!out.has(fileId)) out.set(fileId, { fileId, path, tier, relation, order });
+  };
+  const x = task.extraction;
+  let n = 0;
+  for (const f of x.files) {
+    const file = f.path ? kb.getFileByPath(f.path) : null;
+    if (file && !file.skipReason) add(file.id, file.path, 1, { kind: 'named-in-task', detail: { text: f.text } }, n++);
+  }
+  for (const s of x.symbols) {
+    for (const path of s.definedIn) {
+      const file = kb.getFileByPath(path);
+      if (file) add(file.id, path, 1, { kind: 'named-in-task', detail: { text: s.text } }, n++);
+    }
+  }
+  const hits = await searchRepository(kb, task.text, { limit: options.searchSeeds ?? 5, mode: 'keyword', signal });
+  hits.forEach((hit, i) => {
+    const file = kb.getFileByPath(hit.path);
+    if (file) add(file.id, hit.path, 1, { kind: 'seed', detail: { rank: i + 1 } }, n++);
+  });
+  const seeds = [...out.values()];
+  // Tier 2: rank by how many seeds a file is linked to, then by the first seed's order.
+  const deps = new Map<number, { path: string; relation: Reason; links: number; first: number }>();
+  for (const [i, seed] of seeds.entries()) {
+    for (const edge of kb.getDependencies(seed.fileId, 'both')) {
+      const relation: Reason = edge.direction === 'outgoing' ? { kind: 'imported-by', detail: { path: seed.path } } : { kind: 'imports', detail: { path: seed.path } };
+      const known = deps.get(edge.fileId);
+      if (known) known.links++;
+      else deps.set(edge.fileId, { path: edge.path, relation, links: 1, first: i });
+    }
+  }
+  [...deps.entries()].sort(([, a], [, b]) => b.links - a.links || a.first - b.first || a.path.localeCompare(b.path)).forEach(([id, d], i) => add(id, d.path, 2, d.relation, i));
+  // Tier 3: rank by the co-change count.
+  const co: Array<{ fileId: number; path: string; seed: string; count: number }> = [];
+  for (const seed of seeds) for (const c of kb.getCoChangeNeighbors(seed.fileId, options.minCoChange ?? 2)) co.push({ ...c, seed: seed.path });
+  co.sort((a, b) => b.count - a.count || a.path.localeCompare(b.path)).forEach((c, i) => add(c.fileId, c.path, 3, { kind: 'co-change', detail: { path: c.seed, commits: c.count } }, i));
+  return [...out.values()].sort((a, b) => a.tier - b.tier || a.order - b.order);
+}
+
+/** What the judge sees of a file: path, language, its symbols and module docstring. */
+function describeFile(kb: KnowledgeBase, c: ScopeCandidate): string {
+  const file = kb.getFile(c.fileId);
+  const symbols = kb.getSymbolsForFile(c.fileId).filter((s) => s.parentId === null || s.kind === 'method').slice(0, 15).map((s) => s.signature || s.qualifiedName);
+  const doc = kb.getDocstringsForFile(c.fileId).moduleDoc?.split('\n')[0];
+  return [`path: ${c.path}`, file ? `language: ${file.language}` : '', doc ? `about: ${doc}` : '', symbols.length ? `defines:\n${symbols.map((s) => `  ${s}`).join('\n')}` : ''].filter(Boolean).join('\n');
+}
+
+/** The scope stage (see {@link scopeCandidates}). */
+export class ScopeStage implements RetrievalStage {
+  readonly name = 'scope';
+  constructor(private readonly options: ScopeOptions = {}) {}
+
+  /** Expand, judge the non-seeds, and keep the seeds and the yeses. */
+  async run(context: StageContext, kb: KnowledgeBase, task: TaskRecord, llm: LlmClient): Promise<StageContext> {
+    const all = await scopeCandidates(kb, task, this.options, context.signal);
+    const cap = Math.max(this.options.maxCandidates ?? 60, all.filter((c) => c.tier === 1).length);
+    const candidates = all.slice(0, cap);
+    const decisions: StageContext['decisions'] = all.slice(cap).map((c) => ({ subjectKind: 'file', subject: c.path, tier: String(c.tier), decision: 'over-cap', reasons: [c.relation] }));
+    const seeds = candidates.filter((c) => c.tier === 1);
+    const judged = candidates.filter((c) => c.tier !== 1);
+    const verdicts = await judgeAll(
+      { llm, stage: 'scope', instruct: SCOPE_QUESTION, task: task.text, runId: context.runId, log: context.log, signal: context.signal, concurrency: context.concurrency },
+      judged.map((c) => describeFile(kb, c)),
+    );
+    const files: ContextFile[] = seeds.map((c) => ({ fileId: c.fileId, path: c.path, tier: 1, reasons: [c.relation] }));
+    for (const c of seeds) decisions.push({ subjectKind: 'file', subject: c.path, tier: '1', decision: 'included', reasons: [c.relation] });
+    const kept: Array<ContextFile & { order: number }> = [];
+    judged.forEach((c, i) => {
+      const j = verdicts[i]!;
+      const reasons = [c.relation, judgmentReason(j)];
+      decisions.push({ subjectKind: 'file', subject: c.path, tier: String(c.tier), decision: j.verdict === 'yes' ? 'included' : 'excluded', reasons, judgment: judgmentFacts(j), ...(j.callId !== undefined ? { modelCallId: j.callId } : {}) });
+      if (j.verdict === 'yes') kept.push({ fileId: c.fileId, path: c.path, tier: c.tier, reasons, ...(j.pYes !== undefined ? { pYes: j.pYes } : {}), order: i });
+    });
+    // Within a tier, a more confident yes first; without P(yes), the tier's own order.
+    kept.sort((a, b) => a.tier - b.tier || (b.pYes ?? 0) - (a.pYes ?? 0) || a.order - b.order);
+    return { ...context, files: [...context.files, ...files, ...kept.map(({ order: _o, ...f }) => f)], decisions };
+  }
+}

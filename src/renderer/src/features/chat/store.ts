@@ -1,0 +1,98 @@
+import { create } from 'zustand';
+import type { ChatMode, ConversationSummary } from '../../../../shared/contract/chat';
+import { client } from '../../lib/client';
+import { toOpError, type OpError } from '../../lib/errors';
+import { finishTurn, newConversationId, pendingTurn, turnsFromMessages, updateLast, type Turn } from './reducers';
+
+interface ChatState {
+  repoId: string | null;
+  conversationId: string;
+  conversations: ConversationSummary[];
+  turns: Turn[];
+  draft: string;
+  mode: ChatMode;
+  error: OpError | null;
+}
+
+interface ChatActions {
+  setDraft(draft: string): void;
+  setMode(mode: ChatMode): void;
+  /** Load the repository's conversations (a new one is started when the repository changes). */
+  load(repoId: string): Promise<void>;
+  open(repoId: string, conversationId: string): Promise<void>;
+  newConversation(): void;
+  /** Ask the draft in the current conversation. */
+  ask(repoId: string): Promise<void>;
+  /** Stop the answer being streamed. */
+  stop(): Promise<void>;
+  /** Subscribe to the chat events once; returns the unsubscriber. */
+  listen(): () => void;
+}
+
+/** The Chat page: the conversation shown, its turns as they stream, and the list of conversations. */
+export const useChatStore = create<ChatState & ChatActions>()((set, get) => ({
+  repoId: null,
+  conversationId: newConversationId(),
+  conversations: [],
+  turns: [],
+  draft: '',
+  mode: 'auto',
+  error: null,
+  setDraft: (draft) => set({ draft }),
+  setMode: (mode) => set({ mode }),
+  load: async (repoId) => {
+    if (get().repoId !== repoId) set({ repoId, turns: [], conversationId: newConversationId(), error: null });
+    try {
+      const { conversations } = await client().call('chat/history', { repoId });
+      if (get().repoId === repoId) set({ conversations });
+    } catch (error) {
+      set({ error: toOpError(error) });
+    }
+  },
+  open: async (repoId, conversationId) => {
+    try {
+      const { messages } = await client().call('chat/history', { repoId, conversationId });
+      set({ conversationId, turns: turnsFromMessages(messages), error: null });
+    } catch (error) {
+      set({ error: toOpError(error) });
+    }
+  },
+  newConversation: () => set({ conversationId: newConversationId(), turns: [], error: null }),
+  ask: async (repoId) => {
+    const { draft, mode, conversationId, turns } = get();
+    const question = draft.trim();
+    if (!question || turns.some((t) => t.status === 'retrieving' || t.status === 'streaming')) return;
+    set({ draft: '', turns: [...turns, pendingTurn(question)], error: null });
+    try {
+      const { runId } = await client().call('chat/ask', { repoId, question, conversationId, mode });
+      set((s) => ({ turns: updateLast(s.turns, (t) => ({ ...t, runId: t.runId ?? runId })) }));
+    } catch (error) {
+      const e = toOpError(error);
+      set((s) => ({ turns: updateLast(s.turns, (t) => ({ ...t, status: e ? 'failed' : 'cancelled', error: e?.message ?? null })) }));
+    }
+  },
+  stop: async () => {
+    const last = get().turns.at(-1);
+    if (last?.runId && (last.status === 'retrieving' || last.status === 'streaming')) await client().call('run/cancel', { runId: last.runId });
+  },
+  listen: () => {
+    const c = client();
+    // Events are matched by conversation: the page made its id, so the first events of a turn are
+    // recognised even when they arrive before the answer to chat/ask (which carries the run id).
+    const mine = (conversationId: string) => conversationId === get().conversationId;
+    const stops = [
+      c.subscribe('chat/sources', (e) => {
+        if (mine(e.conversationId)) set((s) => ({ turns: updateLast(s.turns, (t) => ({ ...t, runId: e.runId, sources: e.sources, trace: e.trace, status: 'streaming' })) }));
+      }),
+      c.subscribe('chat/token', (e) => {
+        if (mine(e.conversationId)) set((s) => ({ turns: updateLast(s.turns, (t) => ({ ...t, answer: t.answer + e.text })) }));
+      }),
+      c.subscribe('chat/done', (e) => {
+        if (mine(e.conversationId)) set((s) => ({ turns: updateLast(s.turns, (t) => finishTurn(t, e.message)) }));
+        const repoId = get().repoId;
+        if (repoId === e.repoId) void get().load(repoId);
+      }),
+    ];
+    return () => stops.forEach((stop) => stop());
+  },
+}));
