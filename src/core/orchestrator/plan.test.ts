@@ -10,6 +10,7 @@ import { LlmClient } from '../llm/client';
 import { ModelRouter } from '../llm/router';
 import { RawCallLog } from '../logs/callLog';
 import { createRetrievalFixture, type RetrievalFixture } from '../retrieval/testing/fixture';
+import { RawDecisionLog } from '../retrieval/decisionLog';
 import { OllamaTestServer } from '../testing/ollamaTestServer';
 import { createPlan, PlanInvalidError } from './plan';
 import { listPlans, loadPlan, savePlan } from './planStore';
@@ -120,5 +121,19 @@ describe('createPlan', () => {
     };
     server.script.chat.push({ json: cyclic }, { json: cyclic });
     await expect(plan()).rejects.toThrow(/dependency cycle: calc\/tokenizer\.py → calc\/parser\.py → calc\/tokenizer\.py/);
+  });
+
+  it('with a judged scope, keeps the seeds unjudged and only the judged yeses, and logs the scope decisions', async () => {
+    const analysis = server.script.respond!;
+    // The judge says yes to evaluator.py (an import neighbour) and no to everything else.
+    server.script.respond = (prompt) => (/path: /.test(prompt) ? { json: { answer: /path: calc\/evaluator\.py/.test(prompt) ? 'yes' : 'no' } } : analysis(prompt));
+    server.script.chat.push({ json: GOOD_PLAN });
+    const artifact = await createPlan({ kb: fx.kb, repoId: 'calc', task: TASK, llm, runId: 'run-2', judgeScope: true, decisions: new RawDecisionLog(raw), maxContextFiles: 20 });
+    const rows = raw.prepare("select subject, tier, decision from retrieval_decisions where run_id = 'run-2' and stage = 'scope'").all() as Array<{ subject: string; tier: string; decision: string }>;
+    expect(rows).toContainEqual({ subject: 'calc/evaluator.py', tier: '2', decision: 'included' });
+    expect(rows).toContainEqual({ subject: 'calc/units.py', tier: '3', decision: 'excluded' });
+    expect(artifact.contextFiles).toEqual(rows.filter((r) => r.decision === 'included').map((r) => r.subject));
+    expect(planPrompts()[0]!.messages.at(-1)!.content).toContain('### calc/evaluator.py');
+    expect(planPrompts()[0]!.messages.at(-1)!.content).not.toContain('### calc/units.py');
   });
 });
