@@ -28,6 +28,8 @@ export interface RunKinds {
   eval: { subject: { repoPath: string }; result: { reportId: string; file: string } };
   /** One chat turn: retrieval, then the streamed answer (events chat/sources, chat/token, chat/done). */
   chat: { subject: { repoId: string; conversationId: string }; result: { conversationId: string; messageId: number } };
+  /** One plan pass (task analysis → scope → plan); the plan is saved under the repository's plans/. */
+  plan: { subject: { repoId: string }; result: { planId: string; file: string } };
 }
 
 /** A kind of run. */

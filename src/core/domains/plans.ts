@@ -1,0 +1,65 @@
+import type { Handlers } from '../../shared/contract';
+import { openRawDatabase } from '../db/raw';
+import type { EngineContext } from '../engine';
+import { gitHead } from '../git';
+import { KnowledgeBase } from '../kb/knowledgeBase';
+import type { ModelServices } from '../llm/services';
+import { createPlan } from '../orchestrator/plan';
+import { listPlans, loadPlan, savePlan } from '../orchestrator/planStore';
+import { RawDecisionLog } from '../retrieval/decisionLog';
+import { openIndexedRepo } from '../repos/indexed';
+import { repoPaths } from '../repos/registry';
+
+type PlanHandlers = Pick<Handlers, 'plans/create' | 'plans/list' | 'plans/get'>;
+
+/**
+ * Plans (issue #15, plan mode): `plans/create` starts a `plan` run — one atomic pass whose plan is
+ * saved as `<dataDir>/repos/<id>/plans/<planId>.json` — and the saved plans are listed and read.
+ */
+export function createPlansHandlers(ctx: EngineContext, llm: Pick<ModelServices, 'client'>): PlanHandlers {
+  return {
+    'plans/create': async ({ repoId, task, judgeScope }) => {
+      // NOT_FOUND / NOT_INDEXED before a run starts.
+      const { info, curatedFile } = openIndexedRepo(ctx, { repoId });
+      const { runId } = ctx.runs.start(
+        'plan',
+        `Plan · ${info.name}: ${task.slice(0, 60)}`,
+        async ({ runId, signal, progress }) => {
+          const kb = KnowledgeBase.open(curatedFile, info.id);
+          // Judged scope decisions go to the repository's raw DB, as every retrieval decision does.
+          const raw = judgeScope ? openRawDatabase(repoPaths(ctx.ports.dataDir, info.id).raw) : undefined;
+          try {
+            const commit = (await gitHead(info.path).catch(() => null)) ?? undefined;
+            let done = 0;
+            const artifact = await createPlan({
+              kb,
+              repoId: info.id,
+              task,
+              llm: llm.client,
+              runId,
+              signal,
+              judgeScope,
+              ...(raw ? { decisions: new RawDecisionLog(raw) } : {}),
+              ...(commit ? { commit } : {}),
+              onPhase: (phase) => progress({ phase, done: done++ }),
+            });
+            return { planId: artifact.id, file: savePlan(ctx.ports.dataDir, artifact) };
+          } finally {
+            raw?.close();
+            kb.close();
+          }
+        },
+        { repoId: info.id },
+      );
+      return { runId };
+    },
+    'plans/list': async ({ repoId }) => {
+      const { info } = openIndexedRepo(ctx, { repoId });
+      return { plans: listPlans(ctx.ports.dataDir, info.id).plans };
+    },
+    'plans/get': async ({ repoId, planId }) => {
+      const { info } = openIndexedRepo(ctx, { repoId });
+      return { plan: loadPlan(ctx.ports.dataDir, info.id, planId) };
+    },
+  };
+}

@@ -1,0 +1,153 @@
+/**
+ * Edits applied in isolation: a model's search/replace blocks are checked and applied in a git
+ * worktree of ours (core/git), never in the user's working tree, every path confined to the
+ * checkout (core/fs/confine), all or nothing per attempt, and the outcome is a unified diff.
+ */
+import { closeSync, constants, lstatSync, mkdirSync, openSync, rmSync, writeSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { confinePath, readConfinedFile } from '../fs/confine';
+import { gitText, Worktree } from '../git';
+import { parseEditBlocks, type EditBlock } from './blocks';
+
+export type { EditBlock } from './blocks';
+
+/** The outcome of one attempt: the diff of the checkout against its commit, or why nothing was written. */
+export type ApplyResult = { ok: true; diff: string; files: string[] } | { ok: false; reason: string };
+
+/** Largest file an edit may change (a bigger one is not source a model should rewrite). */
+const MAX_FILE_BYTES = 4 * 1024 * 1024;
+
+interface Pending {
+  absolute: string;
+  relative: string;
+  /** null: the file does not exist yet. */
+  original: string | null;
+  content: string;
+}
+
+function occurrences(haystack: string, needle: string): number[] {
+  const at: number[] = [];
+  for (let i = haystack.indexOf(needle); i >= 0 && at.length < 2; i = haystack.indexOf(needle, i + 1)) at.push(i);
+  return at;
+}
+
+/** Compute every block's effect in memory; the first problem fails the whole attempt. */
+function prepare(root: string, blocks: readonly EditBlock[]): Map<string, Pending> | string {
+  const files = new Map<string, Pending>();
+  for (const block of blocks) {
+    const name = `edit block ${block.index} (${block.path})`;
+    let confined;
+    try {
+      confined = confinePath(root, block.path, { allowMissing: true });
+    } catch (error) {
+      return `${name}: ${error instanceof Error ? error.message : String(error)}`;
+    }
+    let file = files.get(confined.relative);
+    if (!file) {
+      let original: string | null = null;
+      if (confined.exists) {
+        if (!lstatSync(confined.absolute).isFile()) return `${name}: the path is not a regular file`;
+        const read = readConfinedFile(root, confined.relative, MAX_FILE_BYTES);
+        if (read.size > MAX_FILE_BYTES) return `${name}: the file is larger than ${MAX_FILE_BYTES} bytes`;
+        original = read.bytes.toString('utf8');
+      }
+      file = { absolute: confined.absolute, relative: confined.relative, original, content: original ?? '' };
+      files.set(confined.relative, file);
+    }
+    if (block.search === '') {
+      if (file.original !== null || file.content !== '') return `${name}: SEARCH is empty but the file exists; copy the lines to change into SEARCH`;
+      file.content = block.replace === '' ? '' : `${block.replace}\n`;
+      continue;
+    }
+    if (file.original === null && file.content === '') return `${name}: the file does not exist; an empty SEARCH creates a file`;
+    const at = occurrences(file.content, block.search);
+    if (at.length === 0) return `${name}: the SEARCH text was not found; it must copy the file's current lines exactly`;
+    if (at.length > 1) return `${name}: the SEARCH text matches more than one place; include more lines so it matches exactly once`;
+    const i = at[0]!;
+    file.content = file.content.slice(0, i) + block.replace + file.content.slice(i + block.search.length);
+  }
+  return files;
+}
+
+function writeFile(file: Pending): void {
+  mkdirSync(dirname(file.absolute), { recursive: true });
+  // O_NOFOLLOW: a link planted after the check is not followed; O_EXCL: a new file is really new.
+  const flags = constants.O_WRONLY | constants.O_CREAT | (constants.O_NOFOLLOW ?? 0) | (file.original === null ? constants.O_EXCL : constants.O_TRUNC);
+  const fd = openSync(file.absolute, flags, 0o644);
+  try {
+    writeSync(fd, file.content);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Apply a reply's blocks (or parsed blocks) to a checkout of ours: all are checked first (path
+ * confined, SEARCH found exactly once, a new file really new), then written; a write that fails
+ * puts back what was written. Returns the checkout's diff against its commit (new files
+ * included), or the reason of a failed attempt with nothing changed.
+ */
+export async function applyEdits(checkout: string, edits: string | readonly EditBlock[], signal?: AbortSignal): Promise<ApplyResult> {
+  let blocks: readonly EditBlock[];
+  if (typeof edits === 'string') {
+    const parsed = parseEditBlocks(edits);
+    if (!parsed.ok) return { ok: false, reason: parsed.reason };
+    blocks = parsed.blocks;
+  } else blocks = edits;
+  const planned = prepare(checkout, blocks);
+  if (typeof planned === 'string') return { ok: false, reason: planned };
+  const changed = [...planned.values()].filter((f) => f.content !== f.original);
+  const written: Pending[] = [];
+  try {
+    for (const file of changed) {
+      writeFile(file);
+      written.push(file);
+    }
+  } catch (error) {
+    for (const file of written) {
+      if (file.original === null) rmSync(file.absolute, { force: true });
+      else writeFile({ ...file, content: file.original, original: file.original });
+    }
+    return { ok: false, reason: `writing failed, nothing kept: ${(error as Error).message}` };
+  }
+  const paths = changed.map((f) => f.relative);
+  // The checkout's own index (git keeps one per worktree), never the user's; -f: an ignored new file still shows.
+  if (paths.length) await gitText(['add', '-f', '--', ...paths], { cwd: checkout, signal });
+  const diff = await gitText(['diff', '--cached', '--no-ext-diff', '--no-color', '--src-prefix=a/', '--dst-prefix=b/'], { cwd: checkout, signal });
+  return { ok: true, diff, files: paths };
+}
+
+/** Where and what to apply in isolation. */
+export interface IsolatedApplyOptions {
+  /** The user's repository (read only). */
+  repo: string;
+  /** Our worktrees folder (`worktreesDir(dataDir)`). */
+  root: string;
+  /** The model's reply or parsed blocks. */
+  edits: string | readonly EditBlock[];
+  /** Default HEAD. */
+  commit?: string;
+  /** Keep the worktree for the caller (which must remove it); default: removed after the diff. */
+  keep?: boolean;
+  signal?: AbortSignal;
+}
+
+/**
+ * Apply edits in a fresh worktree of the repository at `commit` (HEAD by default) and return the
+ * diff; the user's working tree and index are never written. The worktree is removed unless `keep`.
+ */
+export async function applyEditsIsolated(options: IsolatedApplyOptions): Promise<ApplyResult & { worktree?: Worktree }> {
+  const worktree = await Worktree.create({ repo: options.repo, commit: options.commit ?? 'HEAD', root: options.root, label: 'edit', signal: options.signal });
+  let result: ApplyResult;
+  try {
+    result = await applyEdits(worktree.path, options.edits, options.signal);
+  } catch (error) {
+    await worktree.remove();
+    throw error;
+  }
+  if (!options.keep) {
+    await worktree.remove();
+    return result;
+  }
+  return { ...result, worktree };
+}
