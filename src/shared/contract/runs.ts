@@ -28,6 +28,8 @@ export interface RunKinds {
   eval: { subject: { repoPath: string }; result: { reportId: string; file: string } };
   /** One chat turn: retrieval, then the streamed answer (events chat/sources, chat/token, chat/done). */
   chat: { subject: { repoId: string; conversationId: string }; result: { conversationId: string; messageId: number } };
+  /** Synthetic training pairs from a repository's history (`cra bootstrap`): the dataset folder and its counts. */
+  bootstrap: { subject: { repoPath: string }; result: { dir: string; added: number; skipped: number; counts: { scope: { yes: number; no: number }; precision: { yes: number; no: number }; execute: number } } };
 }
 
 /** A kind of run. */

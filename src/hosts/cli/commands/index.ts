@@ -7,6 +7,7 @@ import { registerIndex } from './indexCommand';
 import { registerSearch } from './searchCommand';
 import { registerChat } from './chatCommand';
 import { registerServe } from './serve';
+import { registerBootstrap } from './bootstrapCommand';
 
 /** Every command of the CLI, in the order `cra --help` lists them. */
-export const commandModules: CommandModule[] = [registerInit, registerServe, registerIndex, registerEval, registerSearch, registerChat, registerModels, registerLogs];
+export const commandModules: CommandModule[] = [registerInit, registerServe, registerIndex, registerEval, registerSearch, registerChat, registerModels, registerLogs, registerBootstrap];
