@@ -30,6 +30,8 @@ export interface RunKinds {
   chat: { subject: { repoId: string; conversationId: string }; result: { conversationId: string; messageId: number } };
   /** One plan pass (task analysis → scope → plan); the plan is saved under the repository's plans/. */
   plan: { subject: { repoId: string }; result: { planId: string; file: string } };
+  /** Synthetic training pairs from a repository's history (`cra bootstrap`): the dataset folder and its counts. */
+  bootstrap: { subject: { repoPath: string }; result: { dir: string; added: number; skipped: number; counts: { scope: { yes: number; no: number }; precision: { yes: number; no: number }; execute: number } } };
 }
 
 /** A kind of run. */

@@ -78,7 +78,7 @@ export async function scopeCandidates(kb: KnowledgeBase, task: TaskRecord, optio
 }
 
 /** What the judge sees of a file: path, language, its symbols and module docstring. */
-function describeFile(kb: KnowledgeBase, c: ScopeCandidate): string {
+export function describeFile(kb: KnowledgeBase, c: Pick<ScopeCandidate, 'fileId' | 'path'>): string {
   const file = kb.getFile(c.fileId);
   const symbols = kb.getSymbolsForFile(c.fileId).filter((s) => s.parentId === null || s.kind === 'method').slice(0, 15).map((s) => s.signature || s.qualifiedName);
   const doc = kb.getDocstringsForFile(c.fileId).moduleDoc?.split('\n')[0];

@@ -8,6 +8,7 @@ import { registerSearch } from './searchCommand';
 import { registerChat } from './chatCommand';
 import { registerPlan } from './planCommand';
 import { registerServe } from './serve';
+import { registerBootstrap } from './bootstrapCommand';
 
 /** Every command of the CLI, in the order `cra --help` lists them. */
-export const commandModules: CommandModule[] = [registerInit, registerServe, registerIndex, registerEval, registerSearch, registerChat, registerPlan, registerModels, registerLogs];
+export const commandModules: CommandModule[] = [registerInit, registerServe, registerIndex, registerEval, registerSearch, registerChat, registerPlan, registerModels, registerLogs, registerBootstrap];
