@@ -11,6 +11,7 @@ import { createRepoHandlers } from './domains/repos';
 import { createEvalHandlers } from './domains/eval';
 import { createSearchDomain } from './domains/search';
 import { createChatDomain } from './domains/chat';
+import { createRetrieveHandlers } from './domains/retrieve';
 import type { EngineContext } from './engine';
 import { cleanupOrphanWorktrees, worktreesDir } from './git';
 import { packageVersion } from './paths';
@@ -70,6 +71,7 @@ export function createCore(ports: HostPorts, options: CoreOptions = {}): Core {
     ...createEvalHandlers(context),
     ...search.handlers,
     ...chat.handlers,
+    ...createRetrieveHandlers(context, llm),
   };
   // A changed embeddings switch applies at once, without a restart (README, "Code search").
   const setConfig = handlers['config/set'];

@@ -1,7 +1,8 @@
 import type { Reason } from '../../shared/contract/reasons';
 import { formatReasons } from '../../shared/contract/reasons';
 import type { KnowledgeBase } from '../kb/knowledgeBase';
-import type { ContextFile, ContextSymbol, SymbolRole } from './stage';
+import type { ContextPackage, DroppedItem, PackageFile, PackageItem } from '../../shared/contract/retrieval';
+import type { ContextFile, ContextSymbol } from './stage';
 
 /** The model's window and what is kept back for the system prompt, the answer and retries. */
 export interface BudgetConfig {
@@ -26,51 +27,7 @@ export function estimateTokens(text: string, margin = DEFAULT_SAFETY_MARGIN): nu
   return Math.ceil((text.length / 4) * (1 + margin));
 }
 
-/** One piece of a file in the package: a symbol in full or as its signature, or a whole file without symbols. */
-export interface PackageItem {
-  /** Absent for a whole file. */
-  symbol?: { qualifiedName: string; kind: string; role: SymbolRole };
-  detail: 'full' | 'signature' | 'file';
-  startLine: number;
-  endLine: number;
-  text: string;
-  /** Estimated tokens of the item as rendered. */
-  tokens: number;
-  /** Why it is here: relation, verdicts with P(yes), and `demoted` when its body did not fit. */
-  reasons: Reason[];
-  pYes?: number;
-}
-
-/** One file of the package, with its tier, the reasons that brought it and its items in source order. */
-export interface PackageFile {
-  path: string;
-  tier: number;
-  reasons: Reason[];
-  pYes?: number;
-  items: PackageItem[];
-  /** Estimated tokens of the file's header as rendered. */
-  headerTokens: number;
-}
-
-/** Something the package left out, and why (`over-budget` with what it needed). */
-export interface DroppedItem {
-  path: string;
-  symbol?: string;
-  role?: SymbolRole;
-  detail: PackageItem['detail'];
-  reasons: Reason[];
-}
-
-/** The context an execute model gets: files and symbols with their reasons, within a budget. */
-export interface ContextPackage {
-  taskId: string;
-  task: string;
-  budget: { tokens: number; used: number; safetyMargin: number };
-  files: PackageFile[];
-  /** Import edges among the included files. */
-  edges: Array<{ from: string; to: string }>;
-  dropped: DroppedItem[];
-}
+export type { ContextPackage, DroppedItem, PackageFile, PackageItem } from '../../shared/contract/retrieval';
 
 /** What {@link buildPackage} needs. */
 export interface PackageInput {

@@ -1,3 +1,4 @@
+import type { SymbolRole } from '../../shared/contract/retrieval';
 import type { Reason } from '../../shared/contract/reasons';
 import type { KnowledgeBase } from '../kb/knowledgeBase';
 import type { LlmClient } from '../llm/client';
@@ -19,8 +20,8 @@ export interface ContextFile {
   symbols?: ContextSymbol[];
 }
 
-/** How much of a symbol the execute model sees: primary in full; supporting in full when it fits; type_context as a signature. */
-export type SymbolRole = 'primary' | 'supporting' | 'type_context';
+
+export type { SymbolRole };
 
 /** A symbol kept by the precision stage. */
 export interface ContextSymbol {

@@ -8,6 +8,7 @@ import { evalRequests } from './eval';
 import { reposEvents, reposRequests } from './repos';
 import { searchRequests } from './search';
 import { chatEvents, chatRequests } from './chat';
+import { retrievalEvents, retrievalRequests } from './retrieval';
 
 /**
  * The single source of truth for what the renderer may ask the engine (`domain/verb`) and what
@@ -23,6 +24,7 @@ export const requests = {
   ...reposRequests,
   ...searchRequests,
   ...chatRequests,
+  ...retrievalRequests,
 } as const;
 
 /** Every pushed event. */
@@ -31,6 +33,7 @@ export const events = {
   ...modelsEvents,
   ...reposEvents,
   ...chatEvents,
+  ...retrievalEvents,
 } as const;
 
 /** Every request key. */

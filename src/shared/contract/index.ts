@@ -12,3 +12,4 @@ export * from './search';
 export * from './reasons';
 export * from './runs';
 export * from './chat';
+export * from './retrieval';

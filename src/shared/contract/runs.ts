@@ -1,4 +1,5 @@
 import type { IndexSummary } from './repos';
+import type { RetrievalSummary } from './retrieval';
 
 /** What one embedding run did (the result of a run of kind `embed`). */
 export interface EmbedSummary {
@@ -28,6 +29,8 @@ export interface RunKinds {
   eval: { subject: { repoPath: string }; result: { reportId: string; file: string } };
   /** One chat turn: retrieval, then the streamed answer (events chat/sources, chat/token, chat/done). */
   chat: { subject: { repoId: string; conversationId: string }; result: { conversationId: string; messageId: number } };
+  /** One retrieval: task analysis → scope → precision → context package (event retrieve/package). */
+  retrieve: { subject: { repoId: string }; result: RetrievalSummary };
 }
 
 /** A kind of run. */

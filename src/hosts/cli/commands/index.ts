@@ -6,7 +6,8 @@ import { registerEval } from './evalCommand';
 import { registerIndex } from './indexCommand';
 import { registerSearch } from './searchCommand';
 import { registerChat } from './chatCommand';
+import { registerRetrieve } from './retrieveCommand';
 import { registerServe } from './serve';
 
 /** Every command of the CLI, in the order `cra --help` lists them. */
-export const commandModules: CommandModule[] = [registerInit, registerServe, registerIndex, registerEval, registerSearch, registerChat, registerModels, registerLogs];
+export const commandModules: CommandModule[] = [registerInit, registerServe, registerIndex, registerEval, registerSearch, registerChat, registerRetrieve, registerModels, registerLogs];
