@@ -12,6 +12,7 @@ import { createEvalHandlers } from './domains/eval';
 import { createSearchDomain } from './domains/search';
 import { createChatDomain } from './domains/chat';
 import { createPlansHandlers } from './domains/plans';
+import { createRetrieveHandlers } from './domains/retrieve';
 import type { EngineContext } from './engine';
 import { cleanupOrphanWorktrees, worktreesDir } from './git';
 import { packageVersion } from './paths';
@@ -72,6 +73,7 @@ export function createCore(ports: HostPorts, options: CoreOptions = {}): Core {
     ...search.handlers,
     ...chat.handlers,
     ...createPlansHandlers(context, llm),
+    ...createRetrieveHandlers(context, llm),
   };
   // A changed embeddings switch applies at once, without a restart (README, "Code search").
   const setConfig = handlers['config/set'];

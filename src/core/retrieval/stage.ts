@@ -1,3 +1,4 @@
+import type { SymbolRole } from '../../shared/contract/retrieval';
 import type { Reason } from '../../shared/contract/reasons';
 import type { KnowledgeBase } from '../kb/knowledgeBase';
 import type { LlmClient } from '../llm/client';
@@ -15,6 +16,29 @@ export interface ContextFile {
   reasons: Reason[];
   /** P(yes) of its judgment, when the server returned log-probabilities. */
   pYes?: number;
+  /** The symbols the precision stage kept, with their role (absent before precision runs). */
+  symbols?: ContextSymbol[];
+}
+
+
+export type { SymbolRole };
+
+/** A symbol kept by the precision stage. */
+export interface ContextSymbol {
+  symbolId: number;
+  name: string;
+  qualifiedName: string;
+  kind: string;
+  signature: string;
+  /** 1-based, inclusive. */
+  startLine: number;
+  endLine: number;
+  parentId: number | null;
+  role: SymbolRole;
+  /** Why: how it was found (named, linked), then each pass's verdict. */
+  reasons: Reason[];
+  /** P(yes) of pass 1, when known (orders symbols of a file). */
+  pYes?: number;
 }
 
 /** The token budget threaded through the stages. */
@@ -30,8 +54,11 @@ export interface StageContext {
   runId: string;
   files: ContextFile[];
   budget: StageBudget;
-  /** Decisions made by the stage now running; the runner writes them to raw and clears the list. */
-  decisions: Array<Omit<DecisionRecord, 'runId' | 'stage'>>;
+  /**
+   * Decisions made by the stage now running; the runner writes them to raw and clears the list.
+   * `stage` names a sub-step (precision_pass1…3) and defaults to the stage's name.
+   */
+  decisions: Array<Omit<DecisionRecord, 'runId' | 'stage'> & { stage?: string }>;
   /** Where the stage's model calls are logged (a repository run passes its raw DB). */
   log?: CallLogger;
   signal?: AbortSignal;
@@ -93,7 +120,7 @@ export async function runPipeline(input: PipelineInput): Promise<PipelineResult>
     if (input.signal?.aborted) throw new Error('Retrieval cancelled.');
     const started = performance.now();
     context = await stage.run({ ...context, decisions: [] }, input.kb, input.task, input.llm);
-    for (const d of context.decisions) input.decisions.record({ ...d, runId: input.runId, stage: stage.name });
+    for (const d of context.decisions) input.decisions.record({ ...d, runId: input.runId, stage: d.stage ?? stage.name });
     if (context.budget.used > context.budget.tokens) throw new Error(`Stage ${stage.name} left ${context.budget.used} tokens in a ${context.budget.tokens}-token budget.`);
     stages.push({ name: stage.name, files: context.files.length, decisions: context.decisions.length, ms: Math.round(performance.now() - started) });
     input.onStage?.(stage.name, context);

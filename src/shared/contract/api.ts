@@ -9,6 +9,7 @@ import { reposEvents, reposRequests } from './repos';
 import { searchRequests } from './search';
 import { chatEvents, chatRequests } from './chat';
 import { plansRequests } from './plans';
+import { retrievalEvents, retrievalRequests } from './retrieval';
 
 /**
  * The single source of truth for what the renderer may ask the engine (`domain/verb`) and what
@@ -25,6 +26,7 @@ export const requests = {
   ...searchRequests,
   ...chatRequests,
   ...plansRequests,
+  ...retrievalRequests,
 } as const;
 
 /** Every pushed event. */
@@ -33,6 +35,7 @@ export const events = {
   ...modelsEvents,
   ...reposEvents,
   ...chatEvents,
+  ...retrievalEvents,
 } as const;
 
 /** Every request key. */

@@ -13,3 +13,4 @@ export * from './reasons';
 export * from './runs';
 export * from './chat';
 export * from './plans';
+export * from './retrieval';

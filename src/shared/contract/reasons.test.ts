@@ -18,6 +18,10 @@ const EXAMPLES: Reason[] = [
   { kind: 'cited', detail: { startLine: 12, endLine: 20 } },
   { kind: 'judged-irrelevant', detail: { model: 'qwen3:0.6b', probability: 0.08 } },
   { kind: 'default-deny', detail: { model: 'qwen3:0.6b', cause: 'cut-off' } },
+  { kind: 'symbol-link', detail: { symbol: 'tokenize', direction: 'called-by' } },
+  { kind: 'precision-verdict', detail: { pass: 2, answer: 'yes', model: 'qwen3:0.6b', probability: 0.88 } },
+  { kind: 'demoted', detail: { fullTokens: 420 } },
+  { kind: 'over-budget', detail: { tokens: 300, left: 12 } },
 ];
 
 describe('reasons', () => {
@@ -51,6 +55,10 @@ describe('reasons', () => {
       'cited at lines 12–20',
       'judged not relevant by qwen3:0.6b (P 0.08)',
       'left out: qwen3:0.6b gave no yes or no (cut-off)',
+      'called by tokenize',
+      'directly involved: yes (P 0.88)',
+      'signature only (full source, 420 tokens, did not fit)',
+      'over budget (needs 300 tokens, 12 left)',
     ]);
     const neighbours = EXAMPLES.slice(4, 8);
     expect(formatReasons(neighbours, { compact: true })).toBe('defines load_config · imported by main.py · imports config.py · changes with tax.toml (4 commits)');

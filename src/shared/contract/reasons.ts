@@ -46,6 +46,15 @@ export const reasonSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('judged-irrelevant'), detail: z.object({ model: z.string().min(1), probability: z.number().min(0).max(1).optional() }) }),
   /** The model's answer was not a yes or a no (`cause`), so the item was left out, as the pipeline's rule says. */
   z.object({ kind: z.literal('default-deny'), detail: z.object({ model: z.string().min(1), cause: z.enum(['empty', 'cut-off', 'unparseable']) }) }),
+  // Produced by retrieval's precision stage and the context package.
+  /** The symbol calls (`calls`) or is called by (`called-by`) a symbol the task names (`symbol`). */
+  z.object({ kind: z.literal('symbol-link'), detail: z.object({ symbol: z.string().min(1), direction: z.enum(['calls', 'called-by']) }) }),
+  /** A later precision pass's verdict: pass 2 "directly involved?", pass 3 "full source needed?". */
+  z.object({ kind: z.literal('precision-verdict'), detail: z.object({ pass: z.union([z.literal(2), z.literal(3)]), answer: z.enum(['yes', 'no']), model: z.string().min(1), probability: z.number().min(0).max(1).optional() }) }),
+  /** The full source (`fullTokens`) did not fit the budget, so the package shows the signature. */
+  z.object({ kind: z.literal('demoted'), detail: z.object({ fullTokens: z.number().int().min(0) }) }),
+  /** Left out of the package: it needs `tokens`, only `left` remained of the budget. */
+  z.object({ kind: z.literal('over-budget'), detail: z.object({ tokens: z.number().int().min(0), left: z.number().int().min(0) }) }),
 ]);
 
 /** A reason: `{kind, detail}`, the detail typed per kind. */
@@ -117,6 +126,17 @@ export function formatReason(reason: Reason, options: { compact?: boolean } = {}
         : `judged not relevant by ${reason.detail.model}`;
     case 'default-deny':
       return `left out: ${reason.detail.model} gave no yes or no (${reason.detail.cause})`;
+    case 'symbol-link':
+      return reason.detail.direction === 'calls' ? `calls ${reason.detail.symbol}` : `called by ${reason.detail.symbol}`;
+    case 'precision-verdict': {
+      const q = reason.detail.pass === 2 ? 'directly involved' : 'full source needed';
+      const p = reason.detail.probability !== undefined && !options.compact ? ` (P ${reason.detail.probability.toFixed(2)})` : '';
+      return `${q}: ${reason.detail.answer}${p}`;
+    }
+    case 'demoted':
+      return `signature only (full source, ${reason.detail.fullTokens} tokens, did not fit)`;
+    case 'over-budget':
+      return `over budget (needs ${reason.detail.tokens} tokens, ${reason.detail.left} left)`;
   }
 }
 

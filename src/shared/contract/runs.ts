@@ -1,4 +1,5 @@
 import type { IndexSummary } from './repos';
+import type { RetrievalSummary } from './retrieval';
 
 /** What one embedding run did (the result of a run of kind `embed`). */
 export interface EmbedSummary {
@@ -32,6 +33,8 @@ export interface RunKinds {
   plan: { subject: { repoId: string }; result: { planId: string; file: string } };
   /** Synthetic training pairs from a repository's history (`cra bootstrap`): the dataset folder and its counts. */
   bootstrap: { subject: { repoPath: string }; result: { dir: string; added: number; skipped: number; counts: { scope: { yes: number; no: number }; precision: { yes: number; no: number }; execute: number } } };
+  /** One retrieval: task analysis → scope → precision → context package (event retrieve/package). */
+  retrieve: { subject: { repoId: string }; result: RetrievalSummary };
 }
 
 /** A kind of run. */

@@ -7,8 +7,9 @@ import { registerIndex } from './indexCommand';
 import { registerSearch } from './searchCommand';
 import { registerChat } from './chatCommand';
 import { registerPlan } from './planCommand';
+import { registerRetrieve } from './retrieveCommand';
 import { registerServe } from './serve';
 import { registerBootstrap } from './bootstrapCommand';
 
 /** Every command of the CLI, in the order `cra --help` lists them. */
-export const commandModules: CommandModule[] = [registerInit, registerServe, registerIndex, registerEval, registerSearch, registerChat, registerPlan, registerModels, registerLogs, registerBootstrap];
+export const commandModules: CommandModule[] = [registerInit, registerServe, registerIndex, registerEval, registerSearch, registerChat, registerRetrieve, registerPlan, registerModels, registerLogs, registerBootstrap];

@@ -1,0 +1,175 @@
+import type { Reason } from '../../shared/contract/reasons';
+import { formatReasons } from '../../shared/contract/reasons';
+import type { KnowledgeBase } from '../kb/knowledgeBase';
+import type { ContextPackage, DroppedItem, PackageFile, PackageItem } from '../../shared/contract/retrieval';
+import type { ContextFile, ContextSymbol } from './stage';
+
+/** The model's window and what is kept back for the system prompt, the answer and retries. */
+export interface BudgetConfig {
+  contextWindow: number;
+  reservedTokens: number;
+}
+
+/** The effective retrieval budget, window − reserved; a clear error when the two do not make one. */
+export function effectiveBudget(config: BudgetConfig): number {
+  const { contextWindow: w, reservedTokens: r } = config;
+  if (!Number.isInteger(w) || w <= 0) throw new Error(`The context window must be a whole number of tokens above 0 (got ${w}).`);
+  if (!Number.isInteger(r) || r < 0) throw new Error(`The reserved tokens must be a whole number, 0 or more (got ${r}).`);
+  if (r >= w) throw new Error(`The reserved tokens (${r}) must be fewer than the context window (${w}): nothing would be left for context.`);
+  return w - r;
+}
+
+/** Default safety margin on the chars/4 estimate: counts 10% high, so a real tokenizer rarely exceeds it. */
+export const DEFAULT_SAFETY_MARGIN = 0.1;
+
+/** Tokens of a text by the chars/4 rule with a safety margin (no tokenizer dependency; exact counts come from the server). */
+export function estimateTokens(text: string, margin = DEFAULT_SAFETY_MARGIN): number {
+  return Math.ceil((text.length / 4) * (1 + margin));
+}
+
+export type { ContextPackage, DroppedItem, PackageFile, PackageItem } from '../../shared/contract/retrieval';
+
+/** What {@link buildPackage} needs. */
+export interface PackageInput {
+  task: { id: string; text: string };
+  /** The last stage's files, in priority order (tier, then confidence). */
+  files: readonly ContextFile[];
+  budgetTokens: number;
+  /** The file's current text (null when it cannot be read: its symbols fall back to signatures). */
+  readSource(path: string): string | null;
+  safetyMargin?: number;
+  /** When given, the import edges among included files are listed. */
+  kb?: KnowledgeBase;
+}
+
+const fence = (text: string) => (text.includes('```') ? '````' : '```');
+const headerText = (task: string) => `# Context package\n\nTask: ${task.split('\n')[0]?.slice(0, 200) ?? ''}\n`;
+const fileHeaderText = (f: Pick<PackageFile, 'path' | 'tier' | 'reasons'>) => `\n## ${f.path}\n\ntier ${f.tier} · ${formatReasons(f.reasons)}\n`;
+const itemText = (path: string, item: Omit<PackageItem, 'tokens'>) => {
+  const what = item.symbol ? ` · ${item.symbol.qualifiedName} (${item.symbol.role}, ${item.detail === 'full' ? 'full source' : 'signature'})` : ' (whole file)';
+  const f = fence(item.text);
+  return `\n### ${path}:${item.startLine}-${item.endLine}${what}\n${f}\n${item.text}\n${f}\n`;
+};
+
+/**
+ * Fill the budget by priority: primary symbols in full source (demoted to their signature when
+ * the body does not fit), then the signatures of supporting and type_context symbols, then the
+ * supporting symbols' bodies where room is left (not one that would swallow a primary body), then
+ * whole files without symbols. A symbol inside another one already in full is not repeated. Whatever does not fit is listed in `dropped` with
+ * what it needed. The estimate of every rendered block is counted, so the rendered markdown never
+ * exceeds the budget.
+ */
+export function buildPackage(input: PackageInput): ContextPackage {
+  const margin = input.safetyMargin ?? DEFAULT_SAFETY_MARGIN;
+  const est = (t: string) => estimateTokens(t, margin);
+  let used = est(headerText(input.task.text));
+  if (used > input.budgetTokens) throw new Error(`A budget of ${input.budgetTokens} tokens cannot hold even the package header (${used} tokens); give a larger budget.`);
+  const sources = new Map<string, string[] | null>();
+  const lines = (path: string) => {
+    if (!sources.has(path)) sources.set(path, input.readSource(path)?.split('\n') ?? null);
+    return sources.get(path) ?? null;
+  };
+  const placed = new Map<ContextFile, PackageItem[]>();
+  // The symbol's own lines (a signature item shows only its first line, but covers the symbol).
+  const span = new WeakMap<PackageItem, [number, number]>();
+  const spanOf = (p: PackageItem) => span.get(p) ?? [p.startLine, p.endLine];
+  const dropped: DroppedItem[] = [];
+  const left = () => input.budgetTokens - used;
+  const headerCost = (f: ContextFile) => (placed.has(f) ? 0 : est(fileHeaderText(f)));
+  const make = (f: ContextFile, s: ContextSymbol | undefined, detail: PackageItem['detail'], text: string, start: number, end: number, extra: Reason[] = []): PackageItem => {
+    const base = { ...(s ? { symbol: { qualifiedName: s.qualifiedName, kind: s.kind, role: s.role } } : {}), detail, startLine: start, endLine: end, text, reasons: [...(s ? s.reasons : f.reasons), ...extra], ...(s?.pYes !== undefined ? { pYes: s.pYes } : {}) };
+    const item = { ...base, tokens: est(itemText(f.path, base)) };
+    span.set(item, s ? [s.startLine, s.endLine] : [start, end]);
+    return item;
+  };
+  const put = (f: ContextFile, item: PackageItem, replaces: PackageItem[] = []): boolean => {
+    const cost = item.tokens + headerCost(f) - replaces.reduce((n, r) => n + r.tokens, 0);
+    if (cost > left()) return false;
+    used += cost;
+    placed.set(f, [...(placed.get(f) ?? []).filter((p) => !replaces.includes(p)), item]);
+    return true;
+  };
+  const drop = (f: ContextFile, item: PackageItem) => {
+    dropped.push({ path: f.path, ...(item.symbol ? { symbol: item.symbol.qualifiedName, role: item.symbol.role } : {}), detail: item.detail, reasons: [...item.reasons, { kind: 'over-budget', detail: { tokens: item.tokens + headerCost(f), left: left() } }] });
+  };
+  const inside = (f: ContextFile, s: ContextSymbol) => (placed.get(f) ?? []).some((p) => p.detail !== 'signature' && p.startLine <= s.startLine && s.endLine <= p.endLine);
+  const fullOf = (f: ContextFile, s: ContextSymbol, extra: Reason[] = []) => {
+    const src = lines(f.path);
+    return src ? make(f, s, 'full', src.slice(s.startLine - 1, s.endLine).join('\n'), s.startLine, s.endLine, extra) : undefined;
+  };
+  const signatureOf = (f: ContextFile, s: ContextSymbol, extra: Reason[] = []) => make(f, s, 'signature', s.signature, s.startLine, s.startLine, extra);
+  /** Place a body; symbols of the same file it contains are replaced (their tokens refunded). */
+  const putFull = (f: ContextFile, item: PackageItem, replacing: PackageItem[] = []) => {
+    const within = (placed.get(f) ?? []).filter((p) => spanOf(p)[0] >= item.startLine && spanOf(p)[1] <= item.endLine);
+    return put(f, item, [...new Set([...within, ...replacing])]);
+  };
+
+  const withSymbols = input.files.filter((f) => f.symbols && f.symbols.length > 0);
+  // 1. Primary bodies; a body that does not fit becomes its signature.
+  for (const f of withSymbols) {
+    for (const s of f.symbols!.filter((x) => x.role === 'primary')) {
+      if (inside(f, s)) continue;
+      const full = fullOf(f, s);
+      if (full && putFull(f, full)) continue;
+      const sig = signatureOf(f, s, full ? [{ kind: 'demoted', detail: { fullTokens: full.tokens } }] : []);
+      if (!put(f, sig)) drop(f, sig);
+    }
+  }
+  // 2. Signatures of the others (supporting and type_context).
+  const signatures = new Map<ContextSymbol, PackageItem>();
+  for (const f of withSymbols) {
+    for (const s of f.symbols!.filter((x) => x.role !== 'primary')) {
+      if (inside(f, s)) continue;
+      const sig = signatureOf(f, s);
+      if (put(f, sig)) signatures.set(s, sig);
+      else drop(f, sig);
+    }
+  }
+  // 3. Supporting bodies where room is left; one that does not fit stays a signature, said so.
+  for (const f of withSymbols) {
+    for (const s of f.symbols!.filter((x) => x.role === 'supporting')) {
+      const sig = signatures.get(s);
+      if (!sig || !(placed.get(f) ?? []).includes(sig)) continue;
+      const full = fullOf(f, s);
+      // A body that would swallow a primary body stays a signature: the primary keeps its own item and reasons.
+      if (full && (placed.get(f) ?? []).some((p) => p.symbol?.role === 'primary' && p.detail === 'full' && full.startLine <= p.startLine && p.endLine <= full.endLine)) continue;
+      if (!full || putFull(f, full, [sig])) continue;
+      const demoted = { ...sig, reasons: [...sig.reasons, { kind: 'demoted' as const, detail: { fullTokens: full.tokens } }] };
+      placed.set(f, (placed.get(f) ?? []).map((p) => (p === sig ? demoted : p)));
+    }
+  }
+  // 4. Whole files without symbols (docs, config), last.
+  for (const f of input.files.filter((x) => !x.symbols || x.symbols.length === 0)) {
+    const src = lines(f.path);
+    if (!src) continue;
+    const item = make(f, undefined, 'file', src.join('\n'), 1, src.length);
+    if (!put(f, item)) drop(f, item);
+  }
+
+  const files: PackageFile[] = input.files
+    .filter((f) => placed.has(f))
+    .map((f) => ({ path: f.path, tier: f.tier, reasons: f.reasons, ...(f.pYes !== undefined ? { pYes: f.pYes } : {}), items: [...(placed.get(f) ?? [])].sort((a, b) => a.startLine - b.startLine || a.endLine - b.endLine), headerTokens: est(fileHeaderText(f)) }));
+  const included = new Set(files.map((f) => f.path));
+  const edges: ContextPackage['edges'] = [];
+  if (input.kb) {
+    for (const f of input.files.filter((x) => included.has(x.path))) {
+      for (const d of input.kb.getDependencies(f.fileId, 'outgoing')) if (included.has(d.path) && d.path !== f.path) edges.push({ from: f.path, to: d.path });
+    }
+  }
+  return { taskId: input.task.id, task: input.task.text, budget: { tokens: input.budgetTokens, used, safetyMargin: margin }, files, edges, dropped };
+}
+
+/** The package as the execute prompt's context: markdown with a `path:start-end` header per item. */
+export function renderMarkdown(pkg: ContextPackage): string {
+  let out = headerText(pkg.task);
+  for (const f of pkg.files) {
+    out += fileHeaderText(f);
+    for (const item of f.items) out += itemText(f.path, item);
+  }
+  return out;
+}
+
+/** The package as JSON (stable key order, two-space indent). */
+export function renderJson(pkg: ContextPackage): string {
+  return JSON.stringify(pkg, null, 2);
+}

@@ -1,0 +1,132 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { parseToml, validateConfig } from '../config/load';
+import type { Db } from '../db/open';
+import { openRawDatabase } from '../db/raw';
+import { LlmClient } from '../llm/client';
+import { ModelRouter } from '../llm/router';
+import { RawCallLog } from '../logs/callLog';
+import { OllamaTestServer, type ScriptedReply } from '../testing/ollamaTestServer';
+import { RawDecisionLog } from './decisionLog';
+import { runPipeline } from './stage';
+import { PRECISION_QUESTIONS, PrecisionStage, symbolCandidates } from './stages/precision';
+import { SCOPE_QUESTION, ScopeStage } from './stages/scope';
+import { analyzeTask, type TaskRecord } from './taskAnalysis';
+import { createRetrievalFixture, type RetrievalFixture } from './testing/fixture';
+
+// The precision cascade over real HTTP to the loopback server, on a real indexed git fixture.
+
+let fx: RetrievalFixture;
+let server: OllamaTestServer;
+let raw: Db;
+let llm: LlmClient;
+const TASK = 'Fix `tokenize` in calc/tokenizer.py: it drops newline characters';
+
+beforeAll(async () => {
+  [fx, server] = await Promise.all([createRetrievalFixture(), OllamaTestServer.start()]);
+  server.install('qwen3:0.6b');
+}, 60_000);
+afterAll(async () => {
+  fx.cleanup();
+  await server.close();
+});
+beforeEach(() => {
+  server.script.chat = [];
+  server.requests.length = 0;
+  raw = openRawDatabase(':memory:');
+  const toml = `[models]\nreasoning = "qwen3:0.6b"\ncoding = "qwen3:0.6b"\nbase_url = "${server.url}"\n`;
+  const router = new ModelRouter({ values: validateConfig(parseToml(toml, 't'), 't'), files: ['t'], primaryFile: 't' });
+  llm = new LlmClient({ router: () => router, log: new RawCallLog(raw), retry: { attempts: 1 } });
+});
+
+const task = (text = TASK): Promise<TaskRecord> => analyzeTask(text, fx.kb, { id: 'task-1' });
+
+type Question = 'scope' | keyof typeof PRECISION_QUESTIONS;
+/** Answer by the question in the system prompt (calls run one at a time, so the last request is this one) and the item. */
+function scriptBy(answers: (question: Question, item: string) => ScriptedReply) {
+  server.script.respond = (prompt) => {
+    const messages = (server.requests.at(-1)?.body as { messages: Array<{ role: string; content: string }> }).messages;
+    const system = messages[0]?.content ?? '';
+    const question = (Object.entries(PRECISION_QUESTIONS).find(([, q]) => system.includes(q))?.[0] ?? (system.includes(SCOPE_QUESTION) ? 'scope' : undefined)) as Question | undefined;
+    if (!question) throw new Error(`unexpected system prompt: ${system}`);
+    const item = /(?:symbol|path): (\S+)/.exec(prompt)?.[1] ?? '';
+    return answers(question, item);
+  };
+}
+
+const decisions = (stage: string) =>
+  Object.fromEntries((raw.prepare('select subject, decision from retrieval_decisions where stage = ? order by id').all(stage) as Array<{ subject: string; decision: string }>).map((r) => [r.subject, r.decision]));
+
+describe('symbol extraction', () => {
+  it('puts symbols the task names first, then symbols linked to them by a reference, then the rest in source order', async () => {
+    const files = [
+      { fileId: fx.kb.getFileByPath('calc/tokenizer.py')!.id, path: 'calc/tokenizer.py', tier: 1, reasons: [] },
+      { fileId: fx.kb.getFileByPath('calc/parser.py')!.id, path: 'calc/parser.py', tier: 2, reasons: [] },
+    ];
+    const c = symbolCandidates(fx.kb, await task(), files);
+    expect(c.map((x) => [x.symbol.qualifiedName, x.named, x.found.map((r) => r.kind)])).toEqual([
+      ['tokenize', true, ['named-in-task']],
+      ['Parser.parse', false, ['symbol-link']],
+      ['_split_lines', false, []],
+      ['Parser', false, []],
+      ['Parser.expression', false, []],
+    ]);
+    expect(c[1]!.found[0]).toEqual({ kind: 'symbol-link', detail: { symbol: 'tokenize', direction: 'calls' } });
+  });
+});
+
+describe('precision stage: the 3-pass cascade', () => {
+  it('classifies each symbol by three binary passes, surviving odd replies, and logs each pass as its own decision', async () => {
+    scriptBy((q, item) => {
+      if (q === 'scope') return { json: { answer: item === 'calc/parser.py' || item === 'docs/CHANGELOG.md' ? 'yes' : 'no' } };
+      const table: Record<string, Partial<Record<Question, ScriptedReply>>> = {
+        'Parser.parse': { precision_pass1: { text: 'Yes.' }, precision_pass2: { text: 'no' }, precision_pass3: { json: { answer: 'yes' } } },
+        _split_lines: { precision_pass1: { text: 'YES' }, precision_pass2: { text: 'No, it only splits' }, precision_pass3: { text: '' } },
+        // A thinking model cut off mid-thought: default-deny, so excluded.
+        Parser: { precision_pass1: { text: '<think>\nThe class holds parse, which calls', doneReason: 'length' } },
+        'Parser.expression': { precision_pass1: { text: 'yes, because parse returns through it' }, precision_pass2: { text: 'no' }, precision_pass3: { text: 'Maybe' } },
+        tokenize: { precision_pass2: { json: { answer: 'yes' }, logprobs: [{ token: '{"answer":"', logprob: -0.001 }, { token: 'yes', logprob: -0.1, top: [{ token: 'yes', logprob: -0.1 }, { token: 'no', logprob: -2.4 }] }, { token: '"}', logprob: -0.001 }] } },
+      };
+      const reply = table[item]?.[q];
+      if (!reply) throw new Error(`no script for ${q} ${item}`);
+      return reply;
+    });
+    const result = await runPipeline({ stages: [new ScopeStage({ searchSeeds: 0 }), new PrecisionStage()], kb: fx.kb, task: await task(), llm, runId: 'run-p', budgetTokens: 28_000, decisions: new RawDecisionLog(raw) });
+    const files = result.context.files;
+    expect(files.map((f) => [f.path, (f.symbols ?? []).map((s) => [s.qualifiedName, s.role])])).toEqual([
+      ['calc/tokenizer.py', [['tokenize', 'primary'], ['_split_lines', 'type_context']]],
+      ['calc/parser.py', [['Parser.parse', 'supporting'], ['Parser.expression', 'type_context']]],
+      ['docs/CHANGELOG.md', []],
+    ]);
+    const tokenize = files[0]!.symbols![0]!;
+    expect(tokenize.reasons).toEqual([
+      { kind: 'named-in-task', detail: { text: 'tokenize' } },
+      { kind: 'precision-verdict', detail: { pass: 2, answer: 'yes', model: 'qwen3:0.6b', probability: expect.closeTo(Math.exp(-0.1) / (Math.exp(-0.1) + Math.exp(-2.4)), 6) } },
+    ]);
+    expect(files[1]!.symbols![0]!.reasons.map((r) => r.kind)).toEqual(['symbol-link', 'judged-relevant', 'precision-verdict', 'precision-verdict']);
+    expect(files[0]!.symbols![1]!.reasons.at(-1)).toEqual({ kind: 'default-deny', detail: { model: 'qwen3:0.6b', cause: 'empty' } });
+
+    // Each pass is its own stage in the raw log; the named symbol skipped pass 1's call.
+    expect(decisions('precision_pass1')).toEqual({ 'calc/tokenizer.py:tokenize': 'relevant', 'calc/parser.py:Parser.parse': 'relevant', 'calc/tokenizer.py:_split_lines': 'relevant', 'calc/parser.py:Parser': 'excluded', 'calc/parser.py:Parser.expression': 'relevant' });
+    expect(decisions('precision_pass2')).toEqual({ 'calc/tokenizer.py:tokenize': 'primary', 'calc/parser.py:Parser.parse': 'not-primary', 'calc/tokenizer.py:_split_lines': 'not-primary', 'calc/parser.py:Parser.expression': 'not-primary' });
+    expect(decisions('precision_pass3')).toEqual({ 'calc/parser.py:Parser.parse': 'supporting', 'calc/tokenizer.py:_split_lines': 'type_context', 'calc/parser.py:Parser.expression': 'type_context' });
+    const calls = raw.prepare('select stage, count(*) as n from model_calls group by stage order by stage').all();
+    expect(calls).toEqual([
+      { stage: 'precision_pass1', n: 4 },
+      { stage: 'precision_pass2', n: 4 },
+      { stage: 'precision_pass3', n: 3 },
+      { stage: 'scope', n: 3 },
+    ]);
+    // Every judged decision points at its own call; the cut-off one records why it was denied.
+    const parser = raw.prepare("select reason, model_call_id from retrieval_decisions where subject = 'calc/parser.py:Parser'").get() as { reason: string; model_call_id: number };
+    expect(parser.model_call_id).toBeGreaterThan(0);
+    expect(JSON.parse(parser.reason)).toMatchObject({ reasons: [{ kind: 'default-deny', detail: { cause: 'cut-off' } }], judgment: { read: 'default-deny', denyCause: 'cut-off' } });
+    expect(result.stages.map((s) => s.name)).toEqual(['scope', 'precision']);
+  });
+
+  it('drops a file none of whose symbols is kept, and records it', async () => {
+    scriptBy((q, item) => ({ json: { answer: q === 'scope' ? (item === 'calc/parser.py' ? 'yes' : 'no') : q === 'precision_pass2' ? 'yes' : 'no' } }));
+    const result = await runPipeline({ stages: [new ScopeStage({ searchSeeds: 0 }), new PrecisionStage()], kb: fx.kb, task: await task(), llm, runId: 'run-q', budgetTokens: 28_000, decisions: new RawDecisionLog(raw) });
+    expect(result.context.files.map((f) => [f.path, f.symbols?.map((s) => `${s.qualifiedName}:${s.role}`)])).toEqual([['calc/tokenizer.py', ['tokenize:primary']]]);
+    expect(decisions('precision')).toEqual({ 'calc/parser.py': 'excluded' });
+  });
+});

@@ -1,0 +1,149 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { ContextPackage, RetrievalSummary } from '../../../shared/contract';
+import { openRawDatabase } from '../../../core/db/raw';
+import { packageRoot } from '../../../core/paths';
+import { repoPaths, RepoRegistry } from '../../../core/repos/registry';
+import { PRECISION_QUESTIONS } from '../../../core/retrieval/stages/precision';
+import { createChatRepo } from '../../../core/testing/chatRepo';
+import type { TestRepo } from '../../../core/testing/gitRepo';
+import { OllamaTestServer } from '../../../core/testing/ollamaTestServer';
+
+let server: OllamaTestServer;
+let repo: TestRepo;
+let dataDir: string;
+const CONFIG = '[models]\nreasoning = "qwen3:0.6b"\ncoding = "qwen3:0.6b"\n';
+const TASK = 'Fix `load_config` in config.py: it crashes when the settings file is missing';
+
+/** Run cra asynchronously (the test server answers in this process), the model server named by OLLAMA_HOST. */
+function cra(args: string[], host = server.url): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [join(packageRoot(), 'bin', 'cra.js'), '--data-dir', dataDir, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, OLLAMA_HOST: host } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('close', (status) => resolve({ status, stdout, stderr }));
+  });
+}
+
+beforeAll(async () => {
+  server = await OllamaTestServer.start();
+  server.install('qwen3:0.6b');
+  repo = createChatRepo();
+  dataDir = mkdtempSync(join(tmpdir(), 'cra-cli-retrieve-'));
+  writeFileSync(join(dataDir, 'config.toml'), CONFIG);
+  expect(spawnSync(process.execPath, [join(packageRoot(), 'bin', 'cra.js'), '--data-dir', dataDir, 'index', repo.root, '--json'], { encoding: 'utf8', timeout: 120_000 }).status).toBe(0);
+}, 180_000);
+afterAll(async () => {
+  await server.close();
+  repo.cleanup();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+beforeEach(() => {
+  writeFileSync(join(dataDir, 'config.toml'), CONFIG);
+  // The judge: scope keeps what it is asked about; pass 1 drops send_mail; pass 2 makes load_config primary; pass 3 gives main its body.
+  server.script.respond = (prompt) => {
+    const system = (server.requests.at(-1)?.body as { messages?: Array<{ content: string }> }).messages?.[0]?.content ?? '';
+    const symbol = /symbol: (\S+)/.exec(prompt)?.[1];
+    if (system.includes(PRECISION_QUESTIONS.precision_pass1)) return { text: symbol === 'send_mail' ? 'No.' : 'Yes, it is involved' };
+    if (system.includes(PRECISION_QUESTIONS.precision_pass2)) return { json: { answer: symbol === 'load_config' ? 'yes' : 'no' } };
+    if (system.includes(PRECISION_QUESTIONS.precision_pass3)) return { json: { answer: symbol === 'main' ? 'yes' : 'no' } };
+    if (system.includes('You analyse a coding task')) return { json: { intent: 'Handle a missing settings file', files: ['config.py', 'nope.py'], symbols: ['load_config'], concepts: ['settings'] } };
+    return { json: { answer: 'yes' } };
+  };
+});
+
+const repoId = () => {
+  const registry = new RepoRegistry(dataDir);
+  try {
+    return registry.list()[0]!.id;
+  } finally {
+    registry.close();
+  }
+};
+
+describe('cra retrieve', () => {
+  it('prints the package: files with tier and reasons, symbols with role and cost, tokens of budget; --json the same as data; every decision in the raw DB', async () => {
+    const human = await cra(['retrieve', TASK, '--repo', repo.root]);
+    expect(human.stderr).toBe('');
+    expect(human.status).toBe(0);
+    expect(human.stdout).toContain('Task analysis: deterministic only (skipped: no model assigned to task_analysis in [models.overrides])');
+    expect(human.stdout).toMatch(/Package: 3 files · 1 primary, 1 supporting, 0 type_context · \d+ of 28672 tokens · \d+ judgments/);
+    expect(human.stdout).toMatch(/\nconfig\.py {2}tier 1 · named in the task \(“config\.py”\)\n {2}load_config {2}primary, full source · lines 4-7 · \d+ tokens · named in the task \(“load_config”\); directly involved: yes \(P 1\.00\)\n/);
+    expect(human.stdout).toMatch(/\napp\.py {2}tier 1 .*\n {2}main {2}supporting, full source · lines 4-6 · \d+ tokens · calls load_config; judged relevant by qwen3:0\.6b \(P 1\.00\); directly involved: no \(P 0\.00\); full source needed: yes \(P 1\.00\)\n/);
+    expect(human.stdout).not.toContain('mailer.py');
+
+    const json = await cra(['retrieve', TASK, '--repo', repo.root, '--json', '--budget', '5000']);
+    expect(json.status).toBe(0);
+    const { summary, package: pkg } = JSON.parse(json.stdout) as { summary: RetrievalSummary; package: ContextPackage };
+    expect(summary).toMatchObject({ files: 3, symbols: { primary: 1, supporting: 1, type_context: 0 }, budget: 5000, dropped: 0, analysis: { enrichment: 'skipped' } });
+    expect(pkg.budget.used).toBe(summary.tokensUsed);
+    expect(pkg.budget.used).toBeLessThanOrEqual(5000);
+    expect(pkg.files.find((f) => f.path === 'config.py')?.items[0]?.text).toContain('def load_config(path):');
+    expect(pkg.edges).toContainEqual({ from: 'app.py', to: 'config.py' });
+
+    // Every decision of the run is in the repository's raw DB under its pass, beside its model call.
+    const raw = openRawDatabase(repoPaths(dataDir, repoId()).raw);
+    try {
+      const runId = raw.prepare("select id from task_runs where mode = 'retrieve' order by started_at desc, rowid desc limit 1").pluck().get() as string;
+      const rows = raw.prepare('select stage, subject, decision, model_call_id from retrieval_decisions where run_id = ? order by id').all(runId) as Array<{ stage: string; subject: string; decision: string; model_call_id: number | null }>;
+      expect(rows.filter((r) => r.stage === 'precision_pass1').map((r) => [r.subject, r.decision])).toContainEqual(['mailer.py:send_mail', 'excluded']);
+      expect(rows.filter((r) => r.stage === 'precision_pass2').map((r) => [r.subject, r.decision])).toContainEqual(['config.py:load_config', 'primary']);
+      expect(rows.filter((r) => r.stage === 'precision_pass3').map((r) => [r.subject, r.decision])).toEqual([['app.py:main', 'supporting']]);
+      expect(rows.find((r) => r.stage === 'precision' && r.subject === 'mailer.py')?.decision).toBe('excluded');
+      const calls = raw.prepare('select count(*) from model_calls where run_id = ?').pluck().get(runId) as number;
+      expect(calls).toBe(summary.judgments);
+      expect(rows.filter((r) => r.model_call_id !== null)).toHaveLength(calls);
+    } finally {
+      raw.close();
+    }
+  }, 120_000);
+
+  it('enriches the task analysis when a model is assigned to task_analysis, and prints the package as markdown', async () => {
+    writeFileSync(join(dataDir, 'config.toml'), `${CONFIG}[models.overrides]\ntask_analysis = "qwen3:0.6b"\n`);
+    const md = await cra(['retrieve', TASK, '--repo', repo.root, '--markdown']);
+    expect(md.status).toBe(0);
+    expect(md.stdout).toMatch(/^# Context package\n\nTask: Fix `load_config`/);
+    expect(md.stdout).toMatch(/\n### config\.py:4-7 · load_config \(primary, full source\)\n```\ndef load_config\(path\):/);
+    const human = await cra(['retrieve', TASK, '--repo', repo.root]);
+    expect(human.stdout).toContain('Task analysis: deterministic + enrichment by the task_analysis model');
+    const analysis = server.requests.filter((r) => JSON.stringify(r.body).includes('You analyse a coding task'));
+    expect(analysis).toHaveLength(2);
+  }, 120_000);
+
+  it('within a small budget drops what does not fit, with what it needed', async () => {
+    const small = await cra(['retrieve', TASK, '--repo', repo.root, '--json', '--budget', '120']);
+    expect(small.status).toBe(0);
+    const { package: pkg } = JSON.parse(small.stdout) as { package: ContextPackage };
+    expect(pkg.budget.used).toBeLessThanOrEqual(120);
+    expect(pkg.dropped.length).toBeGreaterThan(0);
+    for (const d of pkg.dropped) expect(d.reasons.at(-1)).toMatchObject({ kind: 'over-budget' });
+    const human = await cra(['retrieve', TASK, '--repo', repo.root, '--budget', '120']);
+    expect(human.stdout).toMatch(/\nDropped:\n {2}\S+.* · over budget \(needs \d+ tokens, \d+ left\)/);
+    const bad = await cra(['retrieve', TASK, '--repo', repo.root, '--budget', 'lots']);
+    expect(bad.stderr).toContain('"lots" is not a budget; give a whole number of tokens above 0');
+  }, 120_000);
+
+  it('says run `cra init` without a [models] section, and names the address when no model server answers', async () => {
+    writeFileSync(join(dataDir, 'config.toml'), '[budget]\ncontext_window = 8192\nreserved_tokens = 1024\n');
+    const noModels = await cra(['retrieve', TASK, '--repo', repo.root]);
+    expect(noModels.status).not.toBe(0);
+    expect(noModels.stderr).toMatch(/No \[models\] section in .*config\.toml\. Run `cra init`/);
+
+    writeFileSync(join(dataDir, 'config.toml'), CONFIG);
+    const port = await new Promise<number>((resolve) => {
+      const s = createServer().listen(0, '127.0.0.1', () => {
+        const p = (s.address() as { port: number }).port;
+        s.close(() => resolve(p));
+      });
+    });
+    const down = await cra(['retrieve', TASK, '--repo', repo.root], `http://127.0.0.1:${port}`);
+    expect(down.status).not.toBe(0);
+    expect(down.stderr).toContain(`No model server answers at http://127.0.0.1:${port} (set by OLLAMA_HOST)`);
+  }, 120_000);
+});
