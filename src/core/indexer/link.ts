@@ -1,6 +1,7 @@
 import { BatchInsert } from '../db/batch';
 import type { Db } from '../db/open';
-import type { ExtractedImport, ExtractedReference, ParsedLanguage } from './extract/types';
+import type { ExtractedImport, ParsedLanguage } from './extract/types';
+import type { PendingRange, PendingReferences } from './pendingRefs';
 import { isClassLike, SymbolTable, type WrittenSymbol } from './symbolTable';
 
 /** Resolves one import of a file to repository paths (empty when external or unknown). */
@@ -13,8 +14,8 @@ export type FileScope = Iterable<number> | 'all';
 export interface WrittenFile {
   /** The file's symbols in extraction order, with their new ids. */
   symbols: WrittenSymbol[];
-  /** `fromSymbol` indexes `symbols`. */
-  references: readonly ExtractedReference[];
+  /** Its references, staged (null when it has none). */
+  references: PendingRange | null;
   imports: readonly ExtractedImport[];
 }
 
@@ -56,9 +57,10 @@ type IsParsed = (language: string) => language is ParsedLanguage;
  * imported module, `self.method` / `this.method` within the enclosing class (and its resolved base
  * classes), `Class.member`. Unresolved references keep a null target.
  *
- * Files written by this run are resolved from memory and their references inserted already
- * resolved (base classes first, so `self.x` finds inherited members in any file order); stored
- * references of other files (dependents of changed files) are re-resolved in place.
+ * Files written by this run are resolved from memory and their references, staged while the files
+ * were written (pendingRefs.ts), inserted already resolved (base classes first, so `self.x` finds
+ * inherited members in any file order); stored references of other files (dependents of changed
+ * files) are re-resolved in place.
  */
 export class Linker {
   private readonly files = new Map<number, FileInfo>();
@@ -72,6 +74,7 @@ export class Linker {
     private readonly resolveImport: ResolveImport,
     private readonly isParsed: IsParsed,
     private readonly written: ReadonlyMap<number, WrittenFile> = new Map(),
+    private readonly pending: PendingReferences | null = null,
   ) {
     this.stmt = {
       imports: db.prepare('select specifier, names_json, alias, level, is_reexport, is_system, is_module, line from imports where file_id = ? order by line'),
@@ -102,39 +105,41 @@ export class Linker {
     return edges;
   }
 
-  /** Resolve and insert the references of every file written by this run (call after `linkImports`). */
+  /**
+   * Resolve and insert the staged references of every file written by this run (call after
+   * `linkImports`), reading them back a batch at a time.
+   */
   insertReferences(): void {
-    const envs = new Map<number, Env>();
+    if (!this.pending) return;
     const insert = new BatchInsert(this.db, 'symbol_references', ['file_id', 'from_symbol_id', 'name', 'kind', 'line', 'target_symbol_id']);
-    const inherits = new Map<number, Array<number | null>>();
+    /** Targets of the `inherit` references by staged rowid. */
+    const inherited = new Map<number, number | null>();
     // Pass 1: inheritance, so that pass 2 can look members up in base classes of any file.
     for (const [fileId, file] of this.written) {
-      if (!file.references.some((r) => r.kind === 'inherit')) continue;
-      const env = this.writtenEnv(fileId, file, envs);
+      if (!file.references?.inherits) continue;
+      const env = this.writtenEnv(fileId, file);
       const bases = new Map<number, number[]>();
-      inherits.set(
-        fileId,
-        file.references.map((ref) => {
-          if (ref.kind !== 'inherit') return null;
-          const fromId = ref.fromSymbol === null ? null : (file.symbols[ref.fromSymbol]?.id ?? null);
-          const target = this.resolveName(ref.name, env, fromId);
-          if (target !== null && fromId !== null) bases.set(fromId, [...(bases.get(fromId) ?? []), target]);
-          return target;
-        }),
-      );
+      for (const ref of this.pending.inheritsOf(file.references)) {
+        const target = this.resolveName(ref.name, env, ref.fromId);
+        inherited.set(ref.id, target);
+        if (target !== null && ref.fromId !== null) bases.set(ref.fromId, [...(bases.get(ref.fromId) ?? []), target]);
+      }
       for (const [classId, ids] of bases) this.table.setBases(classId, ids);
     }
-    for (const [fileId, file] of this.written) {
-      if (file.references.length === 0) continue;
-      const env = this.writtenEnv(fileId, file, envs);
-      const resolvedBases = inherits.get(fileId);
-      file.references.forEach((ref, i) => {
-        const fromId = ref.fromSymbol === null ? null : (file.symbols[ref.fromSymbol]?.id ?? null);
+    // Pass 2: every reference in staged order (a file's are contiguous), so the rows are stored in that order.
+    let env: Env | null = null;
+    let envFile = -1;
+    for (const rows of this.pending.batches()) {
+      for (const ref of rows) {
+        if (ref.fileId !== envFile || !env) {
+          env = this.writtenEnv(ref.fileId, this.written.get(ref.fileId)!);
+          envFile = ref.fileId;
+        }
         let target: number | null = null;
-        if (ref.kind === 'inherit') target = resolvedBases?.[i] ?? null;
-        else if (ref.kind !== 'import') target = this.resolveName(ref.name, env, fromId);
-        insert.add(fileId, fromId, ref.name, ref.kind, ref.line, target);
-      });
+        if (ref.kind === 'inherit') target = inherited.get(ref.id) ?? null;
+        else if (ref.kind !== 'import') target = this.resolveName(ref.name, env, ref.fromId);
+        insert.add(ref.fileId, ref.fromId, ref.name, ref.kind, ref.line, target);
+      }
     }
     insert.flush();
   }
@@ -151,14 +156,9 @@ export class Linker {
     return scope === 'all' ? [...this.files.keys()] : [...scope].filter((id) => this.files.has(id));
   }
 
-  private writtenEnv(fileId: number, file: WrittenFile, cache: Map<number, Env>): Env {
-    let env = cache.get(fileId);
-    if (!env) {
-      const byId = new Map(file.symbols.map((s) => [s.id, s]));
-      env = { local: this.table.topLevelOf(fileId), bindings: this.bindings(fileId), symbol: (id) => byId.get(id) };
-      cache.set(fileId, env);
-    }
-    return env;
+  private writtenEnv(fileId: number, file: WrittenFile): Env {
+    const byId = new Map(file.symbols.map((s) => [s.id, s]));
+    return { local: this.table.topLevelOf(fileId), bindings: this.bindings(fileId), symbol: (id) => byId.get(id) };
   }
 
   private updateStored(fileId: number): void {
