@@ -52,6 +52,8 @@ export interface IndexOptions {
   parallel?: ParallelOptions;
   /** How long to wait for another index run of the same repository before DB_LOCKED (see acquireIndexLock). */
   lockWaitMs?: number;
+  /** References read back per batch when linking (default PENDING_BATCH; tests set a small one). */
+  referenceBatch?: number;
 }
 
 /** Page cache of the indexing connection, in KiB. */
@@ -137,7 +139,7 @@ async function runInTransaction(db: Db, listing: Listing, options: IndexOptions 
     head: options.head,
   });
   git.catch(() => undefined);
-  const pending = new PendingReferences(db);
+  const pending = new PendingReferences(db, options.referenceBatch);
   try {
     if (full) startBulkBuild(db);
     const chunkIndex = full ? new BulkChunkIndex(db) : null;

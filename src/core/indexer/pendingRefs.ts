@@ -37,7 +37,10 @@ export class PendingReferences {
   private readonly after;
   private count = 0;
 
-  constructor(private readonly db: Db) {
+  constructor(
+    private readonly db: Db,
+    private readonly batchSize = PENDING_BATCH,
+  ) {
     db.exec('drop table if exists temp.pending_refs; create temp table pending_refs (id integer primary key, file_id integer, from_symbol_id integer, name text, kind text, line integer)');
     this.insert = new BatchInsert(db, 'temp.pending_refs', ['id', 'file_id', 'from_symbol_id', 'name', 'kind', 'line']);
     const columns = 'id, file_id as fileId, from_symbol_id as fromId, name, kind, line';
@@ -65,7 +68,7 @@ export class PendingReferences {
   }
 
   /** Every staged reference in rowid order, `size` rows at a time. */
-  *batches(size = PENDING_BATCH): Generator<PendingRow[]> {
+  *batches(size = this.batchSize): Generator<PendingRow[]> {
     this.insert.flush();
     for (let after = 0; after < this.count; ) {
       const rows = this.after.all(after, size) as PendingRow[];
