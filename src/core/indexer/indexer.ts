@@ -271,7 +271,7 @@ function writePrepared(writer: CuratedWriter, pending: PendingReferences, f: Lis
   if (extraction) {
     const symbols = writer.writeExtraction(fileId, extraction);
     // References are staged in SQLite, not held until linking (a large repository has millions).
-    result.written.set(fileId, { symbols, references: pending.add(fileId, symbols, extraction.references), imports: extraction.imports });
+    result.written.set(fileId, { firstSymbolId: symbols[0]?.id ?? null, references: pending.add(fileId, symbols, extraction.references) });
   }
   if (prepared.chunks) writer.writeChunks(fileId, f.path, prepared.chunks);
   result.changed.add(fileId);

@@ -2,7 +2,7 @@ import { BatchInsert } from '../db/batch';
 import type { Db } from '../db/open';
 import type { ExtractedImport, ParsedLanguage } from './extract/types';
 import type { PendingRange, PendingReferences } from './pendingRefs';
-import { isClassLike, SymbolTable, type WrittenSymbol } from './symbolTable';
+import { isClassLike, SymbolTable } from './symbolTable';
 
 /** Resolves one import of a file to repository paths (empty when external or unknown). */
 export type ResolveImport = (fromPath: string, imp: ExtractedImport, language: ParsedLanguage) => string[];
@@ -10,13 +10,15 @@ export type ResolveImport = (fromPath: string, imp: ExtractedImport, language: P
 /** Files to work on: every indexed file, or the given ids. */
 export type FileScope = Iterable<number> | 'all';
 
-/** What this run wrote for a parsed file; its references are resolved and inserted by `insertReferences`. */
+/**
+ * What this run wrote for a parsed file; its references are resolved and inserted by
+ * `insertReferences`. Its symbols and imports are read back from the database, not held.
+ */
 export interface WrittenFile {
-  /** The file's symbols in extraction order, with their new ids. */
-  symbols: WrittenSymbol[];
+  /** The id of its first symbol (null when it has none). */
+  firstSymbolId: number | null;
   /** Its references, staged (null when it has none). */
   references: PendingRange | null;
-  imports: readonly ExtractedImport[];
 }
 
 interface FileInfo {
@@ -57,8 +59,8 @@ type IsParsed = (language: string) => language is ParsedLanguage;
  * imported module, `self.method` / `this.method` within the enclosing class (and its resolved base
  * classes), `Class.member`. Unresolved references keep a null target.
  *
- * Files written by this run are resolved from memory and their references, staged while the files
- * were written (pendingRefs.ts), inserted already resolved (base classes first, so `self.x` finds
+ * The references of files written by this run, staged while the files were written
+ * (pendingRefs.ts), are inserted already resolved (base classes first, so `self.x` finds
  * inherited members in any file order); stored references of other files (dependents of changed
  * files) are re-resolved in place.
  */
@@ -77,7 +79,8 @@ export class Linker {
     private readonly pending: PendingReferences | null = null,
   ) {
     this.stmt = {
-      imports: db.prepare('select specifier, names_json, alias, level, is_reexport, is_system, is_module, line from imports where file_id = ? order by line'),
+      // Ties in line keep the extraction order (insertion order).
+      imports: db.prepare('select specifier, names_json, alias, level, is_reexport, is_system, is_module, line from imports where file_id = ? order by line, id'),
       refs: db.prepare('select id, name, kind, from_symbol_id as fromId, target_symbol_id as target from symbol_references where file_id = ?'),
       fileSymbols: db.prepare('select id, kind, parent_id as parentId from symbols where file_id = ?'),
       setTarget: db.prepare('update symbol_references set target_symbol_id = ? where id = ?'),
@@ -89,8 +92,9 @@ export class Linker {
       this.files.set(f.id, f);
       this.idByPath.set(f.path, f.id);
     }
-    this.table = new SymbolTable(db);
-    for (const [fileId, file] of written) this.table.register(fileId, file.symbols);
+    let writtenFrom = Number.POSITIVE_INFINITY;
+    for (const file of written.values()) if (file.firstSymbolId !== null) writtenFrom = Math.min(writtenFrom, file.firstSymbolId);
+    this.table = new SymbolTable(db, writtenFrom);
   }
 
   /** Rewrite the `file_dependencies` of the given files; returns the number of edges written. */
@@ -117,7 +121,7 @@ export class Linker {
     // Pass 1: inheritance, so that pass 2 can look members up in base classes of any file.
     for (const [fileId, file] of this.written) {
       if (!file.references?.inherits) continue;
-      const env = this.writtenEnv(fileId, file);
+      const env = this.envOf(fileId);
       const bases = new Map<number, number[]>();
       for (const ref of this.pending.inheritsOf(file.references)) {
         const target = this.resolveName(ref.name, env, ref.fromId);
@@ -132,7 +136,7 @@ export class Linker {
     for (const rows of this.pending.batches()) {
       for (const ref of rows) {
         if (ref.fileId !== envFile || !env) {
-          env = this.writtenEnv(ref.fileId, this.written.get(ref.fileId)!);
+          env = this.envOf(ref.fileId);
           envFile = ref.fileId;
         }
         let target: number | null = null;
@@ -156,17 +160,16 @@ export class Linker {
     return scope === 'all' ? [...this.files.keys()] : [...scope].filter((id) => this.files.has(id));
   }
 
-  private writtenEnv(fileId: number, file: WrittenFile): Env {
-    const byId = new Map(file.symbols.map((s) => [s.id, s]));
+  private envOf(fileId: number): Env {
+    const symbols = this.stmt.fileSymbols.all(fileId) as Array<{ id: number; kind: string; parentId: number | null }>;
+    const byId = new Map(symbols.map((s) => [s.id, s]));
     return { local: this.table.topLevelOf(fileId), bindings: this.bindings(fileId), symbol: (id) => byId.get(id) };
   }
 
   private updateStored(fileId: number): void {
     const refs = this.stmt.refs.all(fileId) as Array<{ id: number; name: string; kind: string; fromId: number | null; target: number | null }>;
     if (refs.length === 0) return;
-    const symbols = this.stmt.fileSymbols.all(fileId) as Array<{ id: number; kind: string; parentId: number | null }>;
-    const byId = new Map(symbols.map((s) => [s.id, s]));
-    const env: Env = { local: this.table.topLevelOf(fileId), bindings: this.bindings(fileId), symbol: (id) => byId.get(id) };
+    const env = this.envOf(fileId);
     for (const ref of refs) {
       if (ref.kind === 'import') continue;
       const target = this.resolveName(ref.name, env, ref.fromId);
@@ -188,8 +191,7 @@ export class Linker {
   private resolveImportsOf(fileId: number): Array<{ imp: ExtractedImport; targets: number[] }> {
     const file = this.files.get(fileId)!;
     if (!this.isParsed(file.language)) return [];
-    const written = this.written.get(fileId);
-    const imports = written ? [...written.imports].sort((a, b) => a.line - b.line).map(asStored) : (this.stmt.imports.all(fileId) as ImportRow[]).map(fromRow);
+    const imports = (this.stmt.imports.all(fileId) as ImportRow[]).map(fromRow);
     return imports.map((imp) => {
       let paths: string[] = [];
       try {
@@ -258,11 +260,6 @@ function enclosingClass(env: Env, fromId: number | null): number | null {
     if (isClassLike(cur.kind)) return cur.id;
   }
   return null;
-}
-
-/** An import as the database stores it (what a later incremental run reads back), so both paths resolve alike. */
-function asStored(imp: ExtractedImport): ExtractedImport {
-  return { specifier: imp.specifier, names: imp.names, alias: imp.alias, level: imp.level, isReexport: imp.isReexport, isSystem: imp.isSystem, isModule: imp.isModule === true, line: imp.line };
 }
 
 function fromRow(row: ImportRow): ExtractedImport {
