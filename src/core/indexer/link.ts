@@ -82,7 +82,7 @@ export class Linker {
       // Ties in line keep the extraction order (insertion order).
       imports: db.prepare('select specifier, names_json, alias, level, is_reexport, is_system, is_module, line from imports where file_id = ? order by line, id'),
       refs: db.prepare('select id, name, kind, from_symbol_id as fromId, target_symbol_id as target from symbol_references where file_id = ?'),
-      fileSymbols: db.prepare('select id, kind, parent_id as parentId from symbols where file_id = ?'),
+      fileSymbols: db.prepare('select id, name, kind, parent_id as parentId from symbols where file_id = ? order by id'),
       setTarget: db.prepare('update symbol_references set target_symbol_id = ? where id = ?'),
       deleteDeps: db.prepare('delete from file_dependencies where from_file_id = ?'),
       insertDep: db.prepare('insert or ignore into file_dependencies (from_file_id, to_file_id, kind, specifier) values (?, ?, ?, ?)'),
@@ -161,8 +161,10 @@ export class Linker {
   }
 
   private envOf(fileId: number): Env {
-    const symbols = this.stmt.fileSymbols.all(fileId) as Array<{ id: number; kind: string; parentId: number | null }>;
+    const symbols = this.stmt.fileSymbols.all(fileId) as Array<{ id: number; name: string; kind: string; parentId: number | null }>;
     const byId = new Map(symbols.map((s) => [s.id, s]));
+    // One read gives the file's top-level names too.
+    this.table.knowFile(fileId, symbols);
     return { local: this.table.topLevelOf(fileId), bindings: this.bindings(fileId), symbol: (id) => byId.get(id) };
   }
 

@@ -50,6 +50,11 @@ export class SymbolTable {
     return map;
   }
 
+  /** Cache a file's top-level symbols from its rows (all its symbols, ascending id) read anyway. */
+  knowFile(fileId: number, rows: ReadonlyArray<{ id: number; name: string; parentId: number | null }>): void {
+    if (!this.topLevel.has(fileId)) this.topLevel.set(fileId, firstById(rows.filter((r) => r.parentId === null)));
+  }
+
   /** Direct members of a symbol by name. */
   membersOf(symbolId: number): Map<string, number> {
     let map = this.children.get(symbolId);
