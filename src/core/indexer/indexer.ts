@@ -13,6 +13,7 @@ import { gitHead } from './git';
 import { acquireIndexLock } from './indexLock';
 import { getMeta, readGitHistory, setMeta, writeGitHistory } from './gitHistory';
 import { Linker, type ResolveImport, type WrittenFile } from './link';
+import { PendingReferences } from './pendingRefs';
 import { PhaseClock, type IndexProgress } from './phaseClock';
 import type { PrepareJob, PreparedFile } from './parse/prepare';
 import { openPreparer, type ParallelOptions } from './parse/preparer';
@@ -51,6 +52,8 @@ export interface IndexOptions {
   parallel?: ParallelOptions;
   /** How long to wait for another index run of the same repository before DB_LOCKED (see acquireIndexLock). */
   lockWaitMs?: number;
+  /** References read back per batch when linking (default PENDING_BATCH; tests set a small one). */
+  referenceBatch?: number;
 }
 
 /** Page cache of the indexing connection, in KiB. */
@@ -136,17 +139,18 @@ async function runInTransaction(db: Db, listing: Listing, options: IndexOptions 
     head: options.head,
   });
   git.catch(() => undefined);
+  const pending = new PendingReferences(db, options.referenceBatch);
   try {
     if (full) startBulkBuild(db);
     const chunkIndex = full ? new BulkChunkIndex(db) : null;
     const stored = writer.storedFiles();
     const removed = removeMissing(writer, stored, listing);
-    const parse = await parseChanged(writer, stored, listing, options, chunkIndex);
+    const parse = await parseChanged(writer, stored, listing, options, chunkIndex, pending);
     const fileSetChanged = full || removed > 0 || parse.added > 0;
     const changedAnything = fileSetChanged || parse.changed.size > 0;
     if (changedAnything) {
       options.progress?.({ phase: 'references', done: 0, message: 'Resolving imports and references' });
-      linkFiles(db, options, fileSetChanged, parse);
+      linkFiles(db, options, fileSetChanged, parse, pending);
       rebuildTestLinks(db);
     }
     throwIfAborted(options.signal);
@@ -161,6 +165,7 @@ async function runInTransaction(db: Db, listing: Listing, options: IndexOptions 
   } finally {
     options.signal?.removeEventListener('abort', stopGit);
     stopGit();
+    pending.close();
   }
 }
 
@@ -193,7 +198,14 @@ interface ParseResult {
   referrers: Set<number>;
 }
 
-async function parseChanged(writer: CuratedWriter, stored: Map<string, StoredFile>, listing: Listing, options: IndexOptions, chunkIndex: BulkChunkIndex | null): Promise<ParseResult> {
+async function parseChanged(
+  writer: CuratedWriter,
+  stored: Map<string, StoredFile>,
+  listing: Listing,
+  options: IndexOptions,
+  chunkIndex: BulkChunkIndex | null,
+  pending: PendingReferences,
+): Promise<ParseResult> {
   const work = listing.files.filter((f) => {
     const s = stored.get(f.path);
     return !s || s.size !== f.size || s.mtimeMs !== f.mtimeMs;
@@ -219,7 +231,7 @@ async function parseChanged(writer: CuratedWriter, stored: Map<string, StoredFil
       throwIfAborted(options.signal);
       const prepared = await preparer.next();
       throwIfAborted(options.signal);
-      writePrepared(writer, f, prepared, stored.get(f.path), result);
+      writePrepared(writer, pending, f, prepared, stored.get(f.path), result);
       if (chunkIndex && prepared.chunks) chunkIndex.written(prepared.chunks.length);
       const done = i + 1;
       const rate = done / Math.max((performance.now() - started) / 1000, 1e-3);
@@ -231,7 +243,7 @@ async function parseChanged(writer: CuratedWriter, stored: Map<string, StoredFil
   return result;
 }
 
-function writePrepared(writer: CuratedWriter, f: Listing['files'][number], prepared: PreparedFile, existing: StoredFile | undefined, result: ParseResult): void {
+function writePrepared(writer: CuratedWriter, pending: PendingReferences, f: Listing['files'][number], prepared: PreparedFile, existing: StoredFile | undefined, result: ParseResult): void {
   if (existing && prepared.unchanged) {
     writer.touchFile(existing.id, f.mtimeMs, f.size);
     return;
@@ -258,7 +270,8 @@ function writePrepared(writer: CuratedWriter, f: Listing['files'][number], prepa
   );
   if (extraction) {
     const symbols = writer.writeExtraction(fileId, extraction);
-    result.written.set(fileId, { symbols, references: extraction.references, imports: extraction.imports });
+    // References are staged in SQLite, not held until linking (a large repository has millions).
+    result.written.set(fileId, { firstSymbolId: symbols[0]?.id ?? null, references: pending.add(fileId, symbols, extraction.references) });
   }
   if (prepared.chunks) writer.writeChunks(fileId, f.path, prepared.chunks);
   result.changed.add(fileId);
@@ -273,7 +286,7 @@ function writePrepared(writer: CuratedWriter, f: Listing['files'][number], prepa
  * that import them or referred into them (stored references re-targeted: their targets in a
  * rewritten file were nulled).
  */
-function linkFiles(db: Db, options: IndexOptions, fileSetChanged: boolean, parse: ParseResult): void {
+function linkFiles(db: Db, options: IndexOptions, fileSetChanged: boolean, parse: ParseResult, pending: PendingReferences): void {
   const paths = (db.prepare('select path from files where skip_reason is null').pluck().all() as string[]).sort();
   const readFile = (path: string): string | null => {
     try {
@@ -282,7 +295,7 @@ function linkFiles(db: Db, options: IndexOptions, fileSetChanged: boolean, parse
       return null;
     }
   };
-  const linker = new Linker(db, (options.resolver ?? defaultResolver)(paths, readFile), isParsed, parse.written);
+  const linker = new Linker(db, (options.resolver ?? defaultResolver)(paths, readFile), isParsed, parse.written, pending);
   if (fileSetChanged) {
     linker.linkImports('all');
     linker.insertReferences();

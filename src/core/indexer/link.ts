@@ -1,7 +1,8 @@
 import { BatchInsert } from '../db/batch';
 import type { Db } from '../db/open';
-import type { ExtractedImport, ExtractedReference, ParsedLanguage } from './extract/types';
-import { isClassLike, SymbolTable, type WrittenSymbol } from './symbolTable';
+import type { ExtractedImport, ParsedLanguage } from './extract/types';
+import type { PendingRange, PendingReferences } from './pendingRefs';
+import { isClassLike, SymbolTable } from './symbolTable';
 
 /** Resolves one import of a file to repository paths (empty when external or unknown). */
 export type ResolveImport = (fromPath: string, imp: ExtractedImport, language: ParsedLanguage) => string[];
@@ -9,13 +10,15 @@ export type ResolveImport = (fromPath: string, imp: ExtractedImport, language: P
 /** Files to work on: every indexed file, or the given ids. */
 export type FileScope = Iterable<number> | 'all';
 
-/** What this run wrote for a parsed file; its references are resolved and inserted by `insertReferences`. */
+/**
+ * What this run wrote for a parsed file; its references are resolved and inserted by
+ * `insertReferences`. Its symbols and imports are read back from the database, not held.
+ */
 export interface WrittenFile {
-  /** The file's symbols in extraction order, with their new ids. */
-  symbols: WrittenSymbol[];
-  /** `fromSymbol` indexes `symbols`. */
-  references: readonly ExtractedReference[];
-  imports: readonly ExtractedImport[];
+  /** The id of its first symbol (null when it has none). */
+  firstSymbolId: number | null;
+  /** Its references, staged (null when it has none). */
+  references: PendingRange | null;
 }
 
 interface FileInfo {
@@ -56,9 +59,10 @@ type IsParsed = (language: string) => language is ParsedLanguage;
  * imported module, `self.method` / `this.method` within the enclosing class (and its resolved base
  * classes), `Class.member`. Unresolved references keep a null target.
  *
- * Files written by this run are resolved from memory and their references inserted already
- * resolved (base classes first, so `self.x` finds inherited members in any file order); stored
- * references of other files (dependents of changed files) are re-resolved in place.
+ * The references of files written by this run, staged while the files were written
+ * (pendingRefs.ts), are inserted already resolved (base classes first, so `self.x` finds
+ * inherited members in any file order); stored references of other files (dependents of changed
+ * files) are re-resolved in place.
  */
 export class Linker {
   private readonly files = new Map<number, FileInfo>();
@@ -72,11 +76,13 @@ export class Linker {
     private readonly resolveImport: ResolveImport,
     private readonly isParsed: IsParsed,
     private readonly written: ReadonlyMap<number, WrittenFile> = new Map(),
+    private readonly pending: PendingReferences | null = null,
   ) {
     this.stmt = {
-      imports: db.prepare('select specifier, names_json, alias, level, is_reexport, is_system, is_module, line from imports where file_id = ? order by line'),
+      // Ties in line keep the extraction order (insertion order).
+      imports: db.prepare('select specifier, names_json, alias, level, is_reexport, is_system, is_module, line from imports where file_id = ? order by line, id'),
       refs: db.prepare('select id, name, kind, from_symbol_id as fromId, target_symbol_id as target from symbol_references where file_id = ?'),
-      fileSymbols: db.prepare('select id, kind, parent_id as parentId from symbols where file_id = ?'),
+      fileSymbols: db.prepare('select id, name, kind, parent_id as parentId from symbols where file_id = ? order by id'),
       setTarget: db.prepare('update symbol_references set target_symbol_id = ? where id = ?'),
       deleteDeps: db.prepare('delete from file_dependencies where from_file_id = ?'),
       insertDep: db.prepare('insert or ignore into file_dependencies (from_file_id, to_file_id, kind, specifier) values (?, ?, ?, ?)'),
@@ -86,8 +92,9 @@ export class Linker {
       this.files.set(f.id, f);
       this.idByPath.set(f.path, f.id);
     }
-    this.table = new SymbolTable(db);
-    for (const [fileId, file] of written) this.table.register(fileId, file.symbols);
+    let writtenFrom = Number.POSITIVE_INFINITY;
+    for (const file of written.values()) if (file.firstSymbolId !== null) writtenFrom = Math.min(writtenFrom, file.firstSymbolId);
+    this.table = new SymbolTable(db, writtenFrom);
   }
 
   /** Rewrite the `file_dependencies` of the given files; returns the number of edges written. */
@@ -102,39 +109,41 @@ export class Linker {
     return edges;
   }
 
-  /** Resolve and insert the references of every file written by this run (call after `linkImports`). */
+  /**
+   * Resolve and insert the staged references of every file written by this run (call after
+   * `linkImports`), reading them back a batch at a time.
+   */
   insertReferences(): void {
-    const envs = new Map<number, Env>();
+    if (!this.pending) return;
     const insert = new BatchInsert(this.db, 'symbol_references', ['file_id', 'from_symbol_id', 'name', 'kind', 'line', 'target_symbol_id']);
-    const inherits = new Map<number, Array<number | null>>();
+    /** Targets of the `inherit` references by staged rowid. */
+    const inherited = new Map<number, number | null>();
     // Pass 1: inheritance, so that pass 2 can look members up in base classes of any file.
     for (const [fileId, file] of this.written) {
-      if (!file.references.some((r) => r.kind === 'inherit')) continue;
-      const env = this.writtenEnv(fileId, file, envs);
+      if (!file.references?.inherits) continue;
+      const env = this.envOf(fileId);
       const bases = new Map<number, number[]>();
-      inherits.set(
-        fileId,
-        file.references.map((ref) => {
-          if (ref.kind !== 'inherit') return null;
-          const fromId = ref.fromSymbol === null ? null : (file.symbols[ref.fromSymbol]?.id ?? null);
-          const target = this.resolveName(ref.name, env, fromId);
-          if (target !== null && fromId !== null) bases.set(fromId, [...(bases.get(fromId) ?? []), target]);
-          return target;
-        }),
-      );
+      for (const ref of this.pending.inheritsOf(file.references)) {
+        const target = this.resolveName(ref.name, env, ref.fromId);
+        inherited.set(ref.id, target);
+        if (target !== null && ref.fromId !== null) bases.set(ref.fromId, [...(bases.get(ref.fromId) ?? []), target]);
+      }
       for (const [classId, ids] of bases) this.table.setBases(classId, ids);
     }
-    for (const [fileId, file] of this.written) {
-      if (file.references.length === 0) continue;
-      const env = this.writtenEnv(fileId, file, envs);
-      const resolvedBases = inherits.get(fileId);
-      file.references.forEach((ref, i) => {
-        const fromId = ref.fromSymbol === null ? null : (file.symbols[ref.fromSymbol]?.id ?? null);
+    // Pass 2: every reference in staged order (a file's are contiguous), so the rows are stored in that order.
+    let env: Env | null = null;
+    let envFile = -1;
+    for (const rows of this.pending.batches()) {
+      for (const ref of rows) {
+        if (ref.fileId !== envFile || !env) {
+          env = this.envOf(ref.fileId);
+          envFile = ref.fileId;
+        }
         let target: number | null = null;
-        if (ref.kind === 'inherit') target = resolvedBases?.[i] ?? null;
-        else if (ref.kind !== 'import') target = this.resolveName(ref.name, env, fromId);
-        insert.add(fileId, fromId, ref.name, ref.kind, ref.line, target);
-      });
+        if (ref.kind === 'inherit') target = inherited.get(ref.id) ?? null;
+        else if (ref.kind !== 'import') target = this.resolveName(ref.name, env, ref.fromId);
+        insert.add(ref.fileId, ref.fromId, ref.name, ref.kind, ref.line, target);
+      }
     }
     insert.flush();
   }
@@ -151,22 +160,18 @@ export class Linker {
     return scope === 'all' ? [...this.files.keys()] : [...scope].filter((id) => this.files.has(id));
   }
 
-  private writtenEnv(fileId: number, file: WrittenFile, cache: Map<number, Env>): Env {
-    let env = cache.get(fileId);
-    if (!env) {
-      const byId = new Map(file.symbols.map((s) => [s.id, s]));
-      env = { local: this.table.topLevelOf(fileId), bindings: this.bindings(fileId), symbol: (id) => byId.get(id) };
-      cache.set(fileId, env);
-    }
-    return env;
+  private envOf(fileId: number): Env {
+    const symbols = this.stmt.fileSymbols.all(fileId) as Array<{ id: number; name: string; kind: string; parentId: number | null }>;
+    const byId = new Map(symbols.map((s) => [s.id, s]));
+    // One read gives the file's top-level names too.
+    this.table.knowFile(fileId, symbols);
+    return { local: this.table.topLevelOf(fileId), bindings: this.bindings(fileId), symbol: (id) => byId.get(id) };
   }
 
   private updateStored(fileId: number): void {
     const refs = this.stmt.refs.all(fileId) as Array<{ id: number; name: string; kind: string; fromId: number | null; target: number | null }>;
     if (refs.length === 0) return;
-    const symbols = this.stmt.fileSymbols.all(fileId) as Array<{ id: number; kind: string; parentId: number | null }>;
-    const byId = new Map(symbols.map((s) => [s.id, s]));
-    const env: Env = { local: this.table.topLevelOf(fileId), bindings: this.bindings(fileId), symbol: (id) => byId.get(id) };
+    const env = this.envOf(fileId);
     for (const ref of refs) {
       if (ref.kind === 'import') continue;
       const target = this.resolveName(ref.name, env, ref.fromId);
@@ -188,8 +193,7 @@ export class Linker {
   private resolveImportsOf(fileId: number): Array<{ imp: ExtractedImport; targets: number[] }> {
     const file = this.files.get(fileId)!;
     if (!this.isParsed(file.language)) return [];
-    const written = this.written.get(fileId);
-    const imports = written ? [...written.imports].sort((a, b) => a.line - b.line).map(asStored) : (this.stmt.imports.all(fileId) as ImportRow[]).map(fromRow);
+    const imports = (this.stmt.imports.all(fileId) as ImportRow[]).map(fromRow);
     return imports.map((imp) => {
       let paths: string[] = [];
       try {
@@ -258,11 +262,6 @@ function enclosingClass(env: Env, fromId: number | null): number | null {
     if (isClassLike(cur.kind)) return cur.id;
   }
   return null;
-}
-
-/** An import as the database stores it (what a later incremental run reads back), so both paths resolve alike. */
-function asStored(imp: ExtractedImport): ExtractedImport {
-  return { specifier: imp.specifier, names: imp.names, alias: imp.alias, level: imp.level, isReexport: imp.isReexport, isSystem: imp.isSystem, isModule: imp.isModule === true, line: imp.line };
 }
 
 function fromRow(row: ImportRow): ExtractedImport {

@@ -15,40 +15,29 @@ export const isClassLike = (kind: string): boolean => CLASS_LIKE.has(kind);
 
 /**
  * Name lookups over the symbols of an index for reference resolution: top-level names per file,
- * member names per symbol and resolved base classes per class. Files written by this run are
- * registered from memory (no reads); the other files are read from the database on first need and
- * cached. The first definition of a name wins (lowest id), as in the database order.
+ * member names per symbol and resolved base classes per class, read from the database on first need
+ * and cached (not registered from what the run wrote: a 50k-file corpus has hundreds of thousands of
+ * symbols, and the rows are there). The first definition of a name wins (lowest id).
+ *
+ * Symbols with ids from `writtenFrom` on were written by this run (SQLite gives a new row an id
+ * above every id in its table, so they are above every symbol kept from before): their `inherit`
+ * references are not stored yet, so their bases are what `setBases` recorded, none otherwise.
  */
 export class SymbolTable {
   private readonly topLevel = new Map<number, Map<string, number>>();
   private readonly children = new Map<number, Map<string, number>>();
   private readonly bases = new Map<number, number[]>();
-  /** Symbols registered from memory: a missing member or base entry means "none", not "unread". */
-  private readonly registered = new Set<number>();
   private readonly stmt;
 
-  constructor(db: Db) {
+  constructor(
+    db: Db,
+    private readonly writtenFrom = Number.POSITIVE_INFINITY,
+  ) {
     this.stmt = {
       topLevel: db.prepare('select id, name from symbols where file_id = ? and parent_id is null order by id'),
       members: db.prepare('select id, name from symbols where parent_id = ? order by id'),
       bases: db.prepare("select target_symbol_id from symbol_references where from_symbol_id = ? and kind = 'inherit' and target_symbol_id is not null").pluck(),
     };
-  }
-
-  /** Register the symbols of a file written in this run (in extraction order, ids ascending). */
-  register(fileId: number, symbols: readonly WrittenSymbol[]): void {
-    const top = new Map<string, number>();
-    for (const s of symbols) {
-      this.registered.add(s.id);
-      if (s.parentId === null) {
-        if (!top.has(s.name)) top.set(s.name, s.id);
-        continue;
-      }
-      let members = this.children.get(s.parentId);
-      if (!members) this.children.set(s.parentId, (members = new Map()));
-      if (!members.has(s.name)) members.set(s.name, s.id);
-    }
-    this.topLevel.set(fileId, top);
   }
 
   /** Top-level symbols of a file by name. */
@@ -61,21 +50,26 @@ export class SymbolTable {
     return map;
   }
 
+  /** Cache a file's top-level symbols from its rows (all its symbols, ascending id) read anyway. */
+  knowFile(fileId: number, rows: ReadonlyArray<{ id: number; name: string; parentId: number | null }>): void {
+    if (!this.topLevel.has(fileId)) this.topLevel.set(fileId, firstById(rows.filter((r) => r.parentId === null)));
+  }
+
   /** Direct members of a symbol by name. */
   membersOf(symbolId: number): Map<string, number> {
     let map = this.children.get(symbolId);
     if (!map) {
-      map = this.registered.has(symbolId) ? new Map() : firstById(this.stmt.members.all(symbolId) as Array<{ id: number; name: string }>);
+      map = firstById(this.stmt.members.all(symbolId) as Array<{ id: number; name: string }>);
       this.children.set(symbolId, map);
     }
     return map;
   }
 
-  /** Resolved base classes of a class (registered classes: what `setBases` recorded; others: their stored `inherit` targets). */
+  /** Resolved base classes of a class (written by this run: what `setBases` recorded; others: their stored `inherit` targets). */
   basesOf(classId: number): number[] {
     let bases = this.bases.get(classId);
     if (!bases) {
-      bases = this.registered.has(classId) ? [] : (this.stmt.bases.all(classId) as number[]);
+      bases = classId >= this.writtenFrom ? [] : (this.stmt.bases.all(classId) as number[]);
       this.bases.set(classId, bases);
     }
     return bases;
@@ -88,7 +82,7 @@ export class SymbolTable {
 
   /** Forget the cached bases of a stored class (its `inherit` references were re-targeted). */
   dropBases(classId: number): void {
-    if (!this.registered.has(classId)) this.bases.delete(classId);
+    if (classId < this.writtenFrom) this.bases.delete(classId);
   }
 
   /** A member of a class, else of its base classes, `depth` levels up. */
