@@ -1,5 +1,6 @@
 import type { Reason } from '../../shared/contract/reasons';
 import type { Db } from '../db/open';
+import type { ModelCallRow } from '../logs/queries';
 
 /** Which model calls to read: every filter optional, all that are given must hold. */
 export interface CallQuery {
@@ -100,23 +101,6 @@ export interface StageStats {
   yesRate: number;
 }
 
-interface CallRow {
-  id: number;
-  run_id: string | null;
-  stage: string | null;
-  model: string;
-  provider: string;
-  system: string | null;
-  prompt: string;
-  response: string | null;
-  params_json: string | null;
-  prompt_tokens: number | null;
-  completion_tokens: number | null;
-  latency_ms: number | null;
-  error_code: string | null;
-  error: string | null;
-  created_at: string;
-}
 
 function parseJson(text: string | null): unknown {
   if (!text) return null;
@@ -165,7 +149,7 @@ export class LogAnalysis {
       p.until = q.until;
     }
     if (q.failed !== undefined) where.push(q.failed ? 'error_code is not null' : 'error_code is null');
-    const rows = this.db.prepare(`select * from model_calls ${where.length ? `where ${where.join(' and ')}` : ''} order by created_at, id limit @limit`).all(p) as CallRow[];
+    const rows = this.db.prepare(`select * from model_calls ${where.length ? `where ${where.join(' and ')}` : ''} order by created_at, id limit @limit`).all(p) as ModelCallRow[];
     return rows.map((r) => ({
       id: r.id,
       runId: r.run_id,

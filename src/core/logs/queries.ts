@@ -12,7 +12,8 @@ export interface CallFilters {
   offset: number;
 }
 
-interface Row {
+/** A row of raw `model_calls`, as `select *` returns it. */
+export interface ModelCallRow {
   id: number;
   created_at: string;
   run_id: string | null;
@@ -32,7 +33,7 @@ interface Row {
   error: string | null;
 }
 
-function summary(r: Pick<Row, 'id' | 'created_at' | 'run_id' | 'stage' | 'role' | 'provider' | 'model' | 'prompt_tokens' | 'completion_tokens' | 'latency_ms' | 'error_code'> & { preview: string | null }): ModelCallSummary {
+function summary(r: Pick<ModelCallRow, 'id' | 'created_at' | 'run_id' | 'stage' | 'role' | 'provider' | 'model' | 'prompt_tokens' | 'completion_tokens' | 'latency_ms' | 'error_code'> & { preview: string | null }): ModelCallSummary {
   return {
     id: r.id,
     createdAt: r.created_at,
@@ -80,7 +81,7 @@ export function listCalls(db: Db, f: CallFilters): { total: number; calls: Model
 
 /** One call, whole. */
 export function getCall(db: Db, id: number): ModelCallDetail {
-  const r = db.prepare('select * from model_calls where id = ?').get(id) as Row | undefined;
+  const r = db.prepare('select * from model_calls where id = ?').get(id) as ModelCallRow | undefined;
   if (!r) throw new AppError('NOT_FOUND', `No model call with id ${id}.`);
   let params: Record<string, unknown> = {};
   try {
