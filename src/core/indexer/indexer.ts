@@ -54,6 +54,8 @@ export interface IndexOptions {
   lockWaitMs?: number;
   /** References read back per batch when linking (default PENDING_BATCH; tests set a small one). */
   referenceBatch?: number;
+  /** References kept in memory before they spill to a temporary table (default PENDING_SPILL_ROWS; tests set 0 or a small one). */
+  referenceSpill?: number;
 }
 
 /** Page cache of the indexing connection, in KiB. */
@@ -139,7 +141,7 @@ async function runInTransaction(db: Db, listing: Listing, options: IndexOptions 
     head: options.head,
   });
   git.catch(() => undefined);
-  const pending = new PendingReferences(db, options.referenceBatch);
+  const pending = new PendingReferences(db, options.referenceBatch, options.referenceSpill);
   try {
     if (full) startBulkBuild(db);
     const chunkIndex = full ? new BulkChunkIndex(db) : null;

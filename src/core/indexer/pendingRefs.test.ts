@@ -20,10 +20,14 @@ const symbols = [
 ];
 
 describe('PendingReferences', () => {
-  it('reads staged references back in any batch size as the rows of one batch, in staging order', () => {
+  it.each([
+    ['in memory', undefined],
+    ['in the staging table from the first row', 0],
+    ['spilled to the staging table after 5 rows', 5],
+  ])('reads staged references back in any batch size as the rows of one batch, in staging order (%s)', (_, spillAt) => {
     const db = openDatabase(':memory:');
     cleanups.push(() => db.close());
-    const pending = new PendingReferences(db);
+    const pending = new PendingReferences(db, undefined, spillAt);
     const a = pending.add(1, symbols, [ref('Base', 'inherit', 1, 0), ref('self.run', 'call', 3, 1), ref('os', 'import', 1, null)]);
     expect(pending.add(2, [], [])).toBeNull();
     const b = pending.add(3, symbols, Array.from({ length: 9 }, (_, i) => ref(`f${i}`, 'call', i + 1, i % 2 === 0 ? null : 1)));
@@ -61,9 +65,9 @@ describe('PendingReferences', () => {
     repo.write('m_mid.py', 'from z_base import Base\n\n\nclass Mid(Base):\n    pass\n');
     repo.write('z_base.py', 'class Base:\n    def helper(self):\n        return 2\n');
     repo.commit('inheritance');
-    const rowsOf = async (name: string, referenceBatch: number) => {
+    const rowsOf = async (name: string, referenceBatch: number, referenceSpill?: number) => {
       const curatedFile = join(data, `${name}.sqlite`);
-      await indexRepository({ root: repo.root, curatedFile, extractor, parallel: { workers: 0 }, referenceBatch });
+      await indexRepository({ root: repo.root, curatedFile, extractor, parallel: { workers: 0 }, referenceBatch, referenceSpill });
       const db: Db = openDatabase(curatedFile, { readOnly: true });
       try {
         return db.prepare('select id, file_id, from_symbol_id, name, kind, line, target_symbol_id from symbol_references order by id').all();
@@ -71,10 +75,12 @@ describe('PendingReferences', () => {
         db.close();
       }
     };
-    const oneByOne = await rowsOf('one', 1);
+    const oneByOne = await rowsOf('one', 1, 0);
+    const spilled = await rowsOf('spilled', 3, 7);
     const together = await rowsOf('all', 100_000);
     expect(together.length).toBeGreaterThan(10);
     expect(together.filter((r) => (r as { target_symbol_id: number | null }).target_symbol_id !== null).length).toBeGreaterThan(5);
     expect(oneByOne).toEqual(together);
+    expect(spilled).toEqual(together);
   });
 });
