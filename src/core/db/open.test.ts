@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openDatabase, type Migration } from './open';
+import { migrate, openDatabase, type Migration } from './open';
 
 const dirs: string[] = [];
 function tempFile(): string {
@@ -56,5 +56,27 @@ describe('openDatabase', () => {
     const db = openDatabase(':memory:', { withVectors: true });
     expect(db.prepare('select vec_version()').pluck().get()).toMatch(/^v0\.1/);
     db.close();
+  });
+
+  it('skips a migration another process applied between its version check and its transaction', () => {
+    const file = tempFile();
+    const first = openDatabase(file, { migrations: [v1, v2] });
+    const second = openDatabase(file);
+    // The interleaving of two processes opening a new file together: the second read version 0
+    // before the first committed its migrations.
+    const pragma = second.pragma.bind(second);
+    let stale = true;
+    second.pragma = ((source: string, options?: { simple?: boolean }) => {
+      if (stale && source === 'user_version') {
+        stale = false;
+        return 0;
+      }
+      return pragma(source, options);
+    }) as typeof second.pragma;
+    expect(() => migrate(second, [v1, v2], 'test.sqlite')).not.toThrow();
+    expect(pragma('user_version', { simple: true })).toBe(2);
+    expect(second.prepare('select count(*) from items').pluck().get()).toBe(0);
+    second.close();
+    first.close();
   });
 });

@@ -57,7 +57,7 @@ export function openDatabase(file: string, options: OpenOptions = {}): Db {
   return db;
 }
 
-/** Apply the migrations above the stored version, each in its own transaction. */
+/** Apply the migrations above the stored version, each in its own immediate transaction (safe when processes race). */
 export function migrate(db: Db, migrations: readonly Migration[], label = 'database'): void {
   const sorted = [...migrations].sort((a, b) => a.version - b.version);
   sorted.forEach((m, i) => {
@@ -72,10 +72,13 @@ export function migrate(db: Db, migrations: readonly Migration[], label = 'datab
     );
   }
   for (const migration of sorted.slice(current)) {
+    // Immediate: the write lock first, then the version again — another process opening the same
+    // file at the same moment (two `cra index` started together) may have applied it meanwhile.
     db.transaction(() => {
+      if ((db.pragma('user_version', { simple: true }) as number) >= migration.version) return;
       migration.up(db);
       db.pragma(`user_version = ${migration.version}`);
-    })();
+    }).immediate();
   }
 }
 
