@@ -1,50 +1,34 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { parseToml, validateConfig } from '../config/load';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { Db } from '../db/open';
 import { openRawDatabase } from '../db/raw';
-import { LlmClient } from '../llm/client';
-import { ModelRouter } from '../llm/router';
-import { RawCallLog } from '../logs/callLog';
-import { OllamaTestServer, type ScriptedReply } from '../testing/ollamaTestServer';
+import type { LlmClient } from '../llm/client';
+import type { ScriptedReply } from '../testing/ollamaTestServer';
 import { RawDecisionLog } from './decisionLog';
 import { runPipeline } from './stage';
 import { PRECISION_QUESTIONS, PrecisionStage, symbolCandidates } from './stages/precision';
 import { SCOPE_QUESTION, ScopeStage } from './stages/scope';
 import { analyzeTask, type TaskRecord } from './taskAnalysis';
-import { createRetrievalFixture, type RetrievalFixture } from './testing/fixture';
+import { loopbackClient, useRetrievalHarness } from '../testing/retrievalHarness';
 
 // The precision cascade over real HTTP to the loopback server, on a real indexed git fixture.
 
-let fx: RetrievalFixture;
-let server: OllamaTestServer;
 let raw: Db;
 let llm: LlmClient;
 const TASK = 'Fix `tokenize` in calc/tokenizer.py: it drops newline characters';
 
-beforeAll(async () => {
-  [fx, server] = await Promise.all([createRetrievalFixture(), OllamaTestServer.start()]);
-  server.install('qwen3:0.6b');
-}, 60_000);
-afterAll(async () => {
-  fx.cleanup();
-  await server.close();
-});
+const h = useRetrievalHarness('qwen3:0.6b');
 beforeEach(() => {
-  server.script.chat = [];
-  server.requests.length = 0;
   raw = openRawDatabase(':memory:');
-  const toml = `[models]\nreasoning = "qwen3:0.6b"\ncoding = "qwen3:0.6b"\nbase_url = "${server.url}"\n`;
-  const router = new ModelRouter({ values: validateConfig(parseToml(toml, 't'), 't'), files: ['t'], primaryFile: 't' });
-  llm = new LlmClient({ router: () => router, log: new RawCallLog(raw), retry: { attempts: 1 } });
+  llm = loopbackClient(h.server, raw);
 });
 
-const task = (text = TASK): Promise<TaskRecord> => analyzeTask(text, fx.kb, { id: 'task-1' });
+const task = (text = TASK): Promise<TaskRecord> => analyzeTask(text, h.fx.kb, { id: 'task-1' });
 
 type Question = 'scope' | keyof typeof PRECISION_QUESTIONS;
 /** Answer by the question in the system prompt (calls run one at a time, so the last request is this one) and the item. */
 function scriptBy(answers: (question: Question, item: string) => ScriptedReply) {
-  server.script.respond = (prompt) => {
-    const messages = (server.requests.at(-1)?.body as { messages: Array<{ role: string; content: string }> }).messages;
+  h.server.script.respond = (prompt) => {
+    const messages = (h.server.requests.at(-1)?.body as { messages: Array<{ role: string; content: string }> }).messages;
     const system = messages[0]?.content ?? '';
     const question = (Object.entries(PRECISION_QUESTIONS).find(([, q]) => system.includes(q))?.[0] ?? (system.includes(SCOPE_QUESTION) ? 'scope' : undefined)) as Question | undefined;
     if (!question) throw new Error(`unexpected system prompt: ${system}`);
@@ -59,10 +43,10 @@ const decisions = (stage: string) =>
 describe('symbol extraction', () => {
   it('puts symbols the task names first, then symbols linked to them by a reference, then the rest in source order', async () => {
     const files = [
-      { fileId: fx.kb.getFileByPath('calc/tokenizer.py')!.id, path: 'calc/tokenizer.py', tier: 1, reasons: [] },
-      { fileId: fx.kb.getFileByPath('calc/parser.py')!.id, path: 'calc/parser.py', tier: 2, reasons: [] },
+      { fileId: h.fx.kb.getFileByPath('calc/tokenizer.py')!.id, path: 'calc/tokenizer.py', tier: 1, reasons: [] },
+      { fileId: h.fx.kb.getFileByPath('calc/parser.py')!.id, path: 'calc/parser.py', tier: 2, reasons: [] },
     ];
-    const c = symbolCandidates(fx.kb, await task(), files);
+    const c = symbolCandidates(h.fx.kb, await task(), files);
     expect(c.map((x) => [x.symbol.qualifiedName, x.named, x.found.map((r) => r.kind)])).toEqual([
       ['tokenize', true, ['named-in-task']],
       ['Parser.parse', false, ['symbol-link']],
@@ -90,7 +74,7 @@ describe('precision stage: the 3-pass cascade', () => {
       if (!reply) throw new Error(`no script for ${q} ${item}`);
       return reply;
     });
-    const result = await runPipeline({ stages: [new ScopeStage({ searchSeeds: 0 }), new PrecisionStage()], kb: fx.kb, task: await task(), llm, runId: 'run-p', budgetTokens: 28_000, decisions: new RawDecisionLog(raw) });
+    const result = await runPipeline({ stages: [new ScopeStage({ searchSeeds: 0 }), new PrecisionStage()], kb: h.fx.kb, task: await task(), llm, runId: 'run-p', budgetTokens: 28_000, decisions: new RawDecisionLog(raw) });
     const files = result.context.files;
     expect(files.map((f) => [f.path, (f.symbols ?? []).map((s) => [s.qualifiedName, s.role])])).toEqual([
       ['calc/tokenizer.py', [['tokenize', 'primary'], ['_split_lines', 'type_context']]],
@@ -125,7 +109,7 @@ describe('precision stage: the 3-pass cascade', () => {
 
   it('drops a file none of whose symbols is kept, and records it', async () => {
     scriptBy((q, item) => ({ json: { answer: q === 'scope' ? (item === 'calc/parser.py' ? 'yes' : 'no') : q === 'precision_pass2' ? 'yes' : 'no' } }));
-    const result = await runPipeline({ stages: [new ScopeStage({ searchSeeds: 0 }), new PrecisionStage()], kb: fx.kb, task: await task(), llm, runId: 'run-q', budgetTokens: 28_000, decisions: new RawDecisionLog(raw) });
+    const result = await runPipeline({ stages: [new ScopeStage({ searchSeeds: 0 }), new PrecisionStage()], kb: h.fx.kb, task: await task(), llm, runId: 'run-q', budgetTokens: 28_000, decisions: new RawDecisionLog(raw) });
     expect(result.context.files.map((f) => [f.path, f.symbols?.map((s) => `${s.qualifiedName}:${s.role}`)])).toEqual([['calc/tokenizer.py', ['tokenize:primary']]]);
     expect(decisions('precision')).toEqual({ 'calc/parser.py': 'excluded' });
   });

@@ -1,51 +1,34 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { parseToml, validateConfig } from '../config/load';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { Db } from '../db/open';
 import { openRawDatabase } from '../db/raw';
-import { LlmClient } from '../llm/client';
-import { ModelRouter } from '../llm/router';
-import { RawCallLog } from '../logs/callLog';
-import { OllamaTestServer } from '../testing/ollamaTestServer';
+import type { LlmClient } from '../llm/client';
 import { RawDecisionLog } from './decisionLog';
 import { runPipeline, type RetrievalStage } from './stage';
 import { scopeCandidates, ScopeStage } from './stages/scope';
 import { analyzeTask, type TaskRecord } from './taskAnalysis';
-import { createRetrievalFixture, type RetrievalFixture } from './testing/fixture';
+import { loopbackClient, useRetrievalHarness } from '../testing/retrievalHarness';
 
-let fx: RetrievalFixture;
-let server: OllamaTestServer;
 let raw: Db;
 let llm: LlmClient;
 const TASK = 'Fix `tokenize` in calc/tokenizer.py: it drops newline characters';
 
-beforeAll(async () => {
-  [fx, server] = await Promise.all([createRetrievalFixture(), OllamaTestServer.start()]);
-  server.install('qwen3:0.6b');
-}, 60_000);
-afterAll(async () => {
-  fx.cleanup();
-  await server.close();
-});
+const h = useRetrievalHarness('qwen3:0.6b');
 beforeEach(() => {
-  server.script.chat = [];
-  server.requests.length = 0;
   raw = openRawDatabase(':memory:');
-  const toml = `[models]\nreasoning = "qwen3:0.6b"\ncoding = "qwen3:0.6b"\nbase_url = "${server.url}"\n`;
-  const router = new ModelRouter({ values: validateConfig(parseToml(toml, 't'), 't'), files: ['t'], primaryFile: 't' });
-  llm = new LlmClient({ router: () => router, log: new RawCallLog(raw), retry: { attempts: 1 } });
+  llm = loopbackClient(h.server, raw);
   // The judge says yes to the parser only, with a confidence from log-probabilities.
-  server.script.respond = (prompt) => {
+  h.server.script.respond = (prompt) => {
     const yes = /path: calc\/parser\.py/.test(prompt);
     const at = (token: string) => ({ token, logprob: -0.001 });
     return { json: { answer: yes ? 'yes' : 'no' }, logprobs: [at('{"'), at('answer'), at('":"'), { token: yes ? 'yes' : 'no', logprob: -0.1, top: [{ token: 'yes', logprob: yes ? -0.1 : -2.5 }, { token: 'no', logprob: yes ? -2.5 : -0.1 }] }, at('"}')] };
   };
 });
 
-const task = (text = TASK): Promise<TaskRecord> => analyzeTask(text, fx.kb, { id: 'task-1' });
+const task = (text = TASK): Promise<TaskRecord> => analyzeTask(text, h.fx.kb, { id: 'task-1' });
 
 describe('scope candidates', () => {
   it('tier 1 named files and symbols, then search hits; tier 2 imports both ways; tier 3 co-change above the minimum', async () => {
-    const c = await scopeCandidates(fx.kb, await task(), { searchSeeds: 0 });
+    const c = await scopeCandidates(h.fx.kb, await task(), { searchSeeds: 0 });
     expect(c.map((x) => [x.tier, x.path, x.relation])).toEqual([
       [1, 'calc/tokenizer.py', { kind: 'named-in-task', detail: { text: 'calc/tokenizer.py' } }],
       [2, 'calc/parser.py', { kind: 'imports', detail: { path: 'calc/tokenizer.py' } }],
@@ -53,18 +36,18 @@ describe('scope candidates', () => {
       [3, 'docs/CHANGELOG.md', { kind: 'co-change', detail: { path: 'calc/tokenizer.py', commits: 4 } }],
     ]);
     // cli.py and units.py changed together once: below the minimum of 2, and not linked to the seed anyway.
-    expect((await scopeCandidates(fx.kb, await task(), { searchSeeds: 0, minCoChange: 5 })).map((x) => x.path)).not.toContain('docs/CHANGELOG.md');
+    expect((await scopeCandidates(h.fx.kb, await task(), { searchSeeds: 0, minCoChange: 5 })).map((x) => x.path)).not.toContain('docs/CHANGELOG.md');
   });
 
   it('takes the top hits of the model-free search as seeds for a task that names nothing', async () => {
-    const c = await scopeCandidates(fx.kb, await task('convert feet to meters'), { searchSeeds: 1 });
+    const c = await scopeCandidates(h.fx.kb, await task('convert feet to meters'), { searchSeeds: 1 });
     expect(c[0]).toMatchObject({ tier: 1, path: 'calc/units.py', relation: { kind: 'seed', detail: { rank: 1 } } });
   });
 });
 
 describe('scope stage through the runner', () => {
   it('keeps seeds without judgment, judges every other candidate once, and logs every decision to raw', async () => {
-    const result = await runPipeline({ stages: [new ScopeStage({ searchSeeds: 0 })], kb: fx.kb, task: await task(), llm, runId: 'run-1', budgetTokens: 28_672, decisions: new RawDecisionLog(raw), concurrency: 2 });
+    const result = await runPipeline({ stages: [new ScopeStage({ searchSeeds: 0 })], kb: h.fx.kb, task: await task(), llm, runId: 'run-1', budgetTokens: 28_672, decisions: new RawDecisionLog(raw), concurrency: 2 });
     expect(result.context.files.map((f) => [f.tier, f.path])).toEqual([
       [1, 'calc/tokenizer.py'],
       [2, 'calc/parser.py'],
@@ -89,14 +72,14 @@ describe('scope stage through the runner', () => {
   });
 
   it('caps the candidates (seeds always in) and records those over the cap', async () => {
-    const result = await runPipeline({ stages: [new ScopeStage({ searchSeeds: 0, maxCandidates: 2 })], kb: fx.kb, task: await task(), llm, runId: 'run-2', budgetTokens: 1000, decisions: new RawDecisionLog(raw) });
+    const result = await runPipeline({ stages: [new ScopeStage({ searchSeeds: 0, maxCandidates: 2 })], kb: h.fx.kb, task: await task(), llm, runId: 'run-2', budgetTokens: 1000, decisions: new RawDecisionLog(raw) });
     expect(result.context.files.map((f) => f.path)).toEqual(['calc/tokenizer.py', 'calc/parser.py']);
     expect(raw.prepare("select subject from retrieval_decisions where decision = 'over-cap' order by subject").pluck().all()).toEqual(['docs/CHANGELOG.md', 'tests/test_tokenizer.py']);
     expect(raw.prepare('select count(*) from model_calls').pluck().get()).toBe(1);
   });
 
   it('refuses an empty or repeated stage list and a budget of zero, and stops a stage that overruns the budget', async () => {
-    const base = { kb: fx.kb, task: await task(), llm, runId: 'run-3', budgetTokens: 100, decisions: new RawDecisionLog(raw) };
+    const base = { kb: h.fx.kb, task: await task(), llm, runId: 'run-3', budgetTokens: 100, decisions: new RawDecisionLog(raw) };
     await expect(runPipeline({ ...base, stages: [] })).rejects.toThrow(/No retrieval stages given/);
     await expect(runPipeline({ ...base, stages: [new ScopeStage(), new ScopeStage()] })).rejects.toThrow(/listed twice/);
     await expect(runPipeline({ ...base, stages: [new ScopeStage()], budgetTokens: 0 })).rejects.toThrow(/above 0/);

@@ -1,42 +1,30 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { parseToml, validateConfig } from '../config/load';
 import type { Db } from '../db/open';
 import { openRawDatabase } from '../db/raw';
 import { LlmClient } from '../llm/client';
 import { ModelRouter } from '../llm/router';
 import { RawCallLog } from '../logs/callLog';
-import { OllamaTestServer } from '../testing/ollamaTestServer';
 import { analyzeTask, parseEnrichment } from './taskAnalysis';
 import { extractTask } from './taskExtract';
-import { createRetrievalFixture, type RetrievalFixture } from './testing/fixture';
+import { useRetrievalHarness } from '../testing/retrievalHarness';
 
-let fx: RetrievalFixture;
-let server: OllamaTestServer;
 let db: Db;
 
-beforeAll(async () => {
-  [fx, server] = await Promise.all([createRetrievalFixture(), OllamaTestServer.start()]);
-  server.install('qwen3:1.7b');
-}, 60_000);
-afterAll(async () => {
-  fx.cleanup();
-  await server.close();
-});
+const h = useRetrievalHarness('qwen3:1.7b');
 beforeEach(() => {
-  server.script.chat = [];
-  server.requests.length = 0;
   db = openRawDatabase(':memory:');
 });
 
 function llm(): LlmClient {
-  const toml = `[models]\nreasoning = "qwen3:1.7b"\ncoding = "qwen3:1.7b"\nbase_url = "${server.url}"\n`;
+  const toml = `[models]\nreasoning = "qwen3:1.7b"\ncoding = "qwen3:1.7b"\nbase_url = "${h.server.url}"\n`;
   const router = new ModelRouter({ values: validateConfig(parseToml(toml, 't'), 't'), files: ['t'], primaryFile: 't' });
   return new LlmClient({ router: () => router, log: new RawCallLog(db), retry: { attempts: 1 } });
 }
 
 describe('deterministic extraction', () => {
   it('resolves named files and symbols against the index and keeps unknown files as unresolved', () => {
-    const x = extractTask('In tokenizer.py, make `tokenize` keep newlines; Parser.parse and feet_to_meters are fine. See calc/missing.py.', fx.kb);
+    const x = extractTask('In tokenizer.py, make `tokenize` keep newlines; Parser.parse and feet_to_meters are fine. See calc/missing.py.', h.fx.kb);
     expect(x.files).toEqual([
       { text: 'tokenizer.py', path: 'calc/tokenizer.py' },
       { text: 'calc/missing.py', path: null },
@@ -57,7 +45,7 @@ describe('deterministic extraction', () => {
   File "/home/me/src/calc/parser.py", line 8, in parse
   File "/usr/lib/python3.12/re/__init__.py", line 217, in findall
 ValueError: unexpected token '\\n'`;
-    const x = extractTask(`Fix this crash:\n${trace}`, fx.kb);
+    const x = extractTask(`Fix this crash:\n${trace}`, h.fx.kb);
     expect(x.taskType).toBe('bugfix');
     expect(x.errors).toEqual([
       {
@@ -76,7 +64,7 @@ ValueError: unexpected token '\\n'`;
   });
 
   it('reads a JavaScript/TypeScript stack trace', () => {
-    const x = extractTask(`TypeError: Cannot read properties of undefined (reading 'toFixed')\n    at formatResult (/app/web/format.ts:2:16)\n    at renderPage (web/page.ts:4:15)`, fx.kb);
+    const x = extractTask(`TypeError: Cannot read properties of undefined (reading 'toFixed')\n    at formatResult (/app/web/format.ts:2:16)\n    at renderPage (web/page.ts:4:15)`, h.fx.kb);
     expect(x.errors).toEqual([
       {
         type: 'TypeError',
@@ -92,7 +80,7 @@ ValueError: unexpected token '\\n'`;
   });
 
   it('classifies the task type by its wording', () => {
-    const type = (t: string) => extractTask(t, fx.kb).taskType;
+    const type = (t: string) => extractTask(t, h.fx.kb).taskType;
     expect(type('Rename the evaluator module')).toBe('refactor');
     expect(type('Add support for exponent operators')).toBe('feature');
     expect(type('Write unit tests for the units module')).toBe('test');
@@ -104,37 +92,37 @@ describe('model enrichment', () => {
   const GOOD = { intent: 'Keep newline tokens in the tokenizer.', files: ['calc/tokenizer.py', 'calc/lexer.py'], symbols: ['tokenize', 'lex'], concepts: ['tokenization'] };
 
   it('asks with a JSON schema and keeps both parts; files and symbols the index lacks are set apart or dropped', async () => {
-    server.script.chat.push({ json: GOOD });
-    const record = await analyzeTask('The tokenizer drops newlines', fx.kb, { llm: llm(), id: 't1' });
+    h.server.script.chat.push({ json: GOOD });
+    const record = await analyzeTask('The tokenizer drops newlines', h.fx.kb, { llm: llm(), id: 't1' });
     expect(record.extraction.taskType).toBe('other');
     expect(record.enrichment).toMatchObject({ status: 'ok', intent: GOOD.intent, files: ['calc/tokenizer.py'], unknownFiles: ['calc/lexer.py'], symbols: ['tokenize'], concepts: ['tokenization'], attempts: 1 });
-    const body = server.requests.at(-1)?.body as Record<string, unknown>;
+    const body = h.server.requests.at(-1)?.body as Record<string, unknown>;
     expect(body).toMatchObject({ think: false, format: { required: ['intent', 'files', 'symbols', 'concepts'] } });
     expect(db.prepare('select stage from model_calls').pluck().all()).toEqual(['task_analysis']);
   });
 
   it('retries once with the validation error, then succeeds', async () => {
-    server.script.chat.push({ text: '{"intent": "Keep newlines", "files": "calc/tokenizer.py"} done' }, { text: `<think>ok</think>${JSON.stringify(GOOD)}` });
-    const record = await analyzeTask('The tokenizer drops newlines', fx.kb, { llm: llm() });
+    h.server.script.chat.push({ text: '{"intent": "Keep newlines", "files": "calc/tokenizer.py"} done' }, { text: `<think>ok</think>${JSON.stringify(GOOD)}` });
+    const record = await analyzeTask('The tokenizer drops newlines', h.fx.kb, { llm: llm() });
     expect(record.enrichment).toMatchObject({ status: 'ok', attempts: 2 });
-    const retry = (server.requests.at(-1)?.body as { messages: Array<{ content: string }> }).messages.at(-1)?.content;
+    const retry = (h.server.requests.at(-1)?.body as { messages: Array<{ content: string }> }).messages.at(-1)?.content;
     expect(retry).toMatch(/previous reply was invalid \(files: .*\)/);
     expect(record.enrichment.callIds).toHaveLength(2);
   });
 
   it('records a failure after two invalid replies and keeps the deterministic part', async () => {
-    server.script.chat.push({ text: 'I cannot help with that.' }, { text: '{"intent": ""}' });
-    const record = await analyzeTask('Fix tokenize in calc/tokenizer.py', fx.kb, { llm: llm() });
+    h.server.script.chat.push({ text: 'I cannot help with that.' }, { text: '{"intent": ""}' });
+    const record = await analyzeTask('Fix tokenize in calc/tokenizer.py', h.fx.kb, { llm: llm() });
     expect(record.enrichment).toMatchObject({ status: 'failed', attempts: 2 });
     expect((record.enrichment as { reason: string }).reason).toMatch(/invalid reply twice: .*intent/);
     expect(record.extraction.files).toEqual([{ text: 'calc/tokenizer.py', path: 'calc/tokenizer.py' }]);
   });
 
   it('records a model server failure as failed enrichment, and a missing client as skipped', async () => {
-    server.script.chat.push({ fault: 'http500' });
-    expect((await analyzeTask('Fix tokenize', fx.kb, { llm: llm() })).enrichment).toMatchObject({ status: 'failed', attempts: 1 });
-    expect((await analyzeTask('Fix tokenize', fx.kb)).enrichment).toMatchObject({ status: 'skipped' });
-    await expect(analyzeTask('   ', fx.kb)).rejects.toThrow(/empty/);
+    h.server.script.chat.push({ fault: 'http500' });
+    expect((await analyzeTask('Fix tokenize', h.fx.kb, { llm: llm() })).enrichment).toMatchObject({ status: 'failed', attempts: 1 });
+    expect((await analyzeTask('Fix tokenize', h.fx.kb)).enrichment).toMatchObject({ status: 'skipped' });
+    await expect(analyzeTask('   ', h.fx.kb)).rejects.toThrow(/empty/);
   });
 
   it('parses JSON between thinking and prose, and names what is invalid', () => {

@@ -1,0 +1,43 @@
+/**
+ * Test support for retrieval: the indexed fixture and the loopback model server, shared by the
+ * tests of one file, and a client that sends every role to one model there.
+ */
+import { afterAll, beforeAll, beforeEach } from 'vitest';
+import { parseToml, validateConfig } from '../config/load';
+import type { Db } from '../db/open';
+import { LlmClient } from '../llm/client';
+import { ModelRouter } from '../llm/router';
+import { RawCallLog } from '../logs/callLog';
+import { OllamaTestServer } from './ollamaTestServer';
+import { createRetrievalFixture, type RetrievalFixture } from '../retrieval/testing/fixture';
+
+/** What `useRetrievalHarness` fills in before the file's tests run. */
+export interface RetrievalHarness {
+  fx: RetrievalFixture;
+  server: OllamaTestServer;
+}
+
+/** Start the fixture and the server once for the file (with `model` installed); empty the server's script and requests before each test. */
+export function useRetrievalHarness(model: string): RetrievalHarness {
+  const harness = {} as RetrievalHarness;
+  beforeAll(async () => {
+    [harness.fx, harness.server] = await Promise.all([createRetrievalFixture(), OllamaTestServer.start()]);
+    harness.server.install(model);
+  }, 60_000);
+  afterAll(async () => {
+    harness.fx.cleanup();
+    await harness.server.close();
+  });
+  beforeEach(() => {
+    harness.server.script.chat = [];
+    harness.server.requests.length = 0;
+  });
+  return harness;
+}
+
+/** A client whose reasoning and coding roles are `model` at the loopback server, logging every call to `raw`. */
+export function loopbackClient(server: OllamaTestServer, raw: Db, model = 'qwen3:0.6b'): LlmClient {
+  const toml = `[models]\nreasoning = "${model}"\ncoding = "${model}"\nbase_url = "${server.url}"\n`;
+  const router = new ModelRouter({ values: validateConfig(parseToml(toml, 't'), 't'), files: ['t'], primaryFile: 't' });
+  return new LlmClient({ router: () => router, log: new RawCallLog(raw), retry: { attempts: 1 } });
+}
