@@ -1,4 +1,4 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,21 +8,15 @@ import { createChatRepo } from '../../../core/testing/chatRepo';
 import type { TestRepo } from '../../../core/testing/gitRepo';
 import { OllamaTestServer } from '../../../core/testing/ollamaTestServer';
 import type { Plan, PlanArtifact } from '../../../shared/contract';
+import { runCra, type CraOutput } from '../testing/cra';
 
 let server: OllamaTestServer;
 let repo: TestRepo;
 let dataDir: string;
 
 /** Run cra asynchronously (the test server answers in this process, so spawnSync would block it). */
-function cra(...args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [join(packageRoot(), 'bin', 'cra.js'), '--data-dir', dataDir, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('close', (status) => resolve({ status, stdout, stderr }));
-  });
+function cra(...args: string[]): Promise<CraOutput> {
+  return runCra(dataDir, args);
 }
 
 /** A plan for the chat fixture (config.py, app.py): a new settings module, config.py on it, app.py last. */

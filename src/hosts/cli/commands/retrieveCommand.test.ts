@@ -1,4 +1,4 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -12,6 +12,7 @@ import { PRECISION_QUESTIONS } from '../../../core/retrieval/stages/precision';
 import { createChatRepo } from '../../../core/testing/chatRepo';
 import type { TestRepo } from '../../../core/testing/gitRepo';
 import { OllamaTestServer } from '../../../core/testing/ollamaTestServer';
+import { runCra, type CraOutput } from '../testing/cra';
 
 let server: OllamaTestServer;
 let repo: TestRepo;
@@ -20,15 +21,8 @@ const CONFIG = '[models]\nreasoning = "qwen3:0.6b"\ncoding = "qwen3:0.6b"\n';
 const TASK = 'Fix `load_config` in config.py: it crashes when the settings file is missing';
 
 /** Run cra asynchronously (the test server answers in this process), the model server named by OLLAMA_HOST. */
-function cra(args: string[], host = server.url): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [join(packageRoot(), 'bin', 'cra.js'), '--data-dir', dataDir, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, OLLAMA_HOST: host } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('close', (status) => resolve({ status, stdout, stderr }));
-  });
+function cra(args: string[], host = server.url): Promise<CraOutput> {
+  return runCra(dataDir, args, { OLLAMA_HOST: host });
 }
 
 beforeAll(async () => {
