@@ -48,13 +48,31 @@ export function openDatabase(file: string, options: OpenOptions = {}): Db {
   }
   db.pragma('busy_timeout = 5000');
   if (!options.readOnly) {
-    if (file !== ':memory:' && options.journal !== 'rollback') db.pragma('journal_mode = WAL');
+    if (file !== ':memory:' && options.journal !== 'rollback') enableWal(db);
     db.pragma('synchronous = NORMAL');
   }
   db.pragma('foreign_keys = ON');
   if (options.withVectors) loadVectors(db);
   if (options.migrations && !options.readOnly) migrate(db, options.migrations, file);
   return db;
+}
+
+/**
+ * Switch to WAL. Changing the journal mode needs the whole file to itself and SQLite answers BUSY at
+ * once, without the busy timeout, while another process is creating or migrating the same new file
+ * (two `cra index` started together): retry for as long as the busy timeout would have waited.
+ */
+function enableWal(db: Db): void {
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (let waited = 0; ; waited += 25) {
+    try {
+      db.pragma('journal_mode = WAL');
+      return;
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'SQLITE_BUSY' || waited >= 5000) throw error;
+      Atomics.wait(pause, 0, 0, 25);
+    }
+  }
 }
 
 /** Apply the migrations above the stored version, each in its own immediate transaction (safe when processes race). */
