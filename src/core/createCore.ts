@@ -1,5 +1,5 @@
 import { mkdirSync } from 'node:fs';
-import type { Handlers } from '../shared/contract';
+import { AppError, type Handlers } from '../shared/contract';
 import { setDefaultNativeBinding } from './db/open';
 import { createAppHandlers } from './domains/app';
 import { createConfigHandlers } from './domains/config';
@@ -12,6 +12,7 @@ import { createEvalHandlers } from './domains/eval';
 import { createSearchDomain } from './domains/search';
 import { createChatDomain } from './domains/chat';
 import { createPlansHandlers } from './domains/plans';
+import { createReviewHandlers } from './domains/review';
 import { createRetrieveHandlers } from './domains/retrieve';
 import type { EngineContext } from './engine';
 import { cleanupOrphanWorktrees, worktreesDir } from './git';
@@ -74,6 +75,10 @@ export function createCore(ports: HostPorts, options: CoreOptions = {}): Core {
     ...chat.handlers,
     ...createPlansHandlers(context, llm),
     ...createRetrieveHandlers(context, llm),
+    // TEMPORARY until the solve orchestrator lands on this branch: it provides the runs.
+    ...createReviewHandlers(context, async (_repoId, runId) => {
+      throw new AppError('NOT_FOUND', `No solve run ${runId} in this repository.`);
+    }),
   };
   // A changed embeddings switch applies at once, without a restart (README, "Code search").
   const setConfig = handlers['config/set'];

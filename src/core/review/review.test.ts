@@ -183,3 +183,30 @@ describe('applying reviewed hunks to the working tree', () => {
     expect(() => undoLastApply(repo.root, join(data, 'none.json'))).toThrow(/no apply to undo/);
   });
 });
+
+describe('a change rebuilt from a run diff', () => {
+  it('reads the content before from the base commit and applies each file patch to it', async () => {
+    const { changedFilesFromDiff } = await import('./fromDiff');
+    const repo = createTestRepo();
+    try {
+      repo.writeFiles({ 'a.txt': lines(20), 'gone.txt': 'bye\n' });
+      const base = repo.commit('base');
+      repo.write('a.txt', lines(20, { 5: 'FIVE' }));
+      repo.remove('gone.txt');
+      repo.write('new.txt', 'fresh\n');
+      repo.git('add', '-A');
+      const diff = repo.git('diff', '--cached', '--no-renames');
+      repo.git('reset', '-q', '--hard');
+      repo.write('a.txt', 'the user edited this since\n'); // not read: the base commit is
+      const files = await changedFilesFromDiff(repo.root, base, diff);
+      expect(files).toEqual([
+        { path: 'a.txt', before: lines(20), after: lines(20, { 5: 'FIVE' }) },
+        { path: 'gone.txt', before: 'bye\n', after: null },
+        { path: 'new.txt', before: null, after: 'fresh\n' },
+      ]);
+      await expect(changedFilesFromDiff(repo.root, base, diff.replace('-line 5', '-line 6'))).rejects.toThrow(/The diff of a\.txt does not apply to commit/);
+    } finally {
+      repo.cleanup();
+    }
+  });
+});
