@@ -13,6 +13,7 @@ import { createSearchDomain } from './domains/search';
 import { createChatDomain } from './domains/chat';
 import { createPlansHandlers } from './domains/plans';
 import { createRetrieveHandlers } from './domains/retrieve';
+import { createSolveDomain, type SolveDomain } from './domains/solve';
 import type { EngineContext } from './engine';
 import { cleanupOrphanWorktrees, worktreesDir } from './git';
 import { packageVersion } from './paths';
@@ -28,6 +29,8 @@ export interface Core {
   events: EventBus;
   runs: RunRegistry;
   context: EngineContext;
+  /** Solve runs' diffs for diff review (`cra review`). */
+  solve: Pick<SolveDomain, 'diffs'>;
   dispose(): Promise<void>;
 }
 
@@ -62,6 +65,7 @@ export function createCore(ports: HostPorts, options: CoreOptions = {}): Core {
   disposers.push(() => search.dispose());
   const chat = createChatDomain(context, llm);
   disposers.push(() => chat.dispose());
+  const solve = createSolveDomain(context, llm);
 
   const handlers: Handlers = {
     ...createAppHandlers(context),
@@ -74,6 +78,7 @@ export function createCore(ports: HostPorts, options: CoreOptions = {}): Core {
     ...chat.handlers,
     ...createPlansHandlers(context, llm),
     ...createRetrieveHandlers(context, llm),
+    ...solve.handlers,
   };
   // A changed embeddings switch applies at once, without a restart (README, "Code search").
   const setConfig = handlers['config/set'];
@@ -88,6 +93,7 @@ export function createCore(ports: HostPorts, options: CoreOptions = {}): Core {
     events,
     runs,
     context,
+    solve,
     async dispose() {
       runs.cancelAll();
       for (const dispose of disposers.reverse()) await dispose();
