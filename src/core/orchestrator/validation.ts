@@ -124,12 +124,14 @@ export function refinementFromValidation(report: ValidationReport): RefinementRe
   for (const m of text.matchAll(/ENOENT: no such file or directory, \w+ '([^']+)'/g)) files.push(m[1]!);
   for (const m of text.matchAll(/No module named '([^']+)'/g)) files.push(m[1]!);
   for (const m of text.matchAll(/(?:ReferenceError|NameError): (?:name )?'?([A-Za-z_$][\w$]*)'? is not defined/g)) symbols.push(m[1]!);
-  for (const m of text.matchAll(/TypeError: (?:[\w$.]+\.)?([A-Za-z_$][\w$]*) is not a function/g)) symbols.push(m[1]!);
+  for (const m of text.matchAll(/(?:[\w$]+\.)*([A-Za-z_$][\w$]*) is not a function/g)) symbols.push(m[1]!);
   for (const m of text.matchAll(/has no (?:attribute|exported member) '([^']+)'/g)) symbols.push(m[1]!);
   for (const m of text.matchAll(/Cannot find name '([^']+)'/g)) symbols.push(m[1]!);
   for (const m of text.matchAll(/^\s*not ok \d+ - (.+)$/gm)) tests.push(m[1]!);
   for (const m of text.matchAll(/^FAILED (\S+)/gm)) tests.push(m[1]!);
   for (const m of text.matchAll(/^\s*((?:[A-Z][A-Za-z]*)?(?:Error|Exception)(?: \[[A-Z_]+\])?: .{1,200})$/gm)) signatures.push(m[1]!);
+  // node --test (TAP) puts the message in a YAML block: `error: 'm.mul is not a function'`.
+  for (const m of text.matchAll(/^\s*error: '(.{1,200})'$/gm)) signatures.push(m[1]!);
   const request: RefinementRequest = { reason: '', missing_files: uniq(files), missing_symbols: uniq(symbols), missing_tests: uniq(tests), error_signatures: uniq(signatures) };
   const facts = request.missing_files.length + request.missing_symbols.length + request.missing_tests.length + request.error_signatures.length;
   if (facts === 0) return null;
