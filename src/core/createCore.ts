@@ -1,5 +1,5 @@
 import { mkdirSync } from 'node:fs';
-import { AppError, type Handlers } from '../shared/contract';
+import type { Handlers } from '../shared/contract';
 import { setDefaultNativeBinding } from './db/open';
 import { createAppHandlers } from './domains/app';
 import { createConfigHandlers } from './domains/config';
@@ -14,6 +14,7 @@ import { createChatDomain } from './domains/chat';
 import { createPlansHandlers } from './domains/plans';
 import { createReviewHandlers } from './domains/review';
 import { createRetrieveHandlers } from './domains/retrieve';
+import { createSolveDomain, type SolveDomain } from './domains/solve';
 import type { EngineContext } from './engine';
 import { cleanupOrphanWorktrees, worktreesDir } from './git';
 import { packageVersion } from './paths';
@@ -29,6 +30,8 @@ export interface Core {
   events: EventBus;
   runs: RunRegistry;
   context: EngineContext;
+  /** Solve runs' diffs for diff review (`cra review`). */
+  solve: Pick<SolveDomain, 'diffs'>;
   dispose(): Promise<void>;
 }
 
@@ -63,6 +66,7 @@ export function createCore(ports: HostPorts, options: CoreOptions = {}): Core {
   disposers.push(() => search.dispose());
   const chat = createChatDomain(context, llm);
   disposers.push(() => chat.dispose());
+  const solve = createSolveDomain(context, llm);
 
   const handlers: Handlers = {
     ...createAppHandlers(context),
@@ -75,10 +79,16 @@ export function createCore(ports: HostPorts, options: CoreOptions = {}): Core {
     ...chat.handlers,
     ...createPlansHandlers(context, llm),
     ...createRetrieveHandlers(context, llm),
-    // TEMPORARY until the solve orchestrator lands on this branch: it provides the runs.
-    ...createReviewHandlers(context, async (_repoId, runId) => {
-      throw new AppError('NOT_FOUND', `No solve run ${runId} in this repository.`);
+    // Review reads a solve run's diffs: the cumulative change against the commit the run started from.
+    ...createReviewHandlers(context, async (repoId, runId) => {
+      const diffs = await solve.diffs(repoId, runId);
+      return {
+        baseCommit: diffs.startCommit,
+        diff: diffs.cumulative,
+        steps: diffs.steps.map((s) => ({ id: `${s.sequence}`, label: s.stepId ? `Part ${s.partId ?? '-'} · step ${s.stepId}` : `Pass ${s.sequence}`, diff: s.diff })),
+      };
     }),
+    ...solve.handlers,
   };
   // A changed embeddings switch applies at once, without a restart (README, "Code search").
   const setConfig = handlers['config/set'];
@@ -93,6 +103,7 @@ export function createCore(ports: HostPorts, options: CoreOptions = {}): Core {
     events,
     runs,
     context,
+    solve,
     async dispose() {
       runs.cancelAll();
       for (const dispose of disposers.reverse()) await dispose();

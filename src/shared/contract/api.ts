@@ -11,6 +11,7 @@ import { chatEvents, chatRequests } from './chat';
 import { plansRequests } from './plans';
 import { retrievalEvents, retrievalRequests } from './retrieval';
 import { reviewRequests } from './review';
+import { solveRequests } from './solve';
 
 /**
  * The single source of truth for what the renderer may ask the engine (`domain/verb`) and what
@@ -29,6 +30,7 @@ export const requests = {
   ...plansRequests,
   ...retrievalRequests,
   ...reviewRequests,
+  ...solveRequests,
 } as const;
 
 /** Every pushed event. */

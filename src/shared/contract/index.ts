@@ -15,3 +15,4 @@ export * from './chat';
 export * from './plans';
 export * from './retrieval';
 export * from './review';
+export * from './solve';
