@@ -4,6 +4,7 @@ import type { Plan, PlanChange, PlanFile } from '../../../../shared/contract/pla
 import { configureMonaco } from '../../lib/monaco';
 import { planDraft } from './draft';
 import { PlanGraph } from './PlanGraph';
+import { useSolveStore } from './solveStore';
 import { plansSelectors, usePlansStore } from './store';
 
 configureMonaco();
@@ -45,6 +46,14 @@ export function PlanEditor() {
         </div>
         <button type="button" className="primary" disabled={!canSave} onClick={() => void save()} title={canSave ? 'Save as a new version' : 'Edit the plan and fix every problem to save'}>
           Save as version {artifact.version + 1}
+        </button>
+        <button
+          type="button"
+          disabled={draft.isDirty || draft.problems.length > 0}
+          title={draft.isDirty ? 'Save the edited plan first: a run uses a saved version' : 'Implement this plan in a worktree of ours; every change waits for your review'}
+          onClick={() => void useSolveStore.getState().start({ task: artifact.task, plan: artifact.plan })}
+        >
+          Run
         </button>
       </header>
       <Problems problems={draft.problems} isChecking={draft.isChecking} />

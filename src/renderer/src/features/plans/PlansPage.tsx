@@ -4,6 +4,8 @@ import { EmptyState } from '../../components/EmptyState';
 import { reposSelectors, useReposStore } from '../repos/store';
 import { runsSelectors, useRunsStore } from '../runs/store';
 import { PlanEditor } from './PlanEditor';
+import { RunView } from './RunView';
+import { solveSelectors, useSolveStore } from './solveStore';
 import './plans.css';
 import { plansSelectors, usePlansStore } from './store';
 
@@ -14,8 +16,11 @@ export function PlansPage() {
   const repo = useReposStore(reposSelectors.byId(repoId));
   const isReposLoaded = useReposStore(reposSelectors.isLoaded);
 
+  const runOnScreen = useSolveStore(solveSelectors.selectedId);
   useEffect(() => {
-    if (repo) void usePlansStore.getState().load(repo.id);
+    if (!repo) return;
+    void usePlansStore.getState().load(repo.id);
+    void useSolveStore.getState().load(repo.id);
   }, [repo]);
 
   if (!repo) {
@@ -43,8 +48,9 @@ export function PlansPage() {
         <div className="plans-side">
           <NewPlanForm />
           <PlanList />
+          <RunList />
         </div>
-        <PlanEditor />
+        {runOnScreen ? <RunView repoId={repo.id} /> : <PlanEditor />}
       </div>
     </div>
   );
@@ -76,9 +82,14 @@ function NewPlanForm() {
           </button>
         </div>
       ) : (
-        <button type="submit" className="primary" disabled={!task.trim()}>
-          Plan
-        </button>
+        <div className="row">
+          <button type="submit" className="primary" disabled={!task.trim()}>
+            Plan
+          </button>
+          <button type="button" disabled={!task.trim()} title="Solve without a plan to edit: meta-plan, parts, steps, each step validated" onClick={() => void useSolveStore.getState().start({ task: task.trim() })}>
+            Solve
+          </button>
+        </div>
       )}
       {error ? (
         <p className="error-text" role="alert">
@@ -102,7 +113,10 @@ function PlanList() {
     <ul className="plan-list" aria-label="Plans">
       {plans.map((p) => (
         <li key={p.id}>
-          <button type="button" className={p.id === selectedId ? 'link current' : 'link'} aria-current={p.id === selectedId} onClick={() => void open(p.id)}>
+          <button type="button" className={p.id === selectedId ? 'link current' : 'link'} aria-current={p.id === selectedId} onClick={() => {
+              void useSolveStore.getState().open(null);
+              void open(p.id);
+            }}>
             <span className="plan-list-title">{p.taskSummary}</span>
             <span className="muted">
               v{p.version} · {p.files} {p.files === 1 ? 'file' : 'files'} · {new Date(p.createdAt).toLocaleString()}
@@ -111,5 +125,30 @@ function PlanList() {
         </li>
       ))}
     </ul>
+  );
+}
+
+function RunList() {
+  const runs = useSolveStore(solveSelectors.runs);
+  const selectedId = useSolveStore(solveSelectors.selectedId);
+  const error = useSolveStore(solveSelectors.error('list')) ?? useSolveStore.getState().errors.start ?? null;
+  if (error) return <p className="error-text" role="alert">{error.message}</p>;
+  if (runs.length === 0) return null;
+  return (
+    <>
+      <h3 className="side-heading">Runs</h3>
+      <ul className="plan-list" aria-label="Runs">
+        {runs.map((r) => (
+          <li key={r.solveRunId}>
+            <button type="button" className={r.solveRunId === selectedId ? 'link current' : 'link'} aria-current={r.solveRunId === selectedId} onClick={() => void useSolveStore.getState().open(r.solveRunId)}>
+              <span className="plan-list-title">{r.task}</span>
+              <span className="muted">
+                {r.status} · {r.mode === 'plan' ? 'plan' : `${r.totalParts ?? '?'} parts`} · {new Date(r.startedAt).toLocaleString()}
+              </span>
+            </button>
+          </li>
+        ))}
+      </ul>
+    </>
   );
 }
