@@ -46,7 +46,7 @@ export const registerReview: CommandModule = (program, ctx) => {
       try {
         if (opts.undo) {
           const undone = await core.handlers['review/undo']({ repoId: repo.id });
-          return void out(undone, printable(`Undone the apply of ${undone.runId}: ${undone.restored.join(', ')} restored.\n`));
+          return void out(undone, `${printable(`Undone the apply of ${undone.runId}: ${undone.restored.join(', ')} restored.`)}\n`);
         }
         const view = await core.handlers['review/get']({ repoId: repo.id, runId: runId! });
         if (!opts.apply) return void out(view, formatReview(view, Boolean(opts.diff)));
@@ -58,7 +58,7 @@ export const registerReview: CommandModule = (program, ctx) => {
         if (hunks) for (const id of hunks) if (!accepted.includes(id)) accepted.push(id); // unknown ids are refused by the engine, by name
         if (accepted.length === 0) throw new AppError('VALIDATION', 'Nothing to apply: the run changed no file.');
         const result = await core.handlers['review/apply']({ repoId: repo.id, runId: runId!, accepted });
-        out(result, printable(`Applied ${result.hunks} ${result.hunks === 1 ? 'hunk' : 'hunks'} to ${result.written.join(', ')}. Undo with: cra review --undo\n`));
+        out(result, `${printable(`Applied ${result.hunks} ${result.hunks === 1 ? 'hunk' : 'hunks'} to ${result.written.join(', ')}. Undo with: cra review --undo`)}\n`);
       } finally {
         await core.dispose();
       }
