@@ -11,7 +11,9 @@ import { createRepoHandlers } from './domains/repos';
 import { createEvalHandlers } from './domains/eval';
 import { createSearchDomain } from './domains/search';
 import { createChatDomain } from './domains/chat';
+import { sharedDefaultEmbedder } from './search/search';
 import { createPlansHandlers } from './domains/plans';
+import { createSummariesDomain } from './domains/summaries';
 import { createRetrieveHandlers } from './domains/retrieve';
 import type { EngineContext } from './engine';
 import { cleanupOrphanWorktrees, worktreesDir } from './git';
@@ -62,6 +64,8 @@ export function createCore(ports: HostPorts, options: CoreOptions = {}): Core {
   disposers.push(() => search.dispose());
   const chat = createChatDomain(context, llm);
   disposers.push(() => chat.dispose());
+  const summaries = createSummariesDomain(context, llm, sharedDefaultEmbedder);
+  disposers.push(() => summaries.dispose());
 
   const handlers: Handlers = {
     ...createAppHandlers(context),
@@ -74,6 +78,7 @@ export function createCore(ports: HostPorts, options: CoreOptions = {}): Core {
     ...chat.handlers,
     ...createPlansHandlers(context, llm),
     ...createRetrieveHandlers(context, llm),
+    ...summaries.handlers,
   };
   // A changed embeddings switch applies at once, without a restart (README, "Code search").
   const setConfig = handlers['config/set'];
