@@ -2,6 +2,7 @@ import { useEffect } from 'react';
 import { ErrorBoundary } from '../components/ErrorBoundary';
 import { Icon } from '../components/Icon';
 import { useEvalStore } from '../features/eval/store';
+import { useInspectorStore } from '../features/inspector/store';
 import { useModelsStore } from '../features/models/store';
 import { RepoSwitcher } from '../features/repos/RepoSwitcher';
 import { useReposStore } from '../features/repos/store';
@@ -73,8 +74,10 @@ export function connectStores(): () => void {
     runs.connect((finished) => {
       if (finished.kind === 'eval') void useEvalStore.getState().runFinished(finished);
       else if (finished.kind === 'pull') useModelsStore.getState().pullFinished(finished);
+      else if (finished.kind === 'retrieve') useInspectorStore.getState().runFinished(finished);
     }),
     repos.connect(),
+    useInspectorStore.getState().listen(),
   ];
   void runs.load();
   void repos.load();
