@@ -21,7 +21,7 @@ function TaskForm(props: { repoId: string }) {
   return (
     <form
       className="panel inspector-form"
-      aria-label="Task"
+      aria-label="Inspect a task"
       onSubmit={(e) => {
         e.preventDefault();
         void run(props.repoId);
