@@ -69,15 +69,15 @@ test.describe('Context inspector (cra serve, loopback model server)', () => {
         }).observe(document.body, { subtree: true, childList: true });
       });
       await main.getByLabel('Task', { exact: true }).fill(TASK);
-      await main.getByRole('button', { name: 'Run' }).click();
-      await expect(main.getByRole('button', { name: 'Cancel' })).toBeVisible();
+      await main.getByRole('button', { name: 'Run', exact: true }).click();
+      await expect(main.getByRole('button', { name: 'Cancel', exact: true })).toBeVisible();
       await expect(main.getByTestId('judgment').first()).toBeVisible();
       await screenshot(page, 'inspector-progress');
 
       const tier1 = main.getByTestId('tier-1');
       await expect(tier1.getByTestId('package-file').filter({ hasText: FIXTURE.functionFile })).toContainText('named in the task');
       expect(await page.evaluate(() => (window as unknown as { order: string[] }).order)).toEqual(['judgment', 'package']);
-      await expect(main.getByRole('button', { name: 'Run' })).toBeVisible();
+      await expect(main.getByRole('button', { name: 'Run', exact: true })).toBeVisible();
 
       // Per stage: done / total once each stage ended.
       for (const stage of ['scope', 'precision', 'precision_pass1']) {
@@ -87,6 +87,8 @@ test.describe('Context inspector (cra serve, loopback model server)', () => {
         expect(done).toBeGreaterThan(0);
         expect(done).toBe(total);
       }
+
+      await screenshot(page, 'inspector-package');
 
       // Tier 2: importers brought by their import, kept by a judged yes with P(yes); the dropped ones judged out.
       const keptFile = main.getByTestId('tier-2').getByTestId('package-file').filter({ has: page.getByRole('button', { name: /^scope yes · P 0\.91: open call \d+ in Logs$/ }) }).first();
@@ -108,7 +110,7 @@ test.describe('Context inspector (cra serve, loopback model server)', () => {
       expect(outPaths.some((path) => DROP.some((name) => path === `inventory/${name}.py`))).toBe(true);
       expect(outPaths.filter((path) => KEEP.some((name) => path === `inventory/${name}.py`))).toEqual([]);
       await expect(main.getByTestId('budget-figures')).toContainText('of 12,288 tokens');
-      await screenshot(page, 'inspector-package');
+      await screenshot(page, 'inspector-judged-out');
 
       // Copy as markdown: the clipboard holds the package as the execute prompt's context.
       await main.getByRole('button', { name: 'Copy as markdown' }).click();
@@ -151,14 +153,22 @@ test.describe('Context inspector (cra serve, loopback model server)', () => {
     try {
       const main = await openInspector(page, server, served.app);
       await main.getByLabel('Task', { exact: true }).fill(TASK);
-      await main.getByRole('button', { name: 'Run' }).click();
+      await main.getByRole('button', { name: 'Run', exact: true }).click();
       await expect(main.getByTestId('judgment').first()).toBeVisible({ timeout: 20_000 });
-      await main.getByRole('button', { name: 'Cancel' }).click();
+      await main.getByRole('button', { name: 'Cancel', exact: true }).click();
       await expect(main.getByRole('status').filter({ hasText: 'Cancelled' })).toBeVisible();
-      await expect(main.getByRole('button', { name: 'Run' })).toBeEnabled();
+      await expect(main.getByRole('button', { name: 'Run', exact: true })).toBeEnabled();
       await expect(main.getByTestId('judgment').first()).toBeVisible();
       await expect(main.getByTestId('package-file')).toHaveCount(0);
+      // The stage that was running says it was cancelled; the one after it did not run.
+      await expect(main.getByTestId('stage-scope').locator('.stage-status')).toContainText('cancelled');
+      await expect(main.getByTestId('stage-precision').locator('.stage-status')).toContainText('not run');
       await screenshot(page, 'inspector-cancelled');
+      // The run's calls, in the repository's log, with the run marked cancelled.
+      await main.getByRole('button', { name: 'All calls of this run in Logs' }).click();
+      const logs = page.getByRole('main', { name: 'Logs' });
+      await expect(logs.getByTestId('log-run')).toContainText('cancelled');
+      await expect(logs.getByRole('table', { name: 'Model calls' }).getByRole('row').nth(1)).toContainText('scope');
       expect(pageErrors).toEqual([]);
     } finally {
       await served.stop();

@@ -5,6 +5,8 @@ import { budgetPercent, filesByTier, packageFileName, packageJson, tierLabel, ve
 import { useOpenCall, VerdictChip } from './VerdictChip';
 
 const DETAIL: Record<PackageItem['detail'], string> = { full: 'full source', signature: 'signature', file: 'whole file' };
+/** Verdict reasons are shown as chips (with their calls); the header keeps the relation that brought the file. */
+const VERDICT_KINDS = new Set(['judged-relevant', 'judged-irrelevant', 'default-deny', 'precision-verdict']);
 const DETAIL_ORDER: Record<PackageItem['detail'], number> = { full: 0, signature: 1, file: 2 };
 
 function Verdicts(props: { verdicts: RetrievalVerdict[]; onOpen(callId: number): void; none: string }) {
@@ -26,12 +28,20 @@ function FileCard(props: { file: PackageFile; verdicts: RetrievalVerdict[]; onOp
     <article className="package-file" data-testid="package-file" aria-label={file.path}>
       <div className="row package-file-head">
         <span className="mono package-path">{file.path}</span>
-        <span className="muted">{formatReasons(file.reasons)}</span>
+        <span className="muted">{formatReasons(file.reasons.filter((r) => !VERDICT_KINDS.has(r.kind)))}</span>
         <span className="grow" />
         <Verdicts verdicts={verdictsFor(props.verdicts, file.path)} onOpen={props.onOpen} none={file.tier <= 1 ? 'seed: not judged' : ''} />
         <span className="muted mono">{tokens} tok</span>
       </div>
       <table className="grid package-items">
+        <colgroup>
+          <col className="col-symbol" />
+          <col className="col-role" />
+          <col className="col-detail" />
+          <col className="col-lines" />
+          <col className="col-tokens" />
+          <col />
+        </colgroup>
         <tbody>
           {items.map((item) => {
             const subject = item.symbol ? `${file.path}:${item.symbol.qualifiedName}` : file.path;
@@ -44,8 +54,10 @@ function FileCard(props: { file: PackageFile; verdicts: RetrievalVerdict[]; onOp
                   {item.startLine}–{item.endLine}
                 </td>
                 <td className="muted mono">{item.tokens} tok</td>
-                <td>{item.symbol ? <Verdicts verdicts={verdictsFor(props.verdicts, subject)} onOpen={props.onOpen} none="named in the task" /> : null}</td>
-                <td className="muted">{item.reasons.some((r) => r.kind === 'demoted') ? 'body did not fit: signature' : ''}</td>
+                <td>
+                  {item.symbol ? <Verdicts verdicts={verdictsFor(props.verdicts, subject)} onOpen={props.onOpen} none="named in the task: not judged" /> : null}
+                  {item.reasons.some((r) => r.kind === 'demoted') ? <span className="muted"> · body did not fit the budget</span> : null}
+                </td>
               </tr>
             );
           })}

@@ -2,22 +2,25 @@ import type { ProgressNode } from '../../../../shared/contract';
 import { ProgressBar } from '../../components/ProgressBar';
 import { runsSelectors, useRunsStore } from '../runs/store';
 import { judgmentCounts, type Inspection } from './reducers';
-import { useOpenCall, VerdictChip } from './VerdictChip';
+import { useOpenCall, useOpenRun, VerdictChip } from './VerdictChip';
 
 /** Judgments shown in the live list (newest first). */
 const SHOWN = 40;
 
-function StageRow(props: { node: ProgressNode; yes?: number; child?: boolean }) {
+/** A stage's row; once the run ended (`ended`), a stage still running says it stopped and a pending one that it did not run. */
+function StageRow(props: { node: ProgressNode; yes?: number; child?: boolean; ended: 'cancelled' | 'failed' | null }) {
   const n = props.node;
-  const percent = n.status === 'done' || n.status === 'skipped' ? 100 : n.total ? Math.round(((n.done ?? 0) / n.total) * 100) : n.status === 'running' ? null : 0;
-  const count = n.done === undefined ? '' : n.total !== undefined ? `${n.done} / ${n.total}` : `${n.done} / …`;
+  const status = props.ended && n.status === 'running' ? props.ended : props.ended && n.status === 'pending' ? 'not run' : n.status;
+  const finished = n.status === 'done' || n.status === 'skipped';
+  const percent = finished ? 100 : n.total ? Math.round(((n.done ?? 0) / n.total) * 100) : n.status === 'running' && !props.ended ? null : 0;
+  const count = n.done === undefined ? '' : n.total !== undefined ? `${n.done} / ${n.total}` : `${n.done} judged`;
   return (
     <li className={props.child ? 'stage-row child' : 'stage-row'} data-testid={`stage-${n.id}`}>
       <span className="stage-name">{n.label}</span>
       <ProgressBar percent={percent} label={`${n.label} progress`} />
       <span className="stage-count mono">{count}</span>
       <span className="stage-status muted">
-        {n.status}
+        {status}
         {props.yes !== undefined ? ` · ${props.yes} yes` : ''}
       </span>
     </li>
@@ -29,6 +32,8 @@ export function RunProgress(props: { inspection: Inspection }) {
   const { inspection } = props;
   const run = useRunsStore(runsSelectors.byId(inspection.runId));
   const openCall = useOpenCall(inspection.repoId, inspection.runId);
+  const openRun = useOpenRun(inspection.repoId);
+  const ended = inspection.status === 'cancelled' || inspection.status === 'failed' ? inspection.status : null;
   const steps = run?.progress?.steps ?? [];
   const counts = new Map(judgmentCounts(inspection.judgments).map((c) => [c.stage, c] as const));
   const yesOf = (node: ProgressNode) => {
@@ -45,12 +50,18 @@ export function RunProgress(props: { inspection: Inspection }) {
         <span className="muted" data-testid="judgment-total">
           {inspection.judgments.length} so far{inspection.status === 'running' || inspection.status === 'starting' ? '…' : ''}
         </span>
+        <span className="grow" />
+        {inspection.runId ? (
+          <button type="button" className="link" onClick={() => openRun(inspection.runId as string)}>
+            All calls of this run in Logs
+          </button>
+        ) : null}
       </div>
       <ul className="stage-list">
         {steps.length === 0 ? <li className="muted">Analysing the task…</li> : null}
         {steps.map((node) => [
-          <StageRow key={node.id} node={node} yes={yesOf(node)} />,
-          ...(node.children ?? []).map((c) => <StageRow key={`${node.id}/${c.id}`} node={c} yes={counts.get(c.id)?.yes} child />),
+          <StageRow key={node.id} node={node} yes={yesOf(node)} ended={ended} />,
+          ...(node.children ?? []).map((c) => <StageRow key={`${node.id}/${c.id}`} node={c} yes={counts.get(c.id)?.yes} ended={ended} child />),
         ])}
       </ul>
       {shown.length > 0 ? (

@@ -12,6 +12,15 @@ export function useOpenCall(repoId: string, runId: string | null) {
   };
 }
 
+/** Show a retrieve run's model calls in the Logs page. */
+export function useOpenRun(repoId: string) {
+  const go = useNavStore((s) => s.go);
+  return (runId: string) => {
+    void useLogsStore.getState().openRun({ repoId, runId });
+    go('logs');
+  };
+}
+
 /** One verdict: stage, yes/no (a default-deny says so), P(yes) when known; a link to its model call when there is one. */
 export function VerdictChip(props: { verdict: Pick<RetrievalVerdict | RetrievalJudgment, 'stage' | 'verdict' | 'read' | 'pYes' | 'callId'>; onOpen(callId: number): void; showStage?: boolean }) {
   const v = props.verdict;

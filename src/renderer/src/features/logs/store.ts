@@ -47,6 +47,8 @@ interface LogsActions {
   showLog(repoId: string | null): Promise<void>;
   /** Open one call: its log, its run's calls in the table, the call whole. */
   openCall(target: CallTarget): Promise<void>;
+  /** Show the calls of one run of a repository's log (null: the app-wide log). */
+  openRun(target: { repoId: string | null; runId: string }): Promise<void>;
 }
 
 /** Model calls from the audit log. */
@@ -101,6 +103,10 @@ export const useLogsStore = create<LogsState & LogsActions>()((set, get) => ({
   openCall: async ({ repoId, callId, runId }) => {
     set({ repoId, selected: null, filters: { runId: runId ?? '', stage: '', model: '', errorsOnly: false } });
     await Promise.all([get().load(0), get().open(callId)]);
+  },
+  openRun: async ({ repoId, runId }) => {
+    set({ repoId });
+    await get().showRun(runId);
   },
 }));
 
