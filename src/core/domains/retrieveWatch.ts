@@ -155,7 +155,7 @@ export class RetrieveWatch {
       const sum: Count = { done: calls.reduce((n, [, c]) => n + c.done, 0), yes: 0 };
       const status = this.status.get(stage) ?? 'pending';
       if (status === 'done') sum.total = sum.done;
-      const children = stage === 'precision' ? calls.map(([s, c]) => this.node(s, s.replace('precision_', ''), c.total !== undefined ? 'done' : status, c)) : [];
+      const children = stage === 'precision' ? calls.map(([s, c]) => this.node(s, s.replace('precision_pass', 'pass '), c.total !== undefined ? 'done' : status, c)) : [];
       steps.push({ ...this.node(stage, stage, status, sum), ...(children.length ? { children } : {}) });
     }
     const done = [...this.counts.values()].reduce((n, c) => n + c.done, 0);

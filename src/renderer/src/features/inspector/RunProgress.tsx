@@ -65,16 +65,22 @@ export function RunProgress(props: { inspection: Inspection }) {
         ])}
       </ul>
       {shown.length > 0 ? (
-        <ol className="judgment-feed" aria-label="Judgments as they arrive">
-          {shown.map((j) => (
-            <li key={`${j.stage}-${j.done}`} data-testid="judgment">
-              <span className="mono judgment-item" title={j.item}>
-                {j.item}
-              </span>
-              <VerdictChip verdict={j} onOpen={openCall} />
-            </li>
-          ))}
-        </ol>
+        // Open while judgments stream in (and after a stop); folded once the package is there. The key remounts it when that changes.
+        <details key={inspection.result ? 'package' : 'live'} className="judgment-details" open={inspection.result ? undefined : true}>
+          <summary className="muted">
+            Judgments as they arrived{inspection.judgments.length > SHOWN ? ` (the last ${SHOWN})` : ''}
+          </summary>
+          <ol className="judgment-feed" aria-label="Judgments as they arrive">
+            {shown.map((j) => (
+              <li key={`${j.stage}-${j.done}`} data-testid="judgment">
+                <span className="mono judgment-item" title={j.item}>
+                  {j.item}
+                </span>
+                <VerdictChip verdict={j} onOpen={openCall} />
+              </li>
+            ))}
+          </ol>
+        </details>
       ) : null}
     </section>
   );
