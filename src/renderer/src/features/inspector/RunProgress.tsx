@@ -13,7 +13,7 @@ function StageRow(props: { node: ProgressNode; yes?: number; child?: boolean; en
   const status = props.ended && n.status === 'running' ? props.ended : props.ended && n.status === 'pending' ? 'not run' : n.status;
   const finished = n.status === 'done' || n.status === 'skipped';
   const percent = finished ? 100 : n.total ? Math.round(((n.done ?? 0) / n.total) * 100) : n.status === 'running' && !props.ended ? null : 0;
-  const count = n.done === undefined ? '' : n.total !== undefined ? `${n.done} / ${n.total}` : `${n.done} judged`;
+  const count = n.done === undefined || (n.status === 'pending' && !n.done) ? '' : n.total !== undefined ? `${n.done} / ${n.total}` : `${n.done} judged`;
   return (
     <li className={props.child ? 'stage-row child' : 'stage-row'} data-testid={`stage-${n.id}`}>
       <span className="stage-name">{n.label}</span>
