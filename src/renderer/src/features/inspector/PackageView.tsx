@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { formatReasons, type PackageFile, type PackageItem, type RetrievalVerdict } from '../../../../shared/contract';
 import { ProgressBar } from '../../components/ProgressBar';
-import { budgetPercent, filesByTier, packageFileName, packageJson, tierLabel, verdictsFor, type InspectionResult } from './reducers';
+import { budgetPercent, detailCounts, filesByTier, packageFileName, packageJson, tierLabel, verdictsFor, type InspectionResult } from './reducers';
 import { useOpenCall, VerdictChip } from './VerdictChip';
 
 const DETAIL: Record<PackageItem['detail'], string> = { full: 'full source', signature: 'signature', file: 'whole file' };
@@ -109,6 +109,7 @@ export function PackageView(props: { result: InspectionResult; taskId: string; r
   const pkg = result.package;
   const openCall = useOpenCall(props.repoId, props.runId);
   const s = result.summary;
+  const detail = detailCounts(pkg);
   const judgedOut = result.verdicts.filter((v) => v.stage === 'scope' && v.decision === 'excluded');
   return (
     <section className="inspector-result" aria-label="Context package">
@@ -119,7 +120,8 @@ export function PackageView(props: { result: InspectionResult; taskId: string; r
             {pkg.budget.used.toLocaleString('en')} of {pkg.budget.tokens.toLocaleString('en')} tokens ({budgetPercent(pkg.budget)}%)
           </span>
           <span className="muted">
-            · {s.files} files · {s.symbols.primary} primary, {s.symbols.supporting} supporting, {s.symbols.type_context} type context · {s.judgments} judgments
+            · {s.files} files · {s.symbols.primary} primary, {s.symbols.supporting} supporting, {s.symbols.type_context} type context ({detail.full} in full source,{' '}
+            {detail.signature} as signatures) · {s.judgments} judgments
             {s.dropped ? ` · ${s.dropped} dropped` : ''} · stages {result.stages.join(', ')}
           </span>
           <span className="grow" />

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ContextPackage, RetrievalJudgment, RetrievalSummary, RetrievalVerdict } from '../../../../shared/contract';
-import { budgetPercent, filesByTier, inspectionReducers, judgmentCounts, MAX_LIVE_JUDGMENTS, packageJson, stageLabel, verdictsFor } from './reducers';
+import { budgetPercent, detailCounts, filesByTier, inspectionReducers, judgmentCounts, MAX_LIVE_JUDGMENTS, packageJson, stageLabel, verdictsFor } from './reducers';
 
 const judgment = (over: Partial<RetrievalJudgment> = {}): RetrievalJudgment => ({ runId: 'retrieve-1', taskId: 't-1', stage: 'scope', item: 'a.py', verdict: 'yes', read: 'json', done: 1, callId: 7, ...over });
 const file = (path: string, tier: number) => ({ path, tier, reasons: [], items: [], headerTokens: 3 });
@@ -67,6 +67,12 @@ describe('package helpers', () => {
     ]);
     expect(budgetPercent(pkg.budget)).toBe(25);
     expect(budgetPercent({ tokens: 0, used: 0, safetyMargin: 0 })).toBe(0);
+  });
+
+  it('counts symbols by detail level (whole files are not symbols)', () => {
+    const item = (detail: 'full' | 'signature' | 'file') => ({ detail, startLine: 1, endLine: 2, text: '', tokens: 1, reasons: [], ...(detail === 'file' ? {} : { symbol: { qualifiedName: 'f', kind: 'function', role: 'primary' as const } }) });
+    const withItems = { ...pkg, files: [{ ...file('a.py', 1), items: [item('full'), item('signature'), item('signature')] }, { ...file('b.md', 1), items: [item('file')] }] };
+    expect(detailCounts(withItems)).toEqual({ full: 1, signature: 2 });
   });
 
   it('saves the summary, stages, package and verdicts as JSON', () => {

@@ -97,6 +97,19 @@ export function judgmentCounts(judgments: readonly RetrievalJudgment[]): Array<{
   return [...out.values()];
 }
 
+/** Symbols of a package by detail level: in full source, as a signature. */
+export function detailCounts(pkg: ContextPackage): { full: number; signature: number } {
+  let full = 0;
+  let signature = 0;
+  for (const f of pkg.files) {
+    for (const i of f.items) {
+      if (i.symbol && i.detail === 'full') full++;
+      else if (i.symbol) signature++;
+    }
+  }
+  return { full, signature };
+}
+
 /** The file name of a package saved as JSON. */
 export function packageFileName(taskId: string): string {
   return `context-${taskId}.json`;
