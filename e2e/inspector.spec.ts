@@ -145,7 +145,7 @@ test.describe('Context inspector (cra serve, loopback model server)', () => {
     }
   });
 
-  test('Cancel stops a run: the judgments so far stay, no package comes', async ({ page, pageErrors }) => {
+  test('Cancel stops a run: the judgments so far stay, no package comes; a run without models is refused with the fix', async ({ page, pageErrors }) => {
     test.setTimeout(120_000);
     const server = await startModelServer();
     server.script.respond = () => ({ ...YES, delayMs: 1500 });
@@ -169,6 +169,14 @@ test.describe('Context inspector (cra serve, loopback model server)', () => {
       const logs = page.getByRole('main', { name: 'Logs' });
       await expect(logs.getByTestId('log-run')).toContainText('cancelled');
       await expect(logs.getByRole('table', { name: 'Model calls' }).getByRole('row').nth(1)).toContainText('scope');
+
+      // Without models configured the run is refused before it starts, and the page says what to do.
+      writeFileSync(join(served.app.dataDir, 'config.toml'), '[budget]\ncontext_window = 16384\nreserved_tokens = 4096\n');
+      await page.getByRole('button', { name: 'Context inspector', exact: true }).click();
+      await main.getByRole('button', { name: 'Run', exact: true }).click();
+      await expect(main.getByRole('alert')).toContainText('No [models] section');
+      await screenshot(page, 'inspector-refused');
+      await expect(main.getByRole('button', { name: 'Run', exact: true })).toBeEnabled();
       expect(pageErrors).toEqual([]);
     } finally {
       await served.stop();
