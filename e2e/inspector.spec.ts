@@ -176,6 +176,7 @@ test.describe('Context inspector (cra serve, loopback model server)', () => {
       await main.getByRole('button', { name: 'Run', exact: true }).click();
       await expect(main.getByRole('alert')).toContainText('No [models] section');
       await screenshot(page, 'inspector-refused');
+      await expect(main.getByRole('region', { name: 'Progress' })).toHaveCount(0);
       await expect(main.getByRole('button', { name: 'Run', exact: true })).toBeEnabled();
       expect(pageErrors).toEqual([]);
     } finally {

@@ -137,7 +137,8 @@ export function InspectorPage() {
           Cancelled: no package. The judgments made so far are kept below and in Logs.
         </p>
       ) : null}
-      {mine ? <RunProgress inspection={mine} /> : null}
+      {/* A refused run (no models, bad budget) never started: the error says it all. */}
+      {mine && (mine.runId || mine.status === 'starting') ? <RunProgress inspection={mine} /> : null}
       {mine?.result ? <PackageView result={mine.result} taskId={mine.taskId} repoId={mine.repoId} runId={mine.runId} /> : null}
     </div>
   );

@@ -58,7 +58,7 @@ export function RunProgress(props: { inspection: Inspection }) {
         ) : null}
       </div>
       <ul className="stage-list">
-        {steps.length === 0 ? <li className="muted">Analysing the task…</li> : null}
+        {steps.length === 0 && !ended && inspection.status !== 'done' ? <li className="muted">Analysing the task…</li> : null}
         {steps.map((node) => [
           <StageRow key={node.id} node={node} yes={yesOf(node)} ended={ended} />,
           ...(node.children ?? []).map((c) => <StageRow key={`${node.id}/${c.id}`} node={c} yes={counts.get(c.id)?.yes} ended={ended} child />),
