@@ -14,3 +14,5 @@ export * from './runs';
 export * from './chat';
 export * from './plans';
 export * from './retrieval';
+export * from './review';
+export * from './solve';

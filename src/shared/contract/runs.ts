@@ -1,5 +1,6 @@
 import type { IndexSummary } from './repos';
 import type { RetrievalSummary } from './retrieval';
+import type { SolveOutcome } from './solve';
 
 /** What one embedding run did (the result of a run of kind `embed`). */
 export interface EmbedSummary {
@@ -35,6 +36,9 @@ export interface RunKinds {
   bootstrap: { subject: { repoPath: string }; result: { dir: string; added: number; skipped: number; counts: { scope: { yes: number; no: number }; precision: { yes: number; no: number }; execute: number } } };
   /** One retrieval: task analysis → scope → precision → context package (event retrieve/package). */
   retrieve: { subject: { repoId: string }; result: RetrievalSummary };
+  /** A solve run (orchestrated, or one implement pass of a plan); progress steps are parts → steps → passes. */
+  /** `solveRunId`: the run resumed; absent for a new run, whose orchestrator id is its run id. */
+  solve: { subject: { repoId: string; solveRunId?: string }; result: SolveOutcome };
 }
 
 /** A kind of run. */
