@@ -11,8 +11,10 @@ import { createRepoHandlers } from './domains/repos';
 import { createEvalHandlers } from './domains/eval';
 import { createSearchDomain } from './domains/search';
 import { createChatDomain } from './domains/chat';
+import { sharedDefaultEmbedder } from './search/search';
 import { createPlansHandlers } from './domains/plans';
 import { createReviewHandlers } from './domains/review';
+import { createSummariesDomain } from './domains/summaries';
 import { createRetrieveHandlers } from './domains/retrieve';
 import { createSolveDomain, type SolveDomain } from './domains/solve';
 import type { EngineContext } from './engine';
@@ -67,6 +69,8 @@ export function createCore(ports: HostPorts, options: CoreOptions = {}): Core {
   const chat = createChatDomain(context, llm);
   disposers.push(() => chat.dispose());
   const solve = createSolveDomain(context, llm);
+  const summaries = createSummariesDomain(context, llm, sharedDefaultEmbedder);
+  disposers.push(() => summaries.dispose());
 
   const handlers: Handlers = {
     ...createAppHandlers(context),
@@ -89,6 +93,7 @@ export function createCore(ports: HostPorts, options: CoreOptions = {}): Core {
       };
     }),
     ...solve.handlers,
+    ...summaries.handlers,
   };
   // A changed embeddings switch applies at once, without a restart (README, "Code search").
   const setConfig = handlers['config/set'];

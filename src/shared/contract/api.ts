@@ -12,6 +12,7 @@ import { plansRequests } from './plans';
 import { retrievalEvents, retrievalRequests } from './retrieval';
 import { reviewRequests } from './review';
 import { solveRequests } from './solve';
+import { summariesRequests } from './summaries';
 
 /**
  * The single source of truth for what the renderer may ask the engine (`domain/verb`) and what
@@ -31,6 +32,7 @@ export const requests = {
   ...retrievalRequests,
   ...reviewRequests,
   ...solveRequests,
+  ...summariesRequests,
 } as const;
 
 /** Every pushed event. */

@@ -16,3 +16,4 @@ export * from './plans';
 export * from './retrieval';
 export * from './review';
 export * from './solve';
+export * from './summaries';
