@@ -7,6 +7,7 @@ const PATHS: Record<string, string> = {
   eval: 'M4 20V4M4 20h16M8 16v-5M12 16V8M16 16v-3',
   models: 'M12 3l8 4.5v9L12 21l-8-4.5v-9zM12 12l8-4.5M12 12v9M12 12L4 7.5',
   logs: 'M5 5h14M5 10h14M5 15h14M5 20h9',
+  inspector: 'M4 4h10v10H4zM7 7h4M7 10h2M12.5 12.5 19 19M15 19h4v-4',
   settings: 'M12 8a4 4 0 1 1 0 8 4 4 0 0 1 0-8zM12 2v3M12 19v3M2 12h3M19 12h3M4.9 4.9 7 7M17 17l2.1 2.1M4.9 19.1 7 17M17 7l2.1-2.1',
 };
 

@@ -13,7 +13,18 @@ export interface LogFilters {
 
 const PAGE = 50;
 
+/** A call to open in the Logs page from elsewhere (a verdict of the Context inspector). */
+export interface CallTarget {
+  /** The repository whose log holds the call; null for the app-wide log. */
+  repoId: string | null;
+  callId: number;
+  /** The run the call belongs to: the table shows that run's calls. */
+  runId?: string;
+}
+
 interface LogsState {
+  /** Whose log is shown: a repository's (its runs' calls) or, when null, the app-wide one. */
+  repoId: string | null;
   filters: LogFilters;
   calls: ModelCallSummary[];
   /** The run the table is filtered by, as the raw log recorded it (task_runs), when it is there. */
@@ -32,10 +43,17 @@ interface LogsActions {
   showRun(runId: string): Promise<void>;
   open(id: number): Promise<void>;
   close(): void;
+  /** Show a repository's log, or the app-wide one (null). */
+  showLog(repoId: string | null): Promise<void>;
+  /** Open one call: its log, its run's calls in the table, the call whole. */
+  openCall(target: CallTarget): Promise<void>;
+  /** Show the calls of one run of a repository's log (null: the app-wide log). */
+  openRun(target: { repoId: string | null; runId: string }): Promise<void>;
 }
 
 /** Model calls from the audit log. */
 export const useLogsStore = create<LogsState & LogsActions>()((set, get) => ({
+  repoId: null,
   filters: { runId: '', stage: '', model: '', errorsOnly: false },
   calls: [],
   run: null,
@@ -48,6 +66,7 @@ export const useLogsStore = create<LogsState & LogsActions>()((set, get) => ({
     const f = get().filters;
     try {
       const page = await client().call('logs/list', {
+        ...(get().repoId ? { repoId: get().repoId as string } : {}),
         ...(f.runId ? { runId: f.runId } : {}),
         ...(f.stage ? { stage: f.stage } : {}),
         ...(f.model ? { model: f.model } : {}),
@@ -70,12 +89,25 @@ export const useLogsStore = create<LogsState & LogsActions>()((set, get) => ({
   },
   open: async (id) => {
     try {
-      set({ selected: await client().call('logs/get', { id }), error: null });
+      const repoId = get().repoId;
+      set({ selected: await client().call('logs/get', { id, ...(repoId ? { repoId } : {}) }), error: null });
     } catch (error) {
       set({ error: toOpError(error) });
     }
   },
   close: () => set({ selected: null }),
+  showLog: async (repoId) => {
+    set({ repoId, selected: null });
+    await get().load(0);
+  },
+  openCall: async ({ repoId, callId, runId }) => {
+    set({ repoId, selected: null, filters: { runId: runId ?? '', stage: '', model: '', errorsOnly: false } });
+    await Promise.all([get().load(0), get().open(callId)]);
+  },
+  openRun: async ({ repoId, runId }) => {
+    set({ repoId });
+    await get().showRun(runId);
+  },
 }));
 
 /** Page size of the Logs table. */
