@@ -4,6 +4,7 @@ import type { KnowledgeBase } from '../kb/knowledgeBase';
 import type { LlmClient } from '../llm/client';
 import type { CallLogger } from '../llm/types';
 import type { DecisionRecord, DecisionSink } from './decisionLog';
+import type { BinaryJudge } from './judge';
 import type { TaskRecord } from './taskAnalysis';
 
 /** A file in the working context, with the tier and relation that brought it and every reason since. */
@@ -64,6 +65,8 @@ export interface StageContext {
   signal?: AbortSignal;
   /** Judgment calls at once (default 1). */
   concurrency?: number;
+  /** Answers the stages' binary judgments instead of the model (evaluation only; default: the model). */
+  judge?: BinaryJudge;
 }
 
 /** One retrieval stage: deterministic pre-filtering, then its model judgments. Stateless. */
@@ -85,6 +88,8 @@ export interface PipelineInput {
   log?: CallLogger;
   signal?: AbortSignal;
   concurrency?: number;
+  /** Answers the binary judgments instead of the model (evaluation only). */
+  judge?: BinaryJudge;
   /** Called after each stage (progress). */
   onStage?: (name: string, context: StageContext) => void;
 }
@@ -114,6 +119,7 @@ export async function runPipeline(input: PipelineInput): Promise<PipelineResult>
     ...(input.log ? { log: input.log } : {}),
     ...(input.signal ? { signal: input.signal } : {}),
     ...(input.concurrency ? { concurrency: input.concurrency } : {}),
+    ...(input.judge ? { judge: input.judge } : {}),
   };
   const stages: PipelineResult['stages'] = [];
   for (const stage of input.stages) {
