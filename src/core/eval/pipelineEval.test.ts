@@ -19,7 +19,7 @@ import { goldTruth, itemOf, oracleJudge } from './pipelineJudges';
 import { median } from './pipelineSummary';
 import { productRetrieval } from './product';
 import { runEval } from './run';
-import type { PipelineEvalOptions } from './pipelineTask';
+import { packageMiss, type PipelineEvalOptions } from './pipelineTask';
 
 let root: string;
 let repo: string;
@@ -42,6 +42,16 @@ describe('changed lines of a gold file', () => {
   it('reads hunks of the parent side: changed lines, and an insertion as the two lines around it', () => {
     const diff = ['diff --git a/x.py b/x.py', '--- a/x.py', '+++ b/x.py', '@@ -3,2 +3,2 @@ def f():', '-a', '+b', '@@ -10 +10 @@', '@@ -20,0 +21,3 @@', '--- /dev/null', '+++ b/new.py', '@@ -0,0 +1 @@'].join('\n');
     expect(parseHunks(diff)).toEqual(new Map([['x.py', [{ start: 3, end: 4 }, { start: 10, end: 10 }, { start: 20, end: 21 }]]]));
+  });
+});
+
+describe('why a gold candidate is not in the package', () => {
+  it('names precision keeping none of its symbols (judged and past the caps), the budget, or scope', () => {
+    const d = (stage: string, subject: string, decision: string) => ({ runId: 'r', stage, subjectKind: 'symbol' as const, subject, decision, reasons: [] });
+    const decisions = [d('scope', 'a.py', 'included'), d('precision_pass1', 'a.py:f', 'excluded'), d('precision_pass1', 'a.py:g', 'over-cap'), d('precision_pass1', 'a.py:h', 'over-cap'), d('precision', 'a.py', 'excluded')];
+    expect(packageMiss('a.py', decisions, [])).toEqual(['precision: no symbol kept (1 judged, 2 past the symbol caps)']);
+    expect(packageMiss('b.py', [d('scope', 'b.py', 'excluded')], [])).toEqual(['scope: judged not needed']);
+    expect(packageMiss('c.py', [], [{ path: 'c.py' }])).toEqual(['budget: 1 item(s) dropped']);
   });
 });
 

@@ -42,7 +42,7 @@ export function formatPipeline(report: EvalReport): string[] {
   if (missed.length > 0) {
     lines.push('', `Gold files the pipeline missed: ${missed.length}`);
     for (const { t, path, g } of missed) {
-      const where = g.tier === null ? `not a candidate: ${(g.miss ?? []).join('; ')}` : `candidate (tier ${g.tier}) but not in the package`;
+      const where = g.tier === null ? `not a candidate: ${(g.miss ?? []).join('; ')}` : `candidate (tier ${g.tier}) but not in the package: ${(g.miss ?? []).join('; ')}`;
       lines.push(`  ${printable(t.id).slice(0, 12)}  ${printable(path)}: ${printable(where)}`);
     }
   }

@@ -4,6 +4,7 @@ import { LlmClient } from '../llm/client';
 import { ModelRouter } from '../llm/router';
 import { userRawDbPath, UserCallLog } from '../logs/callLog';
 import { effectiveBudget } from '../retrieval/package';
+import type { PrecisionOptions } from '../retrieval/stages/precision';
 import type { ScopeOptions } from '../retrieval/stages/scope';
 import { EVAL_JUDGES, type EvalJudgeKind } from './pipelineJudges';
 import type { PipelineEvalOptions } from './pipelineTask';
@@ -15,6 +16,7 @@ export interface PipelineFlags {
   reservedTokens?: number;
   concurrency?: number;
   scope?: ScopeOptions;
+  precision?: PrecisionOptions;
 }
 
 /**
@@ -32,7 +34,7 @@ export function pipelineEvalOptions(dataDir: string, flags: PipelineFlags): Pipe
   } catch (error) {
     throw new AppError('VALIDATION', (error as Error).message);
   }
-  const out: PipelineEvalOptions = { judge, budget, ...(flags.scope ? { scope: flags.scope } : {}), ...(flags.concurrency ? { concurrency: flags.concurrency } : {}) };
+  const out: PipelineEvalOptions = { judge, budget, ...(flags.scope ? { scope: flags.scope } : {}), ...(flags.precision ? { precision: flags.precision } : {}), ...(flags.concurrency ? { concurrency: flags.concurrency } : {}) };
   if (judge !== 'model') return out;
   const router = new ModelRouter(config);
   router.resolve('reasoning', 'scope');

@@ -7,7 +7,7 @@ import type { DecisionRecord, DecisionSink } from '../retrieval/decisionLog';
 import { runBinaryJudgment, type BinaryJudge } from '../retrieval/judge';
 import { buildPackage, effectiveBudget, type BudgetConfig } from '../retrieval/package';
 import { runPipeline } from '../retrieval/stage';
-import { PrecisionStage } from '../retrieval/stages/precision';
+import { PrecisionStage, type PrecisionOptions } from '../retrieval/stages/precision';
 import { ScopeStage, type ScopeOptions } from '../retrieval/stages/scope';
 import { analyzeTask } from '../retrieval/taskAnalysis';
 import { searchRepository } from '../search/search';
@@ -23,6 +23,7 @@ export interface PipelineEvalOptions {
   enrich?: boolean;
   budget: BudgetConfig;
   scope?: ScopeOptions;
+  precision?: PrecisionOptions;
   /** Judgments at once (model judge). */
   concurrency?: number;
 }
@@ -70,7 +71,7 @@ export async function evaluatePipelineTask(args: { kb: KnowledgeBase; root: stri
   const record = await analyzeTask(task.task, kb, { id: `eval-${task.id}`, signal: args.signal, ...(options.enrich && options.llm ? { llm: options.llm } : {}) });
   const decisions = new DecisionList();
   const result = await runPipeline({
-    stages: [new ScopeStage(options.scope), new PrecisionStage()],
+    stages: [new ScopeStage(options.scope), new PrecisionStage(options.precision)],
     kb,
     task: record,
     llm,
@@ -100,6 +101,7 @@ export async function evaluatePipelineTask(args: { kb: KnowledgeBase; root: stri
   for (const path of task.gold) {
     const tier = candidates.get(path) ?? null;
     const entry: EvalPipelineGold = { tier, inPackage: inPackage.has(path) };
+    if (tier !== null && !entry.inPackage) entry.miss = packageMiss(path, decisions.all, pkg.dropped);
     if (tier === null) entry.miss = await diagnoseMiss(kb, path, { task: task.task, seeds, overCap, gold: task.gold, minCoChange: options.scope?.minCoChange ?? 2, searchSeeds: options.scope?.searchSeeds ?? 5, signal: args.signal });
     gold[path] = entry;
   }
@@ -120,6 +122,23 @@ export async function evaluatePipelineTask(args: { kb: KnowledgeBase; root: stri
     gold,
     ...(truth && truth.nearest.length > 0 ? { nearestSymbol: truth.nearest } : {}),
   };
+}
+
+/**
+ * Why a gold candidate is not in the package: scope judged it out, precision kept none of its
+ * symbols (how many were judged, how many were past the symbol caps), or the budget dropped it.
+ */
+export function packageMiss(path: string, decisions: readonly DecisionRecord[], dropped: ReadonlyArray<{ path: string }>): string[] {
+  const out: string[] = [];
+  const scope = decisions.find((d) => d.stage === 'scope' && d.subject === path);
+  if (scope?.decision === 'excluded') out.push('scope: judged not needed');
+  const pass1 = decisions.filter((d) => d.stage === 'precision_pass1' && d.subject.startsWith(`${path}:`));
+  const capped = pass1.filter((d) => d.decision === 'over-cap').length;
+  const judged = pass1.filter((d) => d.decision !== 'over-cap').length;
+  if (decisions.some((d) => d.stage === 'precision' && d.subject === path && d.decision === 'excluded')) out.push(`precision: no symbol kept (${judged} judged, ${capped} past the symbol caps)`);
+  const lost = dropped.filter((d) => d.path === path).length;
+  if (lost > 0) out.push(`budget: ${lost} item(s) dropped`);
+  return out.length > 0 ? out : ['not in the package (no recorded reason)'];
 }
 
 /**

@@ -85,7 +85,10 @@ export interface EvalPipelineGold {
   tier: number | null;
   /** Whether it is in the final package. */
   inPackage: boolean;
-  /** Why it was not a candidate: over the cap, or which tier would have reached it and how (search rank, co-change count, second-degree import). */
+  /**
+   * Why it was not a candidate (over the cap, or which tier would have reached it and how: search
+   * rank, co-change count, second-degree import), or, a candidate, why it is not in the package.
+   */
   miss?: string[];
 }
 

@@ -25,6 +25,8 @@ interface EvalOptions {
   maxCandidates?: number;
   searchSeeds?: number;
   minCoChange?: number;
+  maxSymbols?: number;
+  maxSymbolsPerFile?: number;
   concurrency?: number;
   mode: EvalSearchMode;
 }
@@ -72,6 +74,8 @@ export const registerEval: CommandModule = (program, ctx) => {
     .option('--max-candidates <n>', 'scope: at most this many candidates (default 60)', wholeNumber('candidate cap', 1))
     .option('--search-seeds <n>', "scope: the search's top hits taken as seeds (default 5)", wholeNumber('seed count', 0))
     .option('--min-co-change <n>', 'scope: shared commits a co-change neighbour needs (default 2)', wholeNumber('co-change count', 1))
+    .option('--max-symbols <n>', 'precision: at most this many symbols judged in all (default 150)', wholeNumber('symbol cap', 1))
+    .option('--max-symbols-per-file <n>', 'precision: at most this many symbols judged per file (default 40)', wholeNumber('symbol cap', 1))
     .option('--concurrency <n>', 'pipeline: judgments at once (model judge)', wholeNumber('concurrency', 1))
     .action(async (repo: string, opts: EvalOptions) => {
       const controller = new AbortController();
@@ -90,8 +94,12 @@ export const registerEval: CommandModule = (program, ctx) => {
           ...(opts.searchSeeds !== undefined ? { searchSeeds: opts.searchSeeds } : {}),
           ...(opts.minCoChange !== undefined ? { minCoChange: opts.minCoChange } : {}),
         };
+        const precision = {
+          ...(opts.maxSymbols !== undefined ? { maxSymbols: opts.maxSymbols } : {}),
+          ...(opts.maxSymbolsPerFile !== undefined ? { maxSymbolsPerFile: opts.maxSymbolsPerFile } : {}),
+        };
         const pipeline = opts.pipeline
-          ? pipelineEvalOptions(ctx.dataDir(), { judge: opts.judge ?? 'model', contextWindow: opts.contextWindow, reservedTokens: opts.reservedTokens, concurrency: opts.concurrency, scope })
+          ? pipelineEvalOptions(ctx.dataDir(), { judge: opts.judge ?? 'model', contextWindow: opts.contextWindow, reservedTokens: opts.reservedTokens, concurrency: opts.concurrency, scope, precision })
           : undefined;
         const { report, file } = await evaluateRepository({
           dataDir: ctx.dataDir(),
