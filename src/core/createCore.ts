@@ -13,6 +13,7 @@ import { createSearchDomain } from './domains/search';
 import { createChatDomain } from './domains/chat';
 import { createPlansHandlers } from './domains/plans';
 import { createRetrieveHandlers } from './domains/retrieve';
+import { createEnrichHandlers } from './domains/enrich';
 import type { EngineContext } from './engine';
 import { cleanupOrphanWorktrees, worktreesDir } from './git';
 import { packageVersion } from './paths';
@@ -74,6 +75,7 @@ export function createCore(ports: HostPorts, options: CoreOptions = {}): Core {
     ...chat.handlers,
     ...createPlansHandlers(context, llm),
     ...createRetrieveHandlers(context, llm),
+    ...createEnrichHandlers(context, llm),
   };
   // A changed embeddings switch applies at once, without a restart (README, "Code search").
   const setConfig = handlers['config/set'];

@@ -1,5 +1,6 @@
 import type { IndexSummary } from './repos';
 import type { RetrievalSummary } from './retrieval';
+import type { EnrichSummary } from './enrich';
 
 /** What one embedding run did (the result of a run of kind `embed`). */
 export interface EmbedSummary {
@@ -35,6 +36,8 @@ export interface RunKinds {
   bootstrap: { subject: { repoPath: string }; result: { dir: string; added: number; skipped: number; counts: { scope: { yes: number; no: number }; precision: { yes: number; no: number }; execute: number } } };
   /** One retrieval: task analysis → scope → precision → context package (event retrieve/package). */
   retrieve: { subject: { repoId: string }; result: RetrievalSummary };
+  /** Per-file purpose, domain, module and concepts by the enrich model (`cra enrich`), optionally promoted into the index. */
+  enrich: { subject: { repoId: string }; result: EnrichSummary };
 }
 
 /** A kind of run. */
