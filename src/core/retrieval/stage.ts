@@ -126,7 +126,9 @@ export async function runPipeline(input: PipelineInput): Promise<PipelineResult>
     if (input.signal?.aborted) throw new Error('Retrieval cancelled.');
     const started = performance.now();
     context = await stage.run({ ...context, decisions: [] }, input.kb, input.task, input.llm);
-    for (const d of context.decisions) input.decisions.record({ ...d, runId: input.runId, stage: d.stage ?? stage.name });
+    const records = context.decisions.map((d) => ({ ...d, runId: input.runId, stage: d.stage ?? stage.name }));
+    if (input.decisions.recordAll) input.decisions.recordAll(records);
+    else for (const d of records) input.decisions.record(d);
     if (context.budget.used > context.budget.tokens) throw new Error(`Stage ${stage.name} left ${context.budget.used} tokens in a ${context.budget.tokens}-token budget.`);
     stages.push({ name: stage.name, files: context.files.length, decisions: context.decisions.length, ms: Math.round(performance.now() - started) });
     input.onStage?.(stage.name, context);
