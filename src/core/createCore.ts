@@ -17,6 +17,7 @@ import { createReviewHandlers } from './domains/review';
 import { createSummariesDomain } from './domains/summaries';
 import { createRetrieveHandlers } from './domains/retrieve';
 import { createSolveDomain, type SolveDomain } from './domains/solve';
+import { createEnrichHandlers } from './domains/enrich';
 import type { EngineContext } from './engine';
 import { cleanupOrphanWorktrees, worktreesDir } from './git';
 import { packageVersion } from './paths';
@@ -94,6 +95,7 @@ export function createCore(ports: HostPorts, options: CoreOptions = {}): Core {
     }),
     ...solve.handlers,
     ...summaries.handlers,
+    ...createEnrichHandlers(context, llm),
   };
   // A changed embeddings switch applies at once, without a restart (README, "Code search").
   const setConfig = handlers['config/set'];

@@ -147,6 +147,27 @@ export const RAW_MIGRATIONS: readonly Migration[] = [
         create index orchestrator_runs_repo on orchestrator_runs(repo_id, started_at);
       `),
   },
+  {
+    version: 5,
+    description: 'file_enrichment: per-file purpose, domain, module and concepts by the enrich model, keyed by path and content hash (cra enrich)',
+    up: (db) =>
+      db.exec(`
+        create table file_enrichment (
+          id integer primary key,
+          path text not null,
+          content_hash text not null,        -- the file's content when it was described: a changed file is described again
+          purpose text not null,
+          domain text not null,
+          module text not null,
+          concepts_json text not null,
+          model text not null,
+          model_call_id integer,             -- model_calls.id of the call that described it
+          run_id text,
+          created_at text not null,
+          unique (path, content_hash)
+        );
+      `),
+  },
 ];
 
 /** Open (creating or upgrading) a raw database file. */

@@ -13,6 +13,7 @@ import { retrievalEvents, retrievalRequests } from './retrieval';
 import { reviewRequests } from './review';
 import { solveRequests } from './solve';
 import { summariesRequests } from './summaries';
+import { enrichRequests } from './enrich';
 
 /**
  * The single source of truth for what the renderer may ask the engine (`domain/verb`) and what
@@ -33,6 +34,7 @@ export const requests = {
   ...reviewRequests,
   ...solveRequests,
   ...summariesRequests,
+  ...enrichRequests,
 } as const;
 
 /** Every pushed event. */

@@ -1,6 +1,7 @@
 import type { IndexSummary } from './repos';
 import type { RetrievalSummary } from './retrieval';
 import type { SolveOutcome } from './solve';
+import type { EnrichSummary } from './enrich';
 
 /** What one embedding run did (the result of a run of kind `embed`). */
 export interface EmbedSummary {
@@ -41,6 +42,8 @@ export interface RunKinds {
   /** A solve run (orchestrated, or one implement pass of a plan); progress steps are parts → steps → passes. */
   /** `solveRunId`: the run resumed; absent for a new run, whose orchestrator id is its run id. */
   solve: { subject: { repoId: string; solveRunId?: string }; result: SolveOutcome };
+  /** Per-file purpose, domain, module and concepts by the enrich model (`cra enrich`), optionally promoted into the index. */
+  enrich: { subject: { repoId: string }; result: EnrichSummary };
 }
 
 /** A kind of run. */

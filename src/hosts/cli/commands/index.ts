@@ -12,6 +12,7 @@ import { registerServe } from './serve';
 import { registerBootstrap } from './bootstrapCommand';
 import { registerReview } from './reviewCommand';
 import { registerSummarize } from './summarizeCommand';
+import { registerEnrich } from './enrichCommand';
 
 /** Every command of the CLI, in the order `cra --help` lists them (one per line, so additions merge). */
 export const commandModules: CommandModule[] = [
@@ -28,4 +29,5 @@ export const commandModules: CommandModule[] = [
   registerModels,
   registerLogs,
   registerBootstrap,
+  registerEnrich,
 ];
