@@ -112,6 +112,12 @@ export class SolveRecords {
     })();
   }
 
+  /** End a pass only when it is still running (a cancellation's clean-up after the pass may have ended). */
+  finishPassIfRunning(handle: PassHandle, end: Parameters<SolveRecords['finishPass']>[1]): void {
+    const status = this.db.prepare('select status from orchestrator_passes where id = ?').pluck().get(handle.passId);
+    if (status === 'running') this.finishPass(handle, end);
+  }
+
   /** Passes left running by a process that died: marked failed (the resumed run starts them again). */
   closeStalePasses(runId: string): number {
     const stale = this.db.prepare(`select id, task_run_id from orchestrator_passes where orchestrator_run_id = ? and status = 'running'`).all(runId) as Array<{ id: number; task_run_id: string }>;
