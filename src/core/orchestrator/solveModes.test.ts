@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Plan } from '../../shared/contract/plans';
@@ -64,6 +64,20 @@ describe('solve with --plan (implement mode)', () => {
       h.fx.repo.git('checkout', '-q', '--', 'README.md');
       h.fx.repo.git('clean', '-fdq');
     }
+  }, 60_000);
+});
+
+describe('model-written paths', () => {
+  it.each([
+    ['out of the repository', '../escaped.js', /leads outside the repository/],
+    ['into .git', '.git/hooks/post-commit', /inside a \.git folder/],
+  ])('a step writing %s fails its attempts with the reason and writes nothing anywhere', async (_name, path, reason) => {
+    const before = userState();
+    const { outcome } = await h.solve({ edits: { 'plan/implement': block(path, '', 'bad') } }, { plan: PLAN, task: 'Add mul', config: h.config('', false) });
+    expect(outcome).toMatchObject({ status: 'failed', completed: [], notCompleted: [{ partId: 'plan', stepId: 'implement', reason: expect.stringMatching(reason) }], files: [] });
+    expect(existsSync(join(h.fx.repo.root, '..', 'escaped.js'))).toBe(false);
+    expect(existsSync(join(h.fx.repo.root, '.git', 'hooks', 'post-commit'))).toBe(false);
+    expect(userState()).toEqual(before);
   }, 60_000);
 });
 

@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -40,7 +40,21 @@ afterAll(async () => {
 });
 
 describe('cra solve', () => {
-  it('solves with a given meta-plan: prints the progress tree and the outcome; the working tree is untouched', async () => {
+  it("solves with a given meta-plan: prints the progress tree and the outcome; the working tree is untouched; a repository's own config cannot set a validation command", async () => {
+    const { respond, transcript } = solveResponder(TWO_PARTS);
+    server.script.respond = respond;
+    const marker = join(dataDir, 'repo-command-ran');
+    repo.write('config.toml', `[validation.${repoIdFor(realpathSync(repo.root))}]\ntest = "touch ${marker}"\n`);
+    const before = userState();
+    const out = await cra('solve', 'Add mul and formatProduct', '--repo', repo.root, '--meta-plan', metaFile, '--json');
+    repo.remove('config.toml');
+    expect(out.status, out.stderr).toBe(0);
+    expect(existsSync(marker)).toBe(false);
+    const { run } = JSON.parse(out.stdout) as { run: { passes: Array<{ validation: { checks: Array<{ command?: string }> } | null }> } };
+    expect(run.passes.flatMap((p) => p.validation?.checks.map((c) => c.command) ?? [])).toEqual(['node --test', 'node --test', 'node --test']);
+  }, 120_000);
+
+  it('prints the progress tree and the outcome', async () => {
     const { respond, transcript } = solveResponder(TWO_PARTS);
     server.script.respond = respond;
     const before = userState();
