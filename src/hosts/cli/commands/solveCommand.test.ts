@@ -40,21 +40,23 @@ afterAll(async () => {
 });
 
 describe('cra solve', () => {
-  it("solves with a given meta-plan: prints the progress tree and the outcome; the working tree is untouched; a repository's own config cannot set a validation command", async () => {
+  it("solves with a given meta-plan (no meta-plan pass); a repository's own config cannot set a validation command", async () => {
     const { respond, transcript } = solveResponder(TWO_PARTS);
     server.script.respond = respond;
     const marker = join(dataDir, 'repo-command-ran');
     repo.write('config.toml', `[validation.${repoIdFor(realpathSync(repo.root))}]\ntest = "touch ${marker}"\n`);
     const before = userState();
     const out = await cra('solve', 'Add mul and formatProduct', '--repo', repo.root, '--meta-plan', metaFile, '--json');
+    expect(userState()).toEqual(before);
     repo.remove('config.toml');
     expect(out.status, out.stderr).toBe(0);
+    expect(transcript.passes[0]).toBe('part_plan p1');
     expect(existsSync(marker)).toBe(false);
     const { run } = JSON.parse(out.stdout) as { run: { passes: Array<{ validation: { checks: Array<{ command?: string }> } | null }> } };
     expect(run.passes.flatMap((p) => p.validation?.checks.map((c) => c.command) ?? [])).toEqual(['node --test', 'node --test', 'node --test']);
   }, 120_000);
 
-  it('prints the progress tree and the outcome', async () => {
+  it('prints the progress tree and the outcome; the working tree is untouched', async () => {
     const { respond, transcript } = solveResponder(TWO_PARTS);
     server.script.respond = respond;
     const before = userState();
