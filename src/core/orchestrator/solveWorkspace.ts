@@ -53,6 +53,9 @@ export async function readRunBase(repo: string, signal?: AbortSignal): Promise<R
 
 /** A solve run's worktree. */
 export class SolveWorkspace {
+  /** The cumulative diff as of the last commit (passes read it several times between commits). */
+  private diffCache: string | undefined;
+
   private constructor(
     readonly worktree: Worktree,
     /** The commit the run's diffs are against (HEAD, or the snapshot of uncommitted changes on it). */
@@ -120,8 +123,9 @@ export class SolveWorkspace {
   }
 
   /** Commit the staged step (apply.ts stages its files in the worktree's own index); returns the commit. */
-  async commitStep(message: string, signal?: AbortSignal): Promise<string> {
-    return commitAll(this.path, message, signal, false);
+  async commitStep(message: string, signal?: AbortSignal): Promise<void> {
+    this.diffCache = undefined;
+    await gitText(['-c', 'commit.gpgsign=false', 'commit', '-q', '--allow-empty', '--no-verify', '-m', message], { cwd: this.path, signal, env: IDENTITY });
   }
 
   /** Undo an attempt's uncommitted changes (files written, files a test command left behind are kept only when ignored). */
@@ -130,9 +134,10 @@ export class SolveWorkspace {
     await gitText(['clean', '-fdq'], { cwd: this.path, signal });
   }
 
-  /** The diff of everything done since the start commit. */
-  cumulativeDiff(signal?: AbortSignal): Promise<string> {
-    return gitText(['diff', '--no-ext-diff', '--no-color', '--binary', '--src-prefix=a/', '--dst-prefix=b/', this.startCommit, 'HEAD'], { cwd: this.path, signal });
+  /** The diff of everything committed since the start commit (read once per commit). */
+  async cumulativeDiff(signal?: AbortSignal): Promise<string> {
+    this.diffCache ??= await gitText(['diff', '--no-ext-diff', '--no-color', '--binary', '--src-prefix=a/', '--dst-prefix=b/', this.startCommit, 'HEAD'], { cwd: this.path, signal });
+    return this.diffCache;
   }
 
   /** Remove the worktree (diffs live in the raw DB and the session). */
