@@ -3,7 +3,7 @@ import { openRawDatabase } from '../db/raw';
 import type { EngineContext } from '../engine';
 import type { ModelServices } from '../llm/services';
 import { solveRunDetail, solveRunDiffs, type SolveRunDiffs } from '../orchestrator/solveDiffs';
-import { SolveRecords } from '../orchestrator/solveRecords';
+import { SolveRecords, worktreeIsLive, type SolveRunRow } from '../orchestrator/solveRecords';
 import { executeSolve } from '../orchestrator/solveRun';
 import { solveSessionFile } from '../orchestrator/solveSession';
 import { openIndexedRepo } from '../repos/indexed';
@@ -25,6 +25,8 @@ export interface SolveDomain {
 export function createSolveDomain(ctx: EngineContext, llm: Pick<ModelServices, 'client' | 'loadUserConfig' | 'router'>): SolveDomain {
   /** Orchestrator runs going on in this process (a `running` row of no process is interrupted). */
   const active = new Set<string>();
+  /** A `running` row is live when this process runs it or a live process holds its worktree (the app beside the CLI). */
+  const isLive = (row: SolveRunRow) => active.has(row.id) || worktreeIsLive(ctx.ports.dataDir, row);
   const withRaw = <T>(repoId: string, read: (raw: ReturnType<typeof openRawDatabase>, sessions: string) => T): T => {
     const paths = repoPaths(ctx.ports.dataDir, repoId);
     const raw = openRawDatabase(paths.raw);
@@ -79,11 +81,11 @@ export function createSolveDomain(ctx: EngineContext, llm: Pick<ModelServices, '
     },
     'solve/get': async ({ repoId, solveRunId }) => {
       const { info } = openIndexedRepo(ctx, { repoId });
-      return { run: withRaw(info.id, (raw, sessions) => solveRunDetail(raw, solveRunId, active.has(solveRunId), solveSessionFile(sessions, solveRunId))) };
+      return { run: withRaw(info.id, (raw, sessions) => solveRunDetail(raw, solveRunId, isLive, solveSessionFile(sessions, solveRunId))) };
     },
     'solve/list': async ({ repoId }) => {
       const { info } = openIndexedRepo(ctx, { repoId });
-      return { runs: withRaw(info.id, (raw) => new SolveRecords(raw).list(info.id).map((r) => (r.status === 'running' && !active.has(r.solveRunId) ? { ...r, status: 'interrupted' as const } : r))) };
+      return { runs: withRaw(info.id, (raw) => new SolveRecords(raw).list(info.id, isLive)) };
     },
   };
   return {

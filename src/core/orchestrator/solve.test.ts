@@ -34,7 +34,7 @@ describe('the solve orchestrator', () => {
 
       const db = raw();
       try {
-        const detail = solveRunDetail(db, id, false);
+        const detail = solveRunDetail(db, id, () => false);
         expect(detail.status).toBe('complete');
         expect(detail.passes.map((p) => `${p.type}:${p.status}`)).toEqual(['meta_plan:succeeded', 'part_plan:succeeded', 'step_implement:succeeded', 'adjustment:succeeded', 'step_implement:succeeded', 'adjustment:succeeded', 'part_plan:succeeded', 'step_implement:succeeded', 'adjustment:succeeded']);
         const validation = detail.passes[2]!.validation!;
@@ -80,7 +80,7 @@ describe('the solve orchestrator', () => {
     expect(transcript.passes).toEqual(['meta_plan', 'part_plan p1', 'implement p1/s1 #1', 'adjustment p1/s1', 'implement p1/s3 #1', 'adjustment p1/s3']);
     const db = raw();
     try {
-      const adjustment = solveRunDetail(db, id, false).passes.find((p) => p.type === 'adjustment')!;
+      const adjustment = solveRunDetail(db, id, () => false).passes.find((p) => p.type === 'adjustment')!;
       expect(adjustment.output).toMatchObject({ changes: { added: ['s3'], removed: ['s2'], modified: [] } });
     } finally {
       db.close();
@@ -102,7 +102,7 @@ describe('the solve orchestrator', () => {
     expect(retry).toContain('math.mul is not a function');
     const db = raw();
     try {
-      const passes = solveRunDetail(db, id, false).passes.filter((p) => p.type === 'step_implement');
+      const passes = solveRunDetail(db, id, () => false).passes.filter((p) => p.type === 'step_implement');
       expect(passes.map((p) => `${p.attempt}:${p.status}`)).toEqual(['1:failed', '2:succeeded']);
       expect(passes[0]!.validation!.checks[0]!.output).toContain('not ok');
       expect(passes[0]!.output).toMatchObject({ refinementRequest: { missing_symbols: ['mul'], missing_tests: ['mul'] } });

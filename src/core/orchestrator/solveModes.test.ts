@@ -6,6 +6,7 @@ import type { Plan } from '../../shared/contract/plans';
 import { isCancellation } from '../../shared/contract';
 import { worktreesDir } from '../git';
 import { solveRunDetail, solveRunDiffs } from './solveDiffs';
+import { worktreeIsLive } from './solveRecords';
 import { block, META, MUL, P1, P2, TWO_PARTS, solveResponder } from '../testing/solveFixture';
 import { useSolveHarness } from '../testing/solveHarness';
 
@@ -31,7 +32,7 @@ describe('solve with --plan (implement mode)', () => {
     expect(prompt).toContain('lib/math.js: add mul — multiply two numbers, exported beside add');
     const db = h.raw();
     try {
-      const detail = solveRunDetail(db, id, false);
+      const detail = solveRunDetail(db, id, () => false);
       expect(detail.mode).toBe('plan');
       expect(detail.passes.map((p) => `${p.type}:${p.status}:${p.validation?.kind}`)).toEqual(['implement:failed:syntax', 'implement:succeeded:syntax']);
       expect(detail.passes[0]!.validation!.checks[0]!.output).toContain('SyntaxError: lib/math.js does not parse as javascript');
@@ -84,14 +85,22 @@ describe('model-written paths', () => {
 describe('cancel and resume', () => {
   it('a run cancelled mid-way is resumed from its last completed step: no completed pass runs again, the adjustment it missed does', async () => {
     const controller = new AbortController();
+    const id = 'solve-resume-1';
     const first = solveResponder(TWO_PARTS);
     const before = userState();
-    const id = 'solve-resume-1';
     const run = h.solve(TWO_PARTS, { solveRunId: id, signal: controller.signal });
     // h.solve installs its own responder; put the aborting one back before the first call lands.
+    let statusWhileRunning = '';
     h.server.script.respond = (prompt) => {
       const reply = first.respond(prompt);
       if (first.transcript.passes.at(-1) === 'adjustment p1/s1') {
+        const live = h.raw();
+        try {
+          // Another reader (the app beside the CLI) sees the run live: its worktree's owner is alive.
+          statusWhileRunning = solveRunDetail(live, id, (row) => worktreeIsLive(h.fx.dataDir, row)).status;
+        } finally {
+          live.close();
+        }
         controller.abort();
         return { ...reply, delayMs: 2000 };
       }
@@ -99,12 +108,13 @@ describe('cancel and resume', () => {
     };
     const error = await run.catch((e: unknown) => e);
     expect(isCancellation(error)).toBe(true);
+    expect(statusWhileRunning).toBe('running');
     expect(first.transcript.passes).toEqual(['meta_plan', 'part_plan p1', 'implement p1/s1 #1', 'adjustment p1/s1']);
     expect(readdirSync(worktreesDir(h.fx.dataDir))).toEqual([]);
     expect(userState()).toEqual(before);
     let db = h.raw();
     try {
-      expect(solveRunDetail(db, id, false).status).toBe('cancelled');
+      expect(solveRunDetail(db, id, () => false).status).toBe('cancelled');
     } finally {
       db.close();
     }
@@ -115,14 +125,14 @@ describe('cancel and resume', () => {
     expect(userState()).toEqual(before);
     db = h.raw();
     try {
-      const detail = solveRunDetail(db, id, false);
+      const detail = solveRunDetail(db, id, () => false);
       expect(detail.status).toBe('complete');
       // The cancelled adjustment is recorded as such; the replayed step's diff is in the cumulative one.
       expect(detail.passes.filter((p) => p.type === 'adjustment').map((p) => p.status)).toEqual(['skipped', 'succeeded', 'succeeded', 'succeeded']);
       expect(detail.cumulativeDiff).toContain('+function mul(a, b) {');
       expect(detail.cumulativeDiff).toContain('+function formatProduct(a, b) {');
       await expect(h.solve(TWO_PARTS, { solveRunId: id, resume: true })).rejects.toThrow(/already ended \(complete\)/);
-      expect(solveRunDetail(db, id, false).status).toBe('complete');
+      expect(solveRunDetail(db, id, () => false).status).toBe('complete');
     } finally {
       db.close();
     }
