@@ -1,4 +1,5 @@
-import type { Handlers, SolveOutcome } from '../../shared/contract';
+import { AppError, type Handlers, type SolveOutcome } from '../../shared/contract';
+import { checkMetaPlan } from '../orchestrator/solveChecks';
 import { openRawDatabase } from '../db/raw';
 import type { EngineContext } from '../engine';
 import type { ModelServices } from '../llm/services';
@@ -43,11 +44,15 @@ export function createSolveDomain(ctx: EngineContext, llm: Pick<ModelServices, '
       llm.router().resolve('coding', 'execute');
       // Validation commands come from the user-level file only, never a repository's own config.
       const config = llm.loadUserConfig().values;
-      let runTask = task;
+      let runTask = task || plan?.task_summary || '';
       if (resume) {
         const row = withRaw(info.id, (raw) => new SolveRecords(raw).run(resume));
-        runTask = row?.task ?? task;
+        if (!row || row.repo_id !== info.id) throw new AppError('NOT_FOUND', `No solve run ${resume} for ${info.name}; \`cra solve --list\` shows the runs.`);
+        runTask = row.task;
       }
+      // A given meta-plan is checked before a run starts (limits from [orchestrator], edges, cycles).
+      const problems = metaPlan ? checkMetaPlan(metaPlan, config.orchestrator) : [];
+      if (problems.length) throw new AppError('VALIDATION', `The meta-plan is not usable:\n${problems.map((e) => `  - ${e}`).join('\n')}`, { details: { errors: problems } });
       const { runId } = ctx.runs.start(
         'solve',
         `Solve · ${info.name}: ${runTask.slice(0, 60)}`,

@@ -76,6 +76,28 @@ describe('cra solve', () => {
     expect(bad.stderr).toContain(`${metaFile} is not a valid plan`);
   }, 60_000);
 
+  it('implements a saved plan artifact with --plan (the task defaults to its summary); refuses an unknown run to resume and an unusable meta-plan before starting', async () => {
+    const planFile = join(dataDir, 'artifact.json');
+    const plan = { task_summary: 'Add mul to lib/math.js', affected_files: [{ path: 'lib/math.js', role: 'modify', changes: [{ symbol: 'mul', action: 'add', description: 'multiply', depends_on: [], depended_by: [] }] }], execution_order: ['lib/math.js'], rationale: 'one function' };
+    writeFileSync(planFile, JSON.stringify({ id: 'p-1', repoId: 'x', task: 'mul', plan }));
+    const { respond, transcript } = solveResponder({ edits: { 'plan/implement': TWO_PARTS.edits['p1/s1']! } });
+    server.script.respond = respond;
+    const out = await cra('solve', '--plan', planFile, '--repo', repo.root);
+    expect(out.status, out.stderr).toBe(0);
+    expect(transcript.passes).toEqual(['implement plan/implement #1']);
+    expect(out.stdout).toMatch(/Solve solve-\S+: complete\n {2}done {6}plan\/implement\n/);
+
+    const missing = await cra('solve', '--resume', 'solve-nope', '--repo', repo.root);
+    expect(missing.status).toBe(1);
+    expect(missing.stderr).toContain('No solve run solve-nope');
+    const big = join(dataDir, 'big-meta.json');
+    writeFileSync(big, JSON.stringify({ task_summary: 't', parts: Array.from({ length: 11 }, (_, i) => ({ id: `p${i}`, title: 't', description: 'd' })) }));
+    const refused = await cra('solve', 'x', '--meta-plan', big, '--repo', repo.root);
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toContain('parts: 11 parts, at most 10 allowed ([orchestrator].max_parts)');
+    expect(refused.stderr).not.toContain('Solve run');
+  }, 120_000);
+
   it('a run killed with SIGKILL leaves the working tree untouched and resumes from its last completed step', async () => {
     const first = solveResponder({ metaPlan: META, partPlans: { p1: P1, p2: P2 }, edits: TWO_PARTS.edits });
     // The first process hangs in the adjustment after p1/s1; it is killed there.

@@ -43,7 +43,7 @@ export const registerSolve: CommandModule = (program, ctx) => {
   program
     .command('solve')
     .description("solve a coding task in an isolated worktree (your working tree is not touched): plan, implement step by step, validate; diffs kept for review")
-    .argument('[task]', 'what should change')
+    .argument('[task]', "what should change (with --plan, default: the plan's summary)")
     .option('--repo <path>', 'the indexed repository', '.')
     .option('--plan <file>', 'implement this plan (a cra plan --out file) in one pass')
     .option('--meta-plan <file>', 'use this decomposition (JSON: task_summary, parts) instead of the meta-plan pass')
@@ -57,7 +57,7 @@ export const registerSolve: CommandModule = (program, ctx) => {
       // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded when the command runs
       const { loadUserConfigCached } = require('../../../core/config') as typeof Config;
       if (opts.plan && opts.metaPlan) throw new AppError('VALIDATION', '--plan and --meta-plan are mutually exclusive: give one.');
-      if (!opts.list && !opts.resume && !task?.trim()) throw new AppError('VALIDATION', 'Give the task: cra solve "<what should change>" (or --resume RUN, or --list).');
+      if (!opts.list && !opts.resume && !opts.plan && !task?.trim()) throw new AppError('VALIDATION', 'Give the task: cra solve "<what should change>" (or --resume RUN, or --list).');
       const plan = opts.plan ? readJsonFile(opts.plan, planSchema, 'plan') : undefined;
       const metaPlan = opts.metaPlan ? readJsonFile(opts.metaPlan, metaPlanSchema, 'meta-plan') : undefined;
       const repo = findIndexedRepo(ctx.dataDir(), opts.repo);
