@@ -45,6 +45,7 @@ describe('solve with --plan (implement mode)', () => {
   it("starts from the user's uncommitted changes when asked, without writing the user's tree or index; base hashes are the user's files then", async () => {
     h.fx.repo.write('README.md', '# Tiny math\n\nDraft: add, mul\n');
     h.fx.repo.write('scratch/todo.txt', 'untracked\n');
+    h.fx.repo.remove('lib/format.js');
     const before = userState();
     try {
       const readmeEdit = block('README.md', 'Draft: add, mul', 'Functions: add, mul');
@@ -57,12 +58,15 @@ describe('solve with --plan (implement mode)', () => {
         expect(diffs.startCommit).not.toBe(diffs.headCommit);
         expect(diffs.cumulative).toContain('-Draft: add, mul\n+Functions: add, mul');
         expect(diffs.cumulative).not.toContain('todo.txt');
+        // The snapshot holds the untracked file and not the deleted one.
+        expect(h.fx.repo.git('cat-file', '-p', `${diffs.startCommit}:scratch/todo.txt`)).toBe('untracked\n');
+        expect(() => h.fx.repo.git('cat-file', '-e', `${diffs.startCommit}:lib/format.js`)).toThrow();
         expect(diffs.baseHashes).toEqual({ 'README.md': createHash('sha256').update('# Tiny math\n\nDraft: add, mul\n').digest('hex') });
       } finally {
         db.close();
       }
     } finally {
-      h.fx.repo.git('checkout', '-q', '--', 'README.md');
+      h.fx.repo.git('checkout', '-q', '--', 'README.md', 'lib/format.js');
       h.fx.repo.git('clean', '-fdq');
     }
   }, 60_000);

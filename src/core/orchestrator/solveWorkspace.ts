@@ -89,7 +89,9 @@ export class SolveWorkspace {
           mkdirSync(dirname(target), { recursive: true });
           copyFileSync(source.absolute, target);
         } else {
-          await gitText(['rm', '-q', '--cached', '--ignore-unmatch', '--', path], { cwd: worktree.path });
+          // Deleted in the user's tree: deleted in the snapshot too (the path confined to our checkout first).
+          confinePath(worktree.path, path, { allowMissing: true });
+          await gitText(['rm', '-q', '-f', '--ignore-unmatch', '--', path], { cwd: worktree.path });
         }
       }
       const snapshot = await commitAll(worktree.path, 'Uncommitted changes at the start of the solve run', options.signal);
