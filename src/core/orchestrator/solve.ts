@@ -24,6 +24,9 @@ export interface SolveDeps extends StepDeps {
   onProgress?: SolveProgressListener;
 }
 
+/** Calls of a meta-plan or part-plan pass: an invalid plan gets one retry naming its problems (plan mode, issue #15 item 1). */
+const PLAN_PASS_ATTEMPTS = 2;
+
 /** The state a run starts from: a plan (`--plan`), a meta-plan (`--meta-plan`), or only the task. */
 export function initialProgress(input: { task: string; plan?: Plan; metaPlan?: MetaPlan; limits: { max_parts: number } }): OrchestratorProgress {
   if (input.plan) {
@@ -82,7 +85,7 @@ export async function runSolve(deps: SolveDeps, solveRunId: string, start: Orche
       current.handle = handle;
       tree.pass({ handle, type: 'meta_plan', attempt: 1, status: 'running' });
       const context = await deps.retriever.retrieve({ text: progress.task, planFiles: [], checkout: deps.workspace.path, runId: handle.taskRunId, log: deps.log, signal: deps.signal });
-      const reading = await structuredPass(planCall(handle), { system: SOLVE_SYSTEM.meta_plan, prompt: metaPlanPrompt(progress.task, context.markdown, deps.limits.max_parts), schema: metaPlanSchema, check: (m) => checkMetaPlan(m, deps.limits), attempts: 2 });
+      const reading = await structuredPass(planCall(handle), { system: SOLVE_SYSTEM.meta_plan, prompt: metaPlanPrompt(progress.task, context.markdown, deps.limits.max_parts), schema: metaPlanSchema, check: (m) => checkMetaPlan(m, deps.limits), attempts: PLAN_PASS_ATTEMPTS });
       if (!reading.ok) {
         progress.error = `the meta-plan was invalid ${reading.attempts} times: ${reading.errors.join('; ')}`;
         deps.records.finishPass(handle, { status: 'failed', error: progress.error });
@@ -129,7 +132,7 @@ async function runPart(deps: SolveDeps, stepDeps: StepDeps, solveRunId: string, 
     tools.tree.pass({ handle, type: 'part_plan', partId: part.id, attempt: 1, status: 'running' });
     const context = await deps.retriever.retrieve({ text: `${progress.task}\n${part.title}\n${part.description}`, planFiles: part.files, checkout: deps.workspace.path, runId: handle.taskRunId, log: deps.log, signal: deps.signal });
     const cumulativeDiff = await deps.workspace.cumulativeDiff(deps.signal);
-    const reading = await structuredPass(tools.planCall(handle), { system: SOLVE_SYSTEM.part_plan, prompt: partPlanPrompt({ task: progress.task, part, cumulativeDiff, context: context.markdown, maxSteps: deps.limits.max_steps_per_part }), schema: partPlanSchema, check: (p) => checkPartPlan(p, deps.limits), attempts: 2 });
+    const reading = await structuredPass(tools.planCall(handle), { system: SOLVE_SYSTEM.part_plan, prompt: partPlanPrompt({ task: progress.task, part, cumulativeDiff, context: context.markdown, maxSteps: deps.limits.max_steps_per_part }), schema: partPlanSchema, check: (p) => checkPartPlan(p, deps.limits), attempts: PLAN_PASS_ATTEMPTS });
     if (!reading.ok) {
       state.status = 'failed';
       state.error = `the part plan was invalid ${reading.attempts} times: ${reading.errors.join('; ')}`;

@@ -7,8 +7,10 @@ import { isCancellation } from '../../shared/contract';
 import { worktreesDir } from '../git';
 import { solveRunDetail, solveRunDiffs } from './solveDiffs';
 import { worktreeIsLive } from './solveRecords';
+import { solveSessionFile, SqliteSolveSession } from './solveSession';
+import { repoPaths } from '../repos/registry';
 import { block, META, MUL, P1, P2, TWO_PARTS, solveResponder } from '../testing/solveFixture';
-import { useSolveHarness } from '../testing/solveHarness';
+import { REPO_ID, useSolveHarness } from '../testing/solveHarness';
 
 const h = useSolveHarness();
 const userState = () => ({ status: h.fx.repo.git('status', '--porcelain'), staged: h.fx.repo.git('diff', '--cached'), head: h.fx.repo.git('rev-parse', 'HEAD'), readme: readFileSync(join(h.fx.repo.root, 'README.md'), 'utf8') });
@@ -116,6 +118,15 @@ describe('cancel and resume', () => {
     expect(first.transcript.passes).toEqual(['meta_plan', 'part_plan p1', 'implement p1/s1 #1', 'adjustment p1/s1']);
     expect(readdirSync(worktreesDir(h.fx.dataDir))).toEqual([]);
     expect(userState()).toEqual(before);
+    // The session keeps what a resume needs, under the seed's keys.
+    const session = SqliteSolveSession.open(solveSessionFile(repoPaths(h.fx.dataDir, REPO_ID).sessions, id));
+    try {
+      expect(session.keys()).toEqual(['cumulative_diff', 'meta_plan', 'orchestrator_progress', 'part_plan:p1', 'step_result:p1:s1']);
+      expect(session.get<string>('cumulative_diff')).toContain('+function mul(a, b) {');
+      expect(session.get<{ status: string }>('step_result:p1:s1')).toMatchObject({ status: 'succeeded', attempts: 1 });
+    } finally {
+      session.close();
+    }
     let db = h.raw();
     try {
       expect(solveRunDetail(db, id, () => false).status).toBe('cancelled');
