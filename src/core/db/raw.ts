@@ -134,6 +134,7 @@ export const RAW_MIGRATIONS: readonly Migration[] = [
         alter table orchestrator_runs add column cumulative_diff text;
         alter table orchestrator_runs add column progress_json text;      -- the final parts and steps (the session is archived at the end)
         alter table orchestrator_runs add column error text;
+        alter table orchestrator_runs add column worktree_path text;      -- the checkout now in use (its owner marker tells a live run from a killed one)
         alter table orchestrator_passes add column part_id text;
         alter table orchestrator_passes add column step_id text;
         alter table orchestrator_passes add column attempt integer;

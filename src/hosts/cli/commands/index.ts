@@ -13,6 +13,7 @@ import { registerBootstrap } from './bootstrapCommand';
 import { registerReview } from './reviewCommand';
 import { registerSummarize } from './summarizeCommand';
 import { registerEnrich } from './enrichCommand';
+import { registerSolve } from './solveCommand';
 
 /** Every command of the CLI, in the order `cra --help` lists them (one per line, so additions merge). */
 export const commandModules: CommandModule[] = [
@@ -25,6 +26,7 @@ export const commandModules: CommandModule[] = [
   registerRetrieve,
   registerSummarize,
   registerPlan,
+  registerSolve,
   registerReview,
   registerModels,
   registerLogs,
