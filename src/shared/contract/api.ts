@@ -10,6 +10,7 @@ import { searchRequests } from './search';
 import { chatEvents, chatRequests } from './chat';
 import { plansRequests } from './plans';
 import { retrievalEvents, retrievalRequests } from './retrieval';
+import { dataRequests } from './data';
 
 /**
  * The single source of truth for what the renderer may ask the engine (`domain/verb`) and what
@@ -27,6 +28,7 @@ export const requests = {
   ...chatRequests,
   ...plansRequests,
   ...retrievalRequests,
+  ...dataRequests,
 } as const;
 
 /** Every pushed event. */

@@ -14,3 +14,4 @@ export * from './runs';
 export * from './chat';
 export * from './plans';
 export * from './retrieval';
+export * from './data';

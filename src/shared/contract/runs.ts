@@ -1,5 +1,6 @@
 import type { IndexSummary } from './repos';
 import type { RetrievalSummary } from './retrieval';
+import type { LabelCounts } from './data';
 
 /** What one embedding run did (the result of a run of kind `embed`). */
 export interface EmbedSummary {
@@ -32,9 +33,13 @@ export interface RunKinds {
   /** One plan pass (task analysis → scope → plan); the plan is saved under the repository's plans/. */
   plan: { subject: { repoId: string }; result: { planId: string; file: string } };
   /** Synthetic training pairs from a repository's history (`cra bootstrap`): the dataset folder and its counts. */
-  bootstrap: { subject: { repoPath: string }; result: { dir: string; added: number; skipped: number; counts: { scope: { yes: number; no: number }; precision: { yes: number; no: number }; execute: number } } };
+  bootstrap: { subject: { repoPath: string }; result: { dir: string; added: number; skipped: number; counts: Record<string, LabelCounts> } };
   /** One retrieval: task analysis → scope → precision → context package (event retrieve/package). */
   retrieve: { subject: { repoId: string }; result: RetrievalSummary };
+  /** A training plan from the log's statistics (`cra train-plan`): the plan artifact file. */
+  'train-plan': { subject: { dataDir: string }; result: { planId: string; file: string; stage: string } };
+  /** Training files selected by a training plan (`cra curate-data`): the output folder and its counts. */
+  'curate-data': { subject: { plan: string }; result: { dir: string; counts: Record<string, { train: number; test: number }> } };
 }
 
 /** A kind of run. */

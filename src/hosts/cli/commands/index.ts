@@ -10,6 +10,7 @@ import { registerPlan } from './planCommand';
 import { registerRetrieve } from './retrieveCommand';
 import { registerServe } from './serve';
 import { registerBootstrap } from './bootstrapCommand';
+import { registerTraining } from './trainingCommands';
 
 /** Every command of the CLI, in the order `cra --help` lists them. */
-export const commandModules: CommandModule[] = [registerInit, registerServe, registerIndex, registerEval, registerSearch, registerChat, registerRetrieve, registerPlan, registerModels, registerLogs, registerBootstrap];
+export const commandModules: CommandModule[] = [registerInit, registerServe, registerIndex, registerEval, registerSearch, registerChat, registerRetrieve, registerPlan, registerModels, registerLogs, registerBootstrap, registerTraining];
