@@ -15,7 +15,7 @@ function appPath(input: string, what: string): string {
   return expanded;
 }
 
-type DataHandlers = Pick<Handlers, 'data/overview' | 'data/samples' | 'data/export' | 'data/bootstrap' | 'data/train-plan' | 'data/curate'>;
+type DataHandlers = Pick<Handlers, 'data/overview' | 'data/samples' | 'data/export' | 'data/bootstrap' | 'data/trainPlan' | 'data/curate'>;
 
 /** Training data (the Data page): datasets under the data folder, their samples and export, the log analysis, bootstrap runs. */
 export function createDataHandlers(ctx: EngineContext, llm: Pick<ModelServices, 'client'>): DataHandlers {
@@ -37,7 +37,7 @@ export function createDataHandlers(ctx: EngineContext, llm: Pick<ModelServices, 
       const root = await repositoryRoot(isApp ? appPath(repoPath, 'repository') : repoPath);
       return { runId: startBootstrap(ctx.runs, { dataDir, repoPath: root, ...(commits ? { commits } : {}) }).runId };
     },
-    'data/train-plan': async ({ out }) => ({ runId: startTrainPlan(ctx.runs, llm.client, { dataDir, ...(out ? { out: isApp ? appPath(out, 'file') : out } : {}) }).runId }),
+    'data/trainPlan': async ({ out }) => ({ runId: startTrainPlan(ctx.runs, llm.client, { dataDir, ...(out ? { out: isApp ? appPath(out, 'file') : out } : {}) }).runId }),
     'data/curate': async ({ plan, out }) => ({ runId: startCurate(ctx.runs, { dataDir, planFile: isApp ? appPath(plan, 'file') : plan, ...(out ? { out: isApp ? appPath(out, 'folder') : out } : {}) }).runId }),
   };
 }

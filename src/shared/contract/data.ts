@@ -115,7 +115,7 @@ export const dataRequests = {
     z.object({ repoPath: z.string().min(1).max(4096), commits: z.number().int().min(1).max(10_000).optional() }).strict(),
     { repoPath: '/path/to/repo', commits: 20 },
   ),
-  'data/train-plan': request<{ runId: string }>()(
+  'data/trainPlan': request<{ runId: string }>()(
     'Start a train-plan run: statistics of the log and the bootstrap datasets, then the reasoning model writes a training plan (saved under training/plans, or to `out`). Refused on an empty log.',
     z.object({ out: z.string().min(1).max(4096).optional() }).strict(),
     {},

@@ -64,7 +64,7 @@ export const registerTraining: CommandModule = (program, ctx) => {
       };
       process.once('SIGINT', stop);
       try {
-        runId = (await core.handlers['data/train-plan']({ ...(opts.out ? { out: resolve(opts.out) } : {}) })).runId;
+        runId = (await core.handlers['data/trainPlan']({ ...(opts.out ? { out: resolve(opts.out) } : {}) })).runId;
         const { file } = await core.runs.wait(runId, 'train-plan');
         const artifact = JSON.parse(readFileSync(file, 'utf8')) as TrainingPlanArtifact;
         process.stdout.write(opts.json ? `${JSON.stringify(artifact, null, 2)}\n` : formatTrainingPlan(artifact, file));
