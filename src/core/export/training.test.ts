@@ -12,6 +12,7 @@ import { RawCallLog } from '../logs/callLog';
 import { RawRunJournal } from '../logs/runLog';
 import { RawDecisionLog } from '../retrieval/decisionLog';
 import { runPipeline } from '../retrieval/stage';
+import { PrecisionStage } from '../retrieval/stages/precision';
 import { ScopeStage } from '../retrieval/stages/scope';
 import { analyzeTask } from '../retrieval/taskAnalysis';
 import { createRetrievalFixture, type RetrievalFixture } from '../retrieval/testing/fixture';
@@ -23,6 +24,7 @@ import { curateData } from './curate';
 import type { CuratedManifest } from './curatedManifest';
 import { chatLineSchema } from './dataset';
 import { listDatasets } from './datasets';
+import { LogAnalysis } from './logAnalysis';
 import { LogSources } from './logSources';
 import { trainingPreflight } from './preflight';
 import { buildShopRepo } from './testing/bootstrapFixture';
@@ -205,6 +207,38 @@ describe('training modes over a data folder', () => {
       expect(readdirSync(join(dataDir, 'datasets')).filter((f) => f.includes('curated-cancelled'))).toEqual([]);
     } finally {
       sources.close();
+    }
+  });
+
+  it('measures scope → precision disagreement: files scope kept whose symbols precision all threw out', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cra-training-disagree-'));
+    const other = openRawDatabase(join(dir, 'raw.sqlite'));
+    try {
+      const toml = `[models]\nreasoning = "qwen3:0.6b"\ncoding = "qwen3:0.6b"\nbase_url = "${server.url}"\n`;
+      const router = new ModelRouter({ values: validateConfig(parseToml(toml, 't'), 't'), files: ['t'], primaryFile: 't' });
+      const log = new RawCallLog(other);
+      const client = new LlmClient({ router: () => router, log, retry: { attempts: 1 } });
+      const task = await analyzeTask(TASK, fx.kb, { id: 't2' });
+      // Scope keeps every candidate; precision finds no symbol of them relevant.
+      server.script.respond = (prompt) => ({ json: { answer: prompt.includes('symbol:') ? 'no' : 'yes' } });
+      await runPipeline({ stages: [new ScopeStage({ searchSeeds: 0 }), new PrecisionStage()], kb: fx.kb, task, llm: client, runId: 'r-disagree', budgetTokens: 10_000, decisions: new RawDecisionLog(other), log });
+      server.script.respond = undefined;
+      const sources = LogSources.open(dir);
+      try {
+        const stats = trainingStatistics(sources, []);
+        const kept = new LogAnalysis(other).decisions({ stage: 'scope' }).filter((d) => d.verdict === 'yes').map((d) => d.subject);
+        const thrown = new LogAnalysis(other).decisions({ stage: 'precision' }).filter((d) => d.subjectKind === 'file' && d.decision === 'excluded').map((d) => d.subject);
+        expect(kept.length).toBeGreaterThan(0);
+        const both = kept.filter((p) => thrown.includes(p)).length;
+        expect(both).toBeGreaterThan(0);
+        expect(stats.disagreement).toEqual([{ from: 'scope', to: 'precision', items: expect.any(Number), disagreed: both, rate: expect.any(Number) }]);
+        expect(stats.disagreement[0]!.items).toBeGreaterThanOrEqual(both);
+      } finally {
+        sources.close();
+      }
+    } finally {
+      other.close();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 
