@@ -34,7 +34,7 @@ function formatCurated(dir: string, m: CuratedManifest): string {
   for (const [stage, s] of Object.entries(m.stages)) {
     const d = s.dropped;
     lines.push(
-      `${stage}: train ${s.train.examples} (${s.train.yes} yes, ${s.train.no} no; ${s.tasks.train} tasks), test ${s.test.examples} (${s.tasks.test} tasks); ` +
+      `${stage}: train ${s.train.examples} (${s.train.yes + s.train.no ? `${s.train.yes} yes, ${s.train.no} no; ` : ''}${s.tasks.train} tasks), test ${s.test.examples} (${s.tasks.test} tasks); ` +
         `left out: ${d.defaultDenied} default-denied, ${d.unparseable} unparseable, ${d.failedRun} from failed runs, ${d.duplicate} duplicates, ${d.balance} to balance, ${d.cap} over the cap`,
     );
   }
