@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildFixtureRepo } from '../eval/fixtureRepo';
 import { runGitSync } from '../git';
+import { createTestRepo } from '../testing/gitRepo';
 import { CHAT_USER, fillTemplate } from '../retrieval/judgePrompts';
 import { PRECISION_QUESTIONS } from '../retrieval/stages/precision';
 import { SCOPE_QUESTION } from '../retrieval/stages/scope';
@@ -163,6 +164,36 @@ describe('cra bootstrap on the evaluation fixture', () => {
   it('refuses a folder that holds another repository’s dataset', async () => {
     const other = buildFixtureRepo(join(base, 'other'));
     await expect(bootstrapDataset({ repoPath: other, dataDir: join(base, 'data'), out: join(base, 'full'), commits: 1 })).rejects.toThrow(/holds a dataset of .*pick another --out folder/);
+  }, 60_000);
+});
+
+describe('needed neighbours behind a package hub', () => {
+  it('follows an import of a package __init__ to the file defining a name the diff uses bare, not one it uses after a dot', async () => {
+    const dir = join(base, 'hub');
+    const hub = createTestRepo({ dir });
+    hub.writeFiles({
+      'pkg/__init__.py': 'from pkg.pricing import discount\nfrom pkg.report import summary\n',
+      'pkg/pricing.py': '"""Prices."""\n\ndef discount(amount, percent):\n    return amount * (1 - percent / 100)\n',
+      'pkg/report.py': '"""Reports."""\n\ndef summary(total):\n    return str(total)\n',
+      'pkg/orders.py': '"""Orders."""\n\nfrom pkg import discount\n\ndef order_total(order):\n    return discount(order.amount, 0)\n',
+    });
+    hub.commit('Initial import', '2024-01-01T00:00:00Z');
+    // discount() is used bare (imported through the hub); order.summary is an attribute, not report.summary.
+    hub.writeFiles({ 'pkg/orders.py': '"""Orders."""\n\nfrom pkg import discount\n\ndef order_total(order, percent=5):\n    print(order.summary)\n    return discount(order.amount, percent)\n' });
+    hub.commit('Give order totals a default discount percentage', '2024-01-02T00:00:00Z');
+    const out = join(base, 'hub-out');
+    await bootstrapDataset({ repoPath: dir, dataDir: join(base, 'data'), out });
+    expect(lines(out, 'scope').map((x) => [x.meta.subject, x.meta.label, x.meta.reason]).sort()).toEqual([
+      ['pkg/__init__.py', 'no', 'other-candidate'],
+      ['pkg/orders.py', 'yes', 'changed'],
+      ['pkg/pricing.py', 'yes', 'needed-neighbour'],
+      ['pkg/report.py', 'no', 'other-candidate'],
+    ]);
+    expect(lines(out, 'precision_pass1').map((x) => [x.meta.subject, x.meta.label])).toEqual([
+      ['pkg/orders.py:order_total', 'yes'],
+      ['pkg/pricing.py:discount', 'yes'],
+    ]);
+    expect(manifest(out).commits[0]?.neighbours).toEqual(['pkg/pricing.py']);
   }, 60_000);
 });
 

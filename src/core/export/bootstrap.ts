@@ -110,42 +110,61 @@ function judgment(instruct: string, task: string, document: string, label: 'yes'
   return chat(system, prompt, label, { source: 'synthetic', label, ...meta });
 }
 
-/** A top-level name of a neighbour file that the diff uses. */
+/** A neighbour file that the diff uses, and the names of it that it uses. */
 interface NeededNeighbour {
   fileId: number;
   path: string;
-  /** The names of the neighbour's top-level symbols the changed lines use. */
   names: string[];
 }
 
+/** Files that only gather names from others: a package's `__init__.py`, a folder's `index.*`. */
+const HUB = /(^|\/)(__init__\.py|index\.(?:[cm]?[jt]sx?))$/;
+
 /**
- * The needed neighbours of a commit: files a changed file imports (at the parent) that define a
- * top-level symbol whose name an added or removed line of the diff uses. A changed file cannot be
- * understood or changed without them; an import the diff does not touch is not needed.
+ * The needed neighbours of a commit, read from the index at the parent: files a changed file
+ * imports that define a top-level name an added or removed line of the diff uses. An import of a
+ * hub (a package's `__init__.py`, an `index.ts`) is followed through the hub's own imports (up to
+ * three hubs deep), where only names the diff uses bare count (`discount(…)` after
+ * `from pkg import discount`, not `G.nodes`), so a re-exported name leads to the file that defines
+ * it. A changed file cannot be understood or changed without them; an import the diff does not
+ * touch is not needed.
  */
-export function neededNeighbours(kb: KnowledgeBase, gold: readonly string[], identifiers: ReadonlySet<string>): NeededNeighbour[] {
+export function neededNeighbours(kb: KnowledgeBase, gold: readonly string[], identifiers: ReadonlySet<string>, bare: ReadonlySet<string> = identifiers): NeededNeighbour[] {
   const out = new Map<number, NeededNeighbour>();
   const changed = new Set(gold);
+  const visit = (fileId: number, path: string, names: ReadonlySet<string>, depth: number, seen: Set<number>) => {
+    if (seen.has(fileId) || changed.has(path)) return;
+    seen.add(fileId);
+    const used = kb.getSymbolsForFile(fileId).filter((s) => s.parentId === null && names.has(s.name)).map((s) => s.name);
+    if (used.length) {
+      const n = out.get(fileId) ?? { fileId, path, names: [] };
+      n.names = [...new Set([...n.names, ...used])];
+      out.set(fileId, n);
+    }
+    if (HUB.test(path) && depth < 3) for (const dep of kb.getDependencies(fileId, 'outgoing')) visit(dep.fileId, dep.path, bare, depth + 1, seen);
+  };
   for (const path of gold) {
     const file = kb.getFileByPath(path);
     if (!file) continue;
-    for (const dep of kb.getDependencies(file.id, 'outgoing')) {
-      if (changed.has(dep.path) || out.has(dep.fileId)) continue;
-      const names = kb.getSymbolsForFile(dep.fileId).filter((s) => s.parentId === null && identifiers.has(s.name)).map((s) => s.name);
-      if (names.length) out.set(dep.fileId, { fileId: dep.fileId, path: dep.path, names: [...new Set(names)] });
-    }
+    const seen = new Set<number>();
+    for (const dep of kb.getDependencies(file.id, 'outgoing')) visit(dep.fileId, dep.path, identifiers, 0, seen);
   }
   return [...out.values()].sort((a, b) => a.path.localeCompare(b.path));
 }
 
-/** The identifiers of a diff's added and removed lines (not its headers, not the context). */
-export function diffIdentifiers(diff: string): Set<string> {
-  const out = new Set<string>();
+/** The identifiers of a diff's added and removed lines (not its headers, not the context); `bare`: those not right after a dot. */
+export function diffIdentifiers(diff: string): { all: Set<string>; bare: Set<string> } {
+  const all = new Set<string>();
+  const bare = new Set<string>();
   for (const line of diff.split('\n')) {
     if (!/^[-+]/.test(line) || line.startsWith('+++') || line.startsWith('---')) continue;
-    for (const m of line.slice(1).matchAll(/[A-Za-z_$][\w$]*/g)) out.add(m[0]);
+    const text = line.slice(1);
+    for (const m of text.matchAll(/[A-Za-z_$][\w$]*/g)) {
+      all.add(m[0]);
+      if (text[(m.index ?? 0) - 1] !== '.') bare.add(m[0]);
+    }
   }
-  return out;
+  return { all, bare };
 }
 
 /**
@@ -166,7 +185,8 @@ async function commitPairs(repo: string, checkout: string, curatedFile: string, 
   try {
     const record = await analyzeTask(task.task, kb, { id: sha });
     const diff = await gitText(['diff', '--no-color', '--no-ext-diff', task.parent, sha, '--', ...task.gold], { cwd: repo, signal: options.signal });
-    const needed = neededNeighbours(kb, task.gold, diffIdentifiers(diff));
+    const ids = diffIdentifiers(diff);
+    const needed = neededNeighbours(kb, task.gold, ids.all, ids.bare);
     const neededPaths = new Set(needed.map((n) => n.path));
     // The candidates only: nothing is judged, no model is called.
     const all = await scopeCandidates(kb, record, options.scope, options.signal);
