@@ -8,7 +8,7 @@ import { createTestRepo } from '../testing/gitRepo';
 import { CHAT_USER, fillTemplate } from '../retrieval/judgePrompts';
 import { PRECISION_QUESTIONS } from '../retrieval/stages/precision';
 import { SCOPE_QUESTION } from '../retrieval/stages/scope';
-import { bootstrapDataset, intersects } from './bootstrap';
+import { bootstrapDataset, intersects, namesImportedByName } from './bootstrap';
 import { chatLineSchema, DATASET_STAGES, type ChatExample, type DatasetManifest } from './dataset';
 import { buildShopRepo, SHOP_TASKS } from './testing/bootstrapFixture';
 
@@ -168,7 +168,7 @@ describe('cra bootstrap on the evaluation fixture', () => {
 });
 
 describe('needed neighbours behind a package hub', () => {
-  it('follows an import of a package __init__ to the file defining a name the diff uses bare, not one it uses after a dot', async () => {
+  it('follows an import of a package __init__ to the file defining a name the changed file imports by name and the diff uses, not a local or an attribute of that name', async () => {
     const dir = join(base, 'hub');
     const hub = createTestRepo({ dir });
     hub.writeFiles({
@@ -178,8 +178,8 @@ describe('needed neighbours behind a package hub', () => {
       'pkg/orders.py': '"""Orders."""\n\nfrom pkg import discount\n\ndef order_total(order):\n    return discount(order.amount, 0)\n',
     });
     hub.commit('Initial import', '2024-01-01T00:00:00Z');
-    // discount() is used bare (imported through the hub); order.summary is an attribute, not report.summary.
-    hub.writeFiles({ 'pkg/orders.py': '"""Orders."""\n\nfrom pkg import discount\n\ndef order_total(order, percent=5):\n    print(order.summary)\n    return discount(order.amount, percent)\n' });
+    // discount() is imported by name through the hub and used; `summary` is a local here and order.summary an attribute, neither report.summary.
+    hub.writeFiles({ 'pkg/orders.py': '"""Orders."""\n\nfrom pkg import discount\n\ndef order_total(order, percent=5):\n    summary = order.summary\n    print(summary)\n    return discount(order.amount, percent)\n' });
     hub.commit('Give order totals a default discount percentage', '2024-01-02T00:00:00Z');
     const out = join(base, 'hub-out');
     await bootstrapDataset({ repoPath: dir, dataDir: join(base, 'data'), out });
@@ -195,6 +195,15 @@ describe('needed neighbours behind a package hub', () => {
     ]);
     expect(manifest(out).commits[0]?.neighbours).toEqual(['pkg/pricing.py']);
   }, 60_000);
+});
+
+describe('names imported by name', () => {
+  it('reads Python from-imports (aliases, parenthesised lists) and JS/TS named and default imports', () => {
+    const py = 'import os\nimport networkx as nx\nfrom pkg import discount, summary as s\nfrom pkg.util import (\n    a,\n    b,  # why\n)\n';
+    expect(namesImportedByName(py)).toEqual(new Set(['discount', 'summary', 's', 'a', 'b']));
+    const ts = "import fs from 'node:fs';\nimport { join, type Dir as D } from 'node:path';\nimport * as z from 'zod';\n";
+    expect(namesImportedByName(ts)).toEqual(new Set(['fs', 'join', 'Dir', 'D']));
+  });
 });
 
 describe('dataset folders', () => {

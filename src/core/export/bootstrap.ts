@@ -124,15 +124,15 @@ const HUB = /(^|\/)(__init__\.py|index\.(?:[cm]?[jt]sx?))$/;
  * The needed neighbours of a commit, read from the index at the parent: files a changed file
  * imports that define a top-level name an added or removed line of the diff uses. An import of a
  * hub (a package's `__init__.py`, an `index.ts`) is followed through the hub's own imports (up to
- * three hubs deep), where only names the diff uses bare count (`discount(…)` after
- * `from pkg import discount`, not `G.nodes`), so a re-exported name leads to the file that defines
- * it. A changed file cannot be understood or changed without them; an import the diff does not
- * touch is not needed.
+ * three hubs deep) for the names the changed file imports by name (`from pkg import discount`,
+ * `import { discount } from './pkg'`) and the diff uses bare, so a re-exported name leads to the
+ * file that defines it; a name reached only through a module alias (`nx.nodes`) or a local that
+ * happens to share a name is not followed. An import the diff does not touch is not needed.
  */
-export function neededNeighbours(kb: KnowledgeBase, gold: readonly string[], identifiers: ReadonlySet<string>, bare: ReadonlySet<string> = identifiers): NeededNeighbour[] {
+export function neededNeighbours(kb: KnowledgeBase, gold: readonly string[], identifiers: ReadonlySet<string>, throughHubs: (path: string) => ReadonlySet<string> = () => new Set()): NeededNeighbour[] {
   const out = new Map<number, NeededNeighbour>();
   const changed = new Set(gold);
-  const visit = (fileId: number, path: string, names: ReadonlySet<string>, depth: number, seen: Set<number>) => {
+  const visit = (fileId: number, path: string, names: ReadonlySet<string>, hubNames: ReadonlySet<string>, depth: number, seen: Set<number>) => {
     if (seen.has(fileId) || changed.has(path)) return;
     seen.add(fileId);
     const used = kb.getSymbolsForFile(fileId).filter((s) => s.parentId === null && names.has(s.name)).map((s) => s.name);
@@ -141,15 +141,34 @@ export function neededNeighbours(kb: KnowledgeBase, gold: readonly string[], ide
       n.names = [...new Set([...n.names, ...used])];
       out.set(fileId, n);
     }
-    if (HUB.test(path) && depth < 3) for (const dep of kb.getDependencies(fileId, 'outgoing')) visit(dep.fileId, dep.path, bare, depth + 1, seen);
+    if (hubNames.size && HUB.test(path) && depth < 3) for (const dep of kb.getDependencies(fileId, 'outgoing')) visit(dep.fileId, dep.path, hubNames, hubNames, depth + 1, seen);
   };
   for (const path of gold) {
     const file = kb.getFileByPath(path);
     if (!file) continue;
     const seen = new Set<number>();
-    for (const dep of kb.getDependencies(file.id, 'outgoing')) visit(dep.fileId, dep.path, identifiers, 0, seen);
+    const hubNames = throughHubs(path);
+    for (const dep of kb.getDependencies(file.id, 'outgoing')) visit(dep.fileId, dep.path, identifiers, hubNames, 0, seen);
   }
   return [...out.values()].sort((a, b) => a.path.localeCompare(b.path));
+}
+
+/**
+ * The names a source file imports by name: Python `from m import a, b as c` (parenthesised lists
+ * too) and JS/TS `import { a, b as c } from …` / `import D from …`; both the imported and the
+ * local name of an alias.
+ */
+export function namesImportedByName(source: string): Set<string> {
+  const out = new Set<string>();
+  const add = (list: string) => {
+    for (const part of list.split(',')) for (const w of part.replace(/\btype\b/g, ' ').split(/\s+as\s+|\s+/)) if (/^[A-Za-z_$][\w$]*$/.test(w) && w !== 'import') out.add(w);
+  };
+  for (const m of source.matchAll(/^[ \t]*from[ \t]+[\w.]+[ \t]+import[ \t]+(\([^)]*\)|[^\n]*)/gm)) add(m[1]!.replace(/[()\\]/g, ' ').replace(/#[^\n]*/g, ''));
+  for (const m of source.matchAll(/\bimport[ \t]+(?:type[ \t]+)?(?:([A-Za-z_$][\w$]*)[ \t]*,?[ \t]*)?(?:\{([^}]*)\})?[ \t]*from[ \t]+['"]/g)) {
+    if (m[1]) out.add(m[1]);
+    if (m[2]) add(m[2]);
+  }
+  return out;
 }
 
 /** The identifiers of a diff's added and removed lines (not its headers, not the context); `bare`: those not right after a dot. */
@@ -186,7 +205,10 @@ async function commitPairs(repo: string, checkout: string, curatedFile: string, 
     const record = await analyzeTask(task.task, kb, { id: sha });
     const diff = await gitText(['diff', '--no-color', '--no-ext-diff', task.parent, sha, '--', ...task.gold], { cwd: repo, signal: options.signal });
     const ids = diffIdentifiers(diff);
-    const needed = neededNeighbours(kb, task.gold, ids.all, ids.bare);
+    const needed = neededNeighbours(kb, task.gold, ids.all, (path) => {
+      const imported = namesImportedByName(readText(join(checkout, path)) ?? '');
+      return new Set([...ids.bare].filter((n) => imported.has(n)));
+    });
     const neededPaths = new Set(needed.map((n) => n.path));
     // The candidates only: nothing is judged, no model is called.
     const all = await scopeCandidates(kb, record, options.scope, options.signal);
