@@ -26,6 +26,7 @@ import { RepoRegistry } from './repos/registry';
 import { RepoService, type RepoServiceOptions } from './repos/service';
 import { EventBus } from './runtime/events';
 import { RunRegistry } from './runtime/runs';
+import { createDataHandlers } from './domains/data';
 
 /** The engine as a host sees it: one handler per contract key, the event bus, and shutdown. */
 export interface Core {
@@ -96,6 +97,7 @@ export function createCore(ports: HostPorts, options: CoreOptions = {}): Core {
     ...solve.handlers,
     ...summaries.handlers,
     ...createEnrichHandlers(context, llm),
+    ...createDataHandlers(context, llm),
   };
   // A changed embeddings switch applies at once, without a restart (README, "Code search").
   const setConfig = handlers['config/set'];

@@ -14,6 +14,7 @@ import { reviewRequests } from './review';
 import { solveRequests } from './solve';
 import { summariesRequests } from './summaries';
 import { enrichRequests } from './enrich';
+import { dataRequests } from './data';
 
 /**
  * The single source of truth for what the renderer may ask the engine (`domain/verb`) and what
@@ -35,6 +36,7 @@ export const requests = {
   ...solveRequests,
   ...summariesRequests,
   ...enrichRequests,
+  ...dataRequests,
 } as const;
 
 /** Every pushed event. */

@@ -18,3 +18,4 @@ export * from './review';
 export * from './solve';
 export * from './summaries';
 export * from './enrich';
+export * from './data';

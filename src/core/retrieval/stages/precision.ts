@@ -74,7 +74,7 @@ export function symbolCandidates(kb: KnowledgeBase, task: TaskRecord, files: rea
 }
 
 /** What the judge sees of a symbol: where it is, its signature, docstring and rationale comments. */
-function describeSymbol(kb: KnowledgeBase, c: SymbolCandidate, rationale: Map<number, string[]>): string {
+export function describeSymbol(kb: KnowledgeBase, c: SymbolCandidate, rationale: Map<number, string[]>): string {
   const s = c.symbol;
   const doc = s.docstring?.split('\n')[0]?.trim();
   const notes = rationale.get(s.id) ?? [];

@@ -14,6 +14,7 @@ import { registerReview } from './reviewCommand';
 import { registerSummarize } from './summarizeCommand';
 import { registerEnrich } from './enrichCommand';
 import { registerSolve } from './solveCommand';
+import { registerTraining } from './trainingCommands';
 
 /** Every command of the CLI, in the order `cra --help` lists them (one per line, so additions merge). */
 export const commandModules: CommandModule[] = [
@@ -32,4 +33,5 @@ export const commandModules: CommandModule[] = [
   registerLogs,
   registerBootstrap,
   registerEnrich,
+  registerTraining,
 ];
