@@ -54,8 +54,8 @@ export const pipelineSettingsSchema = z.strictObject({
   repository: z.string().optional(),
   active_index: z.string().optional(),
   model_language: z.string().min(2).default('en'),
-  max_context_tokens: z.number().int().min(100).max(1_000_000).default(4000),
-  max_history_tokens: z.number().int().min(50).max(1_000_000).default(1500),
+  max_context_tokens: z.number().int().min(20).max(1_000_000).default(4000),
+  max_history_tokens: z.number().int().min(20).max(1_000_000).default(1500),
   max_turn_loops: z.number().int().min(0).max(10).default(2),
   retrieval: z
     .strictObject({
