@@ -88,11 +88,18 @@ export async function searchRound(kb: KnowledgeBase, options: SearchRoundOptions
       notes.push(`${options.mode} needs vectors, and this index has none for ${options.embedder.id}: keyword search ran instead (Embed now on the Repositories page, or cra embed).`);
     } else searchMode = options.mode === 'SEMANTIC' ? 'semantic' : options.mode === 'SEMANTIC_RERANK' ? 'semantic_rerank' : 'hybrid';
   }
-  const fusion = searchMode === 'hybrid' ? options.retrieval.fusion : undefined;
   const perQuery: SearchResult[][] = [];
   for (const query of options.queries) {
     throwIfAborted(options.signal);
-    perQuery.push(await searchOne(kb, query, searchMode, options));
+    try {
+      perQuery.push(await searchOne(kb, query, searchMode, options));
+    } catch (error) {
+      // The embedding model can be missing or down: keyword search still answers.
+      if (options.signal?.aborted || searchMode === 'keyword') throw error;
+      notes.push(`${options.mode} could not embed the query (${error instanceof Error ? error.message : String(error)}): keyword search ran instead.`);
+      searchMode = 'keyword';
+      perQuery.push(await searchOne(kb, query, searchMode, options));
+    }
   }
   throwIfAborted(options.signal);
   const byPath = new Map<string, SearchResult>();
@@ -106,6 +113,7 @@ export async function searchRound(kb: KnowledgeBase, options: SearchRoundOptions
           return fused.map(({ key, score }) => ({ path: key, score: score / best }));
         })();
   const results = ranked.slice(0, options.limit).map((r) => ({ ...byPath.get(r.path)!, score: r.score }));
+  const fusion = searchMode === 'hybrid' ? options.retrieval.fusion : undefined;
   return { results, searchMode, ...(fusion ? { fusion } : {}), notes };
 }
 

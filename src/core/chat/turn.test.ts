@@ -142,9 +142,13 @@ describe('the answer protocol', () => {
 describe('budgets', () => {
   it('evidence over max_context_tokens is condensed by a query-aware call that keeps the paths', async () => {
     pipelineFile('small.yaml', 'pipeline:\n  name: small\n  extends: default\n  settings:\n    max_context_tokens: 40\n');
+    let callsBeforeSources = -1;
+    const stop = core.events.on('chat/sources', () => (callsBeforeSources = prompts().length));
     const { trace, message } = await ask('Where are the settings loaded?', ['load_config(path) in [config.py:4-7] opens the file and returns json.load.', '[Answer:] In load_config [config.py:4-7].'], {
       pipeline: 'small',
-    });
+    }).finally(stop);
+    // The sources went out before the summarizing call, not after it.
+    expect(callsBeforeSources).toBe(0);
     expect(trace.calls!.map((c) => [c.purpose, c.stage])).toEqual([
       ['evidence-summary', 'summarize'],
       ['answer', 'chat'],
@@ -155,7 +159,7 @@ describe('budgets', () => {
     // The summary named config.py only: the other sources are listed under it, not lost.
     expect(answerPrompt).toMatch(/\nOther sources given: .*\[app\.py:\d+-\d+\]/);
     expect(answerPrompt).not.toContain('```');
-    expect(trace.rounds![0]).toMatchObject({ budget: 'summarized', budgetTokens: 40 });
+    expect(trace.rounds![0]).toMatchObject({ budget: 'summarized', budgetTokens: 40, summary: expect.stringMatching(/^load_config\(path\) in \[config\.py:4-7\] opens the file and returns json\.load\.\nOther sources given: /) });
     expect(trace.rounds![0]!.notes[0]).toMatch(/was over the budget of 40 tokens and was condensed for the question/);
     expect(message.sources!.map((s) => s.path)).toContain('app.py');
   });

@@ -242,7 +242,17 @@ export class TurnActions {
     this.state.evidence = this.state.pool;
     this.state.evidenceSummary = undefined;
     this.round.evidenceTokens = this.state.pool.reduce((n, e) => n + evidenceCost(e), 0);
+    // Sources go out as soon as they are known, before any budget call: the person sees them first.
+    this.emitSources();
     return 'ok';
+  }
+
+  /** Emit the sources of the current round once. */
+  private emitSources(): void {
+    const round = Math.max(0, this.state.rounds.length - 1);
+    if (this.state.sourcesRound >= round) return;
+    this.state.sourcesRound = round;
+    this.emit.sources(round);
   }
 
   private checkBudget(): string {
@@ -254,7 +264,7 @@ export class TurnActions {
       const done = await summarizeEvidence({ calls: this.calls, question: this.questionEn, evidence: this.state.pool, budgetTokens: this.settings.max_context_tokens, signal: this.input.signal });
       this.state.evidence = done.covered;
       this.state.evidenceSummary = done.summary;
-      Object.assign(this.round, { budget: 'summarized', evidenceTokens: Math.ceil(done.summary.length / 4) });
+      Object.assign(this.round, { budget: 'summarized', summary: done.summary, evidenceTokens: Math.ceil(done.summary.length / 4) });
       this.round.notes.push(`The evidence (${this.state.pool.length} pieces) was over the budget of ${this.settings.max_context_tokens} tokens and was condensed for the question.`, ...done.notes);
       return 'ok';
     } catch (error) {
@@ -279,10 +289,7 @@ export class TurnActions {
 
   private async answer(): Promise<string> {
     const round = Math.max(0, this.state.rounds.length - 1);
-    if (this.state.sourcesRound < round || this.state.sourcesRound === -1) {
-      this.state.sourcesRound = round;
-      this.emit.sources(round);
-    }
+    this.emitSources();
     this.calls.round = round;
     const prompt = answerPrompt(this.questionEn, this.state.evidence, this.state.historyText ?? '', {
       ...(this.state.evidenceSummary !== undefined ? { summary: this.state.evidenceSummary } : {}),
@@ -324,10 +331,7 @@ export class TurnActions {
   }
 
   private async finalize(): Promise<string> {
-    if (this.state.sourcesRound === -1) {
-      this.state.sourcesRound = 0;
-      this.emit.sources(0);
-    }
+    this.emitSources();
     if (!this.translated) {
       // A pipeline that never answered (no answer step) still ends with what it has.
       if (this.state.shown === '' && this.state.answer !== '') this.emit.token(this.state.answer);

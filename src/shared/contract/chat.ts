@@ -136,6 +136,8 @@ export interface ChatTraceRound {
   budgetTokens: number;
   /** `summarized`: a query-aware call condensed the evidence; `trimmed`: the worst bodies were left out. */
   budget: 'fits' | 'summarized' | 'trimmed';
+  /** The condensed evidence sent instead of the bodies (budget `summarized`). */
+  summary?: string;
   notes: string[];
 }
 
