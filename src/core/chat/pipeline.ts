@@ -46,6 +46,7 @@ const intentPlan = z.strictObject({
   depth: z.number().int().min(0).max(5).optional(),
   decay: z.number().gt(0).max(1).optional(),
   max_nodes: z.number().int().min(1).max(200).optional(),
+  edges: z.array(z.enum(EDGE_KINDS)).optional(),
 });
 
 /** The settings of a merged pipeline (YAML spelling). */

@@ -286,6 +286,16 @@ describe('routing inside a turn', () => {
     ]);
   });
 
+  it('IMPACT walks reverse edges only; SUMMARY sends the repository overview ahead of the evidence', async () => {
+    const impact = await ask('What would break if I change load_config?', ['[Answer:] app.py']);
+    expect(impact.trace.rounds![0]!.expansion.edges).toEqual(['called-by', 'imported-by', 'co-change']);
+    server.requests.length = 0;
+    const summary = await ask('Summarize this codebase at a high level', ['[Answer:] A small app.']);
+    expect(summary.trace.intent).toBe('SUMMARY');
+    expect(prompts()[0]).toMatch(/^## Repository overview\n4 files, \d+ symbols, \d+ import edges, 3 commits\.\nLanguages: .*python 3/);
+    expect(summary.trace.notes).toContain('SUMMARY: the repository overview (size, languages, most connected files) was sent ahead of the evidence.');
+  });
+
   it('DIRECT answers without retrieval, sources (none) still first', async () => {
     const { seen, trace } = await ask('What is JSON?', ['[DIRECT:]', '[Answer:] A data format.'], { mode: 'auto' });
     expect(keysOf(seen)).toEqual(['chat/sources', 'chat/token', 'chat/done']);

@@ -44,7 +44,7 @@ export interface TurnInput {
   language?: string;
 }
 
-export { ANSWER_SYSTEM, answerPrompt } from './turnActions';
+export { ANSWER_SYSTEM, answerPrompt } from './prompts';
 
 /**
  * Run one chat turn: store the question, walk the pipeline, store the answer and emit `chat/done`.

@@ -1,5 +1,5 @@
 import type { ChatRoute, ChatTraceHistory, ChatTraceLanguage, ChatTraceRound, ChatTraceStep, RouteMode } from '../../shared/contract/chat';
-import { formatEvidence, summarizeEvidence } from './budget';
+import { summarizeEvidence } from './budget';
 import type { TurnCalls } from './calls';
 import { searchRound } from './chatSearch';
 import { ThinkingFilter } from './citations';
@@ -9,15 +9,8 @@ import type { PipelineAction, PipelineSettings } from './pipeline';
 import { AnswerStreamFilter, missingStatement } from './protocol';
 import { edgeOf, evidenceCost, expand, fetchNodeTexts, mergeEvidence, seedsOf, trimEvidence, type ChatEvidence, type GraphNode } from './retrieve';
 import { chosenRoute, detectIntent, FALLBACK_MODE, INTENT_PLANS, routeQuestion, type IntentPlan } from './router';
+import { ANSWER_SYSTEM, answerPrompt, overviewOf } from './prompts';
 import type { TurnDeps, TurnInput } from './turn';
-
-/** The answer model's instructions: evidence only, cite lines, the answer protocol. */
-export const ANSWER_SYSTEM = [
-  'You answer questions about a code repository using only the evidence given.',
-  'Cite every claim about the code as [path:start-end] with the path and lines of the evidence, for example [src/app.py:12-30].',
-  'Start your reply with [Answer:] and the answer.',
-  'If the evidence is not enough, reply only with [Requesting data on:] and what to search for (identifiers, file names, concepts) instead of guessing.',
-].join('\n');
 
 /** What a turn knows while its steps run. */
 export interface TurnState {
@@ -49,22 +42,8 @@ export interface TurnState {
   /** The round whose sources were last emitted. */
   sourcesRound: number;
   exhausted?: boolean;
-}
-
-/** The prompt of the answer call: history, evidence (raw or summarized), earlier requests, the question. */
-export function answerPrompt(question: string, evidence: readonly ChatEvidence[], history: string, options: { summary?: string; requests?: readonly string[] } = {}): string {
-  const parts: string[] = [];
-  if (history) parts.push(history, '');
-  if (options.summary !== undefined) {
-    parts.push('## Evidence (condensed for the question)', options.summary, '', `Sources: ${evidence.map((e) => `[${e.path}:${e.startLine}-${e.endLine}]`).join(' ')}`);
-  } else {
-    parts.push('## Evidence');
-    if (evidence.length === 0) parts.push('(none: no file of the repository matched)');
-    else parts.push(formatEvidence(evidence));
-  }
-  if (options.requests?.length) parts.push('', '## Your earlier requests (searched; their results are in the evidence)', ...options.requests.map((r) => `- ${r}`));
-  parts.push('', '## Question', question);
-  return parts.join('\n');
+  /** The repository overview sent with a SUMMARY question. */
+  overview?: string;
 }
 
 const SETTING_MODES: Record<Exclude<PipelineSettings['retrieval']['mode'], 'auto'>, RouteMode> = { bm25: 'BM25', semantic: 'SEMANTIC', semantic_rerank: 'SEMANTIC_RERANK', hybrid: 'HYBRID' };
@@ -151,7 +130,9 @@ export class TurnActions {
     const { max_nodes: _ignored, ...plan } = base as typeof base & { max_nodes?: number };
     const depth = Math.min(plan.depth, this.settings.graph.max_depth ?? Infinity);
     const maxNodes = Math.min(plan.maxNodes, this.settings.graph.max_nodes ?? Infinity);
-    this.state.plan = { intent: detected.intent, seeds: plan.seeds, decay: plan.decay, depth, maxNodes };
+    // The intent's edges, within the pipeline's allow-list.
+    const edges = this.settings.graph.edge_allowlist.filter((e) => !plan.edges || plan.edges.includes(e));
+    this.state.plan = { intent: detected.intent, seeds: plan.seeds, decay: plan.decay, depth, maxNodes, edges };
     const question = this.questionEn;
     let route: ChatRoute;
     if (this.input.mode !== 'auto') route = chosenRoute(this.input.mode, question);
@@ -207,7 +188,7 @@ export class TurnActions {
       ...(found.fusion ? { fusion: found.fusion } : {}),
       queries,
       hits: found.results.map((r) => ({ path: r.path, score: Math.round(r.score * 1000) / 1000 })),
-      expansion: { seeds: this.state.seeds.length, added: 0, depth: plan.depth, decay: plan.decay, maxNodes: plan.maxNodes, edges: [...this.settings.graph.edge_allowlist], byEdge: {} },
+      expansion: { seeds: this.state.seeds.length, added: 0, depth: plan.depth, decay: plan.decay, maxNodes: plan.maxNodes, edges: [...(plan.edges ?? this.settings.graph.edge_allowlist)], byEdge: {} },
       fetched: 0,
       evidenceTokens: 0,
       budgetTokens: this.settings.max_context_tokens,
@@ -223,7 +204,7 @@ export class TurnActions {
 
   private expandTree(): string {
     const plan = this.state.plan!;
-    const nodes = expand(this.deps.kb, this.state.seeds ?? [], { depth: plan.depth, decay: plan.decay, maxNodes: plan.maxNodes, edges: this.settings.graph.edge_allowlist });
+    const nodes = expand(this.deps.kb, this.state.seeds ?? [], { depth: plan.depth, decay: plan.decay, maxNodes: plan.maxNodes, edges: plan.edges ?? this.settings.graph.edge_allowlist });
     this.state.nodes = nodes;
     const byEdge: Record<string, number> = {};
     for (const n of nodes) {
@@ -294,6 +275,7 @@ export class TurnActions {
     const prompt = answerPrompt(this.questionEn, this.state.evidence, this.state.historyText ?? '', {
       ...(this.state.evidenceSummary !== undefined ? { summary: this.state.evidenceSummary } : {}),
       requests: this.state.requests,
+      ...(this.state.plan?.intent === 'SUMMARY' ? { overview: this.overview() } : {}),
     });
     const thinking = new ThinkingFilter();
     const protocol = new AnswerStreamFilter();
@@ -313,6 +295,15 @@ export class TurnActions {
     if (protocol.kind === 'unmarked' && text.trim() !== '') this.state.notes.push('The answer had no [Answer:] marker; it was taken as the answer.');
     this.state.answer = text;
     return 'answer';
+  }
+
+  /** The repository overview for a SUMMARY question, once per turn (the trace says it was sent). */
+  private overview(): string {
+    if (this.state.overview === undefined) {
+      this.state.overview = overviewOf(this.deps.kb);
+      this.state.notes.push('SUMMARY: the repository overview (size, languages, most connected files) was sent ahead of the evidence.');
+    }
+    return this.state.overview;
   }
 
   private loopGuard(): string {
