@@ -1,6 +1,7 @@
 import type { ChatMessage, ConversationSummary } from '../../shared/contract/chat';
 import type { Db } from '../db/open';
 import { openRawDatabase } from '../db/raw';
+import { RawDecisionLog, type DecisionSink } from '../retrieval/decisionLog';
 
 type Row = {
   id: number;
@@ -116,6 +117,11 @@ export class ConversationStore {
       )
       .run({ ...entry, modelCallId: entry.modelCallId ?? null, createdAt });
     return { id: Number(info.lastInsertRowid), summary: entry.summary, throughMessageId: entry.throughMessageId, createdAt };
+  }
+
+  /** Where a turn records its retrieval decisions (this raw DB's `retrieval_decisions`). */
+  decisionLog(): DecisionSink {
+    return new RawDecisionLog(this.db);
   }
 
   close(): void {

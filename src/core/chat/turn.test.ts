@@ -108,6 +108,14 @@ describe('the answer protocol', () => {
     expect(second).toContain('## Your earlier requests (searched; their results are in the evidence)\n- send_mail');
     expect(message.citations![0]).toMatchObject({ path: 'mailer.py', status: 'source' });
     expectLogged(message);
+    // Each round's evidence is a retrieval decision of the run, on stage chat.
+    const raw = openRawDatabase(repoPaths(temp.dataDir, repoId).raw);
+    const decisions = raw.prepare("select subject, tier, decision, reason from retrieval_decisions where run_id = ? and stage = 'chat' order by id").all(message.runId) as Array<{ subject: string; tier: string; decision: string; reason: string }>;
+    raw.close();
+    expect(decisions.map((d) => [d.subject.split(':')[0], d.decision, (JSON.parse(d.reason) as { judgment: { round: number } }).judgment.round])).toEqual(
+      expect.arrayContaining([['mailer.py', 'included', 1]]),
+    );
+    expect(decisions.every((d) => d.decision === 'included')).toBe(true);
   });
 
   it('after max_turn_loops follow-ups the turn says plainly what is missing, without another answer call', async () => {
@@ -162,6 +170,33 @@ describe('budgets', () => {
     expect(trace.rounds![0]).toMatchObject({ budget: 'summarized', budgetTokens: 40, summary: expect.stringMatching(/^load_config\(path\) in \[config\.py:4-7\] opens the file and returns json\.load\.\nOther sources given: /) });
     expect(trace.rounds![0]!.notes[0]).toMatch(/was over the budget of 40 tokens and was condensed for the question/);
     expect(message.sources!.map((s) => s.path)).toContain('app.py');
+  });
+
+  it('a pipeline that trims instead of summarizing: no summarizing call, the worst evidence left out and logged as excluded', async () => {
+    pipelineFile(
+      'trim.yaml',
+      [
+        'pipeline:',
+        '  name: trim',
+        '  extends: default',
+        '  settings: {max_context_tokens: 40}',
+        '  steps:',
+        '    - {id: budget, action: check_context_budget, on_ok: answer, on_over_limit: cut}',
+        '    - {id: cut, action: trim_context, next: answer}',
+      ].join('\n'),
+    );
+    const { trace, message } = await ask('Where are the settings loaded?', ['[Answer:] In load_config.'], { pipeline: 'trim' });
+    expect(trace.calls!.map((c) => c.purpose)).toEqual(['answer']);
+    expect(trace.pipeline!.warnings).toEqual([expect.stringContaining('step "summarize_evidence" is unreachable')]);
+    expect(trace.rounds![0]).toMatchObject({ budget: 'trimmed' });
+    expect(trace.rounds![0]!.evidenceTokens).toBeLessThanOrEqual(40);
+    expect(trace.steps!.map((s) => s.id)).toContain('cut');
+    const raw = openRawDatabase(repoPaths(temp.dataDir, repoId).raw);
+    const excluded = raw.prepare("select reason from retrieval_decisions where run_id = ? and decision = 'excluded'").all(message.runId) as Array<{ reason: string }>;
+    raw.close();
+    expect(excluded.length).toBeGreaterThan(0);
+    expect(JSON.parse(excluded[0]!.reason)).toMatchObject({ reasons: [{ kind: 'over-budget', detail: { tokens: expect.any(Number) } }] });
+    expect(message.sources!.length).toBe(trace.rounds![0]!.fetched - excluded.length);
   });
 
   it('history over max_history_tokens becomes a rolling summary whose pointer is persisted and advanced', async () => {

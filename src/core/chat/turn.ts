@@ -6,6 +6,7 @@ import type { Embedder } from '../search/embedder';
 import { TurnCalls, type TurnModel } from './calls';
 import { parseCitations } from './citations';
 import { nextStep, type ChatPipeline, type PipelineStep } from './pipeline';
+import type { DecisionSink } from '../retrieval/decisionLog';
 import type { ConversationStore } from './store';
 import { TurnActions, type TurnState } from './turnActions';
 
@@ -30,6 +31,8 @@ export interface TurnDeps extends TurnModel {
   pipeline: ChatPipeline;
   /** Refused pipelines of the repository (`file:line: reason`), for the trace. */
   pipelineProblems?: string[];
+  /** Where the evidence decisions of each round are logged (stage `chat`). */
+  decisions?: DecisionSink;
 }
 
 /** One question of a conversation. */

@@ -219,6 +219,7 @@ export class TurnActions {
   private fetchTexts(): string {
     const fetched = fetchNodeTexts(this.deps.kb, this.state.nodes ?? [], this.settings.node_text_fetch_top_n);
     this.round.fetched = fetched.length;
+    for (const e of fetched) this.decide(e, 'included', e.why);
     this.state.pool = mergeEvidence(this.state.pool, fetched);
     this.state.evidence = this.state.pool;
     this.state.evidenceSummary = undefined;
@@ -255,8 +256,15 @@ export class TurnActions {
     }
   }
 
+  /** Log one evidence decision of this round (the Logs page and `cra export` read them). */
+  private decide(e: ChatEvidence, decision: string, reasons: ChatEvidence['why']): void {
+    this.deps.decisions?.record({ runId: this.input.runId, stage: 'chat', subjectKind: 'file', subject: `${e.path}:${e.startLine}-${e.endLine}`, tier: e.role, decision, reasons, judgment: { round: this.round.round } });
+  }
+
   private trim(): string {
     const { evidence, tokens, left } = trimEvidence(this.state.pool, this.settings.max_context_tokens);
+    const budget = this.settings.max_context_tokens;
+    for (const e of this.state.pool) if (!evidence.includes(e)) this.decide(e, 'excluded', [{ kind: 'over-budget', detail: { tokens: evidenceCost(e), left: Math.max(0, budget - tokens) } }]);
     this.state.evidence = evidence;
     this.state.evidenceSummary = undefined;
     Object.assign(this.round, { budget: 'trimmed', evidenceTokens: tokens });

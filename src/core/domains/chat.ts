@@ -81,6 +81,7 @@ export function createChatDomain(ctx: EngineContext, llm: Pick<ModelServices, 'c
                 stream: (prompt, options) => llm.client.stream(prompt, options),
                 pipeline,
                 pipelineProblems: problems,
+                decisions: store.decisionLog(),
               },
               { runId, repoId: info.id, conversationId: id, question, mode, signal, ...(language ? { language } : {}) },
             );
