@@ -339,3 +339,44 @@ describe('routing inside a turn', () => {
     expect(trace.steps!.map((s) => s.id)).toEqual(['translate_in', 'load_history', 'route', 'answer', 'finalize']);
   });
 });
+
+describe('several chats at once', () => {
+  it('two turns in flight interleave their streams and keep their own sources, answers and traces', async () => {
+    // Each answer call is answered from its own question, in slow chunks, so the two streams overlap.
+    server.script.respond = (prompt) =>
+      prompt.includes('## Question\nWhere is send_mail?')
+        ? { chunks: ['[Answer:] Mail ', 'goes out ', 'in [mailer.py:1-3].'], chunkDelayMs: 40 }
+        : prompt.includes('## Question\nWhere is load_config?')
+          ? { chunks: ['[Answer:] Settings ', 'are read ', 'in [config.py:4-7].'], chunkDelayMs: 40 }
+          : undefined;
+    try {
+      const tokens = new Map<string, string[]>();
+      const order: string[] = [];
+      const stop = core.events.on('chat/token', (e) => {
+        order.push(e.conversationId);
+        tokens.set(e.conversationId, [...(tokens.get(e.conversationId) ?? []), e.text]);
+      });
+      const [a, b] = await Promise.all([
+        core.handlers['chat/ask']({ repoId, question: 'Where is send_mail?', mode: 'bm25' }),
+        core.handlers['chat/ask']({ repoId, question: 'Where is load_config?', mode: 'bm25' }),
+      ]);
+      await Promise.all([core.runs.wait(a.runId), core.runs.wait(b.runId)]);
+      stop();
+      const last = async (conversationId: string) => (await core.handlers['chat/history']({ repoId, conversationId })).messages.at(-1)!;
+      const [ma, mb] = [await last(a.conversationId), await last(b.conversationId)];
+      expect(ma.content).toBe('Mail goes out in [mailer.py:1-3].');
+      expect(mb.content).toBe('Settings are read in [config.py:4-7].');
+      expect(tokens.get(a.conversationId)!.join('')).toBe(ma.content);
+      expect(tokens.get(b.conversationId)!.join('')).toBe(mb.content);
+      expect(ma.sources![0]!.path).toBe('mailer.py');
+      expect(mb.sources![0]!.path).toBe('config.py');
+      expect(ma.trace!.calls!.map((c) => c.callId)).not.toEqual(mb.trace!.calls!.map((c) => c.callId));
+      expect(ma.runId).toBe(a.runId);
+      // The streams overlapped: each conversation got a token before the other's last one.
+      expect(order.indexOf(b.conversationId)).toBeLessThan(order.lastIndexOf(a.conversationId));
+      expect(order.indexOf(a.conversationId)).toBeLessThan(order.lastIndexOf(b.conversationId));
+    } finally {
+      server.script.respond = undefined;
+    }
+  });
+});
