@@ -6,6 +6,7 @@ import type { Embedder } from '../search/embedder';
 import { TurnCalls, type TurnModel } from './calls';
 import { parseCitations } from './citations';
 import { nextStep, type ChatPipeline, type PipelineStep } from './pipeline';
+import { FALLBACK_MODE } from './router';
 import type { DecisionSink } from '../retrieval/decisionLog';
 import type { ConversationStore } from './store';
 import { TurnActions, type TurnState } from './turnActions';
@@ -104,7 +105,7 @@ function sourcesOf(state: TurnState) {
 export function traceOf(deps: Pick<TurnDeps, 'pipeline' | 'pipelineProblems'>, state: TurnState, calls: TurnCalls): ChatTrace {
   const round = state.rounds.at(-1);
   const plan = state.plan;
-  const route = state.route ?? { mode: 'DIRECT' as const, query: state.question, source: 'chosen' as const, thinking: false };
+  const route = state.route ?? { mode: FALLBACK_MODE, query: state.question, source: 'fallback' as const, reason: 'the turn ended before routing', thinking: false };
   const notes = [...state.notes, ...state.rounds.flatMap((r) => r.notes.map((n) => (r.round > 0 ? `Round ${r.round}: ${n}` : n))), ...(state.history?.notes ?? [])];
   return {
     route,

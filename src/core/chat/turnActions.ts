@@ -331,7 +331,7 @@ export class TurnActions {
 
   private async finalize(): Promise<string> {
     this.emitSources();
-    if (!this.translated) {
+    if (!this.translated || this.state.answer.trim() === '') {
       // A pipeline that never answered (no answer step) still ends with what it has.
       if (this.state.shown === '' && this.state.answer !== '') this.emit.token(this.state.answer);
       return 'done';
