@@ -70,6 +70,16 @@ describe('extends', () => {
     expect(pipelines.get('default')!.settings.retrieval.mode).toBe('auto');
   });
 
+  it('a loaded set is reused until a file of it changes', () => {
+    const root = repoWith({ 'a.yaml': 'pipeline:\n  name: a\n  extends: default\n  settings: {max_turn_loops: 1}\n' });
+    const first = loadPipelines({ repoRoot: root });
+    expect(loadPipelines({ repoRoot: root })).toBe(first);
+    writeFileSync(join(root, REPO_PIPELINE_DIR, 'a.yaml'), 'pipeline:\n  name: a\n  extends: default\n  settings: {max_turn_loops: 3}\n\n');
+    expect(loadPipelines({ repoRoot: root }).pipelines.get('a')!.settings.max_turn_loops).toBe(3);
+    writeFileSync(join(root, REPO_PIPELINE_DIR, 'b.yaml'), 'pipeline:\n  name: b\n  extends: a\n');
+    expect([...loadPipelines({ repoRoot: root }).pipelines.keys()]).toEqual(['default', 'a', 'b']);
+  });
+
   it('deepMerge: child wins, nested objects merge, arrays are replaced', () => {
     expect(deepMerge({ a: 1, b: { c: 1, d: [1, 2] } }, { b: { d: [3] }, e: 2 })).toEqual({ a: 1, b: { c: 1, d: [3] }, e: 2 });
   });

@@ -305,11 +305,36 @@ export function builtinPipelineDir(): string {
   return join(packageRoot(), 'resources', 'pipelines');
 }
 
+/** Loaded sets by the files they came from (name, size, mtime, inode): parsing and validating YAML costs ~20 ms a turn. */
+const loaded = new Map<string, PipelineSet>();
+const LOADED_MAX = 32;
+
+function signature(dir: string): string {
+  return yamlFiles(dir)
+    .map((name) => {
+      const s = lstatSync(join(dir, name), { throwIfNoEntry: false });
+      return s ? `${name}:${s.size}:${s.mtimeMs}:${s.ino}` : name;
+    })
+    .join('|');
+}
+
 /**
  * Load the built-in pipelines and, when a repository root is given, its `.cleanroom/pipelines/*.yaml`
- * (read confined to the repository). Problems are collected, never thrown.
+ * (read confined to the repository). Problems are collected, never thrown. A set is reused while
+ * none of its files changed (the result is shared: treat it as read-only).
  */
 export function loadPipelines(options: { builtinDir?: string; repoRoot?: string } = {}): PipelineSet {
+  const builtinDir = options.builtinDir ?? builtinPipelineDir();
+  const key = `${builtinDir}\0${signature(builtinDir)}\0${options.repoRoot ?? ''}\0${options.repoRoot ? signature(join(options.repoRoot, REPO_PIPELINE_DIR)) : ''}`;
+  const known = loaded.get(key);
+  if (known) return known;
+  const set = readPipelines(builtinDir, options.repoRoot);
+  if (loaded.size >= LOADED_MAX) loaded.delete(loaded.keys().next().value as string);
+  loaded.set(key, set);
+  return set;
+}
+
+function readPipelines(builtinDir: string, repoRoot: string | undefined): PipelineSet {
   const problems: PipelineProblem[] = [];
   const raws: RawPipeline[] = [];
   const parse = (text: string, file: string) => {
@@ -320,14 +345,13 @@ export function loadPipelines(options: { builtinDir?: string; repoRoot?: string 
       problems.push(error.problem);
     }
   };
-  const builtinDir = options.builtinDir ?? builtinPipelineDir();
   for (const name of yamlFiles(builtinDir)) parse(readFileSync(join(builtinDir, name), 'utf8'), join('resources', 'pipelines', name));
-  if (options.repoRoot) {
-    const dir = join(options.repoRoot, REPO_PIPELINE_DIR);
+  if (repoRoot) {
+    const dir = join(repoRoot, REPO_PIPELINE_DIR);
     for (const name of yamlFiles(dir)) {
-      const rel = relative(options.repoRoot, join(dir, name));
+      const rel = relative(repoRoot, join(dir, name));
       try {
-        const read = readConfinedFile(options.repoRoot, rel, MAX_PIPELINE_BYTES);
+        const read = readConfinedFile(repoRoot, rel, MAX_PIPELINE_BYTES);
         if (read.size > MAX_PIPELINE_BYTES) problems.push({ file: rel, message: `the file is larger than ${MAX_PIPELINE_BYTES / 1024} KiB` });
         else parse(read.bytes.toString('utf8'), rel);
       } catch (error) {

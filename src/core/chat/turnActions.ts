@@ -12,6 +12,14 @@ import { chosenRoute, detectIntent, FALLBACK_MODE, INTENT_PLANS, routeQuestion, 
 import { ANSWER_SYSTEM, answerPrompt, overviewOf } from './prompts';
 import type { TurnDeps, TurnInput } from './turn';
 
+/*
+ * The actions of a chat pipeline's steps (seed: rag-for-code-pipeline §10.2). Each reads and
+ * writes the turn's state and returns an outcome; the pipeline's transitions pick the next step.
+ * Helper calls degrade instead of failing the turn — a failed translation, history summary, query
+ * expansion or evidence summary is noted in the trace and the turn goes on without it; only the
+ * answer call (and a stop) ends a turn early.
+ */
+
 /** What a turn knows while its steps run. */
 export interface TurnState {
   questionId: number;
