@@ -92,6 +92,7 @@ export async function run(ctx: BenchContext): Promise<BenchFigure[]> {
     const questions = Array.from({ length: questionCount }, (_, i) => `Where is ${unique[(i * 7) % unique.length]} defined and what does it do?`);
     const toSources: number[] = [];
     const toToken: number[] = [];
+    const stepMs = new Map<string, number[]>();
     for (const [i, question] of questions.entries()) {
       const conversationId = `bench-${i}`;
       const t0 = performance.now();
@@ -105,14 +106,23 @@ export async function run(ctx: BenchContext): Promise<BenchFigure[]> {
           if (e.conversationId === conversationId && !tokenAt) tokenAt = performance.now();
         }),
       ];
+      let steps: Array<{ id: string; ms?: number }> = [];
+      stops.push(
+        core.events.on('chat/done', (e) => {
+          if (e.conversationId === conversationId) steps = e.message.trace?.steps ?? [];
+        }),
+      );
       const { runId } = await core.handlers['chat/ask']({ repoId: added.repo.id, question, conversationId, mode: 'bm25' });
       await core.runs.wait(runId);
       stops.forEach((s) => s());
+      for (const step of steps) stepMs.set(step.id, [...(stepMs.get(step.id) ?? []), step.ms ?? 0]);
       // The first question warms statement caches and the model connection: measured from the second on.
       if (i === 0) continue;
       toSources.push(sourcesAt - t0);
       toToken.push(tokenAt - t0);
     }
+    // Where a turn's time goes, for people (median per step).
+    ctx.log(`median ms per step: ${[...stepMs].map(([id, ms]) => `${id} ${percentile(ms, 50)}`).join(', ')}`);
     const figure = (name: string, value: number, note: string): BenchFigure => ({ name, value: round(value), unit: 'ms', better: 'lower', note });
     const on = `${files.length} files, ${toSources.length} questions, bm25, zero-latency loopback model`;
     return [

@@ -85,8 +85,9 @@ export async function runChatTurn(deps: TurnDeps, input: TurnInput): Promise<Cha
       if (taken >= MAX_STEPS) throw new Error(`chat pipeline "${deps.pipeline.name}" took more than ${MAX_STEPS} steps`);
       throwIfAborted(signal);
       const step: PipelineStep = deps.pipeline.steps.get(stepId)!;
+      const started = performance.now();
       const outcome = await actions.run(step.action);
-      state.steps.push({ id: step.id, action: step.action, outcome });
+      state.steps.push({ id: step.id, action: step.action, outcome, ms: Math.round((performance.now() - started) * 10) / 10 });
       stepId = step.action === 'finalize' ? undefined : nextStep(step, outcome);
     }
   } catch (error) {

@@ -88,6 +88,8 @@ export interface ChatTraceStep {
   id: string;
   action: string;
   outcome: string;
+  /** Wall time of the step in milliseconds. */
+  ms?: number;
 }
 
 /** How the question's language was found and handled. */
