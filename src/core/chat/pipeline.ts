@@ -77,6 +77,13 @@ export const pipelineSettingsSchema = z.strictObject({
     })
     .prefault({}),
   node_text_fetch_top_n: z.number().int().min(1).max(100).default(12),
+  /** Summaries of the summary tree (RAPTOR) sent ahead of the evidence: at most top_k, similarity ≥ min_score (top_k 0: none). */
+  summaries: z
+    .strictObject({
+      top_k: z.number().int().min(0).max(20).default(3),
+      min_score: z.number().min(-1).max(1).default(0.3),
+    })
+    .prefault({}),
 });
 
 /** Pipeline settings after the merge and the defaults. */

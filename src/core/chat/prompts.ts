@@ -16,10 +16,19 @@ export const ANSWER_SYSTEM = [
 ].join('\n');
 
 /** The prompt of the answer call: history, evidence (raw or summarized), earlier requests, the question. */
-export function answerPrompt(question: string, evidence: readonly ChatEvidence[], history: string, options: { summary?: string; requests?: readonly string[]; overview?: string } = {}): string {
+export function answerPrompt(
+  question: string,
+  evidence: readonly ChatEvidence[],
+  history: string,
+  options: { summary?: string; requests?: readonly string[]; overview?: string; summaries?: ReadonlyArray<{ level: number; files: string[]; text: string }> } = {},
+): string {
   const parts: string[] = [];
   if (history) parts.push(history, '');
   if (options.overview) parts.push('## Repository overview', options.overview, '');
+  if (options.summaries?.length) {
+    parts.push('## High-level context (summaries of parts of the repository)');
+    for (const s of options.summaries) parts.push(`[Summary, level ${s.level}, of ${s.files.slice(0, 8).join(', ')}${s.files.length > 8 ? `, … (${s.files.length} files)` : ''}]`, s.text, '');
+  }
   if (options.summary !== undefined) {
     parts.push('## Evidence (condensed for the question)', options.summary, '', `Sources: ${evidence.map((e) => `[${e.path}:${e.startLine}-${e.endLine}]`).join(' ')}`);
   } else {

@@ -8,6 +8,7 @@ import { parseCitations } from './citations';
 import { nextStep, type ChatPipeline, type PipelineStep } from './pipeline';
 import { FALLBACK_MODE } from './router';
 import type { DecisionSink } from '../retrieval/decisionLog';
+import type { SummaryStore } from '../summaries/store';
 import type { ConversationStore } from './store';
 import { TurnActions, type TurnState } from './turnActions';
 
@@ -34,6 +35,8 @@ export interface TurnDeps extends TurnModel {
   pipelineProblems?: string[];
   /** Where the evidence decisions of each round are logged (stage `chat`). */
   decisions?: DecisionSink;
+  /** The repository's summary tree, when one was built. */
+  summaries?: Pick<SummaryStore, 'nearest' | 'embedderId'>;
 }
 
 /** One question of a conversation. */
@@ -120,6 +123,7 @@ export function traceOf(deps: Pick<TurnDeps, 'pipeline' | 'pipelineProblems'>, s
     steps: [...state.steps],
     ...(state.language ? { language: state.language } : {}),
     ...(state.history ? { history: state.history } : {}),
+    ...(state.summaries ? { summaries: state.summaries } : {}),
     rounds: state.rounds.map((r) => ({ ...r, notes: [...r.notes] })),
     calls: calls.calls.map((c) => ({ ...c })),
     loops: { used: Math.max(0, state.rounds.length - 1), max: deps.pipeline.settings.max_turn_loops, requests: [...state.requests], exhausted: state.exhausted ?? false },

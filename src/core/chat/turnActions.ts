@@ -52,6 +52,8 @@ export interface TurnState {
   exhausted?: boolean;
   /** The repository overview sent with a SUMMARY question. */
   overview?: string;
+  /** Summaries of the summary tree sent ahead of the evidence. */
+  summaries?: Array<{ level: number; files: string[]; score: number; text: string }>;
 }
 
 const SETTING_MODES: Record<Exclude<PipelineSettings['retrieval']['mode'], 'auto'>, RouteMode> = { bm25: 'BM25', semantic: 'SEMANTIC', semantic_rerank: 'SEMANTIC_RERANK', hybrid: 'HYBRID' };
@@ -183,6 +185,7 @@ export class TurnActions {
     const mode: RouteMode = route.mode === 'DIRECT' ? FALLBACK_MODE : route.mode;
     const query = request ?? route.query;
     const queries = round === 0 ? await this.expandQuery(query) : [query];
+    if (round === 0) await this.fetchSummaries(query);
     const plan = this.state.plan!;
     const found = await searchRound(this.deps.kb, { mode, queries, retrieval: this.settings.retrieval, embedder: this.deps.embedder, limit: plan.seeds, signal: this.input.signal });
     if (found.results.length === 0) found.notes.push(`No file matched “${query}”.`);
@@ -204,6 +207,31 @@ export class TurnActions {
       notes: found.notes,
     });
     return 'ok';
+  }
+
+  /**
+   * Summaries of the summary tree near the query (query-engine "RAPTOR integration"), ahead of the
+   * detailed evidence. No tree, another embedder's tree or a query that cannot be embedded: skipped,
+   * with a note where it says something.
+   */
+  private async fetchSummaries(query: string): Promise<void> {
+    const { top_k: limit, min_score: minScore } = this.settings.summaries;
+    const store = this.deps.summaries;
+    if (!store || limit === 0) return;
+    const built = store.embedderId();
+    if (built === null) return;
+    if (built !== this.deps.embedder.id) {
+      this.state.notes.push(`The summary tree was built with ${built}, and questions are embedded with ${this.deps.embedder.id}: summaries were skipped (rebuild them with cra summarize).`);
+      return;
+    }
+    try {
+      const [vector] = await this.deps.embedder.embed([query], this.input.signal);
+      const near = store.nearest(vector!, built, { minScore, limit });
+      this.state.summaries = near.map((s) => ({ level: s.level, files: s.files, score: Math.round(s.score * 1000) / 1000, text: s.text }));
+    } catch (error) {
+      if (this.input.signal.aborted) throw error;
+      this.state.notes.push(`Summaries were skipped: the question could not be embedded (${error instanceof Error ? error.message : String(error)}).`);
+    }
   }
 
   private get round(): ChatTraceRound {
@@ -292,6 +320,7 @@ export class TurnActions {
       ...(this.state.evidenceSummary !== undefined ? { summary: this.state.evidenceSummary } : {}),
       requests: this.state.requests,
       ...(this.state.plan?.intent === 'SUMMARY' ? { overview: this.overview() } : {}),
+      ...(this.state.summaries?.length ? { summaries: this.state.summaries } : {}),
     });
     const thinking = new ThinkingFilter();
     const protocol = new AnswerStreamFilter();

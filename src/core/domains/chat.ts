@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { AppError, type ChatPipelineInfo, type Handlers } from '../../shared/contract';
 import { DEFAULT_PIPELINE, describeProblem, loadPipelines, type ChatPipeline } from '../chat/pipeline';
 import { runChatTurn } from '../chat/turn';
@@ -9,6 +10,7 @@ import type { ModelServices } from '../llm/services';
 import { openIndexedRepo } from '../repos/indexed';
 import { repoPaths } from '../repos/registry';
 import { sharedDefaultEmbedder } from '../search/search';
+import { SummaryStore, summariesFile } from '../summaries/store';
 
 type ChatHandlers = Pick<Handlers, 'chat/ask' | 'chat/history' | 'chat/pipelines'>;
 
@@ -70,6 +72,9 @@ export function createChatDomain(ctx: EngineContext, llm: Pick<ModelServices, 'c
         `Chat · ${info.name}: ${question.slice(0, 60)}`,
         async ({ runId, signal }) => {
           const kb = KnowledgeBase.open(curatedFile, info.id, { withVectors: true });
+          const summaryFile = summariesFile(repoPaths(ctx.ports.dataDir, info.id).dir);
+          // Absent summaries are skipped, not an error.
+          const summaries = existsSync(summaryFile) ? SummaryStore.open(summaryFile) : undefined;
           try {
             const message = await runChatTurn(
               {
@@ -82,11 +87,13 @@ export function createChatDomain(ctx: EngineContext, llm: Pick<ModelServices, 'c
                 pipeline,
                 pipelineProblems: problems,
                 decisions: store.decisionLog(),
+                ...(summaries ? { summaries } : {}),
               },
               { runId, repoId: info.id, conversationId: id, question, mode, signal, ...(language ? { language } : {}) },
             );
             return { conversationId: id, messageId: message.id };
           } finally {
+            summaries?.close();
             kb.close();
           }
         },

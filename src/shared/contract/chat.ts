@@ -79,6 +79,8 @@ export interface ChatTrace {
   rounds?: ChatTraceRound[];
   /** Every model call of the turn, in order; `callId` opens it in the Logs page. */
   calls?: ChatTraceCall[];
+  /** Summaries of the repository's summary tree sent ahead of the evidence (similarity to the question ≥ the pipeline's minimum). */
+  summaries?: Array<{ level: number; files: string[]; score: number; text: string }>;
   /** The follow-up loop: requests made, the cap, and whether the cap ended the turn. */
   loops?: { used: number; max: number; requests: string[]; exhausted: boolean };
 }
