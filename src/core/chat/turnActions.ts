@@ -185,9 +185,10 @@ export class TurnActions {
     const mode: RouteMode = route.mode === 'DIRECT' ? FALLBACK_MODE : route.mode;
     const query = request ?? route.query;
     const queries = round === 0 ? await this.expandQuery(query) : [query];
-    if (round === 0) await this.fetchSummaries(query);
+    // Summaries are looked up beside the search (embedding the question may take a while).
+    const summaries = round === 0 ? this.fetchSummaries(query) : Promise.resolve();
     const plan = this.state.plan!;
-    const found = await searchRound(this.deps.kb, { mode, queries, retrieval: this.settings.retrieval, embedder: this.deps.embedder, limit: plan.seeds, signal: this.input.signal });
+    const [found] = await Promise.all([searchRound(this.deps.kb, { mode, queries, retrieval: this.settings.retrieval, embedder: this.deps.embedder, limit: plan.seeds, signal: this.input.signal }), summaries]);
     if (found.results.length === 0) found.notes.push(`No file matched “${query}”.`);
     this.state.seeds = seedsOf(this.deps.kb, found.results);
     this.state.nodes = this.state.seeds;
