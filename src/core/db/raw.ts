@@ -169,6 +169,23 @@ export const RAW_MIGRATIONS: readonly Migration[] = [
         );
       `),
   },
+  {
+    version: 6,
+    description: 'chat_history_summaries: rolling query-aware summaries of a conversation (append-only; the newest is the pointer)',
+    up: (db) =>
+      db.exec(`
+        create table chat_history_summaries (
+          id integer primary key,
+          conversation_id text not null,
+          summary text not null,
+          through_message_id integer not null, -- chat_messages.id of the last message the summary covers
+          question text,                       -- the question it was conditioned on
+          model_call_id integer,               -- model_calls.id of the summarizing call
+          created_at text not null
+        );
+        create index chat_history_summaries_conversation on chat_history_summaries(conversation_id, id);
+      `),
+  },
 ];
 
 /** Open (creating or upgrading) a raw database file. */
