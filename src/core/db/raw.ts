@@ -186,6 +186,11 @@ export const RAW_MIGRATIONS: readonly Migration[] = [
         create index chat_history_summaries_conversation on chat_history_summaries(conversation_id, id);
       `),
   },
+  {
+    version: 7,
+    description: 'orchestrator_passes.context_json: the context package retrieval handed the pass (the Context inspector opens it)',
+    up: (db) => db.exec('alter table orchestrator_passes add column context_json text;'),
+  },
 ];
 
 /** Open (creating or upgrading) a raw database file. */
