@@ -44,8 +44,8 @@ export const reasonSchema = z.discriminatedUnion('kind', [
   // Produced by retrieval's binary judgments.
   /** A model judged the item not relevant; `probability` is P(yes) when known. */
   z.object({ kind: z.literal('judged-irrelevant'), detail: z.object({ model: z.string().min(1), probability: z.number().min(0).max(1).optional() }) }),
-  /** The model's answer was not a yes or a no (`cause`), so the item was left out, as the pipeline's rule says. */
-  z.object({ kind: z.literal('default-deny'), detail: z.object({ model: z.string().min(1), cause: z.enum(['empty', 'cut-off', 'unparseable']) }) }),
+  /** The model's answer was not a yes or a no (`cause`; `call-failed`: the call failed or timed out), so the item was left out, as the pipeline's rule says. */
+  z.object({ kind: z.literal('default-deny'), detail: z.object({ model: z.string().min(1), cause: z.enum(['empty', 'cut-off', 'unparseable', 'call-failed']) }) }),
   // Produced by retrieval's precision stage and the context package.
   /** The symbol calls (`calls`) or is called by (`called-by`) a symbol the task names (`symbol`). */
   z.object({ kind: z.literal('symbol-link'), detail: z.object({ symbol: z.string().min(1), direction: z.enum(['calls', 'called-by']) }) }),
@@ -125,7 +125,7 @@ export function formatReason(reason: Reason, options: { compact?: boolean } = {}
         ? `judged not relevant by ${reason.detail.model} (P ${reason.detail.probability.toFixed(2)})`
         : `judged not relevant by ${reason.detail.model}`;
     case 'default-deny':
-      return `left out: ${reason.detail.model} gave no yes or no (${reason.detail.cause})`;
+      return reason.detail.cause === 'call-failed' ? `left out: the call to ${reason.detail.model} failed` : `left out: ${reason.detail.model} gave no yes or no (${reason.detail.cause})`;
     case 'symbol-link':
       return reason.detail.direction === 'calls' ? `calls ${reason.detail.symbol}` : `called by ${reason.detail.symbol}`;
     case 'precision-verdict': {
