@@ -6,8 +6,8 @@ export interface DecisionRecord {
   runId: string;
   /** scope, precision_pass1, similarity, … */
   stage: string;
-  subjectKind: 'file' | 'symbol' | 'pair';
-  /** Path, qualified symbol or "a|b". */
+  subjectKind: 'file' | 'symbol' | 'pair' | 'stage';
+  /** Path, qualified symbol, "a|b" or a stage name (routing). */
   subject: string;
   /** seed, dependency, co_change, … (null where tiers do not apply). */
   tier?: string;

@@ -2,6 +2,7 @@ import { AppError } from '../../shared/contract';
 import type { Reason } from '../../shared/contract/reasons';
 import type { LlmClient } from '../llm/client';
 import type { CallLogger, TokenLogprob } from '../llm/types';
+import type { TokenMeter } from './budget';
 import type { DecisionRecord } from './decisionLog';
 import { judgeFamilyOf, judgePrompt, type JudgeFamily } from './judgePrompts';
 
@@ -54,6 +55,8 @@ export interface JudgeSetup {
   concurrency?: number;
   /** Per-call timeout in ms (default: the model's [models].timeout_s); a call past it is a default-deny. */
   timeoutMs?: number;
+  /** Where the server's exact token counts go (under `stage`). */
+  meter?: TokenMeter;
   /** Called after each judgment of {@link judgeAll} with how many are done of how many. */
   onJudged?: (done: number, total: number) => void;
 }
@@ -107,10 +110,13 @@ export async function runBinaryJudgment(setup: JudgeSetup, document: string): Pr
     const code = error instanceof AppError ? error.code : 'INTERNAL';
     if (FATAL_CODES.has(code) || setup.signal?.aborted) throw error;
     const message = error instanceof Error ? error.message : String(error);
-    return { verdict: 'no', read: 'default-deny', denyCause: 'call-failed', model: model.model, raw: message, errorCode: code, promptTokens: 0, completionTokens: 0 };
+    const failed: Judgment = { verdict: 'no', read: 'default-deny', denyCause: 'call-failed', model: model.model, raw: message, errorCode: code, promptTokens: 0, completionTokens: 0 };
+    setup.meter?.add(setup.stage, failed);
+    return failed;
   }
   const reading = readAnswer(result.text, result.doneReason);
   const pYes = result.logprobs ? pYesFrom(result.logprobs) : undefined;
+  setup.meter?.add(setup.stage, result);
   return {
     ...(reading.verdict ? { verdict: reading.verdict, read: reading.read } : { verdict: 'no' as const, read: 'default-deny' as const, denyCause: reading.cause }),
     ...(pYes !== undefined ? { pYes } : {}),

@@ -3,29 +3,9 @@ import { formatReasons } from '../../shared/contract/reasons';
 import type { KnowledgeBase } from '../kb/knowledgeBase';
 import type { ContextPackage, DroppedItem, PackageFile, PackageItem } from '../../shared/contract/retrieval';
 import type { ContextFile, ContextSymbol } from './stage';
+import { DEFAULT_SAFETY_MARGIN, estimateTokens } from './budget';
 
-/** The model's window and what is kept back for the system prompt, the answer and retries. */
-export interface BudgetConfig {
-  contextWindow: number;
-  reservedTokens: number;
-}
-
-/** The effective retrieval budget, window − reserved; a clear error when the two do not make one. */
-export function effectiveBudget(config: BudgetConfig): number {
-  const { contextWindow: w, reservedTokens: r } = config;
-  if (!Number.isInteger(w) || w <= 0) throw new Error(`The context window must be a whole number of tokens above 0 (got ${w}).`);
-  if (!Number.isInteger(r) || r < 0) throw new Error(`The reserved tokens must be a whole number, 0 or more (got ${r}).`);
-  if (r >= w) throw new Error(`The reserved tokens (${r}) must be fewer than the context window (${w}): nothing would be left for context.`);
-  return w - r;
-}
-
-/** Default safety margin on the chars/4 estimate: counts 10% high, so a real tokenizer rarely exceeds it. */
-export const DEFAULT_SAFETY_MARGIN = 0.1;
-
-/** Tokens of a text by the chars/4 rule with a safety margin (no tokenizer dependency; exact counts come from the server). */
-export function estimateTokens(text: string, margin = DEFAULT_SAFETY_MARGIN): number {
-  return Math.ceil((text.length / 4) * (1 + margin));
-}
+export { DEFAULT_SAFETY_MARGIN, effectiveBudget, estimateTokens, type BudgetConfig } from './budget';
 
 export type { ContextPackage, DroppedItem, PackageFile, PackageItem } from '../../shared/contract/retrieval';
 
