@@ -20,6 +20,29 @@ export interface PackageInput {
   safetyMargin?: number;
   /** When given, the import edges among included files are listed. */
   kb?: KnowledgeBase;
+  /** Groups of related files (similarity): a group's files are placed together, where its first file stands. */
+  groups?: readonly string[][];
+}
+
+/** Files in priority order, except that a group's files follow its highest-priority member. */
+export function orderByGroups<T extends { path: string }>(files: readonly T[], groups: readonly string[][] = []): T[] {
+  const groupOf = new Map<string, number>();
+  groups.forEach((g, i) => g.forEach((p) => {
+    if (!groupOf.has(p)) groupOf.set(p, i);
+  }));
+  const out: T[] = [];
+  const placed = new Set<T>();
+  for (const f of files) {
+    if (placed.has(f)) continue;
+    const g = groupOf.get(f.path);
+    const members = g === undefined ? [f] : files.filter((x) => groupOf.get(x.path) === g);
+    for (const m of members) {
+      if (placed.has(m)) continue;
+      placed.add(m);
+      out.push(m);
+    }
+  }
+  return out;
 }
 
 const fence = (text: string) => (text.includes('```') ? '````' : '```');
@@ -39,7 +62,8 @@ const itemText = (path: string, item: Omit<PackageItem, 'tokens'>) => {
  * what it needed. The estimate of every rendered block is counted, so the rendered markdown never
  * exceeds the budget.
  */
-export function buildPackage(input: PackageInput): ContextPackage {
+export function buildPackage(packageInput: PackageInput): ContextPackage {
+  const input = { ...packageInput, files: orderByGroups(packageInput.files, packageInput.groups) };
   const margin = input.safetyMargin ?? DEFAULT_SAFETY_MARGIN;
   const est = (t: string) => estimateTokens(t, margin);
   let used = est(headerText(input.task.text));
@@ -136,7 +160,8 @@ export function buildPackage(input: PackageInput): ContextPackage {
       for (const d of input.kb.getDependencies(f.fileId, 'outgoing')) if (included.has(d.path) && d.path !== f.path) edges.push({ from: f.path, to: d.path });
     }
   }
-  return { taskId: input.task.id, task: input.task.text, budget: { tokens: input.budgetTokens, used, safetyMargin: margin }, files, edges, dropped };
+  const groups = (input.groups ?? []).map((g) => g.filter((p) => included.has(p))).filter((g) => g.length > 1);
+  return { taskId: input.task.id, task: input.task.text, budget: { tokens: input.budgetTokens, used, safetyMargin: margin }, files, edges, dropped, ...(groups.length ? { groups } : {}) };
 }
 
 /** The package as the execute prompt's context: markdown with a `path:start-end` header per item. */

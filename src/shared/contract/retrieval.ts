@@ -49,6 +49,8 @@ export interface ContextPackage {
   /** Import edges among the included files. */
   edges: Array<{ from: string; to: string }>;
   dropped: DroppedItem[];
+  /** Groups of related included files (the similarity stage's output), when it ran and found any. */
+  groups?: string[][];
 }
 
 /** What a `retrieve` run returns: the package in figures. */
