@@ -35,7 +35,10 @@ export class RefilterStage implements RetrievalStage {
     const tight = buildPackage({ task, files: context.files, budgetTokens: context.budget.tokens, readSource, ...margin });
     const demoted = tight.files.some((f) => f.items.some((i) => i.reasons.some((r) => r.kind === 'demoted')));
     if (tight.dropped.length === 0 && !demoted) return { ...context, decisions: [] };
-    const costs = fileCosts(context, task, readSource);
+    // Costs as the kept files will be rendered: with the re-filter's reason in their header.
+    const model = llm.resolve({ stage: 'refilter' }).model;
+    const withReason = (f: ContextFile): ContextFile => (isSeedTier(f.tier) ? f : { ...f, reasons: [...f.reasons, { kind: 'refilter', detail: { kept: true, model } }] });
+    const costs = fileCosts({ ...context, files: context.files.map(withReason) }, task, readSource);
     const cost = (f: ContextFile) => costs.get(f.path) ?? 0;
     const fixed = context.files.filter((f) => isSeedTier(f.tier));
     const optional = context.files.filter((f) => !isSeedTier(f.tier));
@@ -62,11 +65,11 @@ export class RefilterStage implements RetrievalStage {
     }
     const keep = (f: ContextFile) => isSeedTier(f.tier) || (picked.has(f.path) && !evicted.has(f.path));
     for (const f of optional) {
-      const reason: Reason = { kind: 'refilter', detail: { kept: picked.has(f.path), model: sel.model } };
+      const reason: Reason = { kind: 'refilter', detail: { kept: picked.has(f.path), model } };
       const decision = evicted.has(f.path) ? 'evicted' : picked.has(f.path) ? 'kept' : 'dropped';
       decisions.push({ subjectKind: 'file', subject: f.path, tier: String(f.tier), decision, reasons: evicted.has(f.path) ? [reason, { kind: 'over-budget', detail: { tokens: cost(f), left } }] : [reason], judgment: { tokens: cost(f), left, ...(sel.unknown.length ? { unknown: sel.unknown } : {}) }, ...call });
     }
-    const files = context.files.filter(keep).map((f) => (isSeedTier(f.tier) ? f : { ...f, reasons: [...f.reasons, { kind: 'refilter' as const, detail: { kept: true, model: sel.model } }] }));
+    const files = context.files.filter(keep).map(withReason);
     return { ...context, files, ...(context.groups ? { groups: context.groups.map((g) => g.filter((p) => files.some((f) => f.path === p))).filter((g) => g.length > 1) } : {}), decisions };
   }
 }
