@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { event, request } from './define';
+import { modelNameSchema } from './models';
 import type { Reason } from './reasons';
 
 /** How much of a symbol the execute model sees: primary in full; supporting in full when it fits; type_context as a signature. */
@@ -65,6 +66,14 @@ export interface RetrievalSummary {
   judgments: number;
   /** Task analysis: enriched by the task_analysis model, or deterministic only (and why). */
   analysis: { enrichment: 'ok' | 'skipped' | 'failed'; reason?: string };
+  /** Preflight's info lines (e.g. enrichment not found: tier 4 skipped). */
+  info?: string[];
+  /** The stages in the order they ran (skipped: routing chose not to run it), with what each left. */
+  stages?: Array<{ name: string; files: number; decisions: number; ms: number; skipped?: boolean }>;
+  /** The server's exact token counts over every judgment of the run. */
+  usage?: { calls: number; promptTokens: number; completionTokens: number; failed: number };
+  /** The stage list and the budget config the run used. */
+  config?: { stages: string[]; contextWindow?: number; reservedTokens?: number; safetyMargin: number; concurrency: number };
 }
 
 /** Requests of retrieval. */
@@ -77,7 +86,17 @@ export const retrievalRequests = {
       /** Tokens; default: the config's [budget] context_window − reserved_tokens. */
       budget: z.number().int().positive({ error: 'the budget must be a whole number of tokens above 0' }).optional(),
       taskId: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/).optional(),
-    }),
+      /** The explicit stage list (routing, scope, similarity, precision, refilter); default scope, precision. */
+      stages: z.array(z.string().min(1).max(40)).min(1, { error: 'the stage list must not be empty' }).max(10).optional(),
+      /** The execute model's window and what it keeps back; the budget is their difference. Not with `budget`. */
+      budgetConfig: z.object({ contextWindow: z.number().int().positive(), reservedTokens: z.number().int().min(0) }).strict().optional(),
+      /** Files given with the task (a plan's): scope tier 0, never judged. */
+      planFiles: z.array(z.string().min(1).max(1000)).max(200).optional(),
+      /** The model of every retrieval stage for this run, instead of the config's. */
+      model: modelNameSchema.optional(),
+      /** The model server for this run, instead of the config's. */
+      baseUrl: z.string().regex(/^https?:\/\/[^\s"'<>\\`]+$/i, { error: 'baseUrl must be an http:// or https:// address' }).optional(),
+    }).refine((v) => v.budget === undefined || v.budgetConfig === undefined, { error: 'give either budget or budgetConfig, not both' }),
     { repoId: 'repo-1', task: 'Fix the tokenizer dropping newlines' },
   ),
 } as const;
