@@ -76,7 +76,8 @@ describe('sessions', () => {
   it('the runner writes task, budget, stages, each stage output and progress (with the server\'s exact token counts) and the final context; close archives the file into raw and deletes it', async () => {
     const { package: pkg, session, result } = await retrieve({ task: await task(), stages: STAGES, budgetTokens: 8000, options: scope0 }, deps());
     expect(session.file).toBe(join(sessionsDir, 'task-1.sqlite'));
-    expect(session.keys()).toEqual(['budget', 'final_context', 'stage_outputs', 'stage_progress', 'stages', 'task']);
+    expect(session.keys()).toEqual(['budget', 'final_context', 'owner', 'stage_outputs', 'stage_progress', 'stages', 'task']);
+    expect(session.get('owner')).toMatchObject({ pid: process.pid, runId: 'run-1' });
     const progress = session.get<StageProgressEntry[]>('stage_progress')!;
     expect(progress.map((p) => [p.name, p.status, p.loop])).toEqual([['scope', 'done', 0], ['similarity', 'done', 0], ['precision', 'done', 0]]);
     // Exact counts as the server reported them: the sum over model_calls of each stage.

@@ -12,7 +12,7 @@ import type { LlmClient } from '../llm/client';
 import type { CallLogger } from '../llm/types';
 import type { DecisionSink } from './decisionLog';
 import { buildPackage } from './package';
-import { RetrievalSession } from './session';
+import { RetrievalSession, sweepAbandonedSessions } from './session';
 import { runPipeline, type PipelineResult, type RetrievalStage, type StageContext } from './stage';
 import { PrecisionStage, type PrecisionOptions } from './stages/precision';
 import { RefilterStage } from './stages/refilter';
@@ -106,14 +106,15 @@ export interface Retrieval {
 }
 
 /**
- * Run a retrieval: create the task's session (a file a killed run left for the same task id is
- * removed first), run the stages writing it between them, and build the package within the
+ * Run a retrieval: sweep the session files killed runs left (archived into `archiveTo`), create
+ * the task's session, run the stages writing it between them, and build the package within the
  * budget. On failure the session is closed — archived into `archiveTo` when given — and deleted,
  * and the error goes on: nothing half-done is left to read back.
  */
 export async function retrieve(request: RetrievalRequest, deps: RetrievalDeps, archiveTo?: Db): Promise<Retrieval> {
   const stages = buildStages(request.stages, request.options);
-  const session = RetrievalSession.create(deps.sessionsDir, request.task.id);
+  sweepAbandonedSessions(deps.sessionsDir, archiveTo);
+  const session = RetrievalSession.create(deps.sessionsDir, request.task.id, deps.runId);
   try {
     const result = await runPipeline({ stages, kb: deps.kb, task: request.task, llm: deps.llm, runId: deps.runId, budgetTokens: request.budgetTokens, decisions: deps.decisions, session, loop: 0, readSource: deps.readSource, ...optional(deps) });
     const pkg = buildPackage({ task: request.task, files: result.context.files, budgetTokens: request.budgetTokens, readSource: deps.readSource, kb: deps.kb, ...(deps.safetyMargin !== undefined ? { safetyMargin: deps.safetyMargin } : {}), ...(result.context.groups ? { groups: result.context.groups } : {}) });

@@ -4,14 +4,15 @@
  * `stage_outputs`, `stage_progress`, `final_context`, `refinement_request` (plus `task`,
  * `budget` and `stages`, so re-entry needs nothing else). One SQLite file per task id in
  * `<data>/repos/<id>/sessions/`; on close it is archived into the raw DB's `session_archives` as
- * one blob and deleted. A file left by a killed run is removed when the task id starts again.
+ * one blob and deleted. A file left by a killed run is removed when the task id starts again, and
+ * swept (archived, then removed) by the next retrieval of the repository ({@link sweepAbandonedSessions}).
  */
-import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { openDatabase, type Db, type Migration } from '../db/open';
 
 /** Session keys the pipeline writes and reads. */
-export type SessionKey = 'stage_outputs' | 'stage_progress' | 'final_context' | 'refinement_request' | 'task' | 'budget' | 'stages' | 'refinement_loops';
+export type SessionKey = 'stage_outputs' | 'stage_progress' | 'final_context' | 'refinement_request' | 'task' | 'budget' | 'stages' | 'refinement_loops' | 'owner';
 
 const SESSION_MIGRATIONS: readonly Migration[] = [
   {
@@ -52,13 +53,16 @@ export class RetrievalSession {
    * Create the session of a task in `dir`. A file already there is what a killed run left: it is
    * removed first, so the run starts clean (nothing of a half-done run is ever read back).
    */
-  static create(dir: string, taskId: string): RetrievalSession {
+  static create(dir: string, taskId: string, runId?: string): RetrievalSession {
     if (!SAFE_ID.test(taskId)) throw new Error(`A task id must be 1-64 letters, digits, _ or - (got "${taskId}").`);
     mkdirSync(dir, { recursive: true });
     const file = join(dir, `${taskId}.sqlite`);
     removeSessionFile(file);
     // Rollback journal: the session is one file, archived as one blob.
-    return new RetrievalSession(openDatabase(file, { migrations: SESSION_MIGRATIONS, journal: 'rollback' }), taskId, file);
+    const session = new RetrievalSession(openDatabase(file, { migrations: SESSION_MIGRATIONS, journal: 'rollback' }), taskId, file);
+    // Who holds it: a later sweep archives and removes a session whose process is gone.
+    session.set('owner', { pid: process.pid, ...(runId ? { runId } : {}), startedAt: new Date().toISOString() });
+    return session;
   }
 
   /** Write one key (one transaction: a kill leaves the previous value or the new one, never half). */
@@ -117,6 +121,51 @@ export class RetrievalSession {
   private ensureOpen(): void {
     if (this.closed) throw new Error(`The session of task ${this.taskId} is closed.`);
   }
+}
+
+/** Whether a process with this id is alive on this machine. */
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Archive (into `raw`, when given) and remove every session file in `dir` whose owning process is
+ * gone — what killed runs left — so a folder of sessions never fills with dead ones and nothing
+ * of a dead run is read back. Sessions of live processes (this one included) are left alone; a
+ * file that cannot be read is removed. Returns the task ids swept.
+ */
+export function sweepAbandonedSessions(dir: string, raw?: Db): string[] {
+  if (!existsSync(dir)) return [];
+  const swept: string[] = [];
+  for (const name of readdirSync(dir)) {
+    if (!name.endsWith('.sqlite')) continue;
+    const file = join(dir, name);
+    let owner: { pid?: number; runId?: string } | undefined;
+    try {
+      const db = openDatabase(file, { readOnly: true });
+      try {
+        const row = db.prepare("select value_json from retrieval_state where key = 'owner'").pluck().get() as string | undefined;
+        owner = row ? (JSON.parse(row) as typeof owner) : undefined;
+      } finally {
+        db.close();
+      }
+    } catch {
+      owner = undefined;
+    }
+    if (owner?.pid !== undefined && isAlive(owner.pid)) continue;
+    try {
+      if (raw) raw.prepare('insert into session_archives (run_id, archived_at, bytes) values (?, ?, ?)').run(owner?.runId ?? `abandoned:${name.slice(0, -'.sqlite'.length)}`, new Date().toISOString(), readFileSync(file));
+    } finally {
+      removeSessionFile(file);
+    }
+    swept.push(name.slice(0, -'.sqlite'.length));
+  }
+  return swept;
 }
 
 function removeSessionFile(file: string): void {

@@ -1,5 +1,5 @@
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -139,5 +139,86 @@ describe('cra retrieve', () => {
     const down = await cra(['retrieve', TASK, '--repo', repo.root, ...STAGES, ...BUDGET], `http://127.0.0.1:${port}`);
     expect(down.status).not.toBe(0);
     expect(down.stderr).toContain(`No model server answers at http://127.0.0.1:${port} (set by OLLAMA_HOST)`);
+  }, 120_000);
+});
+
+describe('cra retrieve: strict flags (fail fast with the reason, before any model call)', () => {
+  const fails = async (args: string[], message: RegExp | string) => {
+    const before = server.requests.length;
+    const out = await cra(['retrieve', TASK, '--repo', repo.root, ...args]);
+    expect(out.status, out.stderr).not.toBe(0);
+    if (typeof message === 'string') expect(out.stderr).toContain(message);
+    else expect(out.stderr).toMatch(message);
+    expect(out.stdout).toBe('');
+    expect(server.requests.length).toBe(before);
+  };
+
+  it('needs an explicit, valid stage list', async () => {
+    await fails([...BUDGET], '--stages is required: name the stages to run, e.g. --stages scope,precision');
+    await fails(['--stages', '', ...BUDGET], 'The stage list is empty');
+    await fails(['--stages', 'scope,precison', ...BUDGET], 'Unknown retrieval stage: "precison"');
+    await fails(['--stages', 'precision', ...BUDGET], 'must include scope');
+    await fails(['--stages', 'scope,scope', ...BUDGET], 'listed twice');
+  }, 120_000);
+
+  it('needs a budget in exactly one form, and a window, reserved tokens and format that make sense', async () => {
+    await fails([...STAGES], 'A budget is required: give --context-window N and --reserved-tokens M');
+    await fails([...STAGES, '--context-window', '8192'], '--context-window and --reserved-tokens go together: --reserved-tokens is missing');
+    await fails([...STAGES, '--reserved-tokens', '100'], '--context-window is missing');
+    await fails([...STAGES, ...BUDGET, '--budget-config', join(dataDir, 'b.json')], '--budget-config cannot be combined with --context-window/--reserved-tokens');
+    await fails([...STAGES, '--context-window', '0', '--reserved-tokens', '0'], '"0" is not a valid context window; give a whole number of tokens above 0');
+    await fails([...STAGES, '--context-window', '100', '--reserved-tokens', '-1'], /is not a valid number of reserved tokens|unknown option|argument missing/);
+    await fails([...STAGES, '--context-window', '4096', '--reserved-tokens', '4096'], 'The reserved tokens (4096) must be fewer than the context window (4096)');
+    await fails([...STAGES, ...BUDGET, '--format', 'yaml'], '--format must be json or markdown (got "yaml")');
+    await fails([...STAGES, '--budget-config', join(dataDir, 'missing.json')], 'Cannot read the budget config');
+  }, 120_000);
+
+  it('takes the budget from --budget-config, the model and server from --model/--base-url, and says more with -v', async () => {
+    const file = join(dataDir, 'budget.json');
+    writeFileSync(file, '{"context_window": 9000, "reserved_tokens": 1000}');
+    // The config points at a server that is not there; the flags name the loopback one and its model.
+    writeFileSync(join(dataDir, 'config.toml'), '[models]\nreasoning = "absent:1b"\ncoding = "absent:1b"\nbase_url = "http://127.0.0.1:9"\n');
+    server.install('qwen3:1.7b');
+    const seen = server.requests.length;
+    const out = await runCra(dataDir, ['retrieve', TASK, '--repo', repo.root, ...STAGES, '--budget-config', file, '--model', 'qwen3:1.7b', '--base-url', server.url, '--format', 'json', '-v']);
+    expect(out.status, out.stderr).toBe(0);
+    const { summary } = JSON.parse(out.stdout) as { summary: RetrievalSummary };
+    expect(summary).toMatchObject({ budget: 8000, config: { stages: ['scope', 'precision'], contextWindow: 9000, reservedTokens: 1000, safetyMargin: 0.1, concurrency: 1 } });
+    const models = new Set(server.requests.slice(seen).filter((r) => r.path === '/api/chat').map((r) => (r.body as { model: string }).model));
+    expect(models).toEqual(new Set(['qwen3:1.7b']));
+    expect(out.stderr).toContain('Budget: context window 9000 − reserved 1000 = 8000 tokens · safety margin 0.1 · concurrency 1');
+    expect(out.stderr).toMatch(/Stage scope: \d+ files, \d+ decisions, \d+ ms\nStage precision: /);
+    expect(out.stderr).toMatch(/Server token counts: \d+ calls, \d+ prompt \+ \d+ completion tokens/);
+  }, 120_000);
+
+  it('a killed run leaves its session file and no package; the next run sweeps it (archived into raw) and leaves no session behind', async () => {
+    const sessions = repoPaths(dataDir, repoId()).sessions;
+    // Every judgment stalls: the run is killed in the middle of scope.
+    const respond = server.script.respond;
+    server.script.respond = () => ({ fault: 'stall' });
+    const seen = server.requests.length;
+    const child = spawn(process.execPath, [join(packageRoot(), 'bin', 'cra.js'), '--data-dir', dataDir, 'retrieve', TASK, '--repo', repo.root, ...STAGES, ...BUDGET, '--format', 'json'], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, OLLAMA_HOST: server.url } });
+    let stdout = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    const closed = new Promise((resolve) => child.on('close', resolve));
+    for (let i = 0; i < 600 && !server.requests.slice(seen).some((r) => r.path === '/api/chat'); i++) await new Promise((r) => setTimeout(r, 100));
+    const left = readdirSync(sessions);
+    expect(left.filter((f) => f.endsWith('.sqlite'))).toHaveLength(1);
+    child.kill('SIGKILL');
+    await closed;
+    expect(stdout).toBe('');
+    server.script.respond = respond;
+    const again = await cra(['retrieve', TASK, '--repo', repo.root, ...STAGES, ...BUDGET, '--format', 'json']);
+    expect(again.status, again.stderr).toBe(0);
+    expect(readdirSync(sessions)).toEqual([]);
+    const raw = openRawDatabase(repoPaths(dataDir, repoId()).raw);
+    try {
+      const killedRun = raw.prepare("select id from task_runs where mode = 'retrieve' and status = 'running'").pluck().all() as string[];
+      expect(killedRun).toHaveLength(1);
+      // The killed run's session is in the archive under its run id, beside the finished run's.
+      expect(raw.prepare('select count(*) from session_archives where run_id = ?').pluck().get(killedRun[0])).toBe(1);
+    } finally {
+      raw.close();
+    }
   }, 120_000);
 });
