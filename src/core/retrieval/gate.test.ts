@@ -122,5 +122,9 @@ describe('gate 4 and 5: random runs of the whole pipeline', () => {
       expect(pkg.taskId).toBe(`p${seed}`);
       expect(contextPackageIsCoherent(pkg, read), context).toEqual([]);
     }
+    // The runs went through every kind of call: binary judgments, routing and the re-filter, and failed calls.
+    const stages = raw.prepare('select distinct stage from model_calls').pluck().all();
+    expect(stages).toEqual(expect.arrayContaining(['scope', 'similarity', 'precision_pass1', 'routing', 'refilter']));
+    expect(raw.prepare('select count(*) from model_calls where error_code is not null').pluck().get()).toBeGreaterThan(0);
   }, 120_000);
 });
