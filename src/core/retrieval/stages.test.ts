@@ -2,7 +2,9 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { AppError } from '../../shared/contract';
 import { openDatabase, type Db } from '../db/open';
+import { CURATED_MIGRATIONS } from '../kb/schema';
 import { openRawDatabase } from '../db/raw';
 import { KnowledgeBase } from '../kb/knowledgeBase';
 import type { LlmClient } from '../llm/client';
@@ -185,8 +187,23 @@ describe('preflight', () => {
     const ok = preflightRetrieval({ resolveModel: () => undefined, kb: h.fx.kb, repoPath: '/r' });
     expect(ok.hasMetadata).toBe(false);
     expect(ok.info).toEqual(['enrichment not found: no file metadata in the index of /r, so scope tier 4 (metadata matches) is skipped. `cra enrich /r --promote` adds it.']);
-    const empty = { getFiles: () => [], searchFilesByMetadata: () => [] } as unknown as KnowledgeBase;
-    expect(() => preflightRetrieval({ resolveModel: () => undefined, kb: empty, repoPath: '/r' })).toThrow(/has no files; run `cra index \/r`/);
+    // A real index with no files (a first index that found nothing to read).
+    const dir = mkdtempSync(join(tmpdir(), 'cra-empty-index-'));
+    try {
+      openDatabase(join(dir, 'curated.sqlite'), { migrations: CURATED_MIGRATIONS }).close();
+      const empty = KnowledgeBase.open(join(dir, 'curated.sqlite'), 'empty');
+      try {
+        expect(() => preflightRetrieval({ resolveModel: () => undefined, kb: empty, repoPath: '/r' })).toThrow(/has no files; run `cra index \/r`/);
+      } finally {
+        empty.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    const noModels = () => {
+      throw new AppError('CONFIG_MISSING', 'No [models] section in /x/config.toml.');
+    };
+    expect(() => preflightRetrieval({ resolveModel: noModels, kb: h.fx.kb, repoPath: '/r' })).toThrow('No [models] section in /x/config.toml. Run `cra init` to configure models.');
   });
 });
 
