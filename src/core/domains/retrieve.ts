@@ -95,6 +95,7 @@ export function createRetrieveHandlers(ctx: EngineContext, llm: Pick<ModelServic
               {
                 kb, llm: client, decisions, runId, log, signal, readSource, sessionsDir: repoPaths(ctx.ports.dataDir, info.id).sessions,
                 concurrency: settings.concurrency, safetyMargin: settings.safetyMargin,
+                onStageStart: (stage) => progress({ phase: stage, done: 0 }),
                 onJudged: (stage, n, total) => progress({ phase: stage, done: n, total, message: `${stage}: ${n} of ${total} judgments` }),
               },
               raw,

@@ -88,6 +88,7 @@ export interface RetrievalDeps {
   safetyMargin?: number;
   onJudged?: (stage: string, done: number, total: number) => void;
   onStage?: (name: string, context: StageContext) => void;
+  onStageStart?: (name: string) => void;
 }
 
 /** One retrieval: the analysed task, the explicit stage list, the budget in tokens. */
@@ -134,5 +135,6 @@ export function optional(deps: RetrievalDeps) {
     ...(deps.safetyMargin !== undefined ? { safetyMargin: deps.safetyMargin } : {}),
     ...(deps.onJudged ? { onJudged: deps.onJudged } : {}),
     ...(deps.onStage ? { onStage: deps.onStage } : {}),
+    ...(deps.onStageStart ? { onStageStart: deps.onStageStart } : {}),
   };
 }

@@ -131,6 +131,8 @@ export interface PipelineInput {
   concurrency?: number;
   /** Called after each stage (progress). */
   onStage?: (name: string, context: StageContext) => void;
+  /** Called when a stage starts (progress: the phase changes). */
+  onStageStart?: (name: string) => void;
   /** Called after each judgment: the call stage (scope, precision_pass1…), done and total of that pass. */
   onJudged?: (stage: string, done: number, total: number) => void;
   /** The task's session: the runner writes the task, budget and stage list first, each stage's output and progress after it, and `final_context` only when every stage ended. */
@@ -185,6 +187,7 @@ export async function runPipeline(input: PipelineInput): Promise<PipelineResult>
       input.session?.recordStage(stage.name, null, { name: stage.name, status: 'skipped', loop, files: context.files.length, decisions: 0, ms: 0 });
       continue;
     }
+    input.onStageStart?.(stage.name);
     const started = performance.now();
     const before = meter.snapshot();
     try {
