@@ -1,4 +1,5 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -11,7 +12,7 @@ import { RawDecisionLog } from './decisionLog';
 import { estimateTokens, renderMarkdown } from './package';
 import { retrieve, validateStageList, type RetrievalDeps } from './pipeline';
 import { refineContext, validateRefinementRequest, type RefinementRequest } from './refine';
-import { RetrievalSession, type StageProgressEntry } from './session';
+import { RetrievalSession, sweepAbandonedSessions, type StageProgressEntry } from './session';
 import type { SerializedContext } from './stage';
 import { PRECISION_QUESTIONS } from './stages/precision';
 import { SCOPE_QUESTION } from './stages/scope';
@@ -134,6 +135,31 @@ describe('sessions', () => {
     expect(session.get<StageProgressEntry[]>('stage_progress')!.map((p) => [p.name, p.files])).toEqual([['scope', 2]]);
     expect(session.get<SerializedContext>('final_context')!.runId).toBe('run-3');
     session.close();
+  });
+});
+
+describe('sweeping abandoned sessions', () => {
+  it('archives and removes the files of dead processes and old unowned files; leaves live and fresh ones', () => {
+    const dead = spawnSync(process.execPath, ['-e', '0']).pid as number;
+    const mk = (id: string, owner?: Record<string, unknown>) => {
+      const s = RetrievalSession.create(sessionsDir, id, 'run-x');
+      if (owner) s.set('owner', owner);
+      return s;
+    };
+    const live = mk('live');
+    mk('dead', { pid: dead, runId: 'run-dead' });
+    // Unowned: a file another process is creating (fresh) or one that never got its owner (old).
+    for (const id of ['fresh', 'old']) {
+      const db = openDatabase(join(sessionsDir, `${id}.sqlite`), { journal: 'rollback' });
+      db.exec('create table retrieval_state (key text primary key, value_json text not null, updated_at text not null)');
+      db.close();
+    }
+    const past = new Date(Date.now() - 3_600_000);
+    utimesSync(join(sessionsDir, 'old.sqlite'), past, past);
+    expect(sweepAbandonedSessions(sessionsDir, raw).sort()).toEqual(['dead', 'old']);
+    expect(readdirSync(sessionsDir).sort()).toEqual(['fresh.sqlite', 'live.sqlite']);
+    expect(raw.prepare('select run_id from session_archives order by run_id').pluck().all()).toEqual(['abandoned:old', 'run-dead']);
+    live.close();
   });
 });
 

@@ -7,7 +7,7 @@
  * one blob and deleted. A file left by a killed run is removed when the task id starts again, and
  * swept (archived, then removed) by the next retrieval of the repository ({@link sweepAbandonedSessions}).
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { openDatabase, type Db, type Migration } from '../db/open';
 
@@ -123,6 +123,9 @@ export class RetrievalSession {
   }
 }
 
+/** How old a session file without an owner must be before a sweep takes it for dead. */
+const UNOWNED_GRACE_MS = 10 * 60_000;
+
 /** Whether a process with this id is alive on this machine. */
 function isAlive(pid: number): boolean {
   try {
@@ -158,6 +161,8 @@ export function sweepAbandonedSessions(dir: string, raw?: Db): string[] {
       owner = undefined;
     }
     if (owner?.pid !== undefined && isAlive(owner.pid)) continue;
+    // A file without an owner yet may be one another process is creating right now: only an old one is dead.
+    if (owner?.pid === undefined && Date.now() - statSync(file).mtimeMs < UNOWNED_GRACE_MS) continue;
     try {
       if (raw) raw.prepare('insert into session_archives (run_id, archived_at, bytes) values (?, ?, ?)').run(owner?.runId ?? `abandoned:${name.slice(0, -'.sqlite'.length)}`, new Date().toISOString(), readFileSync(file));
     } finally {

@@ -3,6 +3,7 @@ import type { Reason } from '../../shared/contract/reasons';
 import type { KnowledgeBase } from '../kb/knowledgeBase';
 import type { LlmClient } from '../llm/client';
 import type { CallLogger } from '../llm/types';
+import { AppError } from '../../shared/contract';
 import { TokenMeter } from './budget';
 import type { DecisionRecord, DecisionSink } from './decisionLog';
 import type { JudgeSetup } from './judge';
@@ -181,7 +182,7 @@ export async function runPipeline(input: PipelineInput): Promise<PipelineResult>
   input.session?.setMany({ task: input.task, budget: { tokens: input.budgetTokens, ...(input.safetyMargin !== undefined ? { safetyMargin: input.safetyMargin } : {}) }, stages: names });
   const stages: PipelineResult['stages'] = [];
   for (const stage of input.stages) {
-    if (input.signal?.aborted) throw new Error('Retrieval cancelled.');
+    if (input.signal?.aborted) throw new AppError('CANCELLED', 'Retrieval cancelled.');
     if (context.skipStages?.includes(stage.name)) {
       stages.push({ name: stage.name, files: context.files.length, decisions: 0, ms: 0, skipped: true });
       input.session?.recordStage(stage.name, null, { name: stage.name, status: 'skipped', loop, files: context.files.length, decisions: 0, ms: 0 });
