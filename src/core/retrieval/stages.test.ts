@@ -7,9 +7,13 @@ import { openDatabase, type Db } from '../db/open';
 import { CURATED_MIGRATIONS } from '../kb/schema';
 import { openRawDatabase } from '../db/raw';
 import { KnowledgeBase } from '../kb/knowledgeBase';
-import type { LlmClient } from '../llm/client';
 import type { ScriptedReply } from '../testing/ollamaTestServer';
 import { loopbackClient, useRetrievalHarness } from '../testing/retrievalHarness';
+import { parseToml, validateConfig } from '../config/load';
+import { LlmClient } from '../llm/client';
+import { ModelRouter } from '../llm/router';
+import { RawCallLog } from '../logs/callLog';
+import { readSelection, runSelection } from './batched';
 import { readBudgetConfigFile } from './budget';
 import { RawDecisionLog } from './decisionLog';
 import { buildPackage, estimateTokens } from './package';
@@ -142,6 +146,24 @@ describe('over-budget re-filter (one batched call)', () => {
     expect(decisions('refilter').every((d) => d.decision === 'kept')).toBe(true);
     const pkg = buildPackage({ task: { id: 't', text: TASK }, files: result.context.files, budgetTokens: 300, readSource: read });
     expect(pkg.budget.used).toBeLessThanOrEqual(300);
+  });
+});
+
+describe('batched selection rules', () => {
+  it('R3: a prompt that does not fit the model\'s window is not sent; the reply is read strictly and unknown items are set apart', async () => {
+    const toml = `[models]\nreasoning = "qwen3:0.6b"\ncoding = "qwen3:0.6b"\nbase_url = "${h.server.url}"\ncontext_window = 64\n`;
+    const router = new ModelRouter({ values: validateConfig(parseToml(toml, 't'), 't'), files: ['t'], primaryFile: 't' });
+    const small = new LlmClient({ router: () => router, log: new RawCallLog(raw), retry: { attempts: 1 } });
+    const call = { stage: 'refilter', system: 'Choose.', prompt: `Task:\n${'x'.repeat(400)}`, offered: ['a.py', 'b.py'], key: 'keep' };
+    const tooBig = await runSelection({ ...call, llm: small });
+    expect(tooBig).toMatchObject({ problem: expect.stringMatching(/does not fit the 64-token window of qwen3:0\.6b/) });
+    expect(tooBig.picked).toBeUndefined();
+    expect(h.server.requests.filter((r) => r.path === '/api/chat')).toEqual([]);
+    h.server.script.respond = undefined;
+    h.server.script.chat.push({ text: '{"keep": ["b.py", "zz.py"]}' });
+    expect(await runSelection({ ...call, prompt: 'Task: t', llm })).toMatchObject({ picked: ['b.py'], unknown: ['zz.py'] });
+    for (const text of ['{"keep": "a.py"}', 'keep a.py', '{"keep": ["a.py"]} and more', '']) expect(readSelection(text, 'keep')).toHaveProperty('problem');
+    expect(readSelection('{"keep": ["a.py"]}', 'keep', 'length')).toEqual({ problem: 'the reply was cut off by the token limit' });
   });
 });
 
