@@ -150,6 +150,7 @@ describe('cra retrieve: strict flags (fail fast with the reason, before any mode
     if (typeof message === 'string') expect(out.stderr).toContain(message);
     else expect(out.stderr).toMatch(message);
     expect(out.stdout).toBe('');
+    expect(out.stderr).not.toMatch(/internal error/i);
     expect(server.requests.length).toBe(before);
   };
 

@@ -4,7 +4,7 @@ import type * as Budget from '../../../core/retrieval/budget';
 import type * as Config from '../../../core/config';
 import type * as Indexed from '../../../core/repos/indexed';
 import type * as Pipeline from '../../../core/retrieval/pipeline';
-import { formatReasons, type ContextPackage, type RetrievalSummary } from '../../../shared/contract';
+import { AppError, formatReasons, type ContextPackage, type RetrievalSummary } from '../../../shared/contract';
 import { printable } from '../../../shared/printable';
 import type { CommandModule } from '../context';
 
@@ -65,14 +65,14 @@ interface RetrieveOptions {
 
 /** The strict rules of the seed, checked before anything runs; each failure names the fix. */
 function checkFlags(opts: RetrieveOptions, budget: typeof Budget, pipeline: typeof Pipeline): { stages: string[]; budgetConfig: { contextWindow: number; reservedTokens: number } } {
-  if (opts.format !== undefined && opts.format !== 'json' && opts.format !== 'markdown') throw new InvalidArgumentError(`--format must be json or markdown (got "${opts.format}").`);
-  if (opts.stages === undefined) throw new InvalidArgumentError('--stages is required: name the stages to run, e.g. --stages scope,precision (allowed: routing, scope, similarity, precision, refilter).');
+  if (opts.format !== undefined && opts.format !== 'json' && opts.format !== 'markdown') throw new AppError('VALIDATION', `--format must be json or markdown (got "${opts.format}").`);
+  if (opts.stages === undefined) throw new AppError('VALIDATION', '--stages is required: name the stages to run, e.g. --stages scope,precision (allowed: routing, scope, similarity, precision, refilter).');
   const stages = pipeline.validateStageList(opts.stages.split(','));
   const pair = opts.contextWindow !== undefined || opts.reservedTokens !== undefined;
-  if (opts.budgetConfig !== undefined && pair) throw new InvalidArgumentError('--budget-config cannot be combined with --context-window/--reserved-tokens: give one budget form.');
+  if (opts.budgetConfig !== undefined && pair) throw new AppError('VALIDATION', '--budget-config cannot be combined with --context-window/--reserved-tokens: give one budget form.');
   if (opts.budgetConfig !== undefined) return { stages, budgetConfig: budget.readBudgetConfigFile(opts.budgetConfig) };
-  if (!pair) throw new InvalidArgumentError('A budget is required: give --context-window N and --reserved-tokens M (the execute model\'s window and what it keeps back), or --budget-config FILE.');
-  if (opts.contextWindow === undefined || opts.reservedTokens === undefined) throw new InvalidArgumentError(`--context-window and --reserved-tokens go together: ${opts.contextWindow === undefined ? '--context-window' : '--reserved-tokens'} is missing.`);
+  if (!pair) throw new AppError('VALIDATION', 'A budget is required: give --context-window N and --reserved-tokens M (the execute model\'s window and what it keeps back), or --budget-config FILE.');
+  if (opts.contextWindow === undefined || opts.reservedTokens === undefined) throw new AppError('VALIDATION', `--context-window and --reserved-tokens go together: ${opts.contextWindow === undefined ? '--context-window' : '--reserved-tokens'} is missing.`);
   const budgetConfig = { contextWindow: opts.contextWindow, reservedTokens: opts.reservedTokens };
   budget.effectiveBudget(budgetConfig);
   return { stages, budgetConfig };
