@@ -1,5 +1,5 @@
 import { create } from 'zustand';
-import { RETRIEVAL_STAGE_NAMES, type ContextPackage, type RetrievalStageName, type RetrievalSummary, type RunFinished } from '../../../../shared/contract';
+import { DEFAULT_RETRIEVAL_STAGES, RETRIEVAL_STAGE_NAMES, type ContextPackage, type RetrievalStageName, type RetrievalSummary, type RunFinished } from '../../../../shared/contract';
 import { client } from '../../lib/client';
 import { toOpError } from '../../lib/errors';
 import { inspectionReducers, type Inspection } from './reducers';
@@ -59,7 +59,7 @@ function tokensOf(text: string): number | undefined {
 /** The Context inspector: the task form and the inspection shown. */
 export const useInspectorStore = create<InspectorState & InspectorActions>()((set, get) => ({
   task: '',
-  stages: [...RETRIEVAL_STAGE_NAMES],
+  stages: [...DEFAULT_RETRIEVAL_STAGES],
   budget: { contextWindow: '', reservedTokens: '' },
   defaults: null,
   inspection: null,
