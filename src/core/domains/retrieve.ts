@@ -82,6 +82,7 @@ export function createRetrieveHandlers(ctx: EngineContext, llm: Pick<ModelServic
           const log = watch.wrap(new RawCallLog(raw));
           const decisions = new RawDecisionLog(raw);
           try {
+            progress({ phase: 'task analysis', done: 0 });
             const record = await analyzeTask(task, kb, { id, runId, log, signal, ...(enrich ? { llm: client } : {}) });
             if (!enrich) record.enrichment = { status: 'skipped', reason: 'no model assigned to task_analysis in [models.overrides]', attempts: 0, callIds: [] };
             watch.analysisDone();
@@ -101,6 +102,7 @@ export function createRetrieveHandlers(ctx: EngineContext, llm: Pick<ModelServic
                 kb, llm: client, decisions, runId, log, signal, readSource, sessionsDir: repoPaths(ctx.ports.dataDir, info.id).sessions,
                 concurrency: settings.concurrency, safetyMargin: settings.safetyMargin,
                 onStage: (name, context) => watch.stageEnded(name, context),
+                onJudged: (stage, n, total) => watch.judged(stage, n, total),
               },
               raw,
             ).catch((error: unknown) => {
