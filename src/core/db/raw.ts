@@ -4,7 +4,8 @@ import { openDatabase } from './open';
 /**
  * The raw database: an append-only log. Every model call, every retrieval decision, task runs,
  * orchestrator runs and their passes, archived session files. Nothing here is ever updated except
- * a run's end state; rows are never deleted by the app.
+ * a run's end state and a conversation's title; rows are never deleted by the app, except the
+ * messages of a conversation the person deletes (its model calls stay in the log).
  */
 export const RAW_MIGRATIONS: readonly Migration[] = [
   {
@@ -116,6 +117,18 @@ export const RAW_MIGRATIONS: readonly Migration[] = [
           created_at text not null
         );
         create index chat_messages_conversation on chat_messages(conversation_id, id);
+      `),
+  },
+  {
+    version: 4,
+    description: 'chat_conversations: a title a person gave a conversation (its first question otherwise)',
+    up: (db) =>
+      db.exec(`
+        create table chat_conversations (
+          conversation_id text primary key,
+          title text not null,
+          renamed_at text not null
+        );
       `),
   },
 ];

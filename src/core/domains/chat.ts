@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { Handlers } from '../../shared/contract';
+import { AppError, type Handlers } from '../../shared/contract';
 import { runChatTurn } from '../chat/turn';
+import { conversationMarkdown } from '../chat/exportMarkdown';
 import { ConversationStore } from '../chat/store';
 import type { EngineContext } from '../engine';
 import { KnowledgeBase } from '../kb/knowledgeBase';
@@ -9,7 +10,12 @@ import { openIndexedRepo } from '../repos/indexed';
 import { repoPaths } from '../repos/registry';
 import { sharedDefaultEmbedder } from '../search/search';
 
-type ChatHandlers = Pick<Handlers, 'chat/ask' | 'chat/history'>;
+type ChatHandlers = Pick<Handlers, 'chat/ask' | 'chat/history' | 'chat/rename' | 'chat/delete' | 'chat/export'>;
+
+/** NOT_FOUND for a conversation id the repository has no messages for, saying where the ids are listed. */
+export function unknownConversation(conversationId: string, repoName: string): AppError {
+  return new AppError('NOT_FOUND', `${repoName} has no conversation ${conversationId}; the Chat page lists them (cra chat --list --repo <path>).`);
+}
 
 /** What the chat domain gives the composition root. */
 export interface ChatDomain {
@@ -73,6 +79,25 @@ export function createChatDomain(ctx: EngineContext, llm: Pick<ModelServices, 'c
       const { info } = openIndexedRepo(ctx, { repoId });
       const store = storeOf(info.id);
       return { conversations: store.conversations(), messages: conversationId ? store.messages(conversationId) : [] };
+    },
+    'chat/rename': async ({ repoId, conversationId, title }) => {
+      const { info } = openIndexedRepo(ctx, { repoId });
+      const store = storeOf(info.id);
+      if (!store.rename(conversationId, title)) throw unknownConversation(conversationId, info.name);
+      return store.conversation(conversationId)!;
+    },
+    'chat/delete': async ({ repoId, conversationId }) => {
+      const { info } = openIndexedRepo(ctx, { repoId });
+      const deleted = storeOf(info.id).delete(conversationId);
+      if (deleted === 0) throw unknownConversation(conversationId, info.name);
+      return { deleted };
+    },
+    'chat/export': async ({ repoId, conversationId }) => {
+      const { info } = openIndexedRepo(ctx, { repoId });
+      const store = storeOf(info.id);
+      const summary = store.conversation(conversationId);
+      if (!summary) throw unknownConversation(conversationId, info.name);
+      return conversationMarkdown(summary, store.messages(conversationId), info.name);
     },
   };
   return {
