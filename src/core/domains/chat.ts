@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { AppError, type Handlers } from '../../shared/contract';
 import { runChatTurn } from '../chat/turn';
 import { conversationMarkdown } from '../chat/exportMarkdown';
+import { RetrievedNodeCache, withNodeCache } from '../chat/nodeCache';
 import { ConversationStore } from '../chat/store';
 import type { EngineContext } from '../engine';
 import { KnowledgeBase } from '../kb/knowledgeBase';
@@ -20,6 +21,8 @@ export function unknownConversation(conversationId: string, repoName: string): A
 /** What the chat domain gives the composition root. */
 export interface ChatDomain {
   handlers: ChatHandlers;
+  /** Nodes retrieved per repository, shared by its turns until the TTL or an index change. */
+  nodeCache: RetrievedNodeCache;
   dispose(): void;
 }
 
@@ -38,9 +41,15 @@ export function createChatDomain(ctx: EngineContext, llm: Pick<ModelServices, 'c
     }
     return store;
   };
+  const nodeCache = new RetrievedNodeCache();
   const stopListening = ctx.events.on('repos/removed', ({ repoId }) => {
     stores.get(repoId)?.close();
     stores.delete(repoId);
+    nodeCache.invalidate(repoId);
+  });
+  // An index starting makes the cached nodes stale at once (its end changes the generation too).
+  const stopWatchingIndex = ctx.events.on('repos/changed', (info) => {
+    if (info.status === 'indexing') nodeCache.invalidate(info.id);
   });
 
   const handlers: ChatHandlers = {
@@ -49,6 +58,7 @@ export function createChatDomain(ctx: EngineContext, llm: Pick<ModelServices, 'c
       const { info, curatedFile } = openIndexedRepo(ctx, { repoId });
       const id = conversationId ?? `c-${randomUUID()}`;
       const store = storeOf(info.id);
+      const nodes = nodeCache.forRepo(info.id, info.lastIndexedAt ?? '');
       const { runId } = ctx.runs.start(
         'chat',
         `Chat · ${info.name}: ${question.slice(0, 60)}`,
@@ -57,7 +67,7 @@ export function createChatDomain(ctx: EngineContext, llm: Pick<ModelServices, 'c
           try {
             const message = await runChatTurn(
               {
-                kb,
+                kb: withNodeCache(kb, nodes),
                 store,
                 events: ctx.events,
                 embedder: sharedDefaultEmbedder(),
@@ -102,8 +112,10 @@ export function createChatDomain(ctx: EngineContext, llm: Pick<ModelServices, 'c
   };
   return {
     handlers,
+    nodeCache,
     dispose() {
       stopListening();
+      stopWatchingIndex();
       for (const store of stores.values()) store.close();
       stores.clear();
     },

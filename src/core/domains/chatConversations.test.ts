@@ -163,3 +163,19 @@ describe('chat conversations', () => {
     expect((await done).message).toMatchObject({ status: 'cancelled', content: 'The settings' });
   });
 });
+
+describe('chat node cache and the index', () => {
+  it('after the repository is re-indexed a turn sends the new body, not a cached one', async () => {
+    server.script.chat.push({ text: 'First.' });
+    const conversation = await ask('Where is load_config?');
+    const sent = () => (server.requests.filter((r) => r.path === '/api/chat').at(-1)!.body as { messages: Array<{ content: string }> }).messages.at(-1)!.content;
+    expect(sent()).toContain('def load_config(path):');
+    repo.write('config.py', 'import json\n\n\ndef load_config(path, strict=True):\n    """Load the settings; strict mode refuses unknown keys."""\n    return json.load(open(path))\n');
+    const reindex = await core.handlers['repos/reindex']({ repoId, full: false });
+    await core.runs.wait(reindex.runId);
+    server.script.chat.push({ text: 'Second.' });
+    await ask('Where is load_config?', conversation);
+    expect(sent()).toContain('def load_config(path, strict=True):');
+    expect(sent().split('## Evidence')[1]).not.toContain('def load_config(path):');
+  });
+});
