@@ -1,5 +1,6 @@
 import { create } from 'zustand';
-import type { ChatMode, ConversationSummary } from '../../../../shared/contract/chat';
+import type { ChatMode, ConversationExport, ConversationSummary } from '../../../../shared/contract/chat';
+import type { ModelCallSummary } from '../../../../shared/contract/logs';
 import { client } from '../../lib/client';
 import { toOpError, type OpError } from '../../lib/errors';
 import { finishTurn, newConversationId, pendingTurn, turnsFromMessages, updateLast, type Turn } from './reducers';
@@ -12,6 +13,8 @@ interface ChatState {
   draft: string;
   mode: ChatMode;
   error: OpError | null;
+  /** The model calls of a turn's run (for its trace), once asked for; an error when the log could not be read. */
+  callsByRun: Record<string, { calls: ModelCallSummary[] } | { error: OpError }>;
 }
 
 interface ChatActions {
@@ -25,6 +28,14 @@ interface ChatActions {
   ask(repoId: string): Promise<void>;
   /** Stop the answer being streamed. */
   stop(): Promise<void>;
+  /** Give a conversation a title. */
+  rename(repoId: string, conversationId: string, title: string): Promise<void>;
+  /** Delete a conversation; the page starts a new one when it was the one shown. */
+  remove(repoId: string, conversationId: string): Promise<void>;
+  /** A conversation as markdown (null when it failed: the error is in state). */
+  exportMarkdown(repoId: string, conversationId: string): Promise<ConversationExport | null>;
+  /** Read the model calls of a turn's run from the log (once per run, and again when `refresh`). */
+  loadCalls(runId: string, refresh?: boolean): Promise<void>;
   /** Subscribe to the chat events once; returns the unsubscriber. */
   listen(): () => void;
 }
@@ -38,6 +49,7 @@ export const useChatStore = create<ChatState & ChatActions>()((set, get) => ({
   draft: '',
   mode: 'auto',
   error: null,
+  callsByRun: {},
   setDraft: (draft) => set({ draft }),
   setMode: (mode) => set({ mode }),
   load: async (repoId) => {
@@ -71,6 +83,44 @@ export const useChatStore = create<ChatState & ChatActions>()((set, get) => ({
       set((s) => ({ turns: updateLast(s.turns, (t) => ({ ...t, status: e ? 'failed' : 'cancelled', error: e?.message ?? null })) }));
     }
   },
+  rename: async (repoId, conversationId, title) => {
+    try {
+      const renamed = await client().call('chat/rename', { repoId, conversationId, title });
+      set((s) => ({ conversations: s.conversations.map((c) => (c.conversationId === conversationId ? renamed : c)), error: null }));
+    } catch (error) {
+      set({ error: toOpError(error) });
+    }
+  },
+  remove: async (repoId, conversationId) => {
+    try {
+      await client().call('chat/delete', { repoId, conversationId });
+      set((s) => ({
+        conversations: s.conversations.filter((c) => c.conversationId !== conversationId),
+        ...(s.conversationId === conversationId ? { conversationId: newConversationId(), turns: [] } : {}),
+        error: null,
+      }));
+    } catch (error) {
+      set({ error: toOpError(error) });
+    }
+  },
+  exportMarkdown: async (repoId, conversationId) => {
+    try {
+      return await client().call('chat/export', { repoId, conversationId });
+    } catch (error) {
+      set({ error: toOpError(error) });
+      return null;
+    }
+  },
+  loadCalls: async (runId, refresh = false) => {
+    if (get().callsByRun[runId] && !refresh) return;
+    try {
+      const { calls } = await client().call('logs/list', { runId, errorsOnly: false, limit: 100, offset: 0 });
+      set((s) => ({ callsByRun: { ...s.callsByRun, [runId]: { calls: [...calls].reverse() } } }));
+    } catch (error) {
+      const e = toOpError(error);
+      if (e) set((s) => ({ callsByRun: { ...s.callsByRun, [runId]: { error: e } } }));
+    }
+  },
   stop: async () => {
     const last = get().turns.at(-1);
     if (last?.runId && (last.status === 'retrieving' || last.status === 'streaming')) await client().call('run/cancel', { runId: last.runId });
@@ -89,6 +139,8 @@ export const useChatStore = create<ChatState & ChatActions>()((set, get) => ({
       }),
       c.subscribe('chat/done', (e) => {
         if (mine(e.conversationId)) set((s) => ({ turns: updateLast(s.turns, (t) => finishTurn(t, e.message)) }));
+        // A trace opened while the answer streamed shows the answer call too once it is logged.
+        if (get().callsByRun[e.runId]) void get().loadCalls(e.runId, true);
         const repoId = get().repoId;
         if (repoId === e.repoId) void get().load(repoId);
       }),
