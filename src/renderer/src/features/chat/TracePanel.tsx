@@ -14,7 +14,7 @@ type LooseTrace = Partial<ChatTrace> & Record<string, unknown>;
 /** Open one model call in the Logs page, with its run's calls around it. */
 function openInLogs(runId: string, callId: number): void {
   const logs = useLogsStore.getState();
-  void logs.showRun(runId).then(() => logs.open(callId));
+  void logs.showRun(runId, useChatStore.getState().repoId).then(() => logs.open(callId));
   useNavStore.getState().go('logs');
 }
 
@@ -55,8 +55,10 @@ export function TracePanel(props: { turn: Turn; openAt(path: string, line: numbe
           <>
             <dt>Intent</dt>
             <dd>
-              {trace.intent.toLowerCase()} · search {trace.searchMode ?? '?'}
+              {trace.intent.toLowerCase()} <span className="muted">(sets retrieval depth and graph expansion)</span>
             </dd>
+            <dt>Search</dt>
+            <dd>{trace.searchMode ?? '?'}</dd>
           </>
         ) : null}
         <dt>Queries</dt>

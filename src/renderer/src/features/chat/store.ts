@@ -114,7 +114,9 @@ export const useChatStore = create<ChatState & ChatActions>()((set, get) => ({
   loadCalls: async (runId, refresh = false) => {
     if (get().callsByRun[runId] && !refresh) return;
     try {
-      const { calls } = await client().call('logs/list', { runId, errorsOnly: false, limit: 100, offset: 0 });
+      // A chat run logs its calls in its repository's raw log.
+      const repoId = get().repoId;
+      const { calls } = await client().call('logs/list', { ...(repoId ? { repoId } : {}), runId, errorsOnly: false, limit: 100, offset: 0 });
       set((s) => ({ callsByRun: { ...s.callsByRun, [runId]: { calls: [...calls].reverse() } } }));
     } catch (error) {
       const e = toOpError(error);

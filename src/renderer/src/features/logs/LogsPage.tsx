@@ -32,6 +32,7 @@ export function LogsPage() {
           <input type="checkbox" checked={filters.errorsOnly} onChange={(e) => void setFilters({ errorsOnly: e.target.checked })} /> errors only
         </label>
       </form>
+      <LogSource />
       {error ? <p className="error-text">{error.message}</p> : null}
       {run ? (
         <p className="muted" data-testid="log-run">
@@ -105,5 +106,20 @@ export function LogsPage() {
         </div>
       ) : null}
     </div>
+  );
+}
+
+/** Which log the table reads: a repository's (its runs' calls), with the way back to the app's. */
+function LogSource() {
+  const repoId = useLogsStore((s) => s.repoId);
+  const showLog = useLogsStore((s) => s.showLog);
+  if (!repoId) return null;
+  return (
+    <p className="muted" data-testid="log-source">
+      Calls logged in repository <span className="mono">{repoId}</span> ·{' '}
+      <button type="button" className="link" onClick={() => void showLog(null)}>
+        show the app&apos;s log
+      </button>
+    </p>
   );
 }

@@ -21,6 +21,8 @@ interface LogsState {
   total: number;
   offset: number;
   selected: ModelCallDetail | null;
+  /** The repository whose raw log is shown (a run of a repository logs its calls there); null: the user-level log. */
+  repoId: string | null;
   isLoaded: boolean;
   error: OpError | null;
 }
@@ -28,9 +30,11 @@ interface LogsState {
 interface LogsActions {
   load(offset?: number): Promise<void>;
   setFilters(patch: Partial<LogFilters>): Promise<void>;
-  /** Show the calls of one run (the link from a run, and from a call to its run). */
-  showRun(runId: string): Promise<void>;
+  /** Show the calls of one run (the link from a run, and from a call to its run); `repoId` when the run's calls are in a repository's log. */
+  showRun(runId: string, repoId?: string | null): Promise<void>;
   open(id: number): Promise<void>;
+  /** Show a repository's log (null: the user-level log). */
+  showLog(repoId: string | null): Promise<void>;
   close(): void;
 }
 
@@ -42,12 +46,15 @@ export const useLogsStore = create<LogsState & LogsActions>()((set, get) => ({
   total: 0,
   offset: 0,
   selected: null,
+  repoId: null,
   isLoaded: false,
   error: null,
   load: async (offset = get().offset) => {
     const f = get().filters;
     try {
+      const repoId = get().repoId;
       const page = await client().call('logs/list', {
+        ...(repoId ? { repoId } : {}),
         ...(f.runId ? { runId: f.runId } : {}),
         ...(f.stage ? { stage: f.stage } : {}),
         ...(f.model ? { model: f.model } : {}),
@@ -64,16 +71,21 @@ export const useLogsStore = create<LogsState & LogsActions>()((set, get) => ({
     set((s) => ({ filters: { ...s.filters, ...patch } }));
     await get().load(0);
   },
-  showRun: async (runId) => {
-    set({ filters: { runId, stage: '', model: '', errorsOnly: false }, selected: null });
+  showRun: async (runId, repoId = get().repoId) => {
+    set({ filters: { runId, stage: '', model: '', errorsOnly: false }, selected: null, repoId: repoId ?? null });
     await get().load(0);
   },
   open: async (id) => {
     try {
-      set({ selected: await client().call('logs/get', { id }), error: null });
+      const repoId = get().repoId;
+      set({ selected: await client().call('logs/get', { id, ...(repoId ? { repoId } : {}) }), error: null });
     } catch (error) {
       set({ error: toOpError(error) });
     }
+  },
+  showLog: async (repoId) => {
+    set({ repoId, selected: null });
+    await get().load(0);
   },
   close: () => set({ selected: null }),
 }));
