@@ -67,6 +67,8 @@ test.describe('Chat (cra serve, loopback model server)', () => {
       await expect(answer.locator('code').first()).toHaveText('compute_discount');
       await expect(answer.locator('li strong')).toHaveText('first');
       await expect(answer.locator('pre code')).toHaveText('print(1)');
+      // The code block is coloured by Monaco's tokenizer once the answer is done.
+      await expect(answer.locator('pre code[data-highlighted="python"] span[class^="mtk"]').first()).toBeVisible();
       await expect(turn.getByTestId('chat-trace').locator('summary')).toHaveText('How this answer was made · BM25 · search · keyword');
       // The invented path and the line past the end are flagged, not links; the real one is a link.
       await expect(answer.locator('.chat-citation.unverified')).toHaveText(['[inventory/refunds.py:3]', `[${FIXTURE.functionFile}:999]`]);
@@ -104,6 +106,8 @@ test.describe('Chat (cra serve, loopback model server)', () => {
       const logs = page.getByRole('main', { name: 'Logs' });
       await expect(logs.getByTestId('log-run')).toContainText('chat');
       await expect(logs.getByRole('region', { name: /^Call \d+$/ })).toContainText('The discount is computed by');
+      await expect(logs.getByTestId('log-source')).toContainText('Calls logged in repository');
+      await screenshot(page, 'chat-call-in-logs');
       expect(pageErrors).toEqual([]);
     } finally {
       await served.stop();

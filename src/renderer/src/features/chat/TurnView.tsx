@@ -1,6 +1,7 @@
-import { useMemo, type MouseEvent } from 'react';
+import { useEffect, useMemo, useRef, type MouseEvent } from 'react';
 import { formatReasons, type ChatSource } from '../../../../shared/contract';
 import { answerHtml } from './answerMarkdown';
+import { highlightCodeBlocks } from './highlightCode';
 import type { Turn } from './reducers';
 import { TracePanel } from './TracePanel';
 
@@ -56,6 +57,12 @@ function AnswerView(props: { turn: Turn; openAt: OpenAt }) {
     () => answerHtml(turn.answer, { citations: turn.citations, sources: turn.sources, isStreaming: turn.status === 'streaming' || turn.status === 'retrieving' }),
     [turn.answer, turn.citations, turn.sources, turn.status],
   );
+  const root = useRef<HTMLDivElement>(null);
+  const isFinished = turn.status !== 'streaming' && turn.status !== 'retrieving';
+  useEffect(() => {
+    // Colour code blocks once the text stops changing (a streaming answer re-renders per token).
+    if (isFinished && root.current) void highlightCodeBlocks(root.current);
+  }, [html, isFinished]);
   const onClick = (e: MouseEvent<HTMLDivElement>) => {
     const target = e.target as HTMLElement;
     const cite = target.closest<HTMLElement>('button.chat-citation');
@@ -70,5 +77,5 @@ function AnswerView(props: { turn: Turn; openAt: OpenAt }) {
     }
   };
   // The HTML comes from answerHtml, which sanitizes it with DOMPurify.
-  return <div className="chat-answer-text" onClick={onClick} dangerouslySetInnerHTML={{ __html: html }} />;
+  return <div ref={root} className="chat-answer-text" onClick={onClick} dangerouslySetInnerHTML={{ __html: html }} />;
 }
