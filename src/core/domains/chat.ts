@@ -98,6 +98,9 @@ export function createChatDomain(ctx: EngineContext, llm: Pick<ModelServices, 'c
     },
     'chat/delete': async ({ repoId, conversationId }) => {
       const { info } = openIndexedRepo(ctx, { repoId });
+      // A turn still answering would store its answer after the delete, bringing the conversation back.
+      const answering = ctx.runs.list().some((r) => r.kind === 'chat' && r.status === 'running' && r.subject.repoId === info.id && r.subject.conversationId === conversationId);
+      if (answering) throw new AppError('VALIDATION', `Conversation ${conversationId} is still answering a question: Stop it first, then delete it.`);
       const deleted = storeOf(info.id).delete(conversationId);
       if (deleted === 0) throw unknownConversation(conversationId, info.name);
       return { deleted };

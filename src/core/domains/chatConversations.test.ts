@@ -157,10 +157,13 @@ describe('chat conversations', () => {
     await first('chat/token', started.conversationId);
     const call = server.requests.find((r) => r.path === '/api/chat')!;
     expect(call.aborted).toBeUndefined();
+    // Deleting the conversation now would let the answer bring it back: refused until it stops.
+    await expect(core.handlers['chat/delete']({ repoId, conversationId: started.conversationId })).rejects.toMatchObject({ code: 'VALIDATION', message: expect.stringContaining('Stop it first') });
     core.runs.cancel(started.runId);
     await expect(core.runs.wait(started.runId)).rejects.toMatchObject({ code: 'CANCELLED' });
     await vi.waitFor(() => expect(call.aborted).toBe(true));
     expect((await done).message).toMatchObject({ status: 'cancelled', content: 'The settings' });
+    expect(await core.handlers['chat/delete']({ repoId, conversationId: started.conversationId })).toEqual({ deleted: 2 });
   });
 });
 

@@ -44,6 +44,7 @@ function ConversationActions(props: { repoId: string; conversation: Conversation
   const [editing, setEditing] = useState<'rename' | 'delete' | null>(null);
   const [title, setTitle] = useState(conversation.title);
   const { rename, remove, exportMarkdown } = useChatStore.getState();
+  const isAnswering = useChatStore((s) => s.turns.some((t) => t.status === 'retrieving' || t.status === 'streaming'));
   if (editing === 'rename') {
     const save = () => {
       if (title.trim()) void rename(repoId, conversation.conversationId, title.trim());
@@ -100,7 +101,7 @@ function ConversationActions(props: { repoId: string; conversation: Conversation
       >
         Export
       </button>
-      <button type="button" className="link" onClick={() => setEditing('delete')}>
+      <button type="button" className="link" disabled={isAnswering} title={isAnswering ? 'Stop the answer first' : undefined} onClick={() => setEditing('delete')}>
         Delete
       </button>
     </div>
