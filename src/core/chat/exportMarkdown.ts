@@ -4,6 +4,7 @@ import type { ChatMessage, ConversationExport, ConversationSummary } from '../..
 export function exportFileName(title: string, conversationId: string): string {
   const slug = title
     .normalize('NFKD')
+    .replace(/\p{M}/gu, '') // accents split off by NFKD: é → e
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-+|-+$/g, '')

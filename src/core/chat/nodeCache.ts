@@ -40,6 +40,7 @@ export class RepoNodeCache {
     return value;
   }
 
+  /** Entries, hits and misses so far (tests, and a bench's figures). */
   stats(): NodeCacheStats {
     return { generation: this.generation, entries: this.entries.size, hits: this.hits, misses: this.misses };
   }
