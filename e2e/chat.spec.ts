@@ -39,6 +39,7 @@ test.describe('Chat (cra serve, loopback model server)', () => {
       await expect(page.getByTestId('repo-row').getByTestId('repo-status')).toHaveText('ready', { timeout: 45_000 });
       await page.getByRole('button', { name: 'Chat', exact: true }).click();
       const main = page.getByRole('main', { name: 'Chat' });
+      await expect(main.getByTestId('chat-models')).toContainText('answers: qwen3:0.6b · routing: qwen3:0.6b');
 
       // Record, in the page, whether the sources were on screen before the first answer text.
       await page.evaluate(() => {
@@ -142,6 +143,7 @@ test.describe('Chat (cra serve, loopback model server)', () => {
       const turn = main.getByTestId('chat-turn');
       await expect(turn.getByTestId('chat-answer')).toHaveText('The price book');
       const call = server.requests.filter((r) => r.path === '/api/chat').at(-1)!;
+      await screenshot(page, 'chat-streaming');
       await main.getByRole('button', { name: 'Stop' }).click();
       await expect(turn).toContainText('Stopped.');
       await expect(turn.getByTestId('chat-answer')).toHaveText('The price book');

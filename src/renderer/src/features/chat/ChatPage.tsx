@@ -51,7 +51,9 @@ export function ChatPage() {
     <div className="page chat-page">
       <header className="page-header">
         <h1>Chat</h1>
-        <span className="muted">{repo.name} · answers use the model assigned to the chat stage (Models page)</span>
+        <span className="muted">
+          {repo.name} · <ModelsInUse />
+        </span>
       </header>
       <div className="chat-split">
         <ConversationList repoId={repo.id} />
@@ -128,5 +130,20 @@ function Conversation(props: { repoId: string }) {
         )}
       </form>
     </section>
+  );
+}
+
+/** The models a turn uses, from the assignment table (the Models page changes them). */
+function ModelsInUse() {
+  const models = useChatStore((s) => s.models);
+  const go = useNavStore((s) => s.go);
+  if (!models) return <>answers use the model assigned to the chat stage</>;
+  return (
+    <span data-testid="chat-models">
+      answers: <span className="mono">{models.chat ?? 'none assigned'}</span> · routing: <span className="mono">{models.routing ?? 'none assigned'}</span> ·{' '}
+      <button type="button" className="link" onClick={() => go('models')}>
+        change
+      </button>
+    </span>
   );
 }

@@ -15,6 +15,8 @@ interface ChatState {
   error: OpError | null;
   /** The model calls of a turn's run (for its trace), once asked for; an error when the log could not be read. */
   callsByRun: Record<string, { calls: ModelCallSummary[] } | { error: OpError }>;
+  /** The models assigned to the stages a turn uses (null: not read yet, or the config could not be read). */
+  models: { routing: string | null; chat: string | null } | null;
 }
 
 interface ChatActions {
@@ -50,6 +52,7 @@ export const useChatStore = create<ChatState & ChatActions>()((set, get) => ({
   mode: 'auto',
   error: null,
   callsByRun: {},
+  models: null,
   setDraft: (draft) => set({ draft }),
   setMode: (mode) => set({ mode }),
   load: async (repoId) => {
@@ -57,6 +60,9 @@ export const useChatStore = create<ChatState & ChatActions>()((set, get) => ({
     try {
       const { conversations } = await client().call('chat/history', { repoId });
       if (get().repoId === repoId) set({ conversations });
+      const { rows } = await client().call('models/assignments', {});
+      const modelOf = (stage: string) => rows.find((r) => r.stage === stage)?.model ?? null;
+      set({ models: { routing: modelOf('routing'), chat: modelOf('chat') } });
     } catch (error) {
       set({ error: toOpError(error) });
     }
