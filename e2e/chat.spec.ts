@@ -142,6 +142,8 @@ test.describe('Chat (cra serve, loopback model server)', () => {
       await main.getByRole('button', { name: 'Ask' }).click();
       const turn = main.getByTestId('chat-turn');
       await expect(turn.getByTestId('chat-answer')).toHaveText('The price book');
+      // The new conversation is listed while its answer streams.
+      await expect(main.getByRole('navigation', { name: 'Conversations' })).toContainText('What is PriceBook?');
       const call = server.requests.filter((r) => r.path === '/api/chat').at(-1)!;
       await screenshot(page, 'chat-streaming');
       await main.getByRole('button', { name: 'Stop' }).click();

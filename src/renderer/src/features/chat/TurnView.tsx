@@ -24,9 +24,9 @@ export function TurnView(props: { turn: Turn; openAt: OpenAt }) {
           ))}
         </div>
       )}
-      <div className="chat-answer" data-testid="chat-answer" aria-live="polite">
+      <div className={turn.status === 'streaming' ? 'chat-answer streaming' : 'chat-answer'} data-testid="chat-answer" aria-live="polite">
         <AnswerView turn={turn} openAt={openAt} />
-        {turn.status === 'streaming' ? <span className="chat-cursor" aria-hidden="true" /> : null}
+        {turn.status === 'streaming' && !turn.answer ? <span className="chat-cursor" aria-hidden="true" /> : null}
       </div>
       {turn.status === 'failed' || turn.status === 'cancelled' ? (
         <p className={turn.status === 'failed' ? 'error-text' : 'muted'} role={turn.status === 'failed' ? 'alert' : undefined}>

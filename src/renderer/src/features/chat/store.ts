@@ -140,7 +140,10 @@ export const useChatStore = create<ChatState & ChatActions>()((set, get) => ({
     const mine = (conversationId: string) => conversationId === get().conversationId;
     const stops = [
       c.subscribe('chat/sources', (e) => {
-        if (mine(e.conversationId)) set((s) => ({ turns: updateLast(s.turns, (t) => ({ ...t, runId: e.runId, sources: e.sources, trace: e.trace, status: 'streaming' })) }));
+        if (!mine(e.conversationId)) return;
+        set((s) => ({ turns: updateLast(s.turns, (t) => ({ ...t, runId: e.runId, sources: e.sources, trace: e.trace, status: 'streaming' })) }));
+        // The question is stored by now: a new conversation shows in the list while its answer streams.
+        if (!get().conversations.some((c) => c.conversationId === e.conversationId) && get().repoId === e.repoId) void get().load(e.repoId);
       }),
       c.subscribe('chat/token', (e) => {
         if (mine(e.conversationId)) set((s) => ({ turns: updateLast(s.turns, (t) => ({ ...t, answer: t.answer + e.text })) }));
