@@ -28,18 +28,6 @@ test.describe('the workbench in a browser (cra serve)', () => {
     });
   }
 
-  for (const label of ['Plans & Runs']) {
-    test(`${label} says plainly that it is not built yet, with no set-up steps that would not help`, async ({ page, app }) => {
-      await page.goto(app.url);
-      await page.getByRole('button', { name: label, exact: true }).click();
-      const main = page.getByRole('main', { name: label });
-      await expect(main.getByTestId('not-built')).toHaveText(`Not built yet. ${label} is not part of this version of Clean Room; nothing you add or assign turns it on.`);
-      await expect(main).not.toContainText(/first (add|index)|then assign/i);
-      await main.getByRole('button', { name: 'Go to Search' }).click();
-      await expect(page.getByRole('main', { name: 'Search' })).toBeVisible();
-    });
-  }
-
   test('refuses a visit without the per-launch token', async ({ page, app }) => {
     const origin = new URL(app.url).origin;
     const response = await page.goto(`${origin}/`);

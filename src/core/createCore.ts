@@ -11,8 +11,12 @@ import { createRepoHandlers } from './domains/repos';
 import { createEvalHandlers } from './domains/eval';
 import { createSearchDomain } from './domains/search';
 import { createChatDomain } from './domains/chat';
+import { sharedDefaultEmbedder } from './search/search';
 import { createPlansHandlers } from './domains/plans';
+import { createReviewHandlers } from './domains/review';
+import { createSummariesDomain } from './domains/summaries';
 import { createRetrieveHandlers } from './domains/retrieve';
+import { createSolveDomain, type SolveDomain } from './domains/solve';
 import type { EngineContext } from './engine';
 import { cleanupOrphanWorktrees, worktreesDir } from './git';
 import { packageVersion } from './paths';
@@ -28,6 +32,8 @@ export interface Core {
   events: EventBus;
   runs: RunRegistry;
   context: EngineContext;
+  /** Solve runs' diffs for diff review (`cra review`). */
+  solve: Pick<SolveDomain, 'diffs'>;
   dispose(): Promise<void>;
 }
 
@@ -62,6 +68,9 @@ export function createCore(ports: HostPorts, options: CoreOptions = {}): Core {
   disposers.push(() => search.dispose());
   const chat = createChatDomain(context, llm);
   disposers.push(() => chat.dispose());
+  const solve = createSolveDomain(context, llm);
+  const summaries = createSummariesDomain(context, llm, sharedDefaultEmbedder);
+  disposers.push(() => summaries.dispose());
 
   const handlers: Handlers = {
     ...createAppHandlers(context),
@@ -74,6 +83,17 @@ export function createCore(ports: HostPorts, options: CoreOptions = {}): Core {
     ...chat.handlers,
     ...createPlansHandlers(context, llm),
     ...createRetrieveHandlers(context, llm),
+    // Review reads a solve run's diffs: the cumulative change against the commit the run started from.
+    ...createReviewHandlers(context, async (repoId, runId) => {
+      const diffs = await solve.diffs(repoId, runId);
+      return {
+        baseCommit: diffs.startCommit,
+        diff: diffs.cumulative,
+        steps: diffs.steps.map((s) => ({ id: `${s.sequence}`, label: s.stepId ? `Part ${s.partId ?? '-'} · step ${s.stepId}` : `Pass ${s.sequence}`, diff: s.diff })),
+      };
+    }),
+    ...solve.handlers,
+    ...summaries.handlers,
   };
   // A changed embeddings switch applies at once, without a restart (README, "Code search").
   const setConfig = handlers['config/set'];
@@ -88,6 +108,7 @@ export function createCore(ports: HostPorts, options: CoreOptions = {}): Core {
     events,
     runs,
     context,
+    solve,
     async dispose() {
       runs.cancelAll();
       for (const dispose of disposers.reverse()) await dispose();

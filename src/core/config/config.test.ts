@@ -32,7 +32,7 @@ describe('config parsing and validation', () => {
   it('parses the default template with the seed defaults', () => {
     const values = validateConfig(parseToml(DEFAULT_CONFIG_TEMPLATE, 't'), 't');
     expect(values.models).toMatchObject({ provider: 'ollama', coding: 'qwen2.5-coder:3b', reasoning: 'qwen3:4b', temperature: 0, context_window: 32768, overrides: {} });
-    expect(values.orchestrator).toEqual({ max_parts: 10, max_steps_per_part: 15, max_adjustment_rounds: 3 });
+    expect(values.orchestrator).toEqual({ max_parts: 10, max_steps_per_part: 15, max_adjustment_rounds: 3, max_step_attempts: 3, max_refinement_loops: 2 });
     expect(values.budget).toEqual({ context_window: 32768, reserved_tokens: 4096 });
   });
 

@@ -103,6 +103,20 @@ const orchestratorSchema = z
     max_parts: wholeNumber(1, 1000).default(10),
     max_steps_per_part: wholeNumber(1, 1000).default(15),
     max_adjustment_rounds: wholeNumber(0, 100).default(3),
+    /** Implement attempts per step (a reply that does not apply or fails validation) before the step fails. */
+    max_step_attempts: wholeNumber(1, 100).default(3),
+    /** RefinementRequests per step: a failed validation with concrete evidence re-runs retrieval (seed §8). */
+    max_refinement_loops: wholeNumber(0, 100).default(2),
+  })
+  .strict();
+
+/** A repository's validation commands (run in the solve worktree after each step; a shell command line each). */
+const repoValidationSchema = z
+  .object({
+    test: z.string().trim().min(1).max(2000).optional(),
+    lint: z.string().trim().min(1).max(2000).optional(),
+    /** Seconds before a command is stopped (counted as a failure). */
+    timeout_s: numberIn(0, 7200, true).default(600),
   })
   .strict();
 
@@ -112,7 +126,9 @@ export const configSchema = z
     models: modelsSchema.optional(),
     budget: budgetSchema.default({ context_window: 32768, reserved_tokens: 4096 }),
     retrieval: retrievalSchema.default({ mode: 'auto', top_k: 20, embeddings: false }),
-    orchestrator: orchestratorSchema.default({ max_parts: 10, max_steps_per_part: 15, max_adjustment_rounds: 3 }),
+    orchestrator: orchestratorSchema.default({ max_parts: 10, max_steps_per_part: 15, max_adjustment_rounds: 3, max_step_attempts: 3, max_refinement_loops: 2 }),
+    /** [validation.<repoId>]: per-repository validation commands; read from the user-level file only (never a repository's). */
+    validation: z.record(z.string().regex(/^[A-Za-z0-9_-]+$/), repoValidationSchema).default({}),
   })
   .strict();
 

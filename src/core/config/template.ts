@@ -60,4 +60,15 @@ embeddings = false
 max_parts = 10
 max_steps_per_part = 15
 max_adjustment_rounds = 3
+# Implement attempts per step, and retrieval refinements per step after a validation failure with evidence.
+max_step_attempts = 3
+max_refinement_loops = 2
+
+# Validation after each solve step, per repository (its id from \`cra repos\`), run in the run's own
+# worktree. Read from this file only: a repository's own config.toml cannot set commands. None set:
+# changed files are syntax-checked by parsing them.
+# [validation.myrepo-1a2b3c4d]
+# test = "npm test"
+# lint = "npx tsc --noEmit"
+# timeout_s = 600
 `;

@@ -121,6 +121,35 @@ export const RAW_MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 4,
+    description: 'orchestrator_runs/passes: the solve run (repository, mode, base commit, outcome) and each pass (part, step, status, output, diff, validation)',
+    up: (db) =>
+      db.exec(`
+        alter table orchestrator_runs add column repo_id text;
+        alter table orchestrator_runs add column task_run_id text;        -- the solve run (task_runs.id) that started it
+        alter table orchestrator_runs add column mode text;               -- plan (one implement pass), orchestrated
+        alter table orchestrator_runs add column base_commit text;        -- the user's HEAD at the start
+        alter table orchestrator_runs add column start_commit text;       -- the worktree's first commit (HEAD, or the uncommitted changes on it)
+        alter table orchestrator_runs add column base_hashes_json text;   -- {path: sha256 of the file's content at the start}, for review
+        alter table orchestrator_runs add column input_json text;         -- the plan or meta-plan given, the options
+        alter table orchestrator_runs add column outcome_json text;
+        alter table orchestrator_runs add column cumulative_diff text;
+        alter table orchestrator_runs add column progress_json text;      -- the final parts and steps (the session is archived at the end)
+        alter table orchestrator_runs add column error text;
+        alter table orchestrator_passes add column part_id text;
+        alter table orchestrator_passes add column step_id text;
+        alter table orchestrator_passes add column attempt integer;
+        alter table orchestrator_passes add column status text;
+        alter table orchestrator_passes add column output_json text;
+        alter table orchestrator_passes add column diff text;
+        alter table orchestrator_passes add column validation_json text;
+        alter table orchestrator_passes add column error text;
+        alter table orchestrator_passes add column finished_at text;
+        create index orchestrator_passes_run on orchestrator_passes(orchestrator_run_id, sequence);
+        create index orchestrator_runs_repo on orchestrator_runs(repo_id, started_at);
+      `),
+  },
+  {
+    version: 5,
     description: 'chat_conversations: a title a person gave a conversation (its first question otherwise)',
     up: (db) =>
       db.exec(`

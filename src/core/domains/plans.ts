@@ -1,16 +1,29 @@
-import type { Handlers } from '../../shared/contract';
+import { AppError, type Handlers } from '../../shared/contract';
 import { openRawDatabase } from '../db/raw';
+import type { PlanArtifact } from '../../shared/contract/plans';
 import type { EngineContext } from '../engine';
 import { gitHead } from '../git';
 import { KnowledgeBase } from '../kb/knowledgeBase';
 import type { ModelServices } from '../llm/services';
 import { createPlan } from '../orchestrator/plan';
-import { listPlans, loadPlan, savePlan } from '../orchestrator/planStore';
+import { listPlans, loadPlan, newPlanId, savePlan } from '../orchestrator/planStore';
+import { readPlanValue, type PlanRepoView } from '../orchestrator/planValidate';
 import { RawDecisionLog } from '../retrieval/decisionLog';
 import { openIndexedRepo } from '../repos/indexed';
 import { repoPaths } from '../repos/registry';
 
-type PlanHandlers = Pick<Handlers, 'plans/create' | 'plans/list' | 'plans/get'>;
+/** Run `check` with a view of the repository's index (which files exist). */
+function withRepoView<T>(ctx: EngineContext, repoId: string, check: (repo: PlanRepoView) => T): T {
+  const { info, curatedFile } = openIndexedRepo(ctx, { repoId });
+  const kb = KnowledgeBase.open(curatedFile, info.id);
+  try {
+    return check({ hasFile: (path) => kb.getFileByPath(path) !== null });
+  } finally {
+    kb.close();
+  }
+}
+
+type PlanHandlers = Pick<Handlers, 'plans/create' | 'plans/list' | 'plans/get' | 'plans/validate' | 'plans/save'>;
 
 /**
  * Plans (issue #15, plan mode): `plans/create` starts a `plan` run — one atomic pass whose plan is
@@ -60,6 +73,20 @@ export function createPlansHandlers(ctx: EngineContext, llm: Pick<ModelServices,
     'plans/get': async ({ repoId, planId }) => {
       const { info } = openIndexedRepo(ctx, { repoId });
       return { plan: loadPlan(ctx.ports.dataDir, info.id, planId) };
+    },
+    'plans/validate': async ({ repoId, plan }) => {
+      const reading = withRepoView(ctx, repoId, (repo) => readPlanValue(plan, repo));
+      return { errors: reading.ok ? [] : reading.errors };
+    },
+    'plans/save': async ({ repoId, planId, plan }) => {
+      const { info } = openIndexedRepo(ctx, { repoId });
+      const base = loadPlan(ctx.ports.dataDir, info.id, planId);
+      const reading = withRepoView(ctx, repoId, (repo) => readPlanValue(plan, repo));
+      if (!reading.ok) throw new AppError('VALIDATION', `The edited plan is not valid; fix these and save again:\n${reading.errors.map((e) => `- ${e}`).join('\n')}`, { details: { errors: reading.errors } });
+      const latest = Math.max(base.version, ...listPlans(ctx.ports.dataDir, info.id).plans.filter((p) => p.task === base.task).map((p) => p.version));
+      const artifact: PlanArtifact = { ...base, id: newPlanId(), createdAt: new Date().toISOString(), version: latest + 1, editedFrom: base.id, plan: reading.plan };
+      savePlan(ctx.ports.dataDir, artifact);
+      return { plan: artifact };
     },
   };
 }

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listWorktrees } from '../git';
 import { createTestRepo, type TestRepo } from '../testing/gitRepo';
-import { applyEditsIsolated } from './apply';
+import { applyEditsIsolated, parseEdits } from './apply';
 import { parseEditBlocks } from './blocks';
 
 let repo: TestRepo;
@@ -99,5 +99,49 @@ describe('parseEditBlocks', () => {
     expect(parseEditBlocks('Just change it.')).toEqual({ ok: false, reason: expect.stringContaining('the reply has no edit block') });
     expect(parseEditBlocks('<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE')).toEqual({ ok: false, reason: 'edit block 1 has no file path on the line before <<<<<<< SEARCH' });
     expect(parseEditBlocks('a.py\n<<<<<<< SEARCH\na\n=======\nb\n')).toEqual({ ok: false, reason: 'edit block 1 (a.py) is not closed by >>>>>>> REPLACE' });
+  });
+});
+
+describe('unified diffs', () => {
+  const udiff = (path: string, hunk: string, from = `a/${path}`) => `Here is the change:\n\`\`\`diff\n--- ${from}\n+++ b/${path}\n${hunk}\n\`\`\`\nDone.`;
+  const SUB_DOC = '@@ -4,3 +4,4 @@\n \n def sub(a, b):\n+    """Subtract."""\n     return a - b';
+
+  it('applies a fenced diff after prose, creates a file from /dev/null and deletes one to /dev/null, and returns the diff', async () => {
+    const before = userState();
+    const reply = `${udiff('calc.py', SUB_DOC)}\n\`\`\`diff\n--- /dev/null\n+++ b/docs/new.md\n@@ -0,0 +1,2 @@\n+# New\n+text\n--- a/twice.py\n+++ /dev/null\n@@ -1,2 +0,0 @@\n-x = 1\n-x = 1\n\`\`\``;
+    const result = await applyEditsIsolated({ repo: repo.root, root, edits: reply });
+    expect(result).toMatchObject({ ok: true, files: ['calc.py', 'docs/new.md', 'twice.py'] });
+    if (!result.ok) return;
+    expect(result.diff).toContain(' def sub(a, b):\n+    """Subtract."""');
+    expect(result.diff).toContain('diff --git a/docs/new.md b/docs/new.md\nnew file mode 100644');
+    expect(result.diff).toContain('diff --git a/twice.py b/twice.py\ndeleted file mode 100644');
+    expect(userState()).toEqual(before);
+  });
+
+  it.each([
+    ['a hunk whose context does not match', udiff('calc.py', '@@ -1,2 +1,2 @@\n-def mul(a, b):\n+def mul(x, y):\n     return a * b'), /diff 2 \(calc\.py\): a hunk does not match/],
+    ['a path out of the repository through ..', udiff('../outside/evil.py', '@@ -0,0 +1 @@\n+bad', '/dev/null'), /diff 2 \(\.\.\/outside\/evil\.py\): .*leads outside the repository/],
+    ['a path into .git', udiff('.git/hooks/pre-commit', '@@ -0,0 +1 @@\n+bad', '/dev/null'), /diff 2 \(\.git\/hooks\/pre-commit\): .*inside a \.git folder/],
+    ['a path through a symbolic link out of the repository', udiff('escape/outside/evil.py', '@@ -0,0 +1 @@\n+bad', '/dev/null'), /diff 2 \(escape\/outside\/evil\.py\): .*symbolic link .* points outside the repository/],
+    ['a new file that exists', udiff('calc.py', '@@ -0,0 +1 @@\n+bad', '/dev/null'), /diff 2 \(calc\.py\): the diff creates the file/],
+  ])('refuses %s as a failed attempt and writes nothing, the valid diff before it included', async (_name, bad, reason) => {
+    const before = userState();
+    const result = await applyEditsIsolated({ repo: repo.root, root, edits: `${udiff('calc.py', SUB_DOC)}\n${bad}`, keep: true });
+    try {
+      expect(result.ok).toBe(false);
+      if (!result.ok) expect(result.reason).toMatch(reason);
+      expect(readFileSync(join(result.worktree!.path, 'calc.py'), 'utf8')).toBe(CALC);
+      expect(repo.git('-C', result.worktree!.path, 'status', '--porcelain')).toBe('');
+    } finally {
+      await result.worktree?.remove();
+    }
+    expect(userState()).toEqual(before);
+    expect(existsSync(outside)).toBe(false);
+    expect(existsSync(join(repo.root, '.git', 'hooks', 'pre-commit'))).toBe(false);
+  });
+
+  it('reads search/replace blocks as such even when their text holds diff-like lines', () => {
+    expect(parseEdits(`a.py\n<<<<<<< SEARCH\n+++ b/x\n@@ -1 +1 @@\n=======\nnew\n>>>>>>> REPLACE\n`)).toMatchObject({ ok: true, format: 'search-replace' });
+    expect(parseEdits('no edits here')).toEqual({ ok: false, reason: expect.stringContaining('the reply has no edit block') });
   });
 });

@@ -8,8 +8,23 @@ import { dirname } from 'node:path';
 import { confinePath, readConfinedFile } from '../fs/confine';
 import { gitText, Worktree } from '../git';
 import { parseEditBlocks, type EditBlock } from './blocks';
+import { applyFilePatch, looksLikeUnifiedDiff, parseUnifiedDiff, type PatchEdit } from './unifiedDiff';
 
 export type { EditBlock } from './blocks';
+export type { PatchEdit } from './unifiedDiff';
+
+/** One parsed edit: a search/replace block or one file's unified-diff patch. */
+export type Edit = EditBlock | PatchEdit;
+
+/** Parse a model's reply as unified diffs when it reads as one, else as search/replace blocks. */
+export function parseEdits(reply: string): { ok: true; edits: Edit[]; format: 'search-replace' | 'unified-diff' } | { ok: false; reason: string } {
+  if (looksLikeUnifiedDiff(reply)) {
+    const parsed = parseUnifiedDiff(reply);
+    return parsed.ok ? { ok: true, edits: parsed.patches, format: 'unified-diff' } : parsed;
+  }
+  const parsed = parseEditBlocks(reply);
+  return parsed.ok ? { ok: true, edits: parsed.blocks, format: 'search-replace' } : parsed;
+}
 
 /** The outcome of one attempt: the diff of the checkout against its commit, or why nothing was written. */
 export type ApplyResult = { ok: true; diff: string; files: string[] } | { ok: false; reason: string };
@@ -22,7 +37,8 @@ interface Pending {
   relative: string;
   /** null: the file does not exist yet. */
   original: string | null;
-  content: string;
+  /** null: the file is deleted. */
+  content: string | null;
 }
 
 function occurrences(haystack: string, needle: string): number[] {
@@ -32,10 +48,10 @@ function occurrences(haystack: string, needle: string): number[] {
 }
 
 /** Compute every block's effect in memory; the first problem fails the whole attempt. */
-function prepare(root: string, blocks: readonly EditBlock[]): Map<string, Pending> | string {
+function prepare(root: string, blocks: readonly Edit[]): Map<string, Pending> | string {
   const files = new Map<string, Pending>();
   for (const block of blocks) {
-    const name = `edit block ${block.index} (${block.path})`;
+    const name = `${'patch' in block ? 'diff' : 'edit block'} ${block.index} (${block.path})`;
     let confined;
     try {
       confined = confinePath(root, block.path, { allowMissing: true });
@@ -54,6 +70,14 @@ function prepare(root: string, blocks: readonly EditBlock[]): Map<string, Pendin
       file = { absolute: confined.absolute, relative: confined.relative, original, content: original ?? '' };
       files.set(confined.relative, file);
     }
+    if ('patch' in block) {
+      const current = file.content === '' && file.original === null ? null : file.content;
+      const patched = applyFilePatch(current, block);
+      if (!patched.ok) return `${name}: ${patched.reason}`;
+      file.content = patched.content;
+      continue;
+    }
+    if (file.content === null) return `${name}: an earlier edit deletes this file`;
     if (block.search === '') {
       if (file.original !== null || file.content !== '') return `${name}: SEARCH is empty but the file exists; copy the lines to change into SEARCH`;
       file.content = block.replace === '' ? '' : `${block.replace}\n`;
@@ -70,6 +94,10 @@ function prepare(root: string, blocks: readonly EditBlock[]): Map<string, Pendin
 }
 
 function writeFile(file: Pending): void {
+  if (file.content === null) {
+    rmSync(file.absolute, { force: true });
+    return;
+  }
   mkdirSync(dirname(file.absolute), { recursive: true });
   // O_NOFOLLOW: a link planted after the check is not followed; O_EXCL: a new file is really new.
   const flags = constants.O_WRONLY | constants.O_CREAT | (constants.O_NOFOLLOW ?? 0) | (file.original === null ? constants.O_EXCL : constants.O_TRUNC);
@@ -87,12 +115,12 @@ function writeFile(file: Pending): void {
  * puts back what was written. Returns the checkout's diff against its commit (new files
  * included), or the reason of a failed attempt with nothing changed.
  */
-export async function applyEdits(checkout: string, edits: string | readonly EditBlock[], signal?: AbortSignal): Promise<ApplyResult> {
-  let blocks: readonly EditBlock[];
+export async function applyEdits(checkout: string, edits: string | readonly Edit[], signal?: AbortSignal): Promise<ApplyResult> {
+  let blocks: readonly Edit[];
   if (typeof edits === 'string') {
-    const parsed = parseEditBlocks(edits);
+    const parsed = parseEdits(edits);
     if (!parsed.ok) return { ok: false, reason: parsed.reason };
-    blocks = parsed.blocks;
+    blocks = parsed.edits;
   } else blocks = edits;
   const planned = prepare(checkout, blocks);
   if (typeof planned === 'string') return { ok: false, reason: planned };
@@ -106,14 +134,14 @@ export async function applyEdits(checkout: string, edits: string | readonly Edit
   } catch (error) {
     for (const file of written) {
       if (file.original === null) rmSync(file.absolute, { force: true });
-      else writeFile({ ...file, content: file.original, original: file.original });
+      else writeFile({ ...file, content: file.original, original: file.content === null ? null : file.original });
     }
     return { ok: false, reason: `writing failed, nothing kept: ${(error as Error).message}` };
   }
   const paths = changed.map((f) => f.relative);
   // The checkout's own index (git keeps one per worktree), never the user's; -f: an ignored new file still shows.
   if (paths.length) await gitText(['add', '-f', '--', ...paths], { cwd: checkout, signal });
-  const diff = await gitText(['diff', '--cached', '--no-ext-diff', '--no-color', '--src-prefix=a/', '--dst-prefix=b/'], { cwd: checkout, signal });
+  const diff = await gitText(['diff', '--cached', '--no-renames', '--no-ext-diff', '--no-color', '--src-prefix=a/', '--dst-prefix=b/'], { cwd: checkout, signal });
   return { ok: true, diff, files: paths };
 }
 
@@ -123,8 +151,8 @@ export interface IsolatedApplyOptions {
   repo: string;
   /** Our worktrees folder (`worktreesDir(dataDir)`). */
   root: string;
-  /** The model's reply or parsed blocks. */
-  edits: string | readonly EditBlock[];
+  /** The model's reply (search/replace blocks or a unified diff) or parsed edits. */
+  edits: string | readonly Edit[];
   /** Default HEAD. */
   commit?: string;
   /** Keep the worktree for the caller (which must remove it); default: removed after the diff. */

@@ -113,6 +113,31 @@ export class VectorStore {
     return rows.map((r) => ({ chunkId: Number(r.chunkId), similarity: 1 - r.distance }));
   }
 
+  /**
+   * Each file's vector: the unit mean of its live chunks' vectors (files without vectors are
+   * absent). Read row by row, so memory holds one running sum per file, not every vector.
+   */
+  fileMeans(): Map<number, Float32Array> {
+    const sums = new Map<number, Float32Array>();
+    const rows = this.sql
+      .rowsOf(`select c.file_id as fileId, v.embedding as embedding from search_embedded e join chunks c on c.id = e.chunk_id join ${this.table} v on v.chunk_id = e.chunk_id where e.embedder_id = ?`)
+      .iterate(this.embedderId) as IterableIterator<{ fileId: number; embedding: Buffer }>;
+    for (const row of rows) {
+      const bytes = new Uint8Array(row.embedding);
+      const vector = new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4);
+      let sum = sums.get(row.fileId);
+      if (!sum) sums.set(row.fileId, (sum = new Float32Array(vector.length)));
+      for (let i = 0; i < vector.length; i++) sum[i] = sum[i]! + vector[i]!;
+    }
+    for (const sum of sums.values()) {
+      let norm = 0;
+      for (const x of sum) norm += x * x;
+      norm = Math.sqrt(norm);
+      if (norm > 0) for (let i = 0; i < sum.length; i++) sum[i] = sum[i]! / norm;
+    }
+    return sums;
+  }
+
   /** Number of live vectors. */
   count(): number {
     return this.sql.valuesOf('select count(*) from search_embedded where embedder_id = ?').get(this.embedderId) as number;

@@ -47,6 +47,11 @@ export function readPlanReply(text: string, repo: PlanRepoView): PlanReading {
   } catch (error) {
     return { ok: false, errors: [`the JSON object does not parse: ${(error as Error).message}`] };
   }
+  return readPlanValue(value, repo);
+}
+
+/** Check a plan given as a value (an edited plan, a parsed reply): its shape, then {@link checkPlan}. */
+export function readPlanValue(value: unknown, repo: PlanRepoView): PlanReading {
   const shape = planSchema.safeParse(value);
   if (!shape.success) return { ok: false, errors: shape.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`) };
   const plan = normalizePlan(shape.data);

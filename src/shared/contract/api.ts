@@ -10,6 +10,9 @@ import { searchRequests } from './search';
 import { chatEvents, chatRequests } from './chat';
 import { plansRequests } from './plans';
 import { retrievalEvents, retrievalRequests } from './retrieval';
+import { reviewRequests } from './review';
+import { solveRequests } from './solve';
+import { summariesRequests } from './summaries';
 
 /**
  * The single source of truth for what the renderer may ask the engine (`domain/verb`) and what
@@ -27,6 +30,9 @@ export const requests = {
   ...chatRequests,
   ...plansRequests,
   ...retrievalRequests,
+  ...reviewRequests,
+  ...solveRequests,
+  ...summariesRequests,
 } as const;
 
 /** Every pushed event. */

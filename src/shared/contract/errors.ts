@@ -18,6 +18,8 @@ export const ERROR_CODES = [
   'MODEL_ERROR',
   'DISK_FULL',
   'UNSUPPORTED',
+  /** The user's files changed since a run read them: applying would overwrite their edits. */
+  'CONFLICT',
   'INTERNAL',
 ] as const;
 

@@ -14,3 +14,6 @@ export * from './runs';
 export * from './chat';
 export * from './plans';
 export * from './retrieval';
+export * from './review';
+export * from './solve';
+export * from './summaries';

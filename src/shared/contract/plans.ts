@@ -97,6 +97,8 @@ export interface PlanArtifact {
   attempts: number;
   /** Files retrieval handed the planner. */
   contextFiles: string[];
+  /** The plan this version was edited from (absent for a generated plan). */
+  editedFrom?: string;
   plan: Plan;
 }
 
@@ -127,4 +129,14 @@ export const plansRequests = {
   ),
   'plans/list': request<{ plans: PlanSummary[] }>()('The saved plans of a repository, newest first', z.object({ repoId: z.string().min(1) }), { repoId: 'repo-1' }),
   'plans/get': request<{ plan: PlanArtifact }>()('One saved plan', z.object({ repoId: z.string().min(1), planId }), { repoId: 'repo-1', planId: 'p-1' }),
+  'plans/validate': request<{ errors: string[] }>()(
+    "Check an edited plan against its schema and the repository (files exist or are created, no cycles, execution order follows the edges): every problem as a line; empty when valid",
+    z.object({ repoId: z.string().min(1), plan: z.unknown() }),
+    { repoId: 'repo-1', plan: { task_summary: 'Add a flag', affected_files: [], execution_order: [], rationale: 'Why' } },
+  ),
+  'plans/save': request<{ plan: PlanArtifact }>()(
+    'Save an edited plan as a new version of a saved one (refused with the problems when it does not validate); the original stays',
+    z.object({ repoId: z.string().min(1), planId, plan: z.unknown() }),
+    { repoId: 'repo-1', planId: 'p-1', plan: { task_summary: 'Add a flag', affected_files: [], execution_order: [], rationale: 'Why' } },
+  ),
 } as const;

@@ -1,5 +1,6 @@
 import type { IndexSummary } from './repos';
 import type { RetrievalSummary } from './retrieval';
+import type { SolveOutcome } from './solve';
 
 /** What one embedding run did (the result of a run of kind `embed`). */
 export interface EmbedSummary {
@@ -33,8 +34,13 @@ export interface RunKinds {
   plan: { subject: { repoId: string }; result: { planId: string; file: string } };
   /** Synthetic training pairs from a repository's history (`cra bootstrap`): the dataset folder and its counts. */
   bootstrap: { subject: { repoPath: string }; result: { dir: string; added: number; skipped: number; counts: { scope: { yes: number; no: number }; precision: { yes: number; no: number }; execute: number } } };
+  /** The summary tree of a repository (RAPTOR): summaries per level, how many the model wrote and how many were kept. */
+  summarize: { subject: { repoId: string }; result: { levels: Array<{ level: number; summaries: number }>; summarized: number; reused: number } };
   /** One retrieval: task analysis → scope → precision → context package (event retrieve/package). */
   retrieve: { subject: { repoId: string }; result: RetrievalSummary };
+  /** A solve run (orchestrated, or one implement pass of a plan); progress steps are parts → steps → passes. */
+  /** `solveRunId`: the run resumed; absent for a new run, whose orchestrator id is its run id. */
+  solve: { subject: { repoId: string; solveRunId?: string }; result: SolveOutcome };
 }
 
 /** A kind of run. */

@@ -10,6 +10,22 @@ import { registerPlan } from './planCommand';
 import { registerRetrieve } from './retrieveCommand';
 import { registerServe } from './serve';
 import { registerBootstrap } from './bootstrapCommand';
+import { registerReview } from './reviewCommand';
+import { registerSummarize } from './summarizeCommand';
 
-/** Every command of the CLI, in the order `cra --help` lists them. */
-export const commandModules: CommandModule[] = [registerInit, registerServe, registerIndex, registerEval, registerSearch, registerChat, registerRetrieve, registerPlan, registerModels, registerLogs, registerBootstrap];
+/** Every command of the CLI, in the order `cra --help` lists them (one per line, so additions merge). */
+export const commandModules: CommandModule[] = [
+  registerInit,
+  registerServe,
+  registerIndex,
+  registerEval,
+  registerSearch,
+  registerChat,
+  registerRetrieve,
+  registerSummarize,
+  registerPlan,
+  registerReview,
+  registerModels,
+  registerLogs,
+  registerBootstrap,
+];

@@ -3,6 +3,8 @@ import { ErrorBoundary } from '../components/ErrorBoundary';
 import { Icon } from '../components/Icon';
 import { useEvalStore } from '../features/eval/store';
 import { useModelsStore } from '../features/models/store';
+import { useSolveStore } from '../features/plans/solveStore';
+import { usePlansStore } from '../features/plans/store';
 import { RepoSwitcher } from '../features/repos/RepoSwitcher';
 import { useReposStore } from '../features/repos/store';
 import { useRunsStore } from '../features/runs/store';
@@ -73,6 +75,8 @@ export function connectStores(): () => void {
     runs.connect((finished) => {
       if (finished.kind === 'eval') void useEvalStore.getState().runFinished(finished);
       else if (finished.kind === 'pull') useModelsStore.getState().pullFinished(finished);
+      else if (finished.kind === 'plan') void usePlansStore.getState().runFinished(finished);
+      else if (finished.kind === 'solve') void useSolveStore.getState().runFinished(finished);
     }),
     repos.connect(),
   ];

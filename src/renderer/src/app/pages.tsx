@@ -3,7 +3,7 @@ import { EvalPage } from '../features/eval/EvalPage';
 import { LogsPage } from '../features/logs/LogsPage';
 import { ModelsPage } from '../features/models/ModelsPage';
 import { ChatPage } from '../features/chat/ChatPage';
-import { PlansPage } from '../features/placeholders/PlaceholderPages';
+import { PlansPage } from '../features/plans/PlansPage';
 import { ReposPage } from '../features/repos/ReposPage';
 import { SearchPage } from '../features/search/SearchPage';
 import { SettingsPage } from '../features/settings/SettingsPage';

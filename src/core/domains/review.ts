@@ -1,0 +1,78 @@
+import type { Handlers } from '../../shared/contract';
+import type { ReviewFileView } from '../../shared/contract/review';
+import type { EngineContext } from '../engine';
+import { applyReviewed, readUndo, undoFileOf, undoLastApply } from '../review/apply';
+import { changedFilesFromDiff } from '../review/fromDiff';
+import { reviewFiles, type ChangedFile, type ReviewFile } from '../review/hunks';
+import { openIndexedRepo } from '../repos/indexed';
+import { repoPaths } from '../repos/registry';
+
+/** What review needs of a run: where it started and its change (cumulative and per step). */
+export interface ReviewableRun {
+  baseCommit: string;
+  /** The cumulative unified diff against `baseCommit` (made with --no-renames). */
+  diff: string;
+  steps: Array<{ id: string; label: string; diff: string }>;
+}
+
+/** Where runs come from (the solve orchestrator's store). NOT_FOUND when the repository has no such run. */
+export type ReviewRunSource = (repoId: string, runId: string) => Promise<ReviewableRun>;
+
+type ReviewHandlers = Pick<Handlers, 'review/get' | 'review/apply' | 'review/undo'>;
+
+function hunkView(file: ReviewFile): ReviewFileView {
+  const header = file.diff.slice(0, file.diff.indexOf('\n@@'));
+  return {
+    path: file.path,
+    status: file.status,
+    diff: file.diff,
+    hunks: file.hunks.map((h) => {
+      const oldStart = h.oldLines === 0 ? h.oldStart - 1 : h.oldStart;
+      const newStart = h.newLines === 0 ? h.newStart - 1 : h.newStart;
+      return {
+        id: h.id,
+        oldStart: h.oldStart,
+        oldLines: h.oldLines,
+        newStart: h.newStart,
+        newLines: h.newLines,
+        diff: `${header}\n@@ -${oldStart},${h.oldLines} +${newStart},${h.newLines} @@\n${h.lines.join('\n')}\n`,
+        added: h.lines.filter((l) => l[0] === '+').length,
+        removed: h.lines.filter((l) => l[0] === '-').length,
+      };
+    }),
+  };
+}
+
+/**
+ * Review: a run's change cut into hunks, the accepted ones written to the working tree (checked
+ * against the run's start first), and the last apply undone. The one path by which a run's change
+ * reaches the user's files.
+ */
+export function createReviewHandlers(ctx: EngineContext, source: ReviewRunSource): ReviewHandlers {
+  const changeOf = async (repoId: string, runId: string): Promise<{ path: string; run: ReviewableRun; files: ChangedFile[]; undoFile: string }> => {
+    const { info } = openIndexedRepo(ctx, { repoId });
+    const run = await source(info.id, runId);
+    return { path: info.path, run, files: await changedFilesFromDiff(info.path, run.baseCommit, run.diff), undoFile: undoFileOf(repoPaths(ctx.ports.dataDir, info.id).dir) };
+  };
+  return {
+    'review/get': async ({ repoId, runId }) => {
+      const { run, files, undoFile } = await changeOf(repoId, runId);
+      const undo = readUndo(undoFile);
+      return {
+        runId,
+        baseCommit: run.baseCommit,
+        files: reviewFiles(files).map(hunkView),
+        steps: run.steps,
+        undo: undo ? { runId: undo.runId, appliedAt: undo.appliedAt, files: undo.files.map((f) => f.path) } : null,
+      };
+    },
+    'review/apply': async ({ repoId, runId, accepted }) => {
+      const { path, files, undoFile } = await changeOf(repoId, runId);
+      return applyReviewed({ repo: path, files, accepted, undoFile, runId });
+    },
+    'review/undo': async ({ repoId }) => {
+      const { info } = openIndexedRepo(ctx, { repoId });
+      return undoLastApply(info.path, undoFileOf(repoPaths(ctx.ports.dataDir, info.id).dir));
+    },
+  };
+}

@@ -1,0 +1,102 @@
+import type { Handlers, SolveOutcome } from '../../shared/contract';
+import { openRawDatabase } from '../db/raw';
+import type { EngineContext } from '../engine';
+import type { ModelServices } from '../llm/services';
+import { solveRunDetail, solveRunDiffs, type SolveRunDiffs } from '../orchestrator/solveDiffs';
+import { SolveRecords } from '../orchestrator/solveRecords';
+import { executeSolve } from '../orchestrator/solveRun';
+import { solveSessionFile } from '../orchestrator/solveSession';
+import { openIndexedRepo } from '../repos/indexed';
+import { repoPaths } from '../repos/registry';
+
+type SolveHandlers = Pick<Handlers, 'solve/run' | 'solve/get' | 'solve/list'>;
+
+/** The solve domain: handlers, and the diffs of a run for diff review. */
+export interface SolveDomain {
+  handlers: SolveHandlers;
+  /** Per-step and cumulative diffs, the HEAD at the start and per-file base hashes (for `cra review`). */
+  diffs(repoId: string, solveRunId: string): Promise<SolveRunDiffs>;
+}
+
+/**
+ * Solve (issue #15): `solve/run` starts a `solve` run — the orchestrator, or one implement pass of
+ * a given plan — in a worktree of ours; `solve/get` / `solve/list` read the repository's raw DB.
+ */
+export function createSolveDomain(ctx: EngineContext, llm: Pick<ModelServices, 'client' | 'loadUserConfig' | 'router'>): SolveDomain {
+  /** Orchestrator runs going on in this process (a `running` row of no process is interrupted). */
+  const active = new Set<string>();
+  const withRaw = <T>(repoId: string, read: (raw: ReturnType<typeof openRawDatabase>, sessions: string) => T): T => {
+    const paths = repoPaths(ctx.ports.dataDir, repoId);
+    const raw = openRawDatabase(paths.raw);
+    try {
+      return read(raw, paths.sessions);
+    } finally {
+      raw.close();
+    }
+  };
+  const handlers: SolveHandlers = {
+    'solve/run': async ({ repoId, task, plan, metaPlan, includeUncommitted, resume }) => {
+      const { info, curatedFile } = openIndexedRepo(ctx, { repoId });
+      // Before a run starts: a missing [models] section is CONFIG_MISSING (run `cra init`).
+      llm.router().resolve('coding', 'execute');
+      // Validation commands come from the user-level file only, never a repository's own config.
+      const config = llm.loadUserConfig().values;
+      let runTask = task;
+      if (resume) {
+        const row = withRaw(info.id, (raw) => new SolveRecords(raw).run(resume));
+        runTask = row?.task ?? task;
+      }
+      const { runId } = ctx.runs.start(
+        'solve',
+        `Solve · ${info.name}: ${runTask.slice(0, 60)}`,
+        async ({ runId: taskRunId, signal, progress }): Promise<SolveOutcome> => {
+          // A new run's orchestrator id is its run id; a resumed run keeps its first id.
+          const id = resume ?? taskRunId;
+          active.add(id);
+          try {
+            return await executeSolve({
+              dataDir: ctx.ports.dataDir,
+              repo: { id: info.id, path: info.path, curatedFile },
+              llm: llm.client,
+              config,
+              solveRunId: id,
+              taskRunId,
+              task: runTask,
+              ...(plan ? { plan } : {}),
+              ...(metaPlan ? { metaPlan } : {}),
+              includeUncommitted,
+              resume: Boolean(resume),
+              signal,
+              onProgress: (update) => progress(update),
+            });
+          } finally {
+            active.delete(id);
+          }
+        },
+        resume ? { repoId: info.id, solveRunId: resume } : { repoId: info.id },
+      );
+      return { runId, solveRunId: resume ?? runId };
+    },
+    'solve/get': async ({ repoId, solveRunId }) => {
+      const { info } = openIndexedRepo(ctx, { repoId });
+      return { run: withRaw(info.id, (raw, sessions) => solveRunDetail(raw, solveRunId, active.has(solveRunId), solveSessionFile(sessions, solveRunId))) };
+    },
+    'solve/list': async ({ repoId }) => {
+      const { info } = openIndexedRepo(ctx, { repoId });
+      return { runs: withRaw(info.id, (raw) => new SolveRecords(raw).list(info.id).map((r) => (r.status === 'running' && !active.has(r.solveRunId) ? { ...r, status: 'interrupted' as const } : r))) };
+    },
+  };
+  return {
+    handlers,
+    async diffs(repoId, solveRunId) {
+      const { info } = openIndexedRepo(ctx, { repoId });
+      const paths = repoPaths(ctx.ports.dataDir, info.id);
+      const raw = openRawDatabase(paths.raw);
+      try {
+        return await solveRunDiffs(raw, info.path, solveRunId, solveSessionFile(paths.sessions, solveRunId));
+      } finally {
+        raw.close();
+      }
+    },
+  };
+}

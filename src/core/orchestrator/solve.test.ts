@@ -1,0 +1,218 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { MetaPlan } from '../../shared/contract/solve';
+import { parseToml, validateConfig } from '../config/load';
+import type { Db } from '../db/open';
+import { openRawDatabase } from '../db/raw';
+import { worktreesDir } from '../git';
+import type { LlmClient } from '../llm/client';
+import { repoPaths } from '../repos/registry';
+import { OllamaTestServer } from '../testing/ollamaTestServer';
+import { loopbackClient } from '../testing/retrievalHarness';
+import { solveRunDetail, solveRunDiffs } from './solveDiffs';
+import { executeSolve, type ExecuteSolveInput } from './solveRun';
+import { solveSessionFile } from './solveSession';
+import { block, createSolveFixture, solveResponder, type SolveFixture, type SolveScript } from './testing/solveFixture';
+
+let fx: SolveFixture;
+let server: OllamaTestServer;
+let llm: LlmClient;
+let calls: Db;
+const REPO_ID = 'tiny-0001';
+let runs = 0;
+
+beforeAll(async () => {
+  [fx, server] = await Promise.all([createSolveFixture(), OllamaTestServer.start()]);
+  server.install('qwen3:0.6b');
+}, 60_000);
+afterAll(async () => {
+  fx.cleanup();
+  await server.close();
+});
+beforeEach(() => {
+  server.script.chat = [];
+  server.requests.length = 0;
+  calls = openRawDatabase(':memory:');
+  llm = loopbackClient(server, calls);
+});
+
+/** The config: the loopback models, the limits, and `node --test` as the fixture's validation. */
+function config(extra = '', validation = true) {
+  const toml = `[models]\nreasoning = "qwen3:0.6b"\ncoding = "qwen3:0.6b"\nbase_url = "${server.url}"\n[orchestrator]\nmax_step_attempts = 2\nmax_refinement_loops = 1\n${extra}\n${validation ? `[validation.${REPO_ID}]\ntest = "node --test"\ntimeout_s = 60\n` : ''}`;
+  return validateConfig(parseToml(toml, 't'), 't');
+}
+
+/** Run a solve with a scripted model. */
+async function solve(script: SolveScript, input: Partial<ExecuteSolveInput> = {}) {
+  const { respond, transcript } = solveResponder(script);
+  server.script.respond = respond;
+  const id = input.solveRunId ?? `solve-t${++runs}`;
+  const outcome = await executeSolve({
+    dataDir: fx.dataDir,
+    repo: { id: REPO_ID, path: fx.repo.root, curatedFile: fx.curatedFile },
+    llm,
+    config: config(),
+    solveRunId: id,
+    taskRunId: `task-${id}`,
+    task: 'Add mul to lib/math.js with a test, and formatProduct to lib/format.js',
+    ...input,
+  });
+  return { outcome, transcript, id };
+}
+
+const raw = () => openRawDatabase(repoPaths(fx.dataDir, REPO_ID).raw);
+const userState = () => ({ status: fx.repo.git('status', '--porcelain'), staged: fx.repo.git('diff', '--cached'), head: fx.repo.git('rev-parse', 'HEAD'), math: readFileSync(join(fx.repo.root, 'lib/math.js'), 'utf8') });
+
+const META: MetaPlan = {
+  task_summary: 'Add multiplication and its formatting',
+  parts: [
+    { id: 'p2', title: 'Format products', description: 'formatProduct in lib/format.js', files: ['lib/format.js'], depends_on: ['p1'] },
+    { id: 'p1', title: 'Multiply', description: 'mul in lib/math.js with a test', files: ['lib/math.js'], depends_on: [] },
+  ],
+};
+const P1 = { steps: [
+  { id: 's1', description: 'Add mul to lib/math.js and export it', files: ['lib/math.js'], expected_outcome: '' },
+  { id: 's2', description: 'Test mul in test/math.test.js', files: ['test/math.test.js'], expected_outcome: '' },
+], rationale: 'code then test' };
+const P2 = { steps: [{ id: 's1', description: 'Add formatProduct to lib/format.js', files: ['lib/format.js'], expected_outcome: '' }], rationale: 'one step' };
+const MUL = block('lib/math.js', 'function add(a, b) {\n  return a + b;\n}\n\nmodule.exports = { add };', 'function add(a, b) {\n  return a + b;\n}\n\nfunction mul(a, b) {\n  return a * b;\n}\n\nmodule.exports = { add, mul };');
+const MUL_TEST = block('test/math.test.js', "test('add', () => {\n  assert.strictEqual(math.add(2, 3), 5);\n});", "test('add', () => {\n  assert.strictEqual(math.add(2, 3), 5);\n});\n\ntest('mul', () => {\n  assert.strictEqual(math.mul(2, 3), 6);\n});");
+const FORMAT = block('lib/format.js', "const { add } = require('./math');", "const { add, mul } = require('./math');\n\nfunction formatProduct(a, b) {\n  return `${a} * ${b} = ${mul(a, b)}`;\n}");
+const TWO_PARTS: SolveScript = { metaPlan: META, partPlans: { p1: P1, p2: P2 }, edits: { 'p1/s1': MUL, 'p1/s2': MUL_TEST, 'p2/s1': FORMAT } };
+
+describe('the solve orchestrator', () => {
+  it('solves a two-part task end to end in dependency order, validating each step with the configured tests; the user tree (with uncommitted changes) is untouched', async () => {
+    fx.repo.write('README.md', '# Tiny math\n\nwork in progress\n');
+    fx.repo.write('notes.txt', 'untracked\n');
+    fx.repo.git('add', 'notes.txt');
+    const before = userState();
+    try {
+      const { outcome, transcript, id } = await solve(TWO_PARTS);
+      expect(outcome).toMatchObject({ status: 'complete', completed: [{ partId: 'p1', stepId: 's1' }, { partId: 'p1', stepId: 's2' }, { partId: 'p2', stepId: 's1' }], notCompleted: [] });
+      expect(outcome.files.sort()).toEqual(['lib/format.js', 'lib/math.js', 'test/math.test.js']);
+      // p1 before p2 (p2 depends on it though listed first); an adjustment after every step.
+      expect(transcript.passes).toEqual(['meta_plan', 'part_plan p1', 'implement p1/s1 #1', 'adjustment p1/s1', 'implement p1/s2 #1', 'adjustment p1/s2', 'part_plan p2', 'implement p2/s1 #1', 'adjustment p2/s1']);
+      // Each pass sees only what it is handed: the part plan of p2 sees p1's diff.
+      expect(transcript.prompts.find((p) => p.pass === 'part_plan p2')!.prompt).toContain('+function mul(a, b) {');
+      expect(userState()).toEqual(before);
+      expect(readdirSync(worktreesDir(fx.dataDir))).toEqual([]);
+
+      const db = raw();
+      try {
+        const detail = solveRunDetail(db, id, false);
+        expect(detail.status).toBe('complete');
+        expect(detail.passes.map((p) => `${p.type}:${p.status}`)).toEqual(['meta_plan:succeeded', 'part_plan:succeeded', 'step_implement:succeeded', 'adjustment:succeeded', 'step_implement:succeeded', 'adjustment:succeeded', 'part_plan:succeeded', 'step_implement:succeeded', 'adjustment:succeeded']);
+        const validation = detail.passes[2]!.validation!;
+        expect(validation).toMatchObject({ ok: true, kind: 'commands', checks: [{ name: 'test', command: 'node --test', ok: true, exitCode: 0 }] });
+        expect(validation.checks[0]!.output).toContain('# pass 1');
+        expect(detail.parts.map((p) => `${p.id}:${p.status}:${p.steps.map((s) => s.id).join(',')}`)).toEqual(['p1:succeeded:s1,s2', 'p2:succeeded:s1']);
+        // Every pass has its task_runs row, and its model calls carry that run id.
+        const linked = db.prepare(`select count(*) from orchestrator_passes p join task_runs t on t.id = p.task_run_id where p.orchestrator_run_id = ? and t.status = 'done'`).pluck().get(id);
+        expect(linked).toBe(9);
+        const stages = db.prepare(`select m.stage from model_calls m join orchestrator_passes p on p.task_run_id = m.run_id where p.orchestrator_run_id = ? order by m.id`).pluck().all(id);
+        expect(stages).toEqual(['plan', 'plan', 'execute', 'plan', 'execute', 'plan', 'plan', 'execute', 'plan']);
+        // The session is archived into the raw DB at the end, its file deleted.
+        expect(db.prepare('select count(*) from session_archives where run_id = ?').pluck().get(id)).toBe(1);
+        expect(existsSync(solveSessionFile(repoPaths(fx.dataDir, REPO_ID).sessions, id))).toBe(false);
+
+        const diffs = await solveRunDiffs(db, fx.repo.root, id);
+        expect(diffs.headCommit).toBe(before.head.trim());
+        expect(diffs.steps.map((s) => `${s.partId}/${s.stepId}`)).toEqual(['p1/s1', 'p1/s2', 'p2/s1']);
+        expect(diffs.steps[0]!.diff).toContain('+function mul(a, b) {');
+        expect(diffs.steps[0]!.diff).not.toContain('formatProduct');
+        expect(diffs.cumulative).toContain('+function formatProduct(a, b) {');
+        expect(Object.keys(diffs.baseHashes).sort()).toEqual(['lib/format.js', 'lib/math.js', 'test/math.test.js']);
+        expect(diffs.baseHashes['lib/math.js']).toMatch(/^[0-9a-f]{64}$/);
+      } finally {
+        db.close();
+      }
+    } finally {
+      fx.repo.git('reset', '-q', '--hard');
+      fx.repo.git('clean', '-fdq');
+    }
+  }, 60_000);
+
+  it('uses an adjustment that changes the remaining steps: the replaced step never runs, the new one does', async () => {
+    const script: SolveScript = {
+      metaPlan: { task_summary: 'mul', parts: [{ id: 'p1', title: 'Multiply', description: 'mul', files: ['lib/math.js'], depends_on: [] }] },
+      partPlans: { p1: P1 },
+      adjustments: { 'p1/s1': { rationale: 'mul landed; test it together with add in one new test file instead', remaining_steps: [{ id: 's3', description: 'New test file test/mul.test.js', files: ['test/mul.test.js'], expected_outcome: '' }] } },
+      edits: { 'p1/s1': MUL, 'p1/s3': block('test/mul.test.js', '', "const test = require('node:test');\nconst assert = require('node:assert');\nconst { mul } = require('../lib/math');\n\ntest('mul', () => assert.strictEqual(mul(4, 5), 20));") },
+    };
+    const { outcome, transcript, id } = await solve(script);
+    expect(outcome.status).toBe('complete');
+    expect(outcome.completed).toEqual([{ partId: 'p1', stepId: 's1' }, { partId: 'p1', stepId: 's3' }]);
+    expect(transcript.passes).toEqual(['meta_plan', 'part_plan p1', 'implement p1/s1 #1', 'adjustment p1/s1', 'implement p1/s3 #1', 'adjustment p1/s3']);
+    const db = raw();
+    try {
+      const adjustment = solveRunDetail(db, id, false).passes.find((p) => p.type === 'adjustment')!;
+      expect(adjustment.output).toMatchObject({ changes: { added: ['s3'], removed: ['s2'], modified: [] } });
+    } finally {
+      db.close();
+    }
+  }, 60_000);
+
+  it('turns a failing test with evidence into a RefinementRequest and succeeds on the refined attempt', async () => {
+    const script: SolveScript = {
+      metaPlan: { task_summary: 'mul', parts: [{ id: 'p1', title: 'Multiply', description: 'mul', files: ['lib/math.js'], depends_on: [] }] },
+      partPlans: { p1: { steps: [P1.steps[1]!], rationale: 'test first' } },
+      // Attempt 1 tests a mul that does not exist; the refined attempt adds it too.
+      edits: { 'p1/s2': [MUL_TEST, `${MUL_TEST}\n${MUL}`] },
+    };
+    const { outcome, transcript, id } = await solve(script);
+    expect(outcome.status).toBe('complete');
+    expect(transcript.passes).toEqual(['meta_plan', 'part_plan p1', 'implement p1/s2 #1', 'implement p1/s2 #2', 'adjustment p1/s2']);
+    const retry = transcript.prompts.find((p) => p.pass === 'implement p1/s2 #2')!.prompt;
+    expect(retry).toContain('## Your previous attempt failed');
+    expect(retry).toContain('math.mul is not a function');
+    const db = raw();
+    try {
+      const passes = solveRunDetail(db, id, false).passes.filter((p) => p.type === 'step_implement');
+      expect(passes.map((p) => `${p.attempt}:${p.status}`)).toEqual(['1:failed', '2:succeeded']);
+      expect(passes[0]!.validation!.checks[0]!.output).toContain('not ok');
+      expect(passes[0]!.output).toMatchObject({ refinementRequest: { missing_symbols: ['mul'], missing_tests: ['mul'] } });
+      expect(passes[1]!.output).toMatchObject({ refinement: { missing_symbols: ['mul'] } });
+      // The failed attempt's edits were undone: the step's diff is the refined attempt's alone.
+      expect(passes[1]!.diff).toContain('+function mul(a, b) {');
+    } finally {
+      db.close();
+    }
+  }, 60_000);
+
+  it('ends partial when a part fails after max_step_attempts: what completed and what did not, the dependent part skipped', async () => {
+    const meta: MetaPlan = {
+      task_summary: 'three parts',
+      parts: [
+        { id: 'p1', title: 'Multiply', description: 'mul', files: ['lib/math.js'], depends_on: [] },
+        { id: 'p2', title: 'Format', description: 'formatProduct', files: ['lib/format.js'], depends_on: ['p1'] },
+        { id: 'p3', title: 'Readme', description: 'mention mul', files: ['README.md'], depends_on: ['p2'] },
+      ],
+    };
+    const script: SolveScript = {
+      metaPlan: meta,
+      partPlans: { p1: { steps: [P1.steps[0]!], rationale: '' }, p2: P2, p3: { steps: [{ id: 's1', description: 'readme', files: ['README.md'], expected_outcome: '' }], rationale: '' } },
+      edits: { 'p1/s1': MUL, 'p2/s1': block('lib/format.js', 'function nowhere() {}', 'x') },
+    };
+    const before = userState();
+    const { outcome, transcript } = await solve(script);
+    expect(outcome.status).toBe('partial');
+    expect(outcome.completed).toEqual([{ partId: 'p1', stepId: 's1' }]);
+    expect(outcome.notCompleted).toEqual([
+      { partId: 'p2', stepId: 's1', reason: expect.stringMatching(/^the edits did not apply: edit block 1 \(lib\/format\.js\): the SEARCH text was not found/) },
+      { partId: 'p3', stepId: null, reason: 'depends on part p2, which did not succeed' },
+    ]);
+    // [orchestrator].max_step_attempts = 2: exactly two tries, no adjustment after a failed step.
+    expect(transcript.passes).toEqual(['meta_plan', 'part_plan p1', 'implement p1/s1 #1', 'adjustment p1/s1', 'part_plan p2', 'implement p2/s1 #1', 'implement p2/s1 #2']);
+    expect(outcome.files).toEqual(['lib/math.js']);
+    expect(userState()).toEqual(before);
+  }, 60_000);
+
+  it('fails with the problems when the meta-plan is invalid twice, and refuses a given meta-plan with a cycle before starting', async () => {
+    const { outcome, transcript } = await solve({ metaPlan: 'no plan today', edits: {} });
+    expect(outcome).toMatchObject({ status: 'failed', completed: [], notCompleted: [{ partId: '', stepId: null, reason: expect.stringContaining('the meta-plan was invalid 2 times') }] });
+    expect(transcript.passes).toEqual(['meta_plan', 'meta_plan']);
+    const cyclic: MetaPlan = { task_summary: 'x', parts: [{ id: 'a', title: 'a', description: 'a', files: [], depends_on: ['b'] }, { id: 'b', title: 'b', description: 'b', files: [], depends_on: ['a'] }] };
+    await expect(solve({ edits: {} }, { metaPlan: cyclic })).rejects.toThrow(/the dependencies form a cycle \(a → b → a\)/);
+  }, 60_000);
+});

@@ -1,0 +1,145 @@
+/**
+ * The hunks of a run's change, for review: each changed file's content before the run and after
+ * it, cut into hunks the user accepts or rejects one by one, and the content that results from
+ * the accepted ones only. The hunks are computed here from the two contents (not parsed from a
+ * diff's text), so what is shown and what is applied are the same thing.
+ */
+import { createHash } from 'node:crypto';
+import { structuredPatch } from 'diff';
+
+/** One file of a change: its content at the run's start and at its end (null: absent). */
+export interface ChangedFile {
+  path: string;
+  before: string | null;
+  after: string | null;
+}
+
+/** One hunk: where it lies in the file before (1-based; an insertion lies before `oldStart`) and its lines (' ', '-', '+'). */
+export interface ReviewHunk {
+  /** `<path>#<n>:<hash>`: stable for the same change, different when the change differs. */
+  id: string;
+  index: number;
+  oldStart: number;
+  oldLines: number;
+  newStart: number;
+  newLines: number;
+  lines: string[];
+}
+
+/** A changed file and its hunks. */
+export interface ReviewFile {
+  path: string;
+  status: 'added' | 'deleted' | 'modified';
+  hunks: ReviewHunk[];
+  /** A git-style unified diff of the file (for diff2html and the CLI). */
+  diff: string;
+}
+
+/** Lines context around each hunk (git's default). */
+const CONTEXT = 3;
+
+function splitLines(text: string): string[] {
+  if (text === '') return [];
+  const lines = text.split('\n');
+  if (lines[lines.length - 1] === '') lines.pop();
+  return lines;
+}
+
+function hunkId(path: string, index: number, lines: readonly string[]): string {
+  const hash = createHash('sha256').update(path).update('\0').update(lines.join('\n')).digest('hex').slice(0, 10);
+  return `${path}#${index}:${hash}`;
+}
+
+function unifiedText(file: ChangedFile, hunks: readonly ReviewHunk[]): string {
+  const from = file.before === null ? '/dev/null' : `a/${file.path}`;
+  const to = file.after === null ? '/dev/null' : `b/${file.path}`;
+  const out = [`diff --git a/${file.path} b/${file.path}`];
+  if (file.before === null) out.push('new file mode 100644');
+  if (file.after === null) out.push('deleted file mode 100644');
+  out.push(`--- ${from}`, `+++ ${to}`);
+  for (const hunk of hunks) {
+    // A unified header names the line before an insertion (or 0): the inverse of our `oldStart`.
+    const oldStart = hunk.oldLines === 0 ? hunk.oldStart - 1 : hunk.oldStart;
+    const newStart = hunk.newLines === 0 ? hunk.newStart - 1 : hunk.newStart;
+    out.push(`@@ -${oldStart},${hunk.oldLines} +${newStart},${hunk.newLines} @@`, ...hunk.lines);
+  }
+  return `${out.join('\n')}\n`;
+}
+
+/** Cut one file's change into hunks. A file whose content did not change has none. */
+export function reviewFile(file: ChangedFile): ReviewFile {
+  const status = file.before === null ? 'added' : file.after === null ? 'deleted' : 'modified';
+  const patch = structuredPatch(file.path, file.path, file.before ?? '', file.after ?? '', '', '', { context: CONTEXT });
+  const hunks = patch.hunks.map((h, index) => ({
+    id: hunkId(file.path, index, h.lines),
+    index,
+    // `structuredPatch` numbers an insertion's hunk by the line before it; ours names the line it precedes.
+    oldStart: h.oldLines === 0 ? h.oldStart + 1 : h.oldStart,
+    oldLines: h.oldLines,
+    newStart: h.newLines === 0 ? h.newStart + 1 : h.newStart,
+    newLines: h.newLines,
+    lines: h.lines,
+  }));
+  return { path: file.path, status, hunks, diff: unifiedText(file, hunks) };
+}
+
+/** Every changed file of a change, sorted by path; unchanged files are left out. */
+export function reviewFiles(files: readonly ChangedFile[]): ReviewFile[] {
+  return files
+    .filter((f) => f.before !== f.after)
+    .map(reviewFile)
+    .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
+/**
+ * The file's content with only the accepted hunks applied to `before`: null when it ends absent
+ * (an accepted deletion, or a rejected creation). Every hunk's removed and context lines are
+ * checked against `before`; a mismatch is an error (the hunks are not of this content).
+ */
+export function composeAccepted(file: ChangedFile, hunks: readonly ReviewHunk[], accepted: ReadonlySet<string>): string | null {
+  const taken = hunks.filter((h) => accepted.has(h.id));
+  if (taken.length === hunks.length) return file.after;
+  if (taken.length === 0) return file.before;
+  const source = splitLines(file.before ?? '');
+  const out: string[] = [];
+  let next = 0; // index into `source` of the first line not yet copied
+  let endsWithNewline = file.before === null || file.before === '' || file.before.endsWith('\n');
+  for (const hunk of hunks) {
+    const start = hunk.oldStart - 1;
+    if (start < next) throw new Error(`hunk ${hunk.id} overlaps the one before it`);
+    out.push(...source.slice(next, start));
+    const old: string[] = [];
+    const added: string[] = [];
+    let lastWas: string | undefined;
+    let noNewlineOld = false;
+    let noNewlineNew = false;
+    for (const line of hunk.lines) {
+      const mark = line[0];
+      if (mark === '\\') {
+        if (lastWas === '-' || lastWas === ' ') noNewlineOld = true;
+        if (lastWas === '+' || lastWas === ' ') noNewlineNew = true;
+        continue;
+      }
+      lastWas = mark;
+      const text = line.slice(1);
+      if (mark === ' ' || mark === '-') old.push(text);
+      if (mark === ' ' || mark === '+') added.push(text);
+    }
+    const actual = source.slice(start, start + old.length);
+    if (actual.length !== old.length || actual.some((line, i) => line !== old[i])) {
+      throw new Error(`hunk ${hunk.id} does not match the file's content before the run`);
+    }
+    const isLast = start + old.length >= source.length;
+    if (accepted.has(hunk.id)) {
+      out.push(...added);
+      if (isLast) endsWithNewline = !noNewlineNew;
+    } else {
+      out.push(...old);
+      if (isLast && noNewlineOld) endsWithNewline = false;
+    }
+    next = start + old.length;
+  }
+  out.push(...source.slice(next));
+  if (out.length === 0) return '';
+  return out.join('\n') + (endsWithNewline ? '\n' : '');
+}

@@ -1,0 +1,172 @@
+import { useCallback, useEffect, useMemo, useState } from 'react';
+import type { ReviewView } from '../../../../shared/contract';
+import { DiffView } from '../../components/DiffView';
+import { client } from '../../lib/client';
+import { toOpError, type OpError } from '../../lib/errors';
+
+type Verdict = 'accept' | 'reject';
+
+/**
+ * Diff review of a run: the cumulative change per file and hunk (diff2html, side by side or line
+ * by line), each hunk accepted or rejected, a summary of what Apply will write, then Apply — the
+ * only way a run's change reaches the working tree — and Undo of the last apply. Each step's own
+ * diff is shown read-only beside.
+ */
+export function ReviewPanel(props: { repoId: string; runId: string }) {
+  const { repoId, runId } = props;
+  const [view, setView] = useState<ReviewView | null>(null);
+  const [verdicts, setVerdicts] = useState<Record<string, Verdict>>({});
+  const [sideBySide, setSideBySide] = useState(true);
+  const [tab, setTab] = useState<'cumulative' | 'steps'>('cumulative');
+  const [error, setError] = useState<OpError | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  const load = useCallback(async () => {
+    try {
+      const next = await client().call('review/get', { repoId, runId });
+      setView(next);
+      setVerdicts(Object.fromEntries(next.files.flatMap((f) => f.hunks.map((h) => [h.id, 'accept' as Verdict]))));
+      setError(null);
+    } catch (e) {
+      setError(toOpError(e));
+    }
+  }, [repoId, runId]);
+  useEffect(() => {
+    void load();
+  }, [load]);
+
+  const summary = useMemo(() => {
+    if (!view) return { hunks: 0, total: 0, files: [] as string[] };
+    const files = view.files.filter((f) => f.hunks.some((h) => verdicts[h.id] === 'accept')).map((f) => f.path);
+    const total = view.files.reduce((n, f) => n + f.hunks.length, 0);
+    return { hunks: Object.values(verdicts).filter((v) => v === 'accept').length, total, files };
+  }, [view, verdicts]);
+
+  if (error && !view) return <p className="error-text" role="alert">{error.message}</p>;
+  if (!view) return <p className="muted">Loading the run's change…</p>;
+
+  const setMany = (ids: string[], verdict: Verdict) => setVerdicts((v) => ({ ...v, ...Object.fromEntries(ids.map((id) => [id, verdict])) }));
+  const act = async (what: () => Promise<string>) => {
+    setBusy(true);
+    setNotice(null);
+    try {
+      setNotice(await what());
+      setError(null);
+      await load();
+    } catch (e) {
+      setError(toOpError(e));
+    } finally {
+      setBusy(false);
+    }
+  };
+  const apply = () =>
+    act(async () => {
+      const accepted = Object.entries(verdicts)
+        .filter(([, v]) => v === 'accept')
+        .map(([id]) => id);
+      const result = await client().call('review/apply', { repoId, runId, accepted });
+      return `Applied ${result.hunks} ${result.hunks === 1 ? 'hunk' : 'hunks'} to ${result.written.join(', ')}.`;
+    });
+  const undo = () =>
+    act(async () => {
+      const result = await client().call('review/undo', { repoId });
+      return `Undone: ${result.restored.join(', ')} restored.`;
+    });
+
+  return (
+    <section className="review" aria-label="Diff review">
+      <header className="review-head">
+        <div className="segmented" role="tablist" aria-label="Change">
+          <button type="button" role="tab" aria-selected={tab === 'cumulative'} className={tab === 'cumulative' ? 'active' : ''} onClick={() => setTab('cumulative')}>
+            Cumulative
+          </button>
+          <button type="button" role="tab" aria-selected={tab === 'steps'} className={tab === 'steps' ? 'active' : ''} onClick={() => setTab('steps')}>
+            Per step ({view.steps.length})
+          </button>
+        </div>
+        <label className="check">
+          <input type="checkbox" checked={sideBySide} onChange={(e) => setSideBySide(e.target.checked)} /> Side by side
+        </label>
+        <span className="spacer" />
+        {view.undo ? (
+          <button type="button" disabled={busy} onClick={() => void undo()} title={`Applied ${new Date(view.undo.appliedAt).toLocaleString()}: ${view.undo.files.join(', ')}`}>
+            Undo last apply
+          </button>
+        ) : null}
+      </header>
+      {tab === 'steps' ? (
+        <div className="review-steps">
+          {view.steps.length === 0 ? <p className="muted">No step changed a file.</p> : null}
+          {view.steps.map((step) => (
+            <details key={step.id} className="review-step" open={view.steps.length <= 3}>
+              <summary>{step.label}</summary>
+              {step.diff.trim() ? <DiffView diff={step.diff} sideBySide={sideBySide} /> : <p className="muted">No change in this step.</p>}
+            </details>
+          ))}
+        </div>
+      ) : (
+        <>
+          {view.files.length === 0 ? <p className="muted">The run changed no file.</p> : null}
+          {view.files.map((file) => (
+            <div key={file.path} className="review-file" data-testid="review-file" data-path={file.path}>
+              <div className="review-file-head">
+                <strong className="mono">{file.path}</strong>
+                <span className={`badge ${file.status}`}>{file.status}</span>
+                <span className="spacer" />
+                <button type="button" className="link" onClick={() => setMany(file.hunks.map((h) => h.id), 'accept')}>
+                  Accept file
+                </button>
+                <button type="button" className="link danger" onClick={() => setMany(file.hunks.map((h) => h.id), 'reject')}>
+                  Reject file
+                </button>
+              </div>
+              {file.hunks.map((hunk, i) => {
+                const verdict = verdicts[hunk.id] ?? 'accept';
+                return (
+                  <div key={hunk.id} className={`review-hunk ${verdict}`} data-testid="review-hunk" data-verdict={verdict}>
+                    <div className="review-hunk-head">
+                      <span className="muted">
+                        Hunk {i + 1} of {file.hunks.length} · line {hunk.oldStart} · +{hunk.added} −{hunk.removed}
+                      </span>
+                      <span className="spacer" />
+                      <div className="segmented" role="group" aria-label={`Hunk ${i + 1} of ${file.path}`}>
+                        <button type="button" aria-pressed={verdict === 'accept'} className={verdict === 'accept' ? 'active' : ''} onClick={() => setMany([hunk.id], 'accept')}>
+                          Accept
+                        </button>
+                        <button type="button" aria-pressed={verdict === 'reject'} className={verdict === 'reject' ? 'active' : ''} onClick={() => setMany([hunk.id], 'reject')}>
+                          Reject
+                        </button>
+                      </div>
+                    </div>
+                    <DiffView diff={hunk.diff} sideBySide={sideBySide} />
+                  </div>
+                );
+              })}
+            </div>
+          ))}
+          <footer className="review-apply">
+            <span data-testid="review-summary">
+              {summary.hunks === 0
+                ? `No hunk accepted (of ${summary.total}); nothing would be written.`
+                : `Apply writes ${summary.hunks} of ${summary.total} hunks to ${summary.files.length} ${summary.files.length === 1 ? 'file' : 'files'}: ${summary.files.join(', ')}.`}
+            </span>
+            <button type="button" className="primary" disabled={busy || summary.hunks === 0} onClick={() => void apply()}>
+              Apply to working tree
+            </button>
+          </footer>
+        </>
+      )}
+      {notice ? (
+        <p className="review-notice" role="status">
+          {notice}
+        </p>
+      ) : null}
+      {error ? (
+        <p className="error-text" role="alert">
+          {error.message}
+        </p>
+      ) : null}
+    </section>
+  );
+}

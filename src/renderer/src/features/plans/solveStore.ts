@@ -1,0 +1,96 @@
+import { create } from 'zustand';
+import type { Plan, RunFinished, SolveRunDetail, SolveRunSummary } from '../../../../shared/contract';
+import { client } from '../../lib/client';
+import { toOpError, type OpError } from '../../lib/errors';
+import { useRunsStore } from '../runs/store';
+
+type SolveOp = 'list' | 'open' | 'start';
+
+interface SolveState {
+  repoId: string | null;
+  runs: SolveRunSummary[];
+  /** The run on screen (its id), and its detail as last read. */
+  selectedId: string | null;
+  detail: SolveRunDetail | null;
+  /** solve run id → the task run (run/* events) that carries it now. */
+  taskRuns: Record<string, string>;
+  errors: Partial<Record<SolveOp, OpError | null>>;
+}
+
+interface SolveActions {
+  load(repoId: string): Promise<void>;
+  open(solveRunId: string | null): Promise<void>;
+  /** Start a run: a plan's one implement pass, the orchestrator for a task, or a resume. */
+  start(input: { task: string; plan?: Plan; resume?: string }): Promise<void>;
+  /** A solve run ended or reported progress: re-read the list and the detail on screen. */
+  refresh(): Promise<void>;
+  runFinished(finished: RunFinished<'solve'>): Promise<void>;
+}
+
+/** Solve runs of the current repository and the one on screen. */
+export const useSolveStore = create<SolveState & SolveActions>()((set, get) => {
+  const fail = (op: SolveOp, error: unknown) => set((s) => ({ errors: { ...s.errors, [op]: toOpError(error) } }));
+  return {
+    repoId: null,
+    runs: [],
+    selectedId: null,
+    detail: null,
+    taskRuns: {},
+    errors: {},
+    load: async (repoId) => {
+      if (get().repoId !== repoId) set({ repoId, runs: [], selectedId: null, detail: null });
+      try {
+        const { runs } = await client().call('solve/list', { repoId });
+        if (get().repoId === repoId) set((s) => ({ runs, errors: { ...s.errors, list: null } }));
+      } catch (error) {
+        fail('list', error);
+      }
+    },
+    open: async (solveRunId) => {
+      const repoId = get().repoId;
+      set({ selectedId: solveRunId, ...(solveRunId === get().detail?.solveRunId ? {} : { detail: null }) });
+      if (!repoId || !solveRunId) return;
+      try {
+        const { run } = await client().call('solve/get', { repoId, solveRunId });
+        if (get().selectedId === solveRunId) set((s) => ({ detail: run, errors: { ...s.errors, open: null } }));
+      } catch (error) {
+        fail('open', error);
+      }
+    },
+    start: async ({ task, plan, resume }) => {
+      const repoId = get().repoId;
+      if (!repoId) return;
+      set((s) => ({ errors: { ...s.errors, start: null } }));
+      try {
+        const { runId, solveRunId } = await client().call('solve/run', { repoId, task, ...(plan ? { plan } : {}), ...(resume ? { resume } : {}) });
+        useRunsStore.getState().track({ runId, kind: 'solve', subject: { repoId, ...(resume ? { solveRunId: resume } : {}) }, title: `Solve: ${task.slice(0, 60)}`, status: 'running', startedAt: new Date().toISOString() });
+        set((s) => ({ taskRuns: { ...s.taskRuns, [solveRunId]: runId } }));
+        await get().load(repoId);
+        await get().open(solveRunId);
+      } catch (error) {
+        fail('start', error);
+      }
+    },
+    refresh: async () => {
+      const { repoId, selectedId } = get();
+      if (!repoId) return;
+      await get().load(repoId);
+      if (selectedId) await get().open(selectedId);
+    },
+    runFinished: async (finished) => {
+      if (!Object.values(get().taskRuns).includes(finished.runId) && get().repoId === null) return;
+      await get().refresh();
+    },
+  };
+});
+
+type State = SolveState;
+
+/** Selectors of the solve store. */
+export const solveSelectors = {
+  runs: (s: State) => s.runs,
+  selectedId: (s: State) => s.selectedId,
+  detail: (s: State) => s.detail,
+  taskRunOf: (solveRunId: string | null) => (s: State) => (solveRunId ? (s.taskRuns[solveRunId] ?? null) : null),
+  error: (op: SolveOp) => (s: State) => s.errors[op] ?? null,
+};
