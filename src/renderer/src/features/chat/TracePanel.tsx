@@ -4,6 +4,7 @@ import { useNavStore } from '../../app/store/navStore';
 import { useLogsStore } from '../logs/store';
 import type { Turn } from './reducers';
 import { useChatStore } from './store';
+import { growingFields, RawValue, Row } from './traceSections';
 
 /** Trace fields this panel shows in their own rows; any other field the engine adds shows under "More". */
 const KNOWN_FIELDS = new Set(['route', 'intent', 'searchMode', 'notes', 'expansion', 'evidenceTokens', 'budgetTokens', 'queries']);
@@ -28,14 +29,15 @@ export function TracePanel(props: { turn: Turn; openAt(path: string, line: numbe
   const trace = (turn.trace ?? {}) as LooseTrace;
   const route = trace.route;
   const loadCalls = useChatStore((s) => s.loadCalls);
-  const extra = Object.entries(trace).filter(([key, value]) => !KNOWN_FIELDS.has(key) && value !== undefined);
+  const grown = growingFields(trace, (callId) => turn.runId && openInLogs(turn.runId, callId));
+  const extra = Object.entries(trace).filter(([key, value]) => !KNOWN_FIELDS.has(key) && !grown.handled.has(key) && value !== undefined);
   const queries = Array.isArray(trace.queries) ? trace.queries.map(String) : route ? [route.query] : [];
   return (
     <details
       className="chat-trace"
       data-testid="chat-trace"
       onToggle={(e) => {
-        if ((e.currentTarget as HTMLDetailsElement).open && turn.runId) void loadCalls(turn.runId);
+        if ((e.currentTarget as HTMLDetailsElement).open && turn.runId && !grown.handled.has('calls')) void loadCalls(turn.runId);
       }}
     >
       <summary>
@@ -95,12 +97,17 @@ export function TracePanel(props: { turn: Turn; openAt(path: string, line: numbe
             </dd>
           </>
         ) : null}
-        <dt>Model calls</dt>
-        <dd>
-          <CallsList runId={turn.runId} />
-        </dd>
+        {grown.rows}
+        {/* The calls come from the log when the trace does not list them itself. */}
+        {grown.handled.has('calls') ? null : (
+          <Row name="Model calls">
+            <CallsList runId={turn.runId} />
+          </Row>
+        )}
         {extra.map(([key, value]) => (
-          <ExtraField key={key} name={key} value={value} />
+          <Row key={key} name={key}>
+            <RawValue value={value} />
+          </Row>
         ))}
       </dl>
     </details>
@@ -152,18 +159,5 @@ function CallLink(props: { runId: string; call: ModelCallSummary }) {
     <button type="button" className="link" title="Open this call in Logs" onClick={() => openInLogs(props.runId, c.id)}>
       #{c.id} {c.stage ?? 'call'} · {c.model} · {c.promptTokens ?? '?'}→{c.completionTokens ?? '?'} tokens · {c.latencyMs ?? '?'} ms{c.errorCode ? ` · ${c.errorCode}` : ''}
     </button>
-  );
-}
-
-/** A trace field this panel does not know yet, shown as it came (text, or JSON). */
-function ExtraField(props: { name: string; value: unknown }) {
-  const text = typeof props.value === 'string' ? props.value : JSON.stringify(props.value, null, 2);
-  return (
-    <>
-      <dt>{props.name}</dt>
-      <dd>
-        <pre className="chat-trace-pre">{text.length > 4000 ? `${text.slice(0, 4000)}…` : text}</pre>
-      </dd>
-    </>
   );
 }
