@@ -19,112 +19,111 @@ function parseConversation(value: string): string {
   return value;
 }
 
-/** `cra chat --list`: the repository's conversations, newest first (id, messages, last message, title). */
-async function listConversations(ctx: CliContext, repoId: string, json: boolean): Promise<void> {
-  const { conversations } = await ctx.core().handlers['chat/history']({ repoId });
-  if (json) return void process.stdout.write(`${JSON.stringify({ conversations })}\n`);
-  if (conversations.length === 0) return void process.stderr.write('No conversations yet: ask with cra chat "<question>".\n');
-  for (const c of conversations) process.stdout.write(`${c.conversationId}  ${String(c.messages).padStart(3)} messages  ${c.updatedAt}  ${printable(c.title)}\n`);
-}
-
-/** `cra chat --export ID`: the conversation as markdown on stdout (`--json`: with its title and file name). */
-async function exportConversation(ctx: CliContext, repoId: string, conversationId: string, json: boolean): Promise<void> {
-  const exported = await ctx.core().handlers['chat/export']({ repoId, conversationId });
-  process.stdout.write(json ? `${JSON.stringify(exported)}\n` : exported.markdown);
-}
-
-interface ChatOptions {
-  repo: string;
-  conversation?: string;
-  mode: ChatMode;
-  json?: boolean;
+/** What `cra chat` shows instead of asking: the conversation list, or one conversation as markdown. */
+interface BrowseOptions {
   list?: boolean;
   export?: string;
+  json?: boolean;
+}
+
+/** `--list` (id, messages, last message, title; newest first) or `--export ID` (markdown on stdout); `--json` for either. */
+async function browseConversations(ctx: CliContext, repoId: string, opts: BrowseOptions): Promise<void> {
+  const core = ctx.core();
+  try {
+    if (opts.export !== undefined) {
+      const exported = await core.handlers['chat/export']({ repoId, conversationId: opts.export });
+      return void process.stdout.write(opts.json ? `${JSON.stringify(exported)}\n` : exported.markdown);
+    }
+    const { conversations } = await core.handlers['chat/history']({ repoId });
+    if (opts.json) return void process.stdout.write(`${JSON.stringify({ conversations })}\n`);
+    if (conversations.length === 0) return void process.stderr.write('No conversations yet: ask with cra chat "<question>".\n');
+    for (const c of conversations) process.stdout.write(`${c.conversationId}  ${String(c.messages).padStart(3)} messages  ${c.updatedAt}  ${printable(c.title)}\n`);
+  } finally {
+    await core.dispose();
+  }
+}
+
+/** NOT_FOUND before any model call when `--conversation` names a conversation the repository does not have. */
+async function requireConversation(ctx: CliContext, repo: { id: string; name: string }, conversationId: string): Promise<void> {
+  const { messages } = await ctx.core().handlers['chat/history']({ repoId: repo.id, conversationId });
+  if (messages.length > 0) return;
+  await ctx.core().dispose();
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded when the command runs
+  const { unknownConversation } = require('../../../core/domains/chat') as typeof ChatDomain;
+  throw unknownConversation(conversationId, repo.name);
 }
 
 /**
  * `cra chat`: one question as a chat run. Human output: the sources on stderr first, the answer
  * streamed to stdout, the citations on stderr at the end. `--json`: one JSON object a line
- * (`sources` first, each `token`, `done`). Ctrl+C stops the answer (the turn is stored as
- * cancelled). `--list` and `--export ID` show the repository's conversations instead of asking.
+ * (`sources`, each `token`, `done`). Ctrl+C stops the answer (the turn is stored as cancelled).
+ * `--list` and `--export ID` show the repository's conversations instead of asking.
  */
 export const registerChat: CommandModule = (program, ctx) => {
   program
     .command('chat')
     .description('ask a question about an indexed repository: sources first, then the answer streamed with [path:lines] citations')
     .argument('[question]', 'the question')
-    .option('--repo <path>', 'the indexed repository', '.')
-    .option('--conversation <id>', 'continue this conversation (its id is printed at the end of each answer; --list shows them)', parseConversation)
-    .option('--mode <mode>', `retrieval: ${MODES.join(' | ')} (auto asks the routing model)`, parseMode, 'auto' as ChatMode)
-    .option('--json', 'print JSON lines: {type:"sources", sources, trace}, {type:"token", text}…, {type:"done", message}')
     .option('--list', "list the repository's conversations (id, messages, last message, title) instead of asking")
     .option('--export <id>', 'print a conversation as markdown instead of asking', parseConversation)
-    .action(async (question: string | undefined, opts: ChatOptions) => {
+    .option('--repo <path>', 'the indexed repository', '.')
+    .option('--conversation <id>', 'continue this conversation (its id is printed at the end of each answer)', parseConversation)
+    .option('--mode <mode>', `retrieval: ${MODES.join(' | ')} (auto asks the routing model)`, parseMode, 'auto' as ChatMode)
+    .option('--json', 'print JSON lines: {type:"sources", sources, trace}, {type:"token", text}…, {type:"done", message}')
+    .action(async (question: string | undefined, opts: BrowseOptions & { repo: string; conversation?: string; mode: ChatMode; json?: boolean }) => {
       // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded when the command runs (see context.ts)
       const { loadUserConfigCached } = require('../../../core/config') as typeof Config;
       loadUserConfigCached(ctx.dataDir());
       // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded when the command runs
       const { findIndexedRepo } = require('../../../core/repos/indexed') as typeof Indexed;
-      const asks = [question !== undefined, Boolean(opts.list), opts.export !== undefined].filter(Boolean).length;
-      if (asks !== 1) throw new AppError('VALIDATION', 'Give a question, or --list, or --export <id> (one of them): cra chat "<question>" --repo <path>.');
+      if ([question !== undefined, Boolean(opts.list), opts.export !== undefined].filter(Boolean).length !== 1) {
+        throw new AppError('VALIDATION', 'Give a question, or --list, or --export <id> (one of them): cra chat "<question>" --repo <path>.');
+      }
       const repo = findIndexedRepo(ctx.dataDir(), opts.repo);
+      if (question === undefined) return browseConversations(ctx, repo.id, opts);
+      if (opts.conversation) await requireConversation(ctx, repo, opts.conversation);
+
+      const core = ctx.core();
+      const out = (line: object) => process.stdout.write(`${JSON.stringify(line)}\n`);
+      // Events are matched by conversation, whose id is made here: the first events of the run may
+      // come before chat/ask returns the run id.
+      const conversationId = opts.conversation ?? `c-${randomUUID()}`;
+      let runId: string | undefined;
+      const stops = [
+        core.events.on('chat/sources', (e) => {
+          if (e.conversationId !== conversationId) return;
+          if (opts.json) return out({ type: 'sources', sources: e.sources, trace: e.trace });
+          const route = e.trace.route;
+          process.stderr.write(`Route: ${route.mode} “${printable(route.query)}”${route.reason ? ` (fallback: ${printable(route.reason)})` : ''} · ${e.trace.intent} · ${e.trace.searchMode}\n`);
+          for (const note of e.trace.notes) process.stderr.write(`Note: ${printable(note)}\n`);
+          process.stderr.write(`Sources: ${e.sources.map((s) => `${printable(s.path)}:${s.startLine}-${s.endLine}`).join('  ') || '(none)'}\n\n`);
+        }),
+        core.events.on('chat/token', (e) => {
+          if (e.conversationId !== conversationId) return;
+          if (opts.json) out({ type: 'token', text: e.text });
+          else process.stdout.write(printable(e.text, { multiline: true }));
+        }),
+        core.events.on('chat/done', (e) => {
+          if (e.conversationId !== conversationId) return;
+          if (opts.json) return out({ type: 'done', message: e.message });
+          process.stdout.write('\n');
+          const flagged = (e.message.citations ?? []).filter((c) => c.status === 'unverified');
+          if (flagged.length) process.stderr.write(`Unverified citations (no such file or lines): ${flagged.map((c) => printable(c.text)).join(' ')}\n`);
+          process.stderr.write(`Conversation: ${e.message.conversationId}\n`);
+        }),
+      ];
+      const stop = () => {
+        if (runId) core.runs.cancel(runId);
+      };
+      process.once('SIGINT', stop);
       try {
-        if (opts.list) return await listConversations(ctx, repo.id, Boolean(opts.json));
-        if (opts.export !== undefined) return await exportConversation(ctx, repo.id, opts.export, Boolean(opts.json));
-        await askQuestion(ctx, repo, question as string, opts);
+        const started = await core.handlers['chat/ask']({ repoId: repo.id, question, conversationId, mode: opts.mode });
+        runId = started.runId;
+        await core.runs.wait(runId);
       } finally {
-        await ctx.core().dispose();
+        process.removeListener('SIGINT', stop);
+        stops.forEach((s) => s());
+        await core.dispose();
       }
     });
 };
-
-/** Ask one question and stream its turn: sources (stderr, or the first JSON line), tokens, done. */
-async function askQuestion(ctx: CliContext, repo: { id: string; name: string }, question: string, opts: ChatOptions): Promise<void> {
-  const core = ctx.core();
-  if (opts.conversation) {
-    const { messages } = await core.handlers['chat/history']({ repoId: repo.id, conversationId: opts.conversation });
-    // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded when the command runs
-    const { unknownConversation } = require('../../../core/domains/chat') as typeof ChatDomain;
-    if (messages.length === 0) throw unknownConversation(opts.conversation, repo.name);
-  }
-  const out = (line: object) => process.stdout.write(`${JSON.stringify(line)}\n`);
-  // Events are matched by conversation, whose id is made here: the first events of the run may
-  // come before chat/ask returns the run id.
-  const conversationId = opts.conversation ?? `c-${randomUUID()}`;
-  let runId: string | undefined;
-  const stops = [
-    core.events.on('chat/sources', (e) => {
-      if (e.conversationId !== conversationId) return;
-      if (opts.json) return out({ type: 'sources', sources: e.sources, trace: e.trace });
-      const route = e.trace.route;
-      process.stderr.write(`Route: ${route.mode} “${printable(route.query)}”${route.reason ? ` (fallback: ${printable(route.reason)})` : ''} · ${e.trace.intent} · ${e.trace.searchMode}\n`);
-      for (const note of e.trace.notes) process.stderr.write(`Note: ${printable(note)}\n`);
-      process.stderr.write(`Sources: ${e.sources.map((s) => `${printable(s.path)}:${s.startLine}-${s.endLine}`).join('  ') || '(none)'}\n\n`);
-    }),
-    core.events.on('chat/token', (e) => {
-      if (e.conversationId !== conversationId) return;
-      if (opts.json) out({ type: 'token', text: e.text });
-      else process.stdout.write(printable(e.text, { multiline: true }));
-    }),
-    core.events.on('chat/done', (e) => {
-      if (e.conversationId !== conversationId) return;
-      if (opts.json) return out({ type: 'done', message: e.message });
-      process.stdout.write('\n');
-      const flagged = (e.message.citations ?? []).filter((c) => c.status === 'unverified');
-      if (flagged.length) process.stderr.write(`Unverified citations (no such file or lines): ${flagged.map((c) => printable(c.text)).join(' ')}\n`);
-      process.stderr.write(`Conversation: ${e.message.conversationId}\n`);
-    }),
-  ];
-  const stop = () => {
-    if (runId) core.runs.cancel(runId);
-  };
-  process.once('SIGINT', stop);
-  try {
-    const started = await core.handlers['chat/ask']({ repoId: repo.id, question, conversationId, mode: opts.mode });
-    runId = started.runId;
-    await core.runs.wait(runId);
-  } finally {
-    process.removeListener('SIGINT', stop);
-    stops.forEach((s) => s());
-  }
-}
