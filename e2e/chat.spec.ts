@@ -109,6 +109,14 @@ test.describe('Chat (cra serve, loopback model server)', () => {
       await expect(logs.getByRole('region', { name: /^Call \d+$/ })).toContainText('The discount is computed by');
       await expect(logs.getByTestId('log-source')).toContainText('Calls logged in repository');
       await screenshot(page, 'chat-call-in-logs');
+
+      // In the dark theme the answer's code block is coloured with the dark token colours.
+      await page.emulateMedia({ colorScheme: 'dark' });
+      await page.getByRole('button', { name: 'Chat', exact: true }).click();
+      await page.reload();
+      await main.getByRole('navigation', { name: 'Conversations' }).getByRole('button', { name: 'Where is the discount computed?' }).click();
+      await expect(main.locator('pre code[data-highlighted="python"]')).toBeVisible();
+      await screenshot(page, 'chat-answer-dark');
       expect(pageErrors).toEqual([]);
     } finally {
       await served.stop();

@@ -16,6 +16,9 @@ function languageOf(fence: string): string | undefined {
  */
 export async function highlightCodeBlocks(root: HTMLElement): Promise<void> {
   configureMonaco();
+  // The token colours come from Monaco's current theme (global): follow the system, as the file view does.
+  const isDark = window.matchMedia?.('(prefers-color-scheme: dark)').matches ?? false;
+  monaco.editor.setTheme(isDark ? 'vs-dark' : 'vs');
   for (const code of root.querySelectorAll<HTMLElement>('pre > code[class*="language-"]')) {
     if (code.dataset.highlighted) continue;
     const fence = /language-(\S+)/.exec(code.className)?.[1];
