@@ -154,6 +154,13 @@ test.describe('Chat (cra serve, loopback model server)', () => {
       await expect(main.getByRole('navigation', { name: 'Conversations' })).toContainText('What is PriceBook?');
       const call = server.requests.filter((r) => r.path === '/api/chat').at(-1)!;
       await screenshot(page, 'chat-streaming');
+      // Leaving the conversation while it streams and coming back shows the answer as far as it got, still stoppable.
+      const conversations = main.getByRole('navigation', { name: 'Conversations' });
+      await conversations.getByRole('button', { name: 'Who uses compute_discount?' }).click();
+      await expect(main.getByTestId('chat-answer')).toHaveText(`The cart imports it [${FIXTURE.importer}:1].`);
+      await conversations.getByRole('button', { name: 'What is PriceBook?' }).click();
+      await expect(turn.getByTestId('chat-answer')).toHaveText('The price book');
+      await expect(turn.getByTestId('chat-sources')).toContainText(FIXTURE.functionFile);
       await main.getByRole('button', { name: 'Stop' }).click();
       await expect(turn).toContainText('Stopped.');
       await expect(turn.getByTestId('chat-answer')).toHaveText('The price book');

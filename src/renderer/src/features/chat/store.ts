@@ -3,7 +3,7 @@ import type { ChatMode, ConversationExport, ConversationSummary } from '../../..
 import type { ModelCallSummary } from '../../../../shared/contract/logs';
 import { client } from '../../lib/client';
 import { toOpError, type OpError } from '../../lib/errors';
-import { finishTurn, newConversationId, pendingTurn, turnsFromMessages, updateLast, type Turn } from './reducers';
+import { finishTurn, isInFlight, leaveConversation, newConversationId, pendingTurn, reopenConversation, turnsFromMessages, updateBackground, updateLast, type BackgroundTurns, type Turn } from './reducers';
 
 interface ChatState {
   repoId: string | null;
@@ -17,6 +17,8 @@ interface ChatState {
   callsByRun: Record<string, { calls: ModelCallSummary[] } | { error: OpError }>;
   /** The models assigned to the stages a turn uses (null: not read yet, or the config could not be read). */
   models: { routing: string | null; chat: string | null } | null;
+  /** In-flight turns of conversations not shown (several chats at once), by conversation. */
+  background: BackgroundTurns;
 }
 
 interface ChatActions {
@@ -53,10 +55,11 @@ export const useChatStore = create<ChatState & ChatActions>()((set, get) => ({
   error: null,
   callsByRun: {},
   models: null,
+  background: {},
   setDraft: (draft) => set({ draft }),
   setMode: (mode) => set({ mode }),
   load: async (repoId) => {
-    if (get().repoId !== repoId) set({ repoId, turns: [], conversationId: newConversationId(), error: null });
+    if (get().repoId !== repoId) set({ repoId, turns: [], conversationId: newConversationId(), error: null, background: {} });
     try {
       const { conversations } = await client().call('chat/history', { repoId });
       if (get().repoId === repoId) set({ conversations });
@@ -70,16 +73,19 @@ export const useChatStore = create<ChatState & ChatActions>()((set, get) => ({
   open: async (repoId, conversationId) => {
     try {
       const { messages } = await client().call('chat/history', { repoId, conversationId });
-      set({ conversationId, turns: turnsFromMessages(messages), error: null });
+      set((s) => {
+        const left = s.conversationId === conversationId ? s.background : leaveConversation(s.background, s.conversationId, s.turns);
+        return { conversationId, ...reopenConversation(left, conversationId, turnsFromMessages(messages)), error: null };
+      });
     } catch (error) {
       set({ error: toOpError(error) });
     }
   },
-  newConversation: () => set({ conversationId: newConversationId(), turns: [], error: null }),
+  newConversation: () => set((s) => ({ background: leaveConversation(s.background, s.conversationId, s.turns), conversationId: newConversationId(), turns: [], error: null })),
   ask: async (repoId) => {
     const { draft, mode, conversationId, turns } = get();
     const question = draft.trim();
-    if (!question || turns.some((t) => t.status === 'retrieving' || t.status === 'streaming')) return;
+    if (!question || turns.some(isInFlight)) return;
     set({ draft: '', turns: [...turns, pendingTurn(question)], error: null });
     try {
       const { runId } = await client().call('chat/ask', { repoId, question, conversationId, mode });
@@ -137,19 +143,19 @@ export const useChatStore = create<ChatState & ChatActions>()((set, get) => ({
     const c = client();
     // Events are matched by conversation: the page made its id, so the first events of a turn are
     // recognised even when they arrive before the answer to chat/ask (which carries the run id).
-    const mine = (conversationId: string) => conversationId === get().conversationId;
+    // A conversation not shown keeps its in-flight turn in `background`, updated the same way.
+    const apply = (conversationId: string, update: (turn: Turn) => Turn) =>
+      set((s) => (conversationId === s.conversationId ? { turns: updateLast(s.turns, update) } : { background: updateBackground(s.background, conversationId, update) }));
     const stops = [
       c.subscribe('chat/sources', (e) => {
-        if (!mine(e.conversationId)) return;
-        set((s) => ({ turns: updateLast(s.turns, (t) => ({ ...t, runId: e.runId, sources: e.sources, trace: e.trace, status: 'streaming' })) }));
+        apply(e.conversationId, (t) => ({ ...t, runId: e.runId, sources: e.sources, trace: e.trace, status: 'streaming' }));
         // The question is stored by now: a new conversation shows in the list while its answer streams.
         if (!get().conversations.some((c) => c.conversationId === e.conversationId) && get().repoId === e.repoId) void get().load(e.repoId);
       }),
-      c.subscribe('chat/token', (e) => {
-        if (mine(e.conversationId)) set((s) => ({ turns: updateLast(s.turns, (t) => ({ ...t, answer: t.answer + e.text })) }));
-      }),
+      c.subscribe('chat/token', (e) => apply(e.conversationId, (t) => ({ ...t, answer: t.answer + e.text }))),
       c.subscribe('chat/done', (e) => {
-        if (mine(e.conversationId)) set((s) => ({ turns: updateLast(s.turns, (t) => finishTurn(t, e.message)) }));
+        if (e.conversationId === get().conversationId) apply(e.conversationId, (t) => finishTurn(t, e.message));
+        else set((s) => ({ background: Object.fromEntries(Object.entries(s.background).filter(([id]) => id !== e.conversationId)) }));
         // A trace opened while the answer streamed shows the answer call too once it is logged.
         if (get().callsByRun[e.runId]) void get().loadCalls(e.runId, true);
         const repoId = get().repoId;
