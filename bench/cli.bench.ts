@@ -36,7 +36,7 @@ const QUERIES = [
 ];
 
 /** Where the corpus comes from: the newest /usr/lib/python3.x, then dist-packages. */
-function corpusRoots(): string[] {
+export function corpusRoots(): string[] {
   const versions = readdirSync('/usr/lib')
     .filter((d) => /^python3\.\d+$/.test(d))
     .sort((a, b) => Number(a.split('.')[1]) - Number(b.split('.')[1]));
@@ -46,7 +46,7 @@ function corpusRoots(): string[] {
 }
 
 /** Copy up to `max` regular files (no __pycache__) from the roots into `dest`; returns how many. */
-function copyCorpus(roots: string[], dest: string, max: number): number {
+export function copyCorpus(roots: string[], dest: string, max: number): number {
   let copied = 0;
   const walk = (root: string, dir: string, prefix: string): void => {
     let entries;

@@ -85,7 +85,7 @@ async function latency(db: Db, queries: readonly string[], mode: SearchMode, emb
   return { ...percentiles(wall), cpu: percentiles(cpu) };
 }
 
-function stdlibRoot(): string {
+export function stdlibRoot(): string {
   if (process.env.CRA_BENCH_STDLIB) return process.env.CRA_BENCH_STDLIB;
   const versions = readdirSync('/usr/lib').filter((d) => /^python3\.\d+$/.test(d)).sort((a, b) => Number(a.split('.')[1]) - Number(b.split('.')[1]));
   if (versions.length === 0) throw new Error('No /usr/lib/python3.* found; set CRA_BENCH_STDLIB to a Python source tree.');

@@ -144,6 +144,11 @@ test.describe('Plans & Runs (cra serve, loopback model server)', () => {
       await implement.click();
       await expect(run.getByTestId('pass-detail')).toContainText('Validation (syntax): passed');
       await screenshot(page, 'plans-run-tree');
+      // The pass's model calls open in Logs (the repository's log, filtered to the pass's run).
+      await run.getByTestId('pass-detail').getByRole('button', { name: 'Model calls' }).click();
+      const logs = page.getByRole('main', { name: 'Logs' });
+      await expect(logs.getByRole('row').filter({ hasText: 'execute' }).first()).toBeVisible();
+      await page.getByRole('button', { name: 'Plans & Runs', exact: true }).click();
       // The run worked in a worktree of ours: the user's tree is untouched until they apply.
       expect(readFileSync(join(repo.dir, FIXTURE.functionFile), 'utf8')).toBe(pricing);
 

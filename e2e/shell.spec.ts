@@ -9,6 +9,7 @@ const PAGES = [
   { label: 'Logs', heading: 'Logs', shot: 'logs-empty' },
   { label: 'Settings', heading: 'Settings', shot: 'settings-empty' },
   { label: 'Evaluation', heading: 'Evaluation', shot: 'eval-empty' },
+  { label: 'Context inspector', heading: 'Context inspector', shot: 'inspector-empty' },
 ];
 
 test.describe('the workbench in a browser (cra serve)', () => {

@@ -17,6 +17,7 @@ import { createReviewHandlers } from './domains/review';
 import { createSummariesDomain } from './domains/summaries';
 import { createRetrieveHandlers } from './domains/retrieve';
 import { createSolveDomain, type SolveDomain } from './domains/solve';
+import { createEnrichHandlers } from './domains/enrich';
 import type { EngineContext } from './engine';
 import { cleanupOrphanWorktrees, worktreesDir } from './git';
 import { packageVersion } from './paths';
@@ -25,6 +26,7 @@ import { RepoRegistry } from './repos/registry';
 import { RepoService, type RepoServiceOptions } from './repos/service';
 import { EventBus } from './runtime/events';
 import { RunRegistry } from './runtime/runs';
+import { createDataHandlers } from './domains/data';
 
 /** The engine as a host sees it: one handler per contract key, the event bus, and shutdown. */
 export interface Core {
@@ -94,6 +96,8 @@ export function createCore(ports: HostPorts, options: CoreOptions = {}): Core {
     }),
     ...solve.handlers,
     ...summaries.handlers,
+    ...createEnrichHandlers(context, llm),
+    ...createDataHandlers(context, llm),
   };
   // A changed embeddings switch applies at once, without a restart (README, "Code search").
   const setConfig = handlers['config/set'];

@@ -1,13 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { ChatRoute } from '../../shared/contract/chat';
 import { KnowledgeBase } from '../kb/knowledgeBase';
 import { repoPaths } from '../repos/registry';
 import { sharedDefaultEmbedder } from '../search/search';
 import { createChatRepo } from '../testing/chatRepo';
 import type { TestRepo } from '../testing/gitRepo';
 import { createTempCore } from '../testing/tempCore';
+import { searchRound } from './chatSearch';
 import { RetrievedNodeCache, withNodeCache } from './nodeCache';
-import { retrieveForChat } from './retrieve';
+import { pipelineSettingsSchema } from './pipeline';
+import { expand, fetchNodeTexts, seedsOf } from './retrieve';
 import { detectIntent } from './router';
 
 const temp = createTempCore();
@@ -27,9 +28,15 @@ afterAll(async () => {
   await temp.cleanup();
 });
 
-const route: ChatRoute = { mode: 'BM25', query: 'load_config', source: 'chosen', thinking: false };
 const plan = detectIntent('Where is load_config?');
-const options = { embedder: sharedDefaultEmbedder(), budgetTokens: 4000 };
+const retrieval = pipelineSettingsSchema.parse({ entry_step_id: 'x' }).retrieval;
+const embedder = sharedDefaultEmbedder();
+
+/** A turn's first round, as the turn runs it: search, graph expansion, bodies of the best nodes. */
+async function firstRound(kb: KnowledgeBase) {
+  const found = await searchRound(kb, { mode: 'BM25', queries: ['load_config'], retrieval, embedder, limit: plan.seeds });
+  return fetchNodeTexts(kb, expand(kb, seedsOf(kb, found.results), plan), 12);
+}
 
 /** Run a turn's retrieval on a fresh connection through the cache; returns the evidence and how often the index was read for nodes. */
 async function retrieveCounting(cache: RetrievedNodeCache, generation: string) {
@@ -37,7 +44,7 @@ async function retrieveCounting(cache: RetrievedNodeCache, generation: string) {
   const reads = vi.spyOn(kb, 'getChunksOfFile');
   const deps = vi.spyOn(kb, 'getDependencies');
   try {
-    const { evidence } = await retrieveForChat(withNodeCache(kb, cache.forRepo(repoId, generation)), route, plan, options);
+    const evidence = await firstRound(withNodeCache(kb, cache.forRepo(repoId, generation)));
     return { evidence, bodyReads: reads.mock.calls.length, edgeReads: deps.mock.calls.length };
   } finally {
     kb.close();

@@ -1,36 +1,20 @@
-import type { ChatRoute, ChatSource, ChatTrace } from '../../shared/contract/chat';
+import type { ChatSource } from '../../shared/contract/chat';
 import type { Reason } from '../../shared/contract/reasons';
 import type { SearchResult } from '../../shared/contract/search';
 import type { KnowledgeBase } from '../kb/knowledgeBase';
-import { throwIfAborted } from '../runtime/runs';
-import type { Embedder } from '../search/embedder';
-import { searchWithMode } from '../search/search';
+import { EDGE_KINDS, type EdgeKind } from './pipeline';
 import type { IntentPlan } from './router';
 
 /*
- * Retrieval for one chat turn (seeds: rag-for-code-pipeline §4–6): the route's search (our
- * model-free search; vector modes only where vectors exist), graph expansion right after it through
- * the KnowledgeBase (imports both ways, co-change), then the bodies of the best nodes by identity
- * within a token budget. Never an error for missing vectors: the trace says what ran instead.
+ * The evidence graph of a chat turn (seeds: rag-for-code-pipeline §5–6, query-engine "ASG-aware
+ * expansion"): search hits become seeds, graph expansion right after retrieval walks the
+ * KnowledgeBase (calls both ways, imports both ways, co-change) within an edge allow-list, and the
+ * bodies of the best nodes are fetched by identity. Searching itself is in search.ts.
  */
 
 /** A source with the body sent to the answer model. */
 export interface ChatEvidence extends ChatSource {
   text: string;
-}
-
-/** What a turn's retrieval produced: evidence (best first) and its part of the trace. */
-export interface ChatRetrieval {
-  evidence: ChatEvidence[];
-  trace: Omit<ChatTrace, 'route' | 'intent'>;
-}
-
-/** Options of {@link retrieveForChat}. */
-export interface ChatRetrievalOptions {
-  embedder: Embedder;
-  /** Estimated tokens of evidence (bodies) at most. */
-  budgetTokens: number;
-  signal?: AbortSignal;
 }
 
 /** Evidence tokens a turn may send by default: room for a small model's answer in an 8k window. */
@@ -47,7 +31,8 @@ export function estimateTokens(text: string): number {
   return Math.ceil(text.length / 4);
 }
 
-interface Node {
+/** A file in the evidence graph: a search hit (seed) or a neighbour reached from one. */
+export interface GraphNode {
   fileId: number;
   path: string;
   score: number;
@@ -57,40 +42,9 @@ interface Node {
   why: Reason[];
 }
 
-/** The search mode a route runs, and the note when vectors are missing. */
-function searchModeOf(route: ChatRoute, vectors: number, embedderId: string): { mode: ChatTrace['searchMode']; note?: string } {
-  if (route.mode === 'DIRECT') return { mode: 'none' };
-  if (route.mode === 'BM25') return { mode: 'keyword' };
-  if (vectors === 0) {
-    return { mode: 'keyword', note: `${route.mode} needs vectors, and this index has none for ${embedderId}: keyword search ran instead (Embed now on the Repositories page, or cra embed).` };
-  }
-  if (route.mode === 'SEMANTIC') return { mode: 'semantic' };
-  if (route.mode === 'SEMANTIC_RERANK') return { mode: 'hybrid', note: 'SEMANTIC_RERANK ran as hybrid search (vectors fused with keyword ranks); a reranked vector pool is not built yet.' };
-  return { mode: 'hybrid' };
-}
-
-/** Run a turn's retrieval: search, graph expansion, bodies within the budget. */
-export async function retrieveForChat(kb: KnowledgeBase, route: ChatRoute, plan: IntentPlan, options: ChatRetrievalOptions): Promise<ChatRetrieval> {
-  const vectors = route.mode === 'BM25' || route.mode === 'DIRECT' ? 0 : kb.vectorCount(options.embedder.id);
-  const { mode, note } = searchModeOf(route, vectors, options.embedder.id);
-  const notes = note ? [note] : [];
-  const empty = { evidence: [], trace: { searchMode: mode, notes, expansion: { seeds: 0, added: 0, depth: plan.depth, decay: plan.decay }, evidenceTokens: 0, budgetTokens: options.budgetTokens } };
-  if (mode === 'none') return empty;
-  const outcome = await searchWithMode(kb, route.query, { mode: mode, limit: plan.seeds, embedder: options.embedder, signal: options.signal });
-  throwIfAborted(options.signal);
-  if (outcome.results.length === 0) {
-    notes.push(`No file matched “${route.query}”.`);
-    return empty;
-  }
-  const nodes = expand(kb, seedsOf(kb, outcome.results), plan);
-  const seeds = nodes.filter((n) => n.role === 'seed').length;
-  const { evidence, tokens, left } = fetchBodies(kb, nodes, options.budgetTokens);
-  if (left > 0) notes.push(`${left} more file${left === 1 ? '' : 's'} left out by the evidence budget (${options.budgetTokens} tokens).`);
-  return { evidence, trace: { searchMode: mode, notes, expansion: { seeds, added: nodes.length - seeds, depth: plan.depth, decay: plan.decay }, evidenceTokens: tokens, budgetTokens: options.budgetTokens } };
-}
-
-function seedsOf(kb: KnowledgeBase, results: readonly SearchResult[]): Node[] {
-  const out: Node[] = [];
+/** Search results as graph seeds (files still in the index), with the line that matters. */
+export function seedsOf(kb: KnowledgeBase, results: readonly SearchResult[]): GraphNode[] {
+  const out: GraphNode[] = [];
   for (const [i, r] of results.entries()) {
     const file = kb.getFileByPath(r.path);
     if (!file) continue;
@@ -100,38 +54,57 @@ function seedsOf(kb: KnowledgeBase, results: readonly SearchResult[]): Node[] {
   return out;
 }
 
+/** How graph expansion walks: depth, decay per hop, node cap, and the edge kinds it may follow. */
+export interface ExpansionPlan extends Pick<IntentPlan, 'depth' | 'decay' | 'maxNodes'> {
+  /** Edge kinds allowed (default: all of {@link EDGE_KINDS}). */
+  edges?: readonly EdgeKind[];
+}
+
+/** Symbols of a node whose call edges are followed: the ones around its anchor, else its first few. */
+const SYMBOLS_PER_NODE = 3;
+
 /**
- * Bounded walk from the seeds over imports (both directions) and co-change: depth and decay from
- * the intent, neighbour score = parent × decay, at most `maxNodes` nodes in all (seeds first; each
- * level adds its best-scored neighbours while there is room). A file reached twice keeps its best
- * score and gains the reason.
+ * Bounded walk from the seeds over the allowed edges — callees (`calls`) and callers (`called-by`)
+ * of the node's symbols, files it imports (`imports`) and files importing it (`imported-by`),
+ * co-change — with depth and decay from the intent, neighbour score = parent × decay, at most
+ * `maxNodes` nodes in all (seeds first; each level adds its best-scored neighbours while there is
+ * room). A file reached twice keeps its best score and gains the reason. A neighbour reached over a
+ * call edge is anchored at the symbol on the other end, so its body is fetched by identity.
  */
-export function expand(kb: KnowledgeBase, seeds: Node[], plan: Pick<IntentPlan, 'depth' | 'decay' | 'maxNodes'>): Node[] {
-  const nodes = new Map<number, Node>();
+export function expand(kb: KnowledgeBase, seeds: GraphNode[], plan: ExpansionPlan): GraphNode[] {
+  const allowed = new Set<EdgeKind>(plan.edges ?? EDGE_KINDS);
+  const nodes = new Map<number, GraphNode>();
   for (const seed of seeds.slice(0, plan.maxNodes)) nodes.set(seed.fileId, seed);
   let frontier = [...nodes.values()];
   for (let level = 1; level <= plan.depth && frontier.length > 0; level++) {
-    const found = new Map<number, Node>();
+    const found = new Map<number, GraphNode>();
     for (const parent of frontier) {
       const score = parent.score * plan.decay;
-      const reach = (fileId: number, path: string, reason: Reason) => {
+      const reach = (fileId: number, path: string, reason: Reason, anchor: number | null = null) => {
+        if (fileId === parent.fileId) return;
         const known = nodes.get(fileId);
         if (known) {
-          if (known.role === 'neighbour' && !known.why.some((w) => w.kind === reason.kind && JSON.stringify(w.detail) === JSON.stringify(reason.detail))) known.why.push(reason);
+          if (known.role === 'neighbour' && !known.why.some((w) => reasonKey(w) === reasonKey(reason))) known.why.push(reason);
           return;
         }
         const seen = found.get(fileId);
-        if (!seen) found.set(fileId, { fileId, path, score, role: 'neighbour', anchor: null, why: [reason] });
+        if (!seen) found.set(fileId, { fileId, path, score, role: 'neighbour', anchor, why: [reason] });
         else {
           seen.score = Math.max(seen.score, score);
-          seen.why.push(reason);
+          seen.anchor ??= anchor;
+          if (!seen.why.some((w) => reasonKey(w) === reasonKey(reason))) seen.why.push(reason);
         }
       };
-      const deps = kb.getDependencies(parent.fileId, 'both');
-      for (const edge of deps.filter((d) => d.direction === 'outgoing').slice(0, NEIGHBOURS_PER_EDGE)) reach(edge.fileId, edge.path, { kind: 'imported-by', detail: { path: parent.path } });
-      for (const edge of deps.filter((d) => d.direction === 'incoming').slice(0, NEIGHBOURS_PER_EDGE)) reach(edge.fileId, edge.path, { kind: 'imports', detail: { path: parent.path } });
-      for (const pair of kb.getCoChangeNeighbors(parent.fileId, MIN_CO_CHANGES).slice(0, NEIGHBOURS_PER_EDGE)) {
-        reach(pair.fileId, pair.path, { kind: 'co-change', detail: { path: parent.path, commits: pair.count } });
+      if (allowed.has('calls') || allowed.has('called-by')) walkCalls(kb, parent, allowed, reach);
+      if (allowed.has('imports') || allowed.has('imported-by')) {
+        const deps = kb.getDependencies(parent.fileId, 'both');
+        if (allowed.has('imports')) for (const edge of deps.filter((d) => d.direction === 'outgoing').slice(0, NEIGHBOURS_PER_EDGE)) reach(edge.fileId, edge.path, { kind: 'imported-by', detail: { path: parent.path } });
+        if (allowed.has('imported-by')) for (const edge of deps.filter((d) => d.direction === 'incoming').slice(0, NEIGHBOURS_PER_EDGE)) reach(edge.fileId, edge.path, { kind: 'imports', detail: { path: parent.path } });
+      }
+      if (allowed.has('co-change')) {
+        for (const pair of kb.getCoChangeNeighbors(parent.fileId, MIN_CO_CHANGES).slice(0, NEIGHBOURS_PER_EDGE)) {
+          reach(pair.fileId, pair.path, { kind: 'co-change', detail: { path: parent.path, commits: pair.count } });
+        }
       }
     }
     const room = plan.maxNodes - nodes.size;
@@ -142,8 +115,44 @@ export function expand(kb: KnowledgeBase, seeds: Node[], plan: Pick<IntentPlan, 
   return [...nodes.values()].sort((a, b) => b.score - a.score || a.path.localeCompare(b.path));
 }
 
+function reasonKey(reason: Reason): string {
+  return `${reason.kind}:${JSON.stringify(reason.detail)}`;
+}
+
+/** Callees and callers of the node's symbols (those around its anchor first) in other files. */
+function walkCalls(kb: KnowledgeBase, parent: GraphNode, allowed: Set<EdgeKind>, reach: (fileId: number, path: string, reason: Reason, anchor: number | null) => void): void {
+  const symbols = kb.getSymbolsForFile(parent.fileId).filter((s) => s.kind !== 'import');
+  const anchor = parent.anchor;
+  const around = anchor === null ? [] : symbols.filter((s) => s.startLine <= anchor && anchor <= s.endLine);
+  const chosen = (around.length ? around : symbols).slice(0, SYMBOLS_PER_NODE);
+  for (const symbol of chosen) {
+    let callees = 0;
+    let callers = 0;
+    for (const n of kb.getSymbolNeighbors(symbol.id, 'both', ['call', 'attribute_call'])) {
+      if (n.direction === 'outgoing' && allowed.has('calls') && n.symbol && callees < NEIGHBOURS_PER_EDGE) {
+        callees++;
+        reach(n.symbol.fileId, n.path, { kind: 'symbol-link', detail: { symbol: symbol.qualifiedName, direction: 'called-by' } }, n.symbol.startLine);
+      } else if (n.direction === 'incoming' && allowed.has('called-by') && callers < NEIGHBOURS_PER_EDGE) {
+        const file = n.symbol ? { id: n.symbol.fileId } : kb.getFileByPath(n.path);
+        if (!file) continue;
+        callers++;
+        reach(file.id, n.path, { kind: 'symbol-link', detail: { symbol: symbol.qualifiedName, direction: 'calls' } }, n.symbol?.startLine ?? n.line);
+      }
+    }
+  }
+}
+
+/** The edge kind a neighbour's reason stands for (for the trace's per-edge counts). */
+export function edgeOf(reason: Reason): EdgeKind | undefined {
+  if (reason.kind === 'symbol-link') return reason.detail.direction === 'called-by' ? 'calls' : 'called-by';
+  if (reason.kind === 'imported-by') return 'imports';
+  if (reason.kind === 'imports') return 'imported-by';
+  if (reason.kind === 'co-change') return 'co-change';
+  return undefined;
+}
+
 /** The body of a node: the chunk holding its anchor line (else its first chunk), cut to a window. */
-function bodyOf(kb: KnowledgeBase, node: Node): { startLine: number; endLine: number; text: string } | undefined {
+function bodyOf(kb: KnowledgeBase, node: GraphNode): { startLine: number; endLine: number; text: string } | undefined {
   const chunks = kb.getChunksOfFile(node.fileId);
   if (chunks.length === 0) return undefined;
   const anchor = node.anchor;
@@ -155,21 +164,43 @@ function bodyOf(kb: KnowledgeBase, node: Node): { startLine: number; endLine: nu
   return { startLine: chunk.startLine + from, endLine: chunk.startLine + from + MAX_BODY_LINES - 1, text: lines.slice(from, from + MAX_BODY_LINES).join('\n') };
 }
 
-/** Bodies of the best nodes while they fit the budget; the rest are counted, not sent. */
-function fetchBodies(kb: KnowledgeBase, nodes: readonly Node[], budget: number): { evidence: ChatEvidence[]; tokens: number; left: number } {
+/** Estimated tokens of one piece of evidence as the answer prompt shows it. */
+export function evidenceCost(e: Pick<ChatEvidence, 'path' | 'text'>): number {
+  return estimateTokens(e.text) + estimateTokens(e.path) + 8;
+}
+
+/** Targeted fetch: the bodies of the best `topN` nodes, by identity (file and anchor line). */
+export function fetchNodeTexts(kb: KnowledgeBase, nodes: readonly GraphNode[], topN: number): ChatEvidence[] {
   const evidence: ChatEvidence[] = [];
-  let tokens = 0;
-  let left = 0;
   for (const node of nodes) {
+    if (evidence.length >= topN) break;
     const body = bodyOf(kb, node);
     if (!body) continue;
-    const cost = estimateTokens(body.text) + estimateTokens(node.path) + 8;
+    evidence.push({ path: node.path, startLine: body.startLine, endLine: body.endLine, score: Math.round(node.score * 1000) / 1000, role: node.role, why: node.why, text: body.text });
+  }
+  return evidence;
+}
+
+/** The best pieces of evidence while they fit the budget; the rest are counted, not sent. */
+export function trimEvidence(evidence: readonly ChatEvidence[], budget: number): { evidence: ChatEvidence[]; tokens: number; left: number } {
+  const kept: ChatEvidence[] = [];
+  let tokens = 0;
+  let left = 0;
+  for (const e of evidence) {
+    const cost = evidenceCost(e);
     if (tokens + cost > budget) {
       left++;
       continue;
     }
     tokens += cost;
-    evidence.push({ path: node.path, startLine: body.startLine, endLine: body.endLine, score: Math.round(node.score * 1000) / 1000, role: node.role, why: node.why, text: body.text });
+    kept.push(e);
   }
-  return { evidence, tokens, left };
+  return { evidence: kept, tokens, left };
+}
+
+/** Evidence of an earlier round and a new one, without repeating the same lines (the earlier first). */
+export function mergeEvidence(earlier: readonly ChatEvidence[], later: readonly ChatEvidence[]): ChatEvidence[] {
+  const out = [...earlier];
+  for (const e of later) if (!out.some((o) => o.path === e.path && o.startLine <= e.endLine && e.startLine <= o.endLine)) out.push(e);
+  return out;
 }

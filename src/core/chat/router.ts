@@ -1,4 +1,5 @@
 import type { ChatIntent, ChatRoute, RouteMode } from '../../shared/contract/chat';
+import type { EdgeKind } from './pipeline';
 
 /*
  * The chat router (seeds: rag-for-code-pipeline §3, query-engine "Intent detection"). A small model
@@ -92,6 +93,8 @@ export interface IntentPlan {
   depth: number;
   decay: number;
   maxNodes: number;
+  /** Edge kinds this intent walks (absent: every kind the pipeline allows). */
+  edges?: readonly EdgeKind[];
 }
 
 /** Per intent (query-engine, "Intent-adjusted expansion"); SEARCH is the default. */
@@ -102,7 +105,8 @@ export const INTENT_PLANS: Record<ChatIntent, Omit<IntentPlan, 'intent'>> = {
   FLOW: { seeds: 8, depth: 2, decay: 0.5, maxNodes: 20 },
   DATA_LIFECYCLE: { seeds: 8, depth: 2, decay: 0.6, maxNodes: 12 },
   MIGRATION: { seeds: 10, depth: 1, decay: 0.7, maxNodes: 14 },
-  IMPACT: { seeds: 6, depth: 3, decay: 0.4, maxNodes: 24 },
+  // Impact is a reverse walk: who calls, imports or changes with what the question names.
+  IMPACT: { seeds: 6, depth: 3, decay: 0.4, maxNodes: 24, edges: ['called-by', 'imported-by', 'co-change'] },
 };
 
 /** Checked in this order: the first pattern that matches names the intent. */

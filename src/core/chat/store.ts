@@ -1,6 +1,7 @@
 import type { ChatMessage, ConversationSummary } from '../../shared/contract/chat';
 import type { Db } from '../db/open';
 import { openRawDatabase } from '../db/raw';
+import { RawDecisionLog, type DecisionSink } from '../retrieval/decisionLog';
 
 type Row = {
   id: number;
@@ -18,6 +19,15 @@ type Row = {
 
 const COLUMNS = `id, conversation_id as conversationId, role, content, run_id as runId, status, error, sources_json as sourcesJson,
   citations_json as citationsJson, trace_json as traceJson, created_at as createdAt`;
+
+/** A stored rolling summary of a conversation's history. */
+export interface HistorySummary {
+  id: number;
+  summary: string;
+  /** The last message the summary covers; later messages are sent raw after it. */
+  throughMessageId: number;
+  createdAt: string;
+}
 
 function toMessage(r: Row): ChatMessage {
   return {
@@ -97,10 +107,11 @@ export class ConversationStore {
     return true;
   }
 
-  /** Delete a conversation's messages and title, together; returns the number of messages removed. */
+  /** Delete a conversation's messages, title and history summaries, together; returns the number of messages removed. */
   delete(conversationId: string): number {
     return this.db.transaction(() => {
       this.db.prepare('delete from chat_conversations where conversation_id = ?').run(conversationId);
+      this.db.prepare('delete from chat_history_summaries where conversation_id = ?').run(conversationId);
       return this.db.prepare('delete from chat_messages where conversation_id = ?').run(conversationId).changes;
     })();
   }
@@ -118,6 +129,30 @@ export class ConversationStore {
         const row = r as ConversationSummary & { title: string | null };
         return { ...row, title: (row.title ?? '').slice(0, 120) };
       });
+  }
+
+  /** The newest rolling summary of a conversation's history (the pointer), if any. */
+  latestSummary(conversationId: string): HistorySummary | undefined {
+    return this.db
+      .prepare(`select id, summary, through_message_id as throughMessageId, created_at as createdAt from chat_history_summaries where conversation_id = ? order by id desc limit 1`)
+      .get(conversationId) as HistorySummary | undefined;
+  }
+
+  /** Persist a new rolling summary covering the messages up to `throughMessageId`; it becomes the pointer. */
+  appendSummary(entry: { conversationId: string; summary: string; throughMessageId: number; question: string; modelCallId?: number }): HistorySummary {
+    const createdAt = new Date().toISOString();
+    const info = this.db
+      .prepare(
+        `insert into chat_history_summaries (conversation_id, summary, through_message_id, question, model_call_id, created_at)
+         values (@conversationId, @summary, @throughMessageId, @question, @modelCallId, @createdAt)`,
+      )
+      .run({ ...entry, modelCallId: entry.modelCallId ?? null, createdAt });
+    return { id: Number(info.lastInsertRowid), summary: entry.summary, throughMessageId: entry.throughMessageId, createdAt };
+  }
+
+  /** Where a turn records its retrieval decisions (this raw DB's `retrieval_decisions`). */
+  decisionLog(): DecisionSink {
+    return new RawDecisionLog(this.db);
   }
 
   close(): void {

@@ -1,32 +1,42 @@
 import type { ChatMessage, ChatMode, ChatTrace } from '../../shared/contract/chat';
 import type { EventBus } from '../runtime/events';
+import { throwIfAborted } from '../runtime/runs';
 import type { KnowledgeBase } from '../kb/knowledgeBase';
-import type { CompletionStream } from '../llm/client';
-import type { CallOptions, Completion } from '../llm/types';
 import type { Embedder } from '../search/embedder';
-import { parseCitations, ThinkingFilter } from './citations';
-import { DEFAULT_EVIDENCE_TOKENS, retrieveForChat, type ChatEvidence } from './retrieve';
-import { chosenRoute, detectIntent, routeQuestion } from './router';
+import { TurnCalls, type TurnModel } from './calls';
+import { parseCitations } from './citations';
+import { nextStep, type ChatPipeline, type PipelineStep } from './pipeline';
+import { FALLBACK_MODE } from './router';
+import type { DecisionSink } from '../retrieval/decisionLog';
+import type { SummaryStore } from '../summaries/store';
 import type { ConversationStore } from './store';
+import { TurnActions, type TurnState } from './turnActions';
 
-/** The answer model's instructions: evidence only, cite lines, say what is missing. */
-export const ANSWER_SYSTEM = [
-  'You answer questions about a code repository using only the evidence given.',
-  'Cite every claim about the code as [path:start-end] with the path and lines of the evidence, for example [src/app.py:12-30].',
-  'If the evidence does not answer the question, say what is missing instead of guessing.',
-].join('\n');
+/*
+ * One chat turn run from a pipeline (seed: rag-for-code-pipeline §10): the steps of the pipeline's
+ * graph from `entry_step_id`, each an action that ends in an outcome which picks the next step,
+ * until `finalize`. The actions are in turnActions.ts; this file runs them, keeps the trace and
+ * stores the turn. Sources reach the person before the first answer token (`chat/sources`), again
+ * for each follow-up round; answer tokens stream as `chat/token`; `chat/done` carries the stored
+ * answer with its citations and the whole trace.
+ */
 
-/** Earlier turns sent with a question (raw; a rolling summary is not built yet). */
-export const HISTORY_MESSAGES = 6;
+/** Steps one turn may take before the run stops as a bug (a loop the loop guard does not bound). */
+const MAX_STEPS = 200;
 
-/** What a turn needs: the model calls it makes, the index, the store and the event bus. */
-export interface TurnDeps {
+/** What a turn needs: the model calls it makes, the index, the store, the event bus and its pipeline. */
+export interface TurnDeps extends TurnModel {
   kb: KnowledgeBase;
   store: ConversationStore;
   events: EventBus;
   embedder: Embedder;
-  complete(prompt: string, options: CallOptions): Promise<Completion>;
-  stream(prompt: string, options: CallOptions): CompletionStream;
+  pipeline: ChatPipeline;
+  /** Refused pipelines of the repository (`file:line: reason`), for the trace. */
+  pipelineProblems?: string[];
+  /** Where the evidence decisions of each round are logged (stage `chat`). */
+  decisions?: DecisionSink;
+  /** The repository's summary tree, when one was built. */
+  summaries?: Pick<SummaryStore, 'nearest' | 'embedderId'>;
 }
 
 /** One question of a conversation. */
@@ -37,80 +47,85 @@ export interface TurnInput {
   question: string;
   mode: ChatMode;
   signal: AbortSignal;
-  budgetTokens?: number;
+  /** `auto` or absent: detect; an ISO 639-1 code: the person's choice. */
+  language?: string;
 }
 
-/** The prompt of the answer call: earlier turns, the evidence with its lines, the question. */
-export function answerPrompt(question: string, evidence: readonly ChatEvidence[], history: readonly ChatMessage[]): string {
-  const parts: string[] = [];
-  if (history.length > 0) parts.push('## Conversation so far', ...history.map((m) => `${m.role === 'user' ? 'User' : 'Assistant'}: ${m.content}`), '');
-  parts.push('## Evidence');
-  if (evidence.length === 0) parts.push('(none: no file of the repository matched)');
-  for (const e of evidence) parts.push(`[Source: ${e.path}:${e.startLine}-${e.endLine}]`, '```', e.text, '```');
-  parts.push('', '## Question', question);
-  return parts.join('\n');
-}
-
-/** Drops a leading `[Answer:]` marker (the answer protocol's prefix) from a stream of shown text. */
-class AnswerPrefixFilter {
-  private head = '';
-  private decided = false;
-
-  push(text: string): string {
-    if (this.decided) return text;
-    this.head += text;
-    const trimmed = this.head.trimStart();
-    const marker = '[Answer:]';
-    if (trimmed.length < marker.length && marker.startsWith(trimmed)) return '';
-    this.decided = true;
-    return trimmed.startsWith(marker) ? trimmed.slice(marker.length).trimStart() : this.head;
-  }
-
-  end(): string {
-    return this.decided ? '' : this.head;
-  }
-}
+export { ANSWER_SYSTEM, answerPrompt } from './prompts';
 
 /**
- * Run one chat turn: store the question, route, retrieve, emit `chat/sources`, stream the answer
- * (thinking removed) as `chat/token`, parse and check its citations, store the answer and emit
- * `chat/done`. A failed or stopped answer is stored and reported too (with what streamed so far),
- * then the error is rethrown so the run ends failed or cancelled.
+ * Run one chat turn: store the question, walk the pipeline, store the answer and emit `chat/done`.
+ * A failed or stopped turn is stored and reported too (with what streamed so far), then the error
+ * is rethrown so the run ends failed or cancelled.
  */
 export async function runChatTurn(deps: TurnDeps, input: TurnInput): Promise<ChatMessage> {
-  const { runId, repoId, conversationId, question, signal } = input;
-  const history = deps.store.messages(conversationId).filter((m) => m.role === 'user' || m.status === 'done').slice(-HISTORY_MESSAGES);
-  deps.store.append({ conversationId, role: 'user', content: question, runId });
-  const plan = detectIntent(question);
-  const route = input.mode === 'auto' ? await routeQuestion((p, o) => deps.complete(p, o), question, signal) : chosenRoute(input.mode, question);
-  const retrieval = await retrieveForChat(deps.kb, route, plan, { embedder: deps.embedder, budgetTokens: input.budgetTokens ?? DEFAULT_EVIDENCE_TOKENS, signal });
-  const trace: ChatTrace = { route, intent: plan.intent, ...retrieval.trace };
-  const sources = retrieval.evidence.map(({ text: _text, ...source }) => source);
-  deps.events.emit('chat/sources', { runId, repoId, conversationId, sources, trace });
-
-  const thinking = new ThinkingFilter();
-  const prefix = new AnswerPrefixFilter();
-  let answer = '';
-  const show = (text: string) => {
-    if (!text) return;
-    answer += text;
-    deps.events.emit('chat/token', { runId, conversationId, text });
+  const { runId, repoId, conversationId, signal } = input;
+  const asked = deps.store.append({ conversationId, role: 'user', content: input.question, runId });
+  const calls = new TurnCalls(deps);
+  const state: TurnState = { questionId: asked.id, question: input.question, steps: [], rounds: [], requests: [], notes: [], answer: '', shown: '', pool: [], evidence: [], sourcesRound: -1 };
+  const emit = {
+    sources: (round: number) => {
+      deps.events.emit('chat/sources', { runId, repoId, conversationId, sources: sourcesOf(state), trace: traceOf(deps, state, calls), ...(round > 0 ? { round } : {}) });
+    },
+    token: (text: string) => {
+      if (!text) return;
+      state.shown += text;
+      deps.events.emit('chat/token', { runId, conversationId, text });
+    },
   };
+  const actions = new TurnActions(deps, input, state, calls, emit);
   const finish = (status: 'done' | 'failed' | 'cancelled', error?: string): ChatMessage => {
-    const content = answer.trim();
+    const content = state.shown.trim();
+    const sources = sourcesOf(state);
     const citations = parseCitations(content, sources, deps.kb);
-    const message = deps.store.append({ conversationId, role: 'assistant', content, runId, sources, citations, trace, status, ...(error ? { error } : {}) });
+    const message = deps.store.append({ conversationId, role: 'assistant', content, runId, sources, citations, trace: traceOf(deps, state, calls), status, ...(error ? { error } : {}) });
     deps.events.emit('chat/done', { runId, repoId, conversationId, message });
     return message;
   };
   try {
-    const stream = deps.stream(answerPrompt(question, retrieval.evidence, history), { stage: 'chat', system: ANSWER_SYSTEM, signal });
-    for await (const delta of stream) show(prefix.push(thinking.push(delta)));
-    show(prefix.push(thinking.end()));
-    show(prefix.end());
+    let stepId: string | undefined = deps.pipeline.settings.entry_step_id;
+    for (let taken = 0; stepId !== undefined; taken++) {
+      if (taken >= MAX_STEPS) throw new Error(`chat pipeline "${deps.pipeline.name}" took more than ${MAX_STEPS} steps`);
+      throwIfAborted(signal);
+      const step: PipelineStep = deps.pipeline.steps.get(stepId)!;
+      const started = performance.now();
+      const outcome = await actions.run(step.action);
+      state.steps.push({ id: step.id, action: step.action, outcome, ms: Math.round((performance.now() - started) * 10) / 10 });
+      stepId = step.action === 'finalize' ? undefined : nextStep(step, outcome);
+    }
   } catch (error) {
     finish(signal.aborted ? 'cancelled' : 'failed', error instanceof Error ? error.message : String(error));
     throw error;
   }
   return finish('done');
+}
+
+/** The sources of the turn: the evidence sent (bodies left out). */
+function sourcesOf(state: TurnState) {
+  return state.evidence.map(({ text: _text, ...source }) => source);
+}
+
+/** The trace as it stands. */
+export function traceOf(deps: Pick<TurnDeps, 'pipeline' | 'pipelineProblems'>, state: TurnState, calls: TurnCalls): ChatTrace {
+  const round = state.rounds.at(-1);
+  const plan = state.plan;
+  const route = state.route ?? { mode: FALLBACK_MODE, query: state.question, source: 'fallback' as const, reason: 'the turn ended before routing', thinking: false };
+  const notes = [...state.notes, ...state.rounds.flatMap((r) => r.notes.map((n) => (r.round > 0 ? `Round ${r.round}: ${n}` : n))), ...(state.history?.notes ?? [])];
+  return {
+    route,
+    intent: plan?.intent ?? 'SEARCH',
+    searchMode: round?.searchMode ?? 'none',
+    notes,
+    expansion: { seeds: round?.expansion.seeds ?? 0, added: round?.expansion.added ?? 0, depth: plan?.depth ?? 0, decay: plan?.decay ?? 0 },
+    evidenceTokens: round?.evidenceTokens ?? 0,
+    budgetTokens: deps.pipeline.settings.max_context_tokens,
+    pipeline: { name: deps.pipeline.name, lineage: deps.pipeline.lineage, warnings: deps.pipeline.warnings, problems: deps.pipelineProblems ?? [] },
+    steps: [...state.steps],
+    ...(state.language ? { language: state.language } : {}),
+    ...(state.history ? { history: state.history } : {}),
+    ...(state.summaries ? { summaries: state.summaries } : {}),
+    rounds: state.rounds.map((r) => ({ ...r, notes: [...r.notes] })),
+    calls: calls.calls.map((c) => ({ ...c })),
+    loops: { used: Math.max(0, state.rounds.length - 1), max: deps.pipeline.settings.max_turn_loops, requests: [...state.requests], exhausted: state.exhausted ?? false },
+  };
 }

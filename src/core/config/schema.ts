@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { modelNameSchema } from '../../shared/contract/models';
 
 /** Pipeline stages a model can be assigned to ([models.overrides] keys). */
-export const STAGES = ['task_analysis', 'scope', 'precision', 'similarity', 'routing', 'plan', 'execute', 'chat', 'summarize', 'embedding'] as const;
+export const STAGES = ['task_analysis', 'scope', 'precision', 'similarity', 'routing', 'plan', 'execute', 'chat', 'summarize', 'embedding', 'enrich'] as const;
 /** One pipeline stage. */
 export type Stage = (typeof STAGES)[number];
 
@@ -102,7 +102,8 @@ const orchestratorSchema = z
   .object({
     max_parts: wholeNumber(1, 1000).default(10),
     max_steps_per_part: wholeNumber(1, 1000).default(15),
-    max_adjustment_rounds: wholeNumber(0, 100).default(3),
+    /** Attempts of the adjustment pass after each step (it always runs at least once). */
+    max_adjustment_rounds: wholeNumber(1, 100).default(3),
     /** Implement attempts per step (a reply that does not apply or fails validation) before the step fails. */
     max_step_attempts: wholeNumber(1, 100).default(3),
     /** RefinementRequests per step: a failed validation with concrete evidence re-runs retrieval (seed §8). */

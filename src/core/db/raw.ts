@@ -135,6 +135,7 @@ export const RAW_MIGRATIONS: readonly Migration[] = [
         alter table orchestrator_runs add column cumulative_diff text;
         alter table orchestrator_runs add column progress_json text;      -- the final parts and steps (the session is archived at the end)
         alter table orchestrator_runs add column error text;
+        alter table orchestrator_runs add column worktree_path text;      -- the checkout now in use (its owner marker tells a live run from a killed one)
         alter table orchestrator_passes add column part_id text;
         alter table orchestrator_passes add column step_id text;
         alter table orchestrator_passes add column attempt integer;
@@ -150,6 +151,44 @@ export const RAW_MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 5,
+    description: 'file_enrichment: per-file purpose, domain, module and concepts by the enrich model, keyed by path and content hash (cra enrich)',
+    up: (db) =>
+      db.exec(`
+        create table file_enrichment (
+          id integer primary key,
+          path text not null,
+          content_hash text not null,        -- the file's content when it was described: a changed file is described again
+          purpose text not null,
+          domain text not null,
+          module text not null,
+          concepts_json text not null,
+          model text not null,
+          model_call_id integer,             -- model_calls.id of the call that described it
+          run_id text,
+          created_at text not null,
+          unique (path, content_hash)
+        );
+      `),
+  },
+  {
+    version: 6,
+    description: 'chat_history_summaries: rolling query-aware summaries of a conversation (append-only; the newest is the pointer)',
+    up: (db) =>
+      db.exec(`
+        create table chat_history_summaries (
+          id integer primary key,
+          conversation_id text not null,
+          summary text not null,
+          through_message_id integer not null, -- chat_messages.id of the last message the summary covers
+          question text,                       -- the question it was conditioned on
+          model_call_id integer,               -- model_calls.id of the summarizing call
+          created_at text not null
+        );
+        create index chat_history_summaries_conversation on chat_history_summaries(conversation_id, id);
+      `),
+  },
+  {
+    version: 7,
     description: 'chat_conversations: a title a person gave a conversation (its first question otherwise)',
     up: (db) =>
       db.exec(`

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { AppError, type Handlers } from '../../shared/contract';
+import { existsSync } from 'node:fs';
+import { AppError, type ChatPipelineInfo, type Handlers } from '../../shared/contract';
+import { DEFAULT_PIPELINE, describeProblem, loadPipelines, type ChatPipeline } from '../chat/pipeline';
 import { runChatTurn } from '../chat/turn';
 import { conversationMarkdown } from '../chat/exportMarkdown';
 import { RetrievedNodeCache, withNodeCache } from '../chat/nodeCache';
@@ -10,8 +12,29 @@ import type { ModelServices } from '../llm/services';
 import { openIndexedRepo } from '../repos/indexed';
 import { repoPaths } from '../repos/registry';
 import { sharedDefaultEmbedder } from '../search/search';
+import { SummaryStore, summariesFile } from '../summaries/store';
 
-type ChatHandlers = Pick<Handlers, 'chat/ask' | 'chat/history' | 'chat/rename' | 'chat/delete' | 'chat/export'>;
+type ChatHandlers = Pick<Handlers, 'chat/ask' | 'chat/history' | 'chat/pipelines' | 'chat/rename' | 'chat/delete' | 'chat/export'>;
+
+/**
+ * The pipeline a turn runs: the named one (default: `default`) among the built-in pipelines and the
+ * repository's own. A named pipeline that was refused, or does not exist, is a VALIDATION error
+ * with the reason; the refused pipelines of the repository travel in the trace of every turn.
+ */
+function pipelineFor(repoRoot: string, name: string | undefined): { pipeline: ChatPipeline; problems: string[] } {
+  const set = loadPipelines({ repoRoot });
+  const problems = set.problems.map(describeProblem);
+  const wanted = name ?? DEFAULT_PIPELINE;
+  const pipeline = set.pipelines.get(wanted);
+  if (pipeline) return { pipeline, problems };
+  const refused = set.problems.filter((p) => p.name === wanted).map(describeProblem);
+  if (refused.length) throw new AppError('VALIDATION', `The chat pipeline "${wanted}" was refused: ${refused.join('; ')}. Fix the file, or ask without --pipeline to use the default.`);
+  throw new AppError('VALIDATION', `There is no chat pipeline "${wanted}"; known: ${[...set.pipelines.keys()].join(', ')}.`);
+}
+
+function pipelineInfo(p: ChatPipeline): ChatPipelineInfo {
+  return { name: p.name, file: p.file, lineage: p.lineage, entryStepId: p.settings.entry_step_id, steps: p.steps.size, warnings: p.warnings, settings: p.settings };
+}
 
 /** NOT_FOUND for a conversation id the repository has no messages for, saying where the ids are listed. */
 export function unknownConversation(conversationId: string, repoName: string): AppError {
@@ -53,9 +76,10 @@ export function createChatDomain(ctx: EngineContext, llm: Pick<ModelServices, 'c
   });
 
   const handlers: ChatHandlers = {
-    'chat/ask': async ({ repoId, question, conversationId, mode }) => {
-      // NOT_FOUND / NOT_INDEXED before a run starts, as for search.
+    'chat/ask': async ({ repoId, question, conversationId, mode, language, pipeline: pipelineName }) => {
+      // NOT_FOUND / NOT_INDEXED before a run starts, as for search; so is a refused pipeline.
       const { info, curatedFile } = openIndexedRepo(ctx, { repoId });
+      const { pipeline, problems } = pipelineFor(info.path, pipelineName);
       const id = conversationId ?? `c-${randomUUID()}`;
       const store = storeOf(info.id);
       const nodes = nodeCache.forRepo(info.id, info.lastIndexedAt ?? '');
@@ -64,6 +88,9 @@ export function createChatDomain(ctx: EngineContext, llm: Pick<ModelServices, 'c
         `Chat · ${info.name}: ${question.slice(0, 60)}`,
         async ({ runId, signal }) => {
           const kb = KnowledgeBase.open(curatedFile, info.id, { withVectors: true });
+          const summaryFile = summariesFile(repoPaths(ctx.ports.dataDir, info.id).dir);
+          // Absent summaries are skipped, not an error.
+          const summaries = existsSync(summaryFile) ? SummaryStore.open(summaryFile) : undefined;
           try {
             const message = await runChatTurn(
               {
@@ -73,11 +100,16 @@ export function createChatDomain(ctx: EngineContext, llm: Pick<ModelServices, 'c
                 embedder: sharedDefaultEmbedder(),
                 complete: (prompt, options) => llm.client.complete(prompt, options),
                 stream: (prompt, options) => llm.client.stream(prompt, options),
+                pipeline,
+                pipelineProblems: problems,
+                decisions: store.decisionLog(),
+                ...(summaries ? { summaries } : {}),
               },
-              { runId, repoId: info.id, conversationId: id, question, mode, signal },
+              { runId, repoId: info.id, conversationId: id, question, mode, signal, ...(language ? { language } : {}) },
             );
             return { conversationId: id, messageId: message.id };
           } finally {
+            summaries?.close();
             kb.close();
           }
         },
@@ -111,6 +143,11 @@ export function createChatDomain(ctx: EngineContext, llm: Pick<ModelServices, 'c
       const summary = store.conversation(conversationId);
       if (!summary) throw unknownConversation(conversationId, info.name);
       return conversationMarkdown(summary, store.messages(conversationId), info.name);
+    },
+    'chat/pipelines': async ({ repoId }) => {
+      const { info } = openIndexedRepo(ctx, { repoId });
+      const set = loadPipelines({ repoRoot: info.path });
+      return { pipelines: [...set.pipelines.values()].map(pipelineInfo), problems: set.problems.map(describeProblem) };
     },
   };
   return {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { AppError, type Handlers } from '../../shared/contract';
-import type { RetrievalSummary, SymbolRole } from '../../shared/contract/retrieval';
+import type { RetrievalStageName, RetrievalSummary, SymbolRole } from '../../shared/contract/retrieval';
 import { openRawDatabase } from '../db/raw';
 import type { EngineContext } from '../engine';
 import { confinePath } from '../fs/confine';
@@ -12,11 +12,15 @@ import { openIndexedRepo } from '../repos/indexed';
 import { repoPaths } from '../repos/registry';
 import { RawDecisionLog } from '../retrieval/decisionLog';
 import { buildPackage, effectiveBudget, renderMarkdown } from '../retrieval/package';
-import { runPipeline } from '../retrieval/stage';
+import { runPipeline, type RetrievalStage } from '../retrieval/stage';
 import { PrecisionStage } from '../retrieval/stages/precision';
 import { ScopeStage } from '../retrieval/stages/scope';
 import { analyzeTask } from '../retrieval/taskAnalysis';
 import { readFileSync } from 'node:fs';
+import { RetrieveWatch } from './retrieveWatch';
+
+/** The stage of each name a retrieve run can be given. */
+const STAGES: Record<RetrievalStageName, () => RetrievalStage> = { scope: () => new ScopeStage(), precision: () => new PrecisionStage() };
 
 /**
  * Retrieval as a `retrieve` run (issue #13): task analysis (enriched only when a model is
@@ -25,26 +29,30 @@ import { readFileSync } from 'node:fs';
  */
 export function createRetrieveHandlers(ctx: EngineContext, llm: Pick<ModelServices, 'client' | 'loadUserConfig' | 'router' | 'target'>): Pick<Handlers, 'retrieve/run'> {
   return {
-    'retrieve/run': async ({ repoId, task, budget, taskId }) => {
+    'retrieve/run': async ({ repoId, task, budget, taskId, stages = ['scope', 'precision'], contextWindow, reservedTokens }) => {
       const { info, curatedFile } = openIndexedRepo(ctx, { repoId });
       // Before a run starts: a missing [models] section is the router's CONFIG_MISSING (run `cra init`).
       const router = llm.router();
       router.resolve('reasoning', 'scope');
       const config = llm.loadUserConfig().values;
-      const budgetTokens = budget ?? effectiveBudget({ contextWindow: config.budget.context_window, reservedTokens: config.budget.reserved_tokens });
+      const budgetTokens = budget ?? effectiveBudget({ contextWindow: contextWindow ?? config.budget.context_window, reservedTokens: reservedTokens ?? config.budget.reserved_tokens });
       const enrich = config.models?.overrides.task_analysis !== undefined;
       const id = taskId ?? `t-${randomUUID()}`;
       const { runId } = ctx.runs.start(
         'retrieve',
         `Retrieve · ${info.name}: ${task.slice(0, 60)}`,
-        async ({ runId, signal }): Promise<RetrievalSummary> => {
+        async ({ runId, signal, progress }): Promise<RetrievalSummary> => {
           const kb = KnowledgeBase.open(curatedFile, info.id);
           const raw = openRawDatabase(repoPaths(ctx.ports.dataDir, info.id).raw);
-          const log = new RawCallLog(raw);
+          // The watch pushes each judgment as it is logged and reports per-stage progress.
+          const watch = new RetrieveWatch({ runId, taskId: id, stages, emit: (j) => ctx.events.emit('retrieve/judgment', j), progress });
+          const log = watch.wrap(new RawCallLog(raw));
           try {
             const record = await analyzeTask(task, kb, { id, runId, log, signal, ...(enrich ? { llm: llm.client } : {}) });
             if (!enrich) record.enrichment = { status: 'skipped', reason: 'no model assigned to task_analysis in [models.overrides]', attempts: 0, callIds: [] };
-            const result = await runPipeline({ stages: [new ScopeStage(), new PrecisionStage()], kb, task: record, llm: llm.client, runId, budgetTokens, decisions: new RawDecisionLog(raw), log, signal }).catch((error: unknown) => {
+            watch.analysisDone();
+            const pipeline = { stages: stages.map((s) => STAGES[s]()), kb, task: record, llm: llm.client, runId, budgetTokens, decisions: new RawDecisionLog(raw), log, signal };
+            const result = await runPipeline({ ...pipeline, onStage: (name, context) => watch.stageEnded(name, context) }).catch((error: unknown) => {
               if (error instanceof AppError && error.code === 'OLLAMA_UNREACHABLE') {
                 const t = llm.target();
                 throw new AppError('OLLAMA_UNREACHABLE', noServerHint(t.address, t.source, t.provider), { retryable: true, cause: error });
@@ -73,7 +81,7 @@ export function createRetrieveHandlers(ctx: EngineContext, llm: Pick<ModelServic
               judgments,
               analysis: { enrichment: e.status, ...(e.status !== 'ok' ? { reason: e.reason } : {}) },
             };
-            ctx.events.emit('retrieve/package', { runId, repoId: info.id, taskId: id, package: pkg, summary, markdown: renderMarkdown(pkg) });
+            ctx.events.emit('retrieve/package', { runId, repoId: info.id, taskId: id, package: pkg, summary, markdown: renderMarkdown(pkg), stages, verdicts: watch.verdicts });
             return summary;
           } finally {
             kb.close();

@@ -1,9 +1,10 @@
-import type { Handlers, SolveOutcome } from '../../shared/contract';
+import { AppError, type Handlers, type SolveOutcome } from '../../shared/contract';
+import { checkMetaPlan } from '../orchestrator/solveChecks';
 import { openRawDatabase } from '../db/raw';
 import type { EngineContext } from '../engine';
 import type { ModelServices } from '../llm/services';
 import { solveRunDetail, solveRunDiffs, type SolveRunDiffs } from '../orchestrator/solveDiffs';
-import { SolveRecords } from '../orchestrator/solveRecords';
+import { SolveRecords, worktreeIsLive, type SolveRunRow } from '../orchestrator/solveRecords';
 import { executeSolve } from '../orchestrator/solveRun';
 import { solveSessionFile } from '../orchestrator/solveSession';
 import { openIndexedRepo } from '../repos/indexed';
@@ -25,6 +26,8 @@ export interface SolveDomain {
 export function createSolveDomain(ctx: EngineContext, llm: Pick<ModelServices, 'client' | 'loadUserConfig' | 'router'>): SolveDomain {
   /** Orchestrator runs going on in this process (a `running` row of no process is interrupted). */
   const active = new Set<string>();
+  /** A `running` row is live when this process runs it or a live process holds its worktree (the app beside the CLI). */
+  const isLive = (row: SolveRunRow) => active.has(row.id) || worktreeIsLive(ctx.ports.dataDir, row);
   const withRaw = <T>(repoId: string, read: (raw: ReturnType<typeof openRawDatabase>, sessions: string) => T): T => {
     const paths = repoPaths(ctx.ports.dataDir, repoId);
     const raw = openRawDatabase(paths.raw);
@@ -41,11 +44,15 @@ export function createSolveDomain(ctx: EngineContext, llm: Pick<ModelServices, '
       llm.router().resolve('coding', 'execute');
       // Validation commands come from the user-level file only, never a repository's own config.
       const config = llm.loadUserConfig().values;
-      let runTask = task;
+      let runTask = task || plan?.task_summary || '';
       if (resume) {
         const row = withRaw(info.id, (raw) => new SolveRecords(raw).run(resume));
-        runTask = row?.task ?? task;
+        if (!row || row.repo_id !== info.id) throw new AppError('NOT_FOUND', `No solve run ${resume} for ${info.name}; \`cra solve --list\` shows the runs.`);
+        runTask = row.task;
       }
+      // A given meta-plan is checked before a run starts (limits from [orchestrator], edges, cycles).
+      const problems = metaPlan ? checkMetaPlan(metaPlan, config.orchestrator) : [];
+      if (problems.length) throw new AppError('VALIDATION', `The meta-plan is not usable:\n${problems.map((e) => `  - ${e}`).join('\n')}`, { details: { errors: problems } });
       const { runId } = ctx.runs.start(
         'solve',
         `Solve · ${info.name}: ${runTask.slice(0, 60)}`,
@@ -79,11 +86,11 @@ export function createSolveDomain(ctx: EngineContext, llm: Pick<ModelServices, '
     },
     'solve/get': async ({ repoId, solveRunId }) => {
       const { info } = openIndexedRepo(ctx, { repoId });
-      return { run: withRaw(info.id, (raw, sessions) => solveRunDetail(raw, solveRunId, active.has(solveRunId), solveSessionFile(sessions, solveRunId))) };
+      return { run: withRaw(info.id, (raw, sessions) => solveRunDetail(raw, solveRunId, isLive, solveSessionFile(sessions, solveRunId))) };
     },
     'solve/list': async ({ repoId }) => {
       const { info } = openIndexedRepo(ctx, { repoId });
-      return { runs: withRaw(info.id, (raw) => new SolveRecords(raw).list(info.id).map((r) => (r.status === 'running' && !active.has(r.solveRunId) ? { ...r, status: 'interrupted' as const } : r))) };
+      return { runs: withRaw(info.id, (raw) => new SolveRecords(raw).list(info.id, isLive)) };
     },
   };
   return {

@@ -42,11 +42,12 @@ describe('evaluateRepository', () => {
     expect(formatReport(report)).toMatch(/Failed ghost: parent f+ is not a commit/);
   });
 
-  it('refuses --pipeline, a missing folder and a folder that is not a repository, clearly', async () => {
+  it('refuses --pipeline without the product index, a missing folder and a folder that is not a repository, clearly', async () => {
     const dataDir = join(root, 'data-refuse');
-    await expect(evaluateRepository({ dataDir, repoPath: repo, pipeline: true })).rejects.toMatchObject({
+    const pipeline = { judge: 'yes' as const, budget: { contextWindow: 32768, reservedTokens: 4096 } };
+    await expect(evaluateRepository({ dataDir, repoPath: repo, pipeline })).rejects.toMatchObject({
       code: 'UNSUPPORTED',
-      message: expect.stringMatching(/needs a configured model and the pipeline/),
+      message: expect.stringMatching(/only be evaluated over the product index/),
     });
     await expect(evaluateRepository({ dataDir, repoPath: join(root, 'nope') })).rejects.toMatchObject({ code: 'NOT_FOUND' });
     await expect(evaluateRepository({ dataDir, repoPath: tmpdir() })).rejects.toMatchObject({ code: 'VALIDATION' });

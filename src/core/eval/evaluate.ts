@@ -7,6 +7,7 @@ import { mineTasks } from './mine';
 import { saveReport, reportsDir } from './reports';
 import { runEval, type EvalProgress, type ProductRetrieval } from './run';
 import { readTasksFile } from './tasksFile';
+import type { PipelineEvalOptions } from './pipelineTask';
 import { DEFAULT_COMMITS, DEFAULT_KS } from './defaults';
 
 export { DEFAULT_COMMITS, DEFAULT_KS };
@@ -20,8 +21,8 @@ export interface EvaluateOptions {
   /** JSON-lines tasks instead of mining. */
   tasksFile?: string;
   ks?: number[];
-  /** Also run the model retrieval pipeline (refused until it exists and a model is configured). */
-  pipeline?: boolean;
+  /** Also run the retrieval pipeline on each task, with this judge and budget (`cra eval --pipeline`). */
+  pipeline?: PipelineEvalOptions;
   retrieval?: ProductRetrieval;
   signal?: AbortSignal;
   onProgress?(progress: EvalProgress & { phase: string }): void;
@@ -32,13 +33,10 @@ export interface EvaluateOptions {
   via?: 'cli' | 'app';
 }
 
-/** Refuse --pipeline honestly: the retrieval pipeline is not part of this build yet. */
-export function assertPipelineAvailable(pipeline: boolean | undefined): void {
-  if (!pipeline) return;
-  throw new AppError(
-    'UNSUPPORTED',
-    'The retrieval pipeline cannot be evaluated yet: it needs a configured model and the pipeline, which this build does not have. Run without --pipeline to compare the model-free search with BM25.',
-  );
+/** The pipeline evaluation reads the product index: refuse it without the product search, clearly. */
+export function assertPipelineAvailable(pipeline: PipelineEvalOptions | undefined, retrieval: ProductRetrieval | undefined): void {
+  if (!pipeline || retrieval?.knowledgeBase) return;
+  throw new AppError('UNSUPPORTED', 'The retrieval pipeline can only be evaluated over the product index; run `cra eval --pipeline` (the command builds it) rather than the BM25 reference alone.');
 }
 
 /**
@@ -46,7 +44,7 @@ export function assertPipelineAvailable(pipeline: boolean | undefined): void {
  * and store the report in `<dataDir>/eval/<id>.json`. Returns the report and the file it went to.
  */
 export async function evaluateRepository(options: EvaluateOptions): Promise<{ report: EvalReport; file: string }> {
-  assertPipelineAvailable(options.pipeline);
+  assertPipelineAvailable(options.pipeline, options.retrieval);
   const repoPath = await repositoryRoot(options.repoPath);
   const ks = options.ks ?? DEFAULT_KS;
   let tasks: EvalTask[];
@@ -77,6 +75,7 @@ export async function evaluateRepository(options: EvaluateOptions): Promise<{ re
     workDir,
     worktreesDir: worktreesDir(options.dataDir),
     retrieval: options.retrieval,
+    ...(options.pipeline ? { pipeline: options.pipeline } : {}),
     signal: options.signal,
     onProgress: (p) => options.onProgress?.({ phase: 'tasks', ...p }),
   });

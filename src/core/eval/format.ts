@@ -1,6 +1,7 @@
 import type { EvalMethod, EvalReport, EvalTaskResult } from '../../shared/contract/eval';
 import { formatComparisons } from '../../shared/evalComparisons';
 import { printable } from '../../shared/printable';
+import { formatPipeline } from './pipelineFormat';
 
 const fixed = (n: number | undefined) => (n === undefined ? '   -  ' : n.toFixed(3).padStart(6));
 
@@ -55,6 +56,8 @@ export function formatReport(report: EvalReport, options: { missLimit?: number; 
     lines.push('', `Misses of ${method} (no gold file in the top ${k}): ${misses.length}`);
     for (const task of misses.slice(0, options.missLimit ?? 10)) lines.push(...formatMiss(task, method));
   }
+  const pipeline = formatPipeline(report);
+  if (pipeline.length > 0) lines.push('', ...pipeline);
   if (options.file) lines.push('', `Report: ${options.file}`);
   return `${lines.join('\n')}\n`;
 }

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { EvalMethod } from '../../shared/contract/eval';
 import { openDatabase } from '../db/open';
+import { KnowledgeBase } from '../kb/knowledgeBase';
 import { createExtractor, type Extractor } from '../indexer/extract/extractor';
 import { createImportResolver } from '../indexer/extract/resolve';
 import { indexRepository } from '../indexer/indexer';
@@ -62,6 +63,7 @@ export function productRetrieval(options: ProductRetrievalOptions = {}): Product
       });
       return { parsedFiles: summary.parsed };
     },
+    knowledgeBase: (stateDir) => KnowledgeBase.open(curatedFile(stateDir), 'eval', { withVectors: mode !== 'keyword' }),
     async search({ stateDir, text, limit, signal }) {
       const db = openDatabase(curatedFile(stateDir), { readOnly: true, withVectors: mode !== 'keyword' });
       try {

@@ -7,6 +7,9 @@ import { Bm25Reference } from './bm25';
 import { isTaskSourcePath, taskLanguages } from './classify';
 import { gitText, resolveCommit, Worktree } from '../git';
 import { goldRanks, meanScores, scoreRanking } from './metrics';
+import type { KnowledgeBase } from '../kb/knowledgeBase';
+import { evaluatePipelineTask, type PipelineEvalOptions } from './pipelineTask';
+import { pipelineSummary } from './pipelineSummary';
 
 /** How many paths of each ranking are kept in the report (and scored). */
 export const RANK_DEPTH = 50;
@@ -38,6 +41,8 @@ export interface ProductRetrieval {
   embed?(args: { stateDir: string; signal?: AbortSignal; progress?: (done: number, total: number) => void }): Promise<{ embedded: number }>;
   index(args: { root: string; stateDir: string; signal?: AbortSignal }): Promise<{ parsedFiles: number }>;
   search(args: { root: string; stateDir: string; text: string; limit: number; signal?: AbortSignal }): Promise<string[]>;
+  /** The index in `stateDir` as a KnowledgeBase (the pipeline evaluation reads it); the caller closes it. */
+  knowledgeBase?(stateDir: string): KnowledgeBase;
 }
 
 /** Least time between two embedding progress reports of one task. */
@@ -62,6 +67,8 @@ export interface RunEvalOptions {
   worktreesDir: string;
   /** The product search; when absent only the BM25 reference runs and a note says so. */
   retrieval?: ProductRetrieval;
+  /** Also run the retrieval pipeline on each task (`cra eval --pipeline`); needs `retrieval.knowledgeBase`. */
+  pipeline?: PipelineEvalOptions;
   signal?: AbortSignal;
   onProgress?(progress: EvalProgress): void;
 }
@@ -74,6 +81,7 @@ export interface RunEvalOptions {
  */
 export async function runEval(options: RunEvalOptions): Promise<EvalReport> {
   if (options.tasks.length === 0) throw new AppError('NOT_FOUND', 'No tasks to evaluate.');
+  if (options.pipeline && !options.retrieval?.knowledgeBase) throw new AppError('UNSUPPORTED', 'The pipeline evaluation needs the product index (a retrieval with knowledgeBase).');
   const started = Date.now();
   const head = (await gitText(['rev-parse', 'HEAD'], { cwd: options.repoPath })).trim();
   const searchMethod = options.retrieval?.method ?? 'search';
@@ -145,6 +153,15 @@ async function runTask(args: {
     const method = retrieval.method ?? 'search';
     result.results[method] = methodResult(ranked, task.gold, options.ks, searchMs);
     result.results[sourceMethodOf(method)] = methodResult(sourceOnly(ranked), task.gold, options.ks, searchMs);
+    if (options.pipeline && retrieval.knowledgeBase) {
+      options.onProgress?.({ ...step, message: `pipeline (${options.pipeline.judge} judge): ${task.task.split('\n')[0]!.slice(0, 60)}` });
+      const kb = retrieval.knowledgeBase(stateDir);
+      try {
+        result.pipeline = await evaluatePipelineTask({ kb, root: worktree.path, repoPath: options.repoPath, task, options: options.pipeline, signal: options.signal });
+      } finally {
+        kb.close();
+      }
+    }
   }
   const syncStart = performance.now();
   await bm25.sync(worktree.path, options.signal);
@@ -207,6 +224,7 @@ function buildReport(args: {
     tasks: results,
     notes,
     comparisons: compareWithReferences(args.methods, summary, options.ks),
+    ...(options.pipeline ? { pipeline: pipelineSummary(options.pipeline, scored) } : {}),
   };
 }
 

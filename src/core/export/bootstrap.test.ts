@@ -1,32 +1,119 @@
-import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildFixtureRepo } from '../eval/fixtureRepo';
 import { runGitSync } from '../git';
+import { createTestRepo } from '../testing/gitRepo';
 import { CHAT_USER, fillTemplate } from '../retrieval/judgePrompts';
+import { PRECISION_QUESTIONS } from '../retrieval/stages/precision';
 import { SCOPE_QUESTION } from '../retrieval/stages/scope';
-import { bootstrapDataset, intersects } from './bootstrap';
-import type { ChatExample, DatasetManifest } from './dataset';
+import { bootstrapDataset, intersects, namesImportedByName } from './bootstrap';
+import { chatLineSchema, DATASET_STAGES, type ChatExample, type DatasetManifest } from './dataset';
+import { buildShopRepo, SHOP_TASKS } from './testing/bootstrapFixture';
 
 let base: string;
 let repo: string;
+let shop: string;
 const lines = (dir: string, stage: string): ChatExample[] =>
   readFileSync(join(dir, `${stage}.jsonl`), 'utf8')
     .split('\n')
     .filter(Boolean)
     .map((l) => JSON.parse(l) as ChatExample);
 const manifest = (dir: string) => JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as DatasetManifest;
-const shaOf = (subject: string) => runGitSync(['log', '--format=%H', `--grep=^${subject}`, '-n', '1'], { cwd: repo }).trim();
+const shaOf = (subject: string, cwd = repo) => runGitSync(['log', '--format=%H', '--fixed-strings', `--grep=${subject}`, '-n', '1'], { cwd }).trim();
 
 beforeAll(() => {
   base = mkdtempSync(join(tmpdir(), 'cra-bootstrap-'));
   repo = buildFixtureRepo(join(base, 'repo'));
+  shop = buildShopRepo(join(base, 'shop'));
 });
 afterAll(() => rmSync(base, { recursive: true, force: true }));
 
-describe('cra bootstrap on the fixture history', () => {
-  it('labels the changed files yes and the other scope candidates no, changed symbols primary, and the diff as the execute target', async () => {
+describe('cra bootstrap on a history with known labels', () => {
+  it('labels the changed files and their needed neighbours yes, the other candidates no; touched symbols primary, used ones supporting', async () => {
+    const out = join(base, 'shop-out');
+    const summary = await bootstrapDataset({ repoPath: shop, dataDir: join(base, 'data'), out });
+    // 3 of the 6 commits qualify: the root, a typo fix and a release are set aside.
+    expect(summary).toMatchObject({ mined: 3, added: 3, considered: 6, skippedByRule: { root: 1, typo: 1, version: 1 } });
+    const of = (stage: string, subject: string) => lines(out, stage).filter((x) => x.meta.commit === shaOf(subject, shop)).map((x) => [x.meta.subject, x.meta.label]);
+    // validate.py uses MAX_NAME, defined by models.py which it imports: models.py is needed.
+    expect(of('scope', SHOP_TASKS.limit).sort()).toEqual([
+      ['shop/models.py', 'yes'],
+      ['shop/orders.py', 'no'],
+      ['shop/pricing.py', 'no'],
+      ['shop/report.py', 'no'],
+      ['shop/validate.py', 'yes'],
+      ['tests/test_orders.py', 'no'],
+    ]);
+    // orders.py calls discount() and with_tax() of pricing.py (needed); it imports models.py too, but the diff uses none of its names.
+    expect(of('scope', SHOP_TASKS.discount).sort()).toEqual([
+      ['shop/models.py', 'no'],
+      ['shop/orders.py', 'yes'],
+      ['shop/pricing.py', 'yes'],
+      ['shop/report.py', 'no'],
+      ['shop/validate.py', 'no'],
+      ['tests/test_orders.py', 'no'],
+    ]);
+    // report.py imports nothing: only the changed file is yes.
+    expect(of('scope', SHOP_TASKS.report).filter(([, label]) => label === 'yes')).toEqual([['shop/report.py', 'yes']]);
+    // Each label says why: the changed file, a needed neighbour, or another candidate.
+    expect(lines(out, 'scope').filter((x) => x.meta.commit === shaOf(SHOP_TASKS.limit, shop) && x.meta.label === 'yes').map((x) => [x.meta.subject, x.meta.reason])).toEqual([
+      ['shop/models.py', 'needed-neighbour'],
+      ['shop/validate.py', 'changed'],
+    ]);
+    expect(new Set(lines(out, 'scope').filter((x) => x.meta.label === 'no').map((x) => x.meta.reason))).toEqual(new Set(['other-candidate']));
+
+    // Pass 1 (relevant?): the touched symbols and the neighbour's used names yes. MAX_NAME is named in the task, so (as in the stage) it skips pass 1.
+    expect(of('precision_pass1', SHOP_TASKS.limit)).toEqual([
+      ['shop/validate.py:clean_name', 'yes'],
+      ['shop/validate.py:new_customer', 'no'],
+      ['shop/models.py:Customer', 'no'],
+      ['shop/models.py:Customer.__init__', 'no'],
+      ['shop/models.py:make_customer', 'no'],
+    ]);
+    // Pass 2 (directly involved?): asked of the relevant ones; yes for the touched symbols only.
+    expect(of('precision_pass2', SHOP_TASKS.limit)).toEqual([
+      ['shop/models.py:MAX_NAME', 'no'],
+      ['shop/validate.py:clean_name', 'yes'],
+    ]);
+    expect(of('precision_pass1', SHOP_TASKS.discount)).toEqual([
+      ['shop/orders.py:Order', 'yes'],
+      ['shop/orders.py:Order.__init__', 'yes'],
+      ['shop/orders.py:Order.total', 'yes'],
+      ['shop/pricing.py:TAX_RATE', 'no'],
+      ['shop/pricing.py:with_tax', 'yes'],
+      ['shop/pricing.py:discount', 'yes'],
+    ]);
+    expect(of('precision_pass2', SHOP_TASKS.discount).filter(([, l]) => l === 'no')).toEqual([
+      ['shop/pricing.py:with_tax', 'no'],
+      ['shop/pricing.py:discount', 'no'],
+    ]);
+
+    // The prompts are the pipeline's own: the judge's system prompt with the stage's question, the item as the stage describes it.
+    const pass1 = lines(out, 'precision_pass1')[0]!;
+    expect(pass1.messages[0]?.content).toContain(PRECISION_QUESTIONS.precision_pass1);
+    expect(pass1.messages[1]?.content).toContain('symbol: clean_name (function)\nfile: shop/validate.py:5-6');
+    expect(lines(out, 'precision_pass2')[0]!.messages[0]?.content).toContain(PRECISION_QUESTIONS.precision_pass2);
+    // Execute: the task and the context package (touched symbols in full, the used neighbour's too) → the diff.
+    const execute = lines(out, 'execute').find((x) => x.meta.commit === shaOf(SHOP_TASKS.limit, shop))!;
+    expect(execute.messages[1]?.content).toContain('# Context package');
+    expect(execute.messages[1]?.content).toContain('### shop/validate.py:5-6 · clean_name (primary, full source)');
+    expect(execute.messages[1]?.content).toContain('### shop/models.py:3-3 · MAX_NAME (supporting, full source)');
+    expect(execute.messages[2]?.content).toContain('+    if len(name) > MAX_NAME:');
+
+    const m = manifest(out);
+    expect(m.commits.map((c) => c.neighbours)).toEqual([['shop/models.py'], ['shop/pricing.py'], []]);
+    expect(m.counts).toEqual({ scope: { examples: 18, yes: 5, no: 13 }, precision_pass1: { examples: 12, yes: 7, no: 5 }, precision_pass2: { examples: 8, yes: 5, no: 3 }, execute: { examples: 3, yes: 0, no: 0 } });
+    for (const stage of DATASET_STAGES) {
+      expect(lines(out, stage)).toHaveLength(m.files[stage].lines);
+      for (const x of lines(out, stage)) expect(chatLineSchema.safeParse(x).success).toBe(true);
+    }
+  }, 60_000);
+});
+
+describe('cra bootstrap on the evaluation fixture', () => {
+  it('takes negatives from the real candidate sets and the judge prompt as the scope stage asks it', async () => {
     const out = join(base, 'full');
     const summary = await bootstrapDataset({ repoPath: repo, dataDir: join(base, 'data'), out });
     // The eval's mining: 5 of the 14 commits qualify.
@@ -39,40 +126,17 @@ describe('cra bootstrap on the fixture history', () => {
       ['tests/test_server.py', 'no'],
       ['src/app/util.py', 'no'],
     ]);
-    // The judge's own prompt: its system prompt with the scope question, the task, and the file as the judge sees it.
     const first = scope[0]!;
-    expect(first.messages.map((m) => m.role)).toEqual(['system', 'user', 'assistant']);
     expect(first.messages[0]?.content).toContain(SCOPE_QUESTION);
     expect(first.messages[1]?.content).toBe(fillTemplate(CHAT_USER, { query: 'Handle a missing Content-Length header when parsing a request body', document: first.messages[1]!.content.split('Item:\n')[1]!.split('\n\nAnswer')[0]! }));
     expect(first.messages[1]?.content).toContain('path: src/app/server.py');
     expect(first.messages[2]?.content).toBe('yes');
-
-    // Two changed files; the diff touches verify_session_token's body and appends after sign (not inside it).
-    const auth = shaOf('Reject expired session tokens');
-    expect(lines(out, 'scope').filter((x) => x.meta.commit === auth && x.meta.label === 'yes').map((x) => x.meta.subject)).toEqual(['src/app/auth.py', 'src/app/config.py']);
-    expect(lines(out, 'precision').filter((x) => x.meta.commit === auth).map((x) => [x.meta.subject, x.meta.label])).toEqual([
-      ['src/app/auth.py:verify_session_token', 'yes'],
-      ['src/app/auth.py:sign', 'no'],
-      ['src/app/config.py:SECRET', 'no'],
-      ['src/app/config.py:DEBUG', 'no'],
-    ]);
     // Negatives of a later commit come from the candidate tiers (imports, co-change), never from the changed files.
     const cookie = lines(out, 'scope').filter((x) => x.meta.commit === shaOf('Fix cookie parsing'));
     expect(cookie.filter((x) => x.meta.label === 'no').every((x) => x.meta.tier !== undefined && x.meta.subject !== 'src/app/util.py')).toBe(true);
-
     const execute = lines(out, 'execute').find((x) => x.meta.commit === length)!;
     expect(execute.messages[2]?.content).toBe(runGitSync(['diff', '--no-color', `${length}^`, length, '--', 'src/app/server.py'], { cwd: repo }));
     expect(execute.messages[1]?.content).toContain('int(headers["Content-Length"])');
-
-    const m = manifest(out);
-    expect(m).toMatchObject({ source: 'synthetic', family: 'chat', counts: { scope: { yes: 7, no: 9 }, precision: { yes: 4, no: 10 }, execute: 5 } });
-    expect(m.commits.map((c) => c.sha)).toHaveLength(5);
-    for (const stage of ['scope', 'precision', 'execute'] as const) expect(lines(out, stage)).toHaveLength(m.files[stage].lines);
-    for (const x of [...lines(out, 'scope'), ...lines(out, 'precision'), ...lines(out, 'execute')]) {
-      expect(x.messages.map((msg) => msg.role)).toEqual(['system', 'user', 'assistant']);
-      expect(x.messages.every((msg) => typeof msg.content === 'string' && msg.content.length > 0)).toBe(true);
-      expect(x.meta.source).toBe('synthetic');
-    }
   }, 60_000);
 
   it('resumes after an interruption: finished commits kept, a half-written commit cut, no duplicates', async () => {
@@ -87,7 +151,7 @@ describe('cra bootstrap on the fixture history', () => {
     const summary = await bootstrapDataset({ repoPath: repo, dataDir: join(base, 'data'), out });
     expect(summary).toMatchObject({ mined: 5, added: 3, skipped: 2 });
     const full = join(base, 'full');
-    for (const stage of ['scope', 'precision', 'execute'] as const) {
+    for (const stage of DATASET_STAGES) {
       const keys = lines(out, stage).map((x) => `${x.meta.commit}|${x.meta.subject}`);
       expect(new Set(keys).size).toBe(keys.length);
       expect(readFileSync(join(out, `${stage}.jsonl`), 'utf8')).toBe(readFileSync(join(full, `${stage}.jsonl`), 'utf8'));
@@ -101,6 +165,54 @@ describe('cra bootstrap on the fixture history', () => {
     const other = buildFixtureRepo(join(base, 'other'));
     await expect(bootstrapDataset({ repoPath: other, dataDir: join(base, 'data'), out: join(base, 'full'), commits: 1 })).rejects.toThrow(/holds a dataset of .*pick another --out folder/);
   }, 60_000);
+});
+
+describe('needed neighbours behind a package hub', () => {
+  it('follows an import of a package __init__ to the file defining a name the changed file imports by name and the diff uses, not a local or an attribute of that name', async () => {
+    const dir = join(base, 'hub');
+    const hub = createTestRepo({ dir });
+    hub.writeFiles({
+      'pkg/__init__.py': 'from pkg.pricing import discount\nfrom pkg.report import summary\n',
+      'pkg/pricing.py': '"""Prices."""\n\ndef discount(amount, percent):\n    return amount * (1 - percent / 100)\n',
+      'pkg/report.py': '"""Reports."""\n\ndef summary(total):\n    return str(total)\n',
+      'pkg/orders.py': '"""Orders."""\n\nfrom pkg import discount\n\ndef order_total(order):\n    return discount(order.amount, 0)\n',
+    });
+    hub.commit('Initial import', '2024-01-01T00:00:00Z');
+    // discount() is imported by name through the hub and used; `summary` is a local here and order.summary an attribute, neither report.summary.
+    hub.writeFiles({ 'pkg/orders.py': '"""Orders."""\n\nfrom pkg import discount\n\ndef order_total(order, percent=5):\n    summary = order.summary\n    print(summary)\n    return discount(order.amount, percent)\n' });
+    hub.commit('Give order totals a default discount percentage', '2024-01-02T00:00:00Z');
+    const out = join(base, 'hub-out');
+    await bootstrapDataset({ repoPath: dir, dataDir: join(base, 'data'), out });
+    expect(lines(out, 'scope').map((x) => [x.meta.subject, x.meta.label, x.meta.reason]).sort()).toEqual([
+      ['pkg/__init__.py', 'no', 'other-candidate'],
+      ['pkg/orders.py', 'yes', 'changed'],
+      ['pkg/pricing.py', 'yes', 'needed-neighbour'],
+      ['pkg/report.py', 'no', 'other-candidate'],
+    ]);
+    expect(lines(out, 'precision_pass1').map((x) => [x.meta.subject, x.meta.label])).toEqual([
+      ['pkg/orders.py:order_total', 'yes'],
+      ['pkg/pricing.py:discount', 'yes'],
+    ]);
+    expect(manifest(out).commits[0]?.neighbours).toEqual(['pkg/pricing.py']);
+  }, 60_000);
+});
+
+describe('names imported by name', () => {
+  it('reads Python from-imports (aliases, parenthesised lists) and JS/TS named and default imports', () => {
+    const py = 'import os\nimport networkx as nx\nfrom pkg import discount, summary as s\nfrom pkg.util import (\n    a,\n    b,  # why\n)\n';
+    expect(namesImportedByName(py)).toEqual(new Set(['discount', 'summary', 's', 'a', 'b']));
+    const ts = "import fs from 'node:fs';\nimport { join, type Dir as D } from 'node:path';\nimport * as z from 'zod';\n";
+    expect(namesImportedByName(ts)).toEqual(new Set(['fs', 'join', 'Dir', 'D']));
+  });
+});
+
+describe('dataset folders', () => {
+  it('refuses a folder written by an older bootstrap, naming the fix', async () => {
+    const old = join(base, 'old');
+    mkdirSync(old, { recursive: true });
+    writeFileSync(join(old, 'manifest.json'), JSON.stringify({ version: 1, source: 'synthetic', repoPath: shop }));
+    await expect(bootstrapDataset({ repoPath: shop, dataDir: join(base, 'data'), out: old, commits: 1 })).rejects.toThrow(/older cra bootstrap .*delete the folder or pick another --out folder/);
+  });
 });
 
 describe('hunk and symbol intersection', () => {

@@ -17,7 +17,7 @@ import { createRetrievalFixture, type RetrievalFixture } from '../retrieval/test
 import { EventBus } from '../runtime/events';
 import { RunRegistry } from '../runtime/runs';
 import { OllamaTestServer } from '../testing/ollamaTestServer';
-import { LogAnalysis } from './logAnalysis';
+import { LogAnalysis, outcomeOf } from './logAnalysis';
 
 /*
  * The log is filled through the product's writers: a real RunRegistry recording to RawRunJournal
@@ -141,6 +141,36 @@ describe('LogAnalysis over a raw DB written by the product', () => {
     expect(scope.meanLatencyMs).not.toBeNull();
     const chat = stats.find((s) => s.stage === 'chat')!;
     expect(chat).toMatchObject({ calls: 1, errorRate: 1, decisions: 0, judged: 0, yesRate: 0, defaultDenyRate: 0 });
+  });
+
+  it('reads outcomes generically from whatever status a kind of run records', () => {
+    expect(['done', 'complete', 'partial', 'failed', 'cancelled', 'running'].map((s) => outcomeOf(s, s === 'done' || s === 'complete'))).toEqual(['success', 'success', 'partial', 'failed', 'cancelled', 'running']);
+    // A status this build does not know is read by success.
+    expect([outcomeOf('validated', true), outcomeOf('rejected', false)]).toEqual(['success', 'failed']);
+    const logs = new LogAnalysis(raw);
+    expect(logs.runs({ mode: 'eval' }).map((r) => r.outcome)).toEqual(['success', 'failed']);
+    expect(logs.decisionOutcomes({ stage: 'scope' }).every((j) => j.outcome?.outcome === (j.decision.runId === runA ? 'success' : 'failed'))).toBe(true);
+  });
+
+  it('counts calls, judgments and default-denies per stage per time bucket, and latencies per model', () => {
+    const logs = new LogAnalysis(raw);
+    const hours = logs.stageSeries('hour');
+    const scope = hours.filter((b) => b.stage === 'scope');
+    expect(scope.reduce((n, b) => n + b.calls, 0)).toBe(6);
+    expect(scope.reduce((n, b) => n + b.judged, 0)).toBe(6);
+    expect(scope.reduce((n, b) => n + b.defaultDenied, 0)).toBe(1);
+    expect(scope.every((b) => /^\d{4}-\d\d-\d\dT\d\d:00:00\.000Z$/.test(b.bucket))).toBe(true);
+    expect(logs.stageSeries('day').every((b) => b.bucket.endsWith('T00:00:00.000Z'))).toBe(true);
+    // Answered calls only: the failed chat call has no latency worth charting.
+    const ms = logs.latencies().get('qwen3:0.6b')!;
+    expect(ms).toHaveLength(6);
+    expect([...ms].sort((a, b) => a - b)).toEqual(ms);
+    expect(logs.runCounts()).toEqual([
+      { mode: 'eval', status: 'done', count: 1 },
+      { mode: 'eval', status: 'failed', count: 1 },
+    ]);
+    expect(logs.volume()).toEqual({ calls: 7, decisions: 8, runs: 2 });
+    expect(logs.span()?.first).toBe(logs.calls()[0]?.createdAt);
   });
 
   it('says an empty log is empty', () => {

@@ -57,6 +57,19 @@ export interface LoggedDecision {
   createdAt: string;
 }
 
+/** How a run ended, read generically from task_runs: the status a kind records, else success. */
+export type RunOutcome = 'success' | 'partial' | 'failed' | 'cancelled' | 'running';
+
+/** The outcome of a task_runs row: complete/done/success → success, partial → partial, cancelled, running; anything else that ended → failed. */
+export function outcomeOf(status: string, success: boolean | null): RunOutcome {
+  if (status === 'running') return 'running';
+  if (status === 'cancelled') return 'cancelled';
+  if (status === 'partial') return 'partial';
+  if (status === 'complete' || status === 'done' || status === 'success') return 'success';
+  if (status === 'failed') return 'failed';
+  return success === true ? 'success' : 'failed';
+}
+
 /** A task run with its outcome. */
 export interface LoggedRun {
   runId: string;
@@ -68,6 +81,8 @@ export interface LoggedRun {
   status: string;
   /** 1 / 0 as recorded; null while running. */
   success: boolean | null;
+  /** The outcome, read from status and success whatever kind of run wrote them. */
+  outcome: RunOutcome;
   /** What the run returned (its validation results among them, for runs that validate). */
   result: unknown;
   error: { code: string | null; message: string | null } | null;
@@ -79,7 +94,17 @@ export interface LoggedRun {
 export interface DecisionOutcome {
   decision: LoggedDecision;
   /** The run's outcome; null when the run has no row here (an older log, another DB). */
-  outcome: Pick<LoggedRun, 'status' | 'success' | 'mode'> | null;
+  outcome: Pick<LoggedRun, 'status' | 'success' | 'mode' | 'outcome'> | null;
+}
+
+/** Calls and judgments of one stage in one time bucket. */
+export interface StageBucketFigures {
+  /** The bucket's start, ISO. */
+  bucket: string;
+  stage: string;
+  calls: number;
+  judged: number;
+  defaultDenied: number;
 }
 
 /** Per-stage figures over the whole log. */
@@ -150,23 +175,8 @@ export class LogAnalysis {
     }
     if (q.failed !== undefined) where.push(q.failed ? 'error_code is not null' : 'error_code is null');
     const rows = this.db.prepare(`select * from model_calls ${where.length ? `where ${where.join(' and ')}` : ''} order by created_at, id limit @limit`).all(p) as ModelCallRow[];
-    return rows.map((r) => ({
-      id: r.id,
-      runId: r.run_id,
-      stage: r.stage,
-      model: r.model,
-      provider: r.provider,
-      system: r.system,
-      prompt: r.prompt,
-      response: r.response,
-      params: asObject(parseJson(r.params_json)),
-      promptTokens: r.prompt_tokens,
-      completionTokens: r.completion_tokens,
-      latencyMs: r.latency_ms,
-      errorCode: r.error_code,
-      error: r.error,
-      createdAt: r.created_at,
-    }));
+    return rows.map(callOf);
+
   }
 
   /** Retrieval decisions (of one run and/or stage), each with the call that judged it: input and verdict. */
@@ -195,7 +205,7 @@ export class LogAnalysis {
 
   /** Every decision with the outcome of its run (left join: a decision without a run row keeps a null outcome). */
   decisionOutcomes(q: { stage?: string } = {}): DecisionOutcome[] {
-    const outcomes = new Map(this.runs().map((r) => [r.runId, { status: r.status, success: r.success, mode: r.mode }]));
+    const outcomes = new Map(this.runs().map((r) => [r.runId, { status: r.status, success: r.success, mode: r.mode, outcome: r.outcome }]));
     return this.decisions(q).map((decision) => ({ decision, outcome: outcomes.get(decision.runId) ?? null }));
   }
 
@@ -232,6 +242,109 @@ export class LogAnalysis {
     }
     return [...stats.values()].sort((a, b) => a.stage.localeCompare(b.stage));
   }
+
+  /** The first and last time anything was logged (calls or decisions); null when the log is empty. */
+  span(): { first: string; last: string } | null {
+    const row = this.db
+      .prepare(`select min(t) as first, max(t) as last from (select created_at as t from model_calls union all select created_at as t from retrieval_decisions)`)
+      .get() as { first: string | null; last: string | null };
+    return row.first && row.last ? { first: row.first, last: row.last } : null;
+  }
+
+  /**
+   * Calls, judged decisions and default-denies per stage per time bucket (`hour`: the first 13
+   * characters of the ISO time, `day`: the first 10), oldest first.
+   */
+  stageSeries(bucket: 'hour' | 'day'): StageBucketFigures[] {
+    const width = bucket === 'hour' ? 13 : 10;
+    const start = (t: string) => (bucket === 'hour' ? `${t.slice(0, 13)}:00:00.000Z` : `${t.slice(0, 10)}T00:00:00.000Z`);
+    const out = new Map<string, StageBucketFigures>();
+    const of = (b: string, stage: string) => {
+      const key = `${b}|${stage}`;
+      let f = out.get(key);
+      if (!f) out.set(key, (f = { bucket: start(b), stage, calls: 0, judged: 0, defaultDenied: 0 }));
+      return f;
+    };
+    const calls = this.db
+      .prepare(`select substr(created_at, 1, ${width}) as b, coalesce(stage, '(none)') as stage, count(*) as n from model_calls group by b, coalesce(stage, '(none)')`)
+      .all() as Array<{ b: string; stage: string; n: number }>;
+    for (const c of calls) of(c.b, c.stage).calls += c.n;
+    for (const d of this.decisions()) {
+      if (d.verdict === null) continue;
+      const f = of(d.createdAt.slice(0, width), d.stage);
+      f.judged += 1;
+      if (d.defaultDeny) f.defaultDenied += 1;
+    }
+    return [...out.values()].sort((a, b) => a.bucket.localeCompare(b.bucket) || a.stage.localeCompare(b.stage));
+  }
+
+  /** The latencies (ms) of each model's answered calls, ascending: what percentiles are read from. */
+  latencies(): Map<string, number[]> {
+    const rows = this.db.prepare(`select model, latency_ms as ms from model_calls where latency_ms is not null and error_code is null order by model, latency_ms`).all() as Array<{ model: string; ms: number }>;
+    const out = new Map<string, number[]>();
+    for (const r of rows) out.set(r.model, [...(out.get(r.model) ?? []), r.ms]);
+    return out;
+  }
+
+  /** Task runs counted by kind and status. */
+  runCounts(): Array<{ mode: string; status: string; count: number }> {
+    return this.db.prepare(`select mode, status, count(*) as count from task_runs group by mode, status order by mode, status`).all() as Array<{ mode: string; status: string; count: number }>;
+  }
+
+  /** Calls and decisions in the log (what a training mode could use). */
+  volume(): { calls: number; decisions: number; runs: number } {
+    const n = (table: string) => (this.db.prepare(`select count(*) as n from ${table}`).get() as { n: number }).n;
+    return { calls: n('model_calls'), decisions: n('retrieval_decisions'), runs: n('task_runs') };
+  }
+
+  /**
+   * The model calls of orchestrator passes of one type, with the pass's task run outcome: what
+   * preference pairs are read from (part plans and the adjustments after each step).
+   */
+  passCalls(passType: string): Array<{ orchestratorRunId: string; sequence: number; runId: string; outcome: RunOutcome | null; call: LoggedCall }> {
+    const rows = this.db
+      .prepare(
+        `select p.orchestrator_run_id as orun, p.sequence as seq, p.task_run_id as run_id, r.status as status, r.success as success, c.id as call_id
+         from orchestrator_passes p join model_calls c on c.run_id = p.task_run_id left join task_runs r on r.id = p.task_run_id
+         where p.pass_type = ? and c.error_code is null order by p.orchestrator_run_id, p.sequence, c.id`,
+      )
+      .all(passType) as Array<{ orun: string; seq: number; run_id: string; status: string | null; success: number | null; call_id: number }>;
+    const calls = new Map(rows.length ? this.callsById(rows.map((r) => r.call_id)).map((c) => [c.id, c]) : []);
+    return rows.flatMap((r) => {
+      const call = calls.get(r.call_id);
+      return call ? [{ orchestratorRunId: r.orun, sequence: r.seq, runId: r.run_id, outcome: r.status === null ? null : outcomeOf(r.status, r.success === null ? null : r.success === 1), call }] : [];
+    });
+  }
+
+  private callsById(ids: number[]): LoggedCall[] {
+    const out: LoggedCall[] = [];
+    for (let i = 0; i < ids.length; i += 500) {
+      const chunk = ids.slice(i, i + 500);
+      const rows = this.db.prepare(`select * from model_calls where id in (${chunk.map(() => '?').join(',')})`).all(...chunk) as ModelCallRow[];
+      out.push(...rows.map(callOf));
+    }
+    return out;
+  }
+}
+
+function callOf(r: ModelCallRow): LoggedCall {
+  return {
+    id: r.id,
+    runId: r.run_id,
+    stage: r.stage,
+    model: r.model,
+    provider: r.provider,
+    system: r.system,
+    prompt: r.prompt,
+    response: r.response,
+    params: asObject(parseJson(r.params_json)),
+    promptTokens: r.prompt_tokens,
+    completionTokens: r.completion_tokens,
+    latencyMs: r.latency_ms,
+    errorCode: r.error_code,
+    error: r.error,
+    createdAt: r.created_at,
+  };
 }
 
 function decisionOf(r: Record<string, unknown>): LoggedDecision {
@@ -278,6 +391,7 @@ function runOf(r: Record<string, unknown>): LoggedRun {
     subject: asObject(parseJson((r.subject_json as string | null) ?? null)),
     status: r.status as string,
     success: r.success === null || r.success === undefined ? null : r.success === 1,
+    outcome: outcomeOf(r.status as string, r.success === null || r.success === undefined ? null : r.success === 1),
     result: parseJson((r.result_json as string | null) ?? null),
     error: code || message ? { code, message } : null,
     startedAt: r.started_at as string,

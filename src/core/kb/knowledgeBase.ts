@@ -142,6 +142,41 @@ export class KnowledgeBase {
       .filter((r) => wanted.length === 0 || r.concepts.some((c) => wanted.includes(c.toLowerCase())));
   }
 
+  /** The promoted enrichment metadata of these files (`cra enrich --promote`), in the order given; files without any are left out. */
+  fileMetadata(fileIds: readonly number[]): FileMetadataRecord[] {
+    const stmt = this.sql.rowsOf(`select m.file_id as fileId, f.path, m.domain, m.module, m.concepts_json as conceptsJson, m.summary from file_metadata m join files f on f.id = m.file_id where m.file_id = ?`);
+    return fileIds.flatMap((id) => {
+      const row = stmt.get(id) as (Omit<FileMetadataRecord, 'concepts'> & { conceptsJson: string }) | undefined;
+      if (!row) return [];
+      const { conceptsJson, ...r } = row;
+      return [{ ...r, concepts: JSON.parse(conceptsJson) as string[] }];
+    });
+  }
+
+  /**
+   * Files whose promoted metadata matches any of the terms (case-insensitive): a term equal to the
+   * domain, the module or a concept counts 2, a term inside them or inside the purpose counts 1.
+   * Best first (score, then path), at most `limit`; [] when nothing is promoted.
+   */
+  searchFileMetadata(terms: readonly string[], limit = 50): Array<FileMetadataRecord & { score: number; matched: string[] }> {
+    const wanted = [...new Set(terms.map((t) => t.trim().toLowerCase()).filter((t) => t.length >= 3))];
+    if (wanted.length === 0) return [];
+    const out: Array<FileMetadataRecord & { score: number; matched: string[] }> = [];
+    for (const r of this.searchFilesByMetadata()) {
+      const exact = [r.domain, r.module, ...r.concepts].filter((x): x is string => Boolean(x)).map((x) => x.toLowerCase());
+      const text = `${exact.join(' ')} ${(r.summary ?? '').toLowerCase()}`;
+      let score = 0;
+      const matched: string[] = [];
+      for (const t of wanted) {
+        const s = exact.includes(t) ? 2 : text.includes(t) ? 1 : 0;
+        if (s > 0) matched.push(t);
+        score += s;
+      }
+      if (score > 0) out.push({ ...r, score, matched });
+    }
+    return out.sort((a, b) => b.score - a.score || a.path.localeCompare(b.path)).slice(0, limit);
+  }
+
   /** Symbols defined in a file, in source order, optionally of one kind. */
   getSymbolsForFile(fileId: number, kind?: string): SymbolRecord[] {
     const where = kind ? 'and s.kind = ?' : '';

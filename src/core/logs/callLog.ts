@@ -1,3 +1,4 @@
+import type { Statement } from 'better-sqlite3';
 import { join } from 'node:path';
 import type { Db } from '../db/open';
 import { openRawDatabase } from '../db/raw';
@@ -13,17 +14,20 @@ export function userRawDbPath(dataDir: string): string {
  * a row is never half-written. Works on any raw DB (user-level or a repository's).
  */
 export class RawCallLog implements CallLogger {
+  /** Prepared once: a retrieval run appends hundreds of calls (bench/pipeline.bench.ts). */
+  private insert: Statement | undefined;
+
   constructor(private readonly db: Db) {}
 
   /** Insert one finished call; returns its row id. */
   append(r: ModelCallRecord): number {
-    const info = this.db
+    const info = (this.insert ??= this.db
       .prepare(
         `insert into model_calls (run_id, stage, role, provider, base_url, model, system, prompt, response, params_json,
            prompt_tokens, completion_tokens, latency_ms, error_code, error, created_at)
          values (@runId, @stage, @role, @provider, @baseUrl, @model, @system, @prompt, @response, @params,
            @promptTokens, @completionTokens, @latencyMs, @errorCode, @error, @createdAt)`,
-      )
+      ))
       .run({
         runId: r.runId ?? null,
         stage: r.stage ?? null,

@@ -1,91 +1,25 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { MetaPlan } from '../../shared/contract/solve';
-import { parseToml, validateConfig } from '../config/load';
-import type { Db } from '../db/open';
-import { openRawDatabase } from '../db/raw';
 import { worktreesDir } from '../git';
-import type { LlmClient } from '../llm/client';
 import { repoPaths } from '../repos/registry';
-import { OllamaTestServer } from '../testing/ollamaTestServer';
-import { loopbackClient } from '../testing/retrievalHarness';
 import { solveRunDetail, solveRunDiffs } from './solveDiffs';
-import { executeSolve, type ExecuteSolveInput } from './solveRun';
+import type { ExecuteSolveInput } from './solveRun';
 import { solveSessionFile } from './solveSession';
-import { block, createSolveFixture, solveResponder, type SolveFixture, type SolveScript } from './testing/solveFixture';
+import { block, MUL, MUL_TEST, P1, P2, TWO_PARTS, type SolveScript } from '../testing/solveFixture';
+import { REPO_ID, useSolveHarness } from '../testing/solveHarness';
 
-let fx: SolveFixture;
-let server: OllamaTestServer;
-let llm: LlmClient;
-let calls: Db;
-const REPO_ID = 'tiny-0001';
-let runs = 0;
-
-beforeAll(async () => {
-  [fx, server] = await Promise.all([createSolveFixture(), OllamaTestServer.start()]);
-  server.install('qwen3:0.6b');
-}, 60_000);
-afterAll(async () => {
-  fx.cleanup();
-  await server.close();
-});
-beforeEach(() => {
-  server.script.chat = [];
-  server.requests.length = 0;
-  calls = openRawDatabase(':memory:');
-  llm = loopbackClient(server, calls);
-});
-
-/** The config: the loopback models, the limits, and `node --test` as the fixture's validation. */
-function config(extra = '', validation = true) {
-  const toml = `[models]\nreasoning = "qwen3:0.6b"\ncoding = "qwen3:0.6b"\nbase_url = "${server.url}"\n[orchestrator]\nmax_step_attempts = 2\nmax_refinement_loops = 1\n${extra}\n${validation ? `[validation.${REPO_ID}]\ntest = "node --test"\ntimeout_s = 60\n` : ''}`;
-  return validateConfig(parseToml(toml, 't'), 't');
-}
-
-/** Run a solve with a scripted model. */
-async function solve(script: SolveScript, input: Partial<ExecuteSolveInput> = {}) {
-  const { respond, transcript } = solveResponder(script);
-  server.script.respond = respond;
-  const id = input.solveRunId ?? `solve-t${++runs}`;
-  const outcome = await executeSolve({
-    dataDir: fx.dataDir,
-    repo: { id: REPO_ID, path: fx.repo.root, curatedFile: fx.curatedFile },
-    llm,
-    config: config(),
-    solveRunId: id,
-    taskRunId: `task-${id}`,
-    task: 'Add mul to lib/math.js with a test, and formatProduct to lib/format.js',
-    ...input,
-  });
-  return { outcome, transcript, id };
-}
-
-const raw = () => openRawDatabase(repoPaths(fx.dataDir, REPO_ID).raw);
-const userState = () => ({ status: fx.repo.git('status', '--porcelain'), staged: fx.repo.git('diff', '--cached'), head: fx.repo.git('rev-parse', 'HEAD'), math: readFileSync(join(fx.repo.root, 'lib/math.js'), 'utf8') });
-
-const META: MetaPlan = {
-  task_summary: 'Add multiplication and its formatting',
-  parts: [
-    { id: 'p2', title: 'Format products', description: 'formatProduct in lib/format.js', files: ['lib/format.js'], depends_on: ['p1'] },
-    { id: 'p1', title: 'Multiply', description: 'mul in lib/math.js with a test', files: ['lib/math.js'], depends_on: [] },
-  ],
-};
-const P1 = { steps: [
-  { id: 's1', description: 'Add mul to lib/math.js and export it', files: ['lib/math.js'], expected_outcome: '' },
-  { id: 's2', description: 'Test mul in test/math.test.js', files: ['test/math.test.js'], expected_outcome: '' },
-], rationale: 'code then test' };
-const P2 = { steps: [{ id: 's1', description: 'Add formatProduct to lib/format.js', files: ['lib/format.js'], expected_outcome: '' }], rationale: 'one step' };
-const MUL = block('lib/math.js', 'function add(a, b) {\n  return a + b;\n}\n\nmodule.exports = { add };', 'function add(a, b) {\n  return a + b;\n}\n\nfunction mul(a, b) {\n  return a * b;\n}\n\nmodule.exports = { add, mul };');
-const MUL_TEST = block('test/math.test.js', "test('add', () => {\n  assert.strictEqual(math.add(2, 3), 5);\n});", "test('add', () => {\n  assert.strictEqual(math.add(2, 3), 5);\n});\n\ntest('mul', () => {\n  assert.strictEqual(math.mul(2, 3), 6);\n});");
-const FORMAT = block('lib/format.js', "const { add } = require('./math');", "const { add, mul } = require('./math');\n\nfunction formatProduct(a, b) {\n  return `${a} * ${b} = ${mul(a, b)}`;\n}");
-const TWO_PARTS: SolveScript = { metaPlan: META, partPlans: { p1: P1, p2: P2 }, edits: { 'p1/s1': MUL, 'p1/s2': MUL_TEST, 'p2/s1': FORMAT } };
+const h = useSolveHarness();
+const solve = (script: SolveScript, input: Partial<ExecuteSolveInput> = {}) => h.solve(script, input);
+const raw = () => h.raw();
+const userState = () => ({ status: h.fx.repo.git('status', '--porcelain'), staged: h.fx.repo.git('diff', '--cached'), head: h.fx.repo.git('rev-parse', 'HEAD'), math: readFileSync(join(h.fx.repo.root, 'lib/math.js'), 'utf8') });
 
 describe('the solve orchestrator', () => {
   it('solves a two-part task end to end in dependency order, validating each step with the configured tests; the user tree (with uncommitted changes) is untouched', async () => {
-    fx.repo.write('README.md', '# Tiny math\n\nwork in progress\n');
-    fx.repo.write('notes.txt', 'untracked\n');
-    fx.repo.git('add', 'notes.txt');
+    h.fx.repo.write('README.md', '# Tiny math\n\nwork in progress\n');
+    h.fx.repo.write('notes.txt', 'untracked\n');
+    h.fx.repo.git('add', 'notes.txt');
     const before = userState();
     try {
       const { outcome, transcript, id } = await solve(TWO_PARTS);
@@ -96,11 +30,11 @@ describe('the solve orchestrator', () => {
       // Each pass sees only what it is handed: the part plan of p2 sees p1's diff.
       expect(transcript.prompts.find((p) => p.pass === 'part_plan p2')!.prompt).toContain('+function mul(a, b) {');
       expect(userState()).toEqual(before);
-      expect(readdirSync(worktreesDir(fx.dataDir))).toEqual([]);
+      expect(readdirSync(worktreesDir(h.fx.dataDir))).toEqual([]);
 
       const db = raw();
       try {
-        const detail = solveRunDetail(db, id, false);
+        const detail = solveRunDetail(db, id, () => false);
         expect(detail.status).toBe('complete');
         expect(detail.passes.map((p) => `${p.type}:${p.status}`)).toEqual(['meta_plan:succeeded', 'part_plan:succeeded', 'step_implement:succeeded', 'adjustment:succeeded', 'step_implement:succeeded', 'adjustment:succeeded', 'part_plan:succeeded', 'step_implement:succeeded', 'adjustment:succeeded']);
         const validation = detail.passes[2]!.validation!;
@@ -114,9 +48,9 @@ describe('the solve orchestrator', () => {
         expect(stages).toEqual(['plan', 'plan', 'execute', 'plan', 'execute', 'plan', 'plan', 'execute', 'plan']);
         // The session is archived into the raw DB at the end, its file deleted.
         expect(db.prepare('select count(*) from session_archives where run_id = ?').pluck().get(id)).toBe(1);
-        expect(existsSync(solveSessionFile(repoPaths(fx.dataDir, REPO_ID).sessions, id))).toBe(false);
+        expect(existsSync(solveSessionFile(repoPaths(h.fx.dataDir, REPO_ID).sessions, id))).toBe(false);
 
-        const diffs = await solveRunDiffs(db, fx.repo.root, id);
+        const diffs = await solveRunDiffs(db, h.fx.repo.root, id);
         expect(diffs.headCommit).toBe(before.head.trim());
         expect(diffs.steps.map((s) => `${s.partId}/${s.stepId}`)).toEqual(['p1/s1', 'p1/s2', 'p2/s1']);
         expect(diffs.steps[0]!.diff).toContain('+function mul(a, b) {');
@@ -128,8 +62,8 @@ describe('the solve orchestrator', () => {
         db.close();
       }
     } finally {
-      fx.repo.git('reset', '-q', '--hard');
-      fx.repo.git('clean', '-fdq');
+      h.fx.repo.git('reset', '-q', '--hard');
+      h.fx.repo.git('clean', '-fdq');
     }
   }, 60_000);
 
@@ -146,7 +80,7 @@ describe('the solve orchestrator', () => {
     expect(transcript.passes).toEqual(['meta_plan', 'part_plan p1', 'implement p1/s1 #1', 'adjustment p1/s1', 'implement p1/s3 #1', 'adjustment p1/s3']);
     const db = raw();
     try {
-      const adjustment = solveRunDetail(db, id, false).passes.find((p) => p.type === 'adjustment')!;
+      const adjustment = solveRunDetail(db, id, () => false).passes.find((p) => p.type === 'adjustment')!;
       expect(adjustment.output).toMatchObject({ changes: { added: ['s3'], removed: ['s2'], modified: [] } });
     } finally {
       db.close();
@@ -168,7 +102,7 @@ describe('the solve orchestrator', () => {
     expect(retry).toContain('math.mul is not a function');
     const db = raw();
     try {
-      const passes = solveRunDetail(db, id, false).passes.filter((p) => p.type === 'step_implement');
+      const passes = solveRunDetail(db, id, () => false).passes.filter((p) => p.type === 'step_implement');
       expect(passes.map((p) => `${p.attempt}:${p.status}`)).toEqual(['1:failed', '2:succeeded']);
       expect(passes[0]!.validation!.checks[0]!.output).toContain('not ok');
       expect(passes[0]!.output).toMatchObject({ refinementRequest: { missing_symbols: ['mul'], missing_tests: ['mul'] } });

@@ -24,6 +24,9 @@ export interface SolveDeps extends StepDeps {
   onProgress?: SolveProgressListener;
 }
 
+/** Calls of a meta-plan or part-plan pass: an invalid plan gets one retry naming its problems (plan mode, issue #15 item 1). */
+const PLAN_PASS_ATTEMPTS = 2;
+
 /** The state a run starts from: a plan (`--plan`), a meta-plan (`--meta-plan`), or only the task. */
 export function initialProgress(input: { task: string; plan?: Plan; metaPlan?: MetaPlan; limits: { max_parts: number } }): OrchestratorProgress {
   if (input.plan) {
@@ -82,7 +85,7 @@ export async function runSolve(deps: SolveDeps, solveRunId: string, start: Orche
       current.handle = handle;
       tree.pass({ handle, type: 'meta_plan', attempt: 1, status: 'running' });
       const context = await deps.retriever.retrieve({ text: progress.task, planFiles: [], checkout: deps.workspace.path, runId: handle.taskRunId, log: deps.log, signal: deps.signal });
-      const reading = await structuredPass(planCall(handle), { system: SOLVE_SYSTEM.meta_plan, prompt: metaPlanPrompt(progress.task, context.markdown, deps.limits.max_parts), schema: metaPlanSchema, check: (m) => checkMetaPlan(m, deps.limits), attempts: 2 });
+      const reading = await structuredPass(planCall(handle), { system: SOLVE_SYSTEM.meta_plan, prompt: metaPlanPrompt(progress.task, context.markdown, deps.limits.max_parts), schema: metaPlanSchema, check: (m) => checkMetaPlan(m, deps.limits), attempts: PLAN_PASS_ATTEMPTS });
       if (!reading.ok) {
         progress.error = `the meta-plan was invalid ${reading.attempts} times: ${reading.errors.join('; ')}`;
         deps.records.finishPass(handle, { status: 'failed', error: progress.error });
@@ -107,29 +110,29 @@ export async function runSolve(deps: SolveDeps, solveRunId: string, start: Orche
       }
       state.status = 'running';
       save();
-      await runPart(deps, stepDeps, solveRunId, progress, state, { save, tree, planCall });
+      await runPart(deps, stepDeps, solveRunId, progress, state, { current, save, tree, planCall });
       save();
     }
     return outcomeOf(solveRunId, progress, []);
   } catch (error) {
-    if (current.handle) deps.records.finishPass(current.handle, { status: deps.signal?.aborted ? 'skipped' : 'failed', error: deps.signal?.aborted ? 'cancelled' : (error as Error).message });
+    if (current.handle) deps.records.finishPassIfRunning(current.handle, { status: deps.signal?.aborted ? 'skipped' : 'failed', error: deps.signal?.aborted ? 'cancelled' : (error as Error).message });
     deps.session.set(SESSION_KEYS.progress, reviveProgress(progress));
     throw error;
   }
 }
 
-type PartTools = { save: () => void; tree: ReturnType<typeof solveProgressTree>; planCall: (h: PassHandle) => { llm: SolveDeps['llm']; runId: string; log: SolveDeps['log']; signal: SolveDeps['signal'] } };
+type PartTools = { current: { handle: PassHandle | null }; save: () => void; tree: ReturnType<typeof solveProgressTree>; planCall: (h: PassHandle) => { llm: SolveDeps['llm']; runId: string; log: SolveDeps['log']; signal: SolveDeps['signal'] } };
 
 async function runPart(deps: SolveDeps, stepDeps: StepDeps, solveRunId: string, progress: OrchestratorProgress, state: PartState, tools: PartTools): Promise<void> {
   const { part } = state;
   const orchestrated = progress.mode === 'orchestrated';
   if (!state.plan) {
     const handle = deps.records.startPass(solveRunId, { type: 'part_plan', partId: part.id, title: `${part.id}: ${part.title}` });
-    stepDeps.current!.handle = handle;
+    tools.current.handle = handle;
     tools.tree.pass({ handle, type: 'part_plan', partId: part.id, attempt: 1, status: 'running' });
     const context = await deps.retriever.retrieve({ text: `${progress.task}\n${part.title}\n${part.description}`, planFiles: part.files, checkout: deps.workspace.path, runId: handle.taskRunId, log: deps.log, signal: deps.signal });
     const cumulativeDiff = await deps.workspace.cumulativeDiff(deps.signal);
-    const reading = await structuredPass(tools.planCall(handle), { system: SOLVE_SYSTEM.part_plan, prompt: partPlanPrompt({ task: progress.task, part, cumulativeDiff, context: context.markdown, maxSteps: deps.limits.max_steps_per_part }), schema: partPlanSchema, check: (p) => checkPartPlan(p, deps.limits), attempts: 2 });
+    const reading = await structuredPass(tools.planCall(handle), { system: SOLVE_SYSTEM.part_plan, prompt: partPlanPrompt({ task: progress.task, part, cumulativeDiff, context: context.markdown, maxSteps: deps.limits.max_steps_per_part }), schema: partPlanSchema, check: (p) => checkPartPlan(p, deps.limits), attempts: PLAN_PASS_ATTEMPTS });
     if (!reading.ok) {
       state.status = 'failed';
       state.error = `the part plan was invalid ${reading.attempts} times: ${reading.errors.join('; ')}`;
@@ -190,6 +193,7 @@ async function adjust(deps: SolveDeps, solveRunId: string, progress: Orchestrato
   const done = state.steps.filter((s) => s.status === 'succeeded' || s.status === 'failed');
   const remaining = state.steps.filter((s) => s.status === 'pending').map((s) => s.step);
   const handle = deps.records.startPass(solveRunId, { type: 'adjustment', partId: part.id, stepId: after.step.id, title: `${part.id}: after ${after.step.id}` });
+  tools.current.handle = handle;
   tools.tree.pass({ handle, type: 'adjustment', partId: part.id, stepId: after.step.id, attempt: 1, status: 'running' });
   const cumulativeDiff = await deps.workspace.cumulativeDiff(deps.signal);
   const prompt = adjustmentPrompt({ task: progress.task, part, plan: state.plan!, done: done.map((s) => ({ step: s.step, status: s.status, ...(s.error ? { error: s.error } : {}) })), remaining, cumulativeDiff, maxSteps: deps.limits.max_steps_per_part });

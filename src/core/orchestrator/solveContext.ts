@@ -3,8 +3,8 @@
  * retrieval entry point with refinement can replace it without touching the orchestrator.
  *
  * The default: task analysis (enriched only when asked), the plan's files as tier-0 files (the
- * scope stage has no plan-file input yet, so they are put in front of its candidates here and
- * marked `plan-file`), the scope stage's seeds and their neighbours (judged by the scope model when
+ * scope stage has no plan-file input yet, so they are handed to it as files the task names — it
+ * expands from them — and put in front of its candidates here, marked `plan-file`), the scope stage's seeds and their neighbours (judged by the scope model when
  * asked), then a context package read from the run's worktree — so a pass sees the files as
  * earlier steps left them. A RefinementRequest adds its missing files and the definitions of its
  * missing symbols as tier-0 files and its error signatures to the search text.
@@ -77,6 +77,9 @@ export class KbSolveRetriever implements SolveRetriever {
     const text = evidence ? `${request.text}\n${[...evidence.error_signatures, ...evidence.missing_tests].join('\n')}` : request.text;
     const task = await analyzeTask(text, kb, { runId: request.runId, log: request.log, signal: request.signal, ...(this.options.enrich ? { llm: this.options.llm } : {}) });
     const tier0 = [...request.planFiles, ...(evidence ? this.evidenceFiles(evidence) : [])];
+    // The scope stage has no plan-file input: tier-0 files it knows are added as files the task
+    // names, so it expands from them too (their import neighbours); they stay tier 0 below.
+    for (const path of tier0) if (kb.getFileByPath(path) && !task.extraction.files.some((f) => f.path === path)) task.extraction.files.push({ text: path, path });
     const files: ContextFile[] = [];
     const seen = new Set<string>();
     const add = (file: ContextFile) => {

@@ -8,7 +8,7 @@ import { AppError } from '../../shared/contract';
 import type { SolveOutcome, SolvePartView, SolveRunDetail } from '../../shared/contract/solve';
 import type { Db } from '../db/open';
 import { runGit } from '../git';
-import { SolveRecords, type SolveRunRow } from './solveRecords';
+import { effectiveStatus, SolveRecords, type SolveRunRow } from './solveRecords';
 import { SESSION_KEYS, SqliteSolveSession, type OrchestratorProgress } from './solveSession';
 import { contentHash } from './solveWorkspace';
 
@@ -69,8 +69,8 @@ export async function solveRunDiffs(raw: Db, repoPath: string, solveRunId: strin
   return { solveRunId, headCommit: row.base_commit, startCommit: row.start_commit, steps, cumulative, baseHashes };
 }
 
-/** The run as `solve/get` returns it; `isActive` tells a running row of this process from one left by a killed process. */
-export function solveRunDetail(raw: Db, solveRunId: string, isActive: boolean, sessionFile?: string): SolveRunDetail {
+/** The run as `solve/get` returns it; `isLive` tells a running row of a live process from one left by a killed process. */
+export function solveRunDetail(raw: Db, solveRunId: string, isLive: (row: SolveRunRow) => boolean, sessionFile?: string): SolveRunDetail {
   const records = new SolveRecords(raw);
   const row = runRow(records, solveRunId);
   const passes = records.passes(solveRunId);
@@ -87,6 +87,6 @@ export function solveRunDetail(raw: Db, solveRunId: string, isActive: boolean, s
   }
   const outcome = row.outcome_json ? (JSON.parse(row.outcome_json) as SolveOutcome) : null;
   const parts: SolvePartView[] = (progress?.parts ?? []).map((p) => ({ id: p.part.id, title: p.part.title, status: p.status, steps: p.steps.map((s) => ({ id: s.step.id, description: s.step.description, status: s.status, ...(s.error ? { error: s.error } : {}) })) }));
-  const status = (row.status === 'running' && !isActive ? 'interrupted' : row.status) as SolveRunDetail['status'];
+  const status = effectiveStatus(row, isLive);
   return { solveRunId, repoId: row.repo_id, task: row.task, mode: row.mode, status, baseCommit: row.base_commit, startedAt: row.started_at, finishedAt: row.finished_at, parts, passes, cumulativeDiff: cumulative, outcome };
 }

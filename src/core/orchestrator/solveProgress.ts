@@ -1,6 +1,6 @@
 /**
  * The progress tree of a solve run as `run/progress` carries it: the meta-plan pass, then parts →
- * steps → passes, each node with its status, so a UI can draw the run live. Node ids are stable
+ * (part plan pass, steps) → passes (implement attempts, then the adjustment after the step), each node with its status, so a UI can draw the run live. Node ids are stable
  * (`meta`, `part:<id>`, `step:<part>:<id>`, `pass:<sequence>`), so updates merge by id.
  */
 import type { ProgressNode, ProgressNodeStatus } from '../../shared/contract/runs';
@@ -35,12 +35,13 @@ export function solveProgressTree(progress: OrchestratorProgress, listener?: Sol
     const meta = passes.filter((p) => p.type === 'meta_plan');
     if (meta.length) nodes.push({ id: 'meta', label: 'Meta-plan', status: status(meta.at(-1)!.status), children: meta.map(passNode) });
     for (const part of progress.parts) {
-      const own = passes.filter((p) => p.partId === part.part.id && (p.type === 'part_plan' || p.type === 'adjustment'));
+      const own = passes.filter((p) => p.partId === part.part.id && p.type === 'part_plan');
       const steps: ProgressNode[] = part.steps.map((s) => ({
         id: `step:${part.part.id}:${s.step.id}`,
         label: s.step.description.split('\n')[0]!.slice(0, 120),
         status: status(s.status),
-        children: passes.filter((p) => p.partId === part.part.id && p.stepId === s.step.id && p.type !== 'adjustment').map(passNode),
+        // The step's implement passes, then the adjustment that followed it.
+        children: passes.filter((p) => p.partId === part.part.id && p.stepId === s.step.id).map(passNode),
       }));
       const done = part.steps.filter((s) => s.status === 'succeeded').length;
       nodes.push({ id: `part:${part.part.id}`, label: part.part.title, status: status(part.status), done, total: part.steps.length, children: [...own.map(passNode), ...steps] });

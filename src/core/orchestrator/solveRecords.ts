@@ -4,6 +4,7 @@
  * id its model calls carry). Rows are appended; a row's end state is written once when it ends.
  */
 import type { Db } from '../db/open';
+import { listWorktrees, worktreesDir } from '../git';
 import type { SolveNodeStatus, SolveOutcome, SolvePassRecord, SolvePassType, SolveRunDetail, SolveRunSummary, ValidationReport } from '../../shared/contract/solve';
 import type { RunBase } from './solveWorkspace';
 
@@ -24,6 +25,7 @@ export interface SolveRunRow {
   outcome_json: string | null;
   cumulative_diff: string | null;
   progress_json: string | null;
+  worktree_path: string | null;
   error: string | null;
   started_at: string;
   finished_at: string | null;
@@ -60,18 +62,18 @@ export class SolveRecords {
   constructor(private readonly db: Db) {}
 
   /** The run's row at its start. */
-  createRun(run: { id: string; repoId: string; task: string; mode: 'plan' | 'orchestrated'; taskRunId: string; base: RunBase; startCommit: string; input: unknown }): void {
+  createRun(run: { id: string; repoId: string; task: string; mode: 'plan' | 'orchestrated'; taskRunId: string; base: RunBase; startCommit: string; worktreePath: string; input: unknown }): void {
     this.db
       .prepare(
-        `insert into orchestrator_runs (id, task, status, started_at, repo_id, task_run_id, mode, base_commit, start_commit, base_hashes_json, input_json)
-         values (@id, @task, 'running', @startedAt, @repoId, @taskRunId, @mode, @baseCommit, @startCommit, @hashes, @input)`,
+        `insert into orchestrator_runs (id, task, status, started_at, repo_id, task_run_id, mode, base_commit, start_commit, base_hashes_json, input_json, worktree_path)
+         values (@id, @task, 'running', @startedAt, @repoId, @taskRunId, @mode, @baseCommit, @startCommit, @hashes, @input, @worktreePath)`,
       )
-      .run({ id: run.id, task: run.task, startedAt: now(), repoId: run.repoId, taskRunId: run.taskRunId, mode: run.mode, baseCommit: run.base.commit, startCommit: run.startCommit, hashes: JSON.stringify(run.base.dirty), input: JSON.stringify(run.input) });
+      .run({ id: run.id, task: run.task, startedAt: now(), repoId: run.repoId, taskRunId: run.taskRunId, mode: run.mode, baseCommit: run.base.commit, startCommit: run.startCommit, hashes: JSON.stringify(run.base.dirty), input: JSON.stringify(run.input), worktreePath: run.worktreePath });
   }
 
-  /** A resumed run is running again (under a new task run). */
-  reopenRun(id: string): void {
-    this.db.prepare(`update orchestrator_runs set status = 'running', finished_at = null, error = null where id = ?`).run(id);
+  /** A resumed run is running again (under a new task run), in a new worktree. */
+  reopenRun(id: string, worktreePath: string): void {
+    this.db.prepare(`update orchestrator_runs set status = 'running', finished_at = null, error = null, worktree_path = ? where id = ?`).run(worktreePath, id);
   }
 
   /** Totals once known (after the meta-plan, after each part plan or adjustment). */
@@ -112,6 +114,12 @@ export class SolveRecords {
     })();
   }
 
+  /** End a pass only when it is still running (a cancellation's clean-up after the pass may have ended). */
+  finishPassIfRunning(handle: PassHandle, end: Parameters<SolveRecords['finishPass']>[1]): void {
+    const status = this.db.prepare('select status from orchestrator_passes where id = ?').pluck().get(handle.passId);
+    if (status === 'running') this.finishPass(handle, end);
+  }
+
   /** Passes left running by a process that died: marked failed (the resumed run starts them again). */
   closeStalePasses(runId: string): number {
     const stale = this.db.prepare(`select id, task_run_id from orchestrator_passes where orchestrator_run_id = ? and status = 'running'`).all(runId) as Array<{ id: number; task_run_id: string }>;
@@ -144,9 +152,20 @@ export class SolveRecords {
     }));
   }
 
-  /** The repository's runs, newest first. */
-  list(repoId: string, limit = 200): SolveRunSummary[] {
+  /** The repository's runs, newest first; a `running` row whose worktree has no live owner is `interrupted` (`isLive`). */
+  list(repoId: string, isLive: (row: SolveRunRow) => boolean, limit = 200): SolveRunSummary[] {
     const rows = this.db.prepare('select * from orchestrator_runs where repo_id = ? order by started_at desc, id desc limit ?').all(repoId, limit) as SolveRunRow[];
-    return rows.map((r) => ({ solveRunId: r.id, task: r.task, mode: r.mode, status: r.status as SolveRunDetail['status'], totalParts: r.total_parts, totalSteps: r.total_steps, startedAt: r.started_at, finishedAt: r.finished_at }));
+    return rows.map((r) => ({ solveRunId: r.id, task: r.task, mode: r.mode, status: effectiveStatus(r, isLive), totalParts: r.total_parts, totalSteps: r.total_steps, startedAt: r.started_at, finishedAt: r.finished_at }));
   }
+}
+
+/** A run's status as shown: `running` only while a live process holds its worktree, else `interrupted`. */
+export function effectiveStatus(row: SolveRunRow, isLive: (row: SolveRunRow) => boolean): SolveRunDetail['status'] {
+  return (row.status === 'running' && !isLive(row) ? 'interrupted' : row.status) as SolveRunDetail['status'];
+}
+
+/** Whether the process that made the run's worktree is alive (its owner marker; see core/git worktrees). */
+export function worktreeIsLive(dataDir: string, row: SolveRunRow): boolean {
+  if (!row.worktree_path) return false;
+  return listWorktrees(worktreesDir(dataDir)).some((w) => w.path === row.worktree_path && w.alive);
 }

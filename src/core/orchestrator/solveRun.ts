@@ -71,13 +71,13 @@ export async function executeSolve(input: ExecuteSolveInput): Promise<SolveOutco
       progress = reviveProgress(saved);
       records.closeStalePasses(input.solveRunId);
       workspace = await SolveWorkspace.resume({ repo: input.repo.path, root: worktreesDir(input.dataDir), startCommit: row.start_commit, cumulativeDiff: session.get<string>(SESSION_KEYS.cumulativeDiff) ?? '', signal: input.signal });
-      records.reopenRun(input.solveRunId);
+      records.reopenRun(input.solveRunId, workspace.path);
       started = true;
     } else {
       progress = initialProgress({ task: input.task, ...(input.plan ? { plan: input.plan } : {}), ...(input.metaPlan ? { metaPlan: input.metaPlan } : {}), limits: input.config.orchestrator });
       const base = await readRunBase(input.repo.path, input.signal);
       workspace = await SolveWorkspace.create({ repo: input.repo.path, root: worktreesDir(input.dataDir), base, includeUncommitted: Boolean(input.includeUncommitted), signal: input.signal });
-      records.createRun({ id: input.solveRunId, repoId: input.repo.id, task: input.task, mode: progress.mode, taskRunId: input.taskRunId, base, startCommit: workspace.startCommit, input: { plan: input.plan ?? null, metaPlan: input.metaPlan ?? null, includeUncommitted: Boolean(input.includeUncommitted) } });
+      records.createRun({ id: input.solveRunId, repoId: input.repo.id, task: input.task, mode: progress.mode, taskRunId: input.taskRunId, base, startCommit: workspace.startCommit, worktreePath: workspace.path, input: { plan: input.plan ?? null, metaPlan: input.metaPlan ?? null, includeUncommitted: Boolean(input.includeUncommitted) } });
       started = true;
       session = SqliteSolveSession.open(sessionFile);
       session.set(SESSION_KEYS.progress, progress);

@@ -53,6 +53,9 @@ export async function readRunBase(repo: string, signal?: AbortSignal): Promise<R
 
 /** A solve run's worktree. */
 export class SolveWorkspace {
+  /** The cumulative diff as of the last commit (passes read it several times between commits). */
+  private diffCache: string | undefined;
+
   private constructor(
     readonly worktree: Worktree,
     /** The commit the run's diffs are against (HEAD, or the snapshot of uncommitted changes on it). */
@@ -86,7 +89,9 @@ export class SolveWorkspace {
           mkdirSync(dirname(target), { recursive: true });
           copyFileSync(source.absolute, target);
         } else {
-          await gitText(['rm', '-q', '--cached', '--ignore-unmatch', '--', path], { cwd: worktree.path });
+          // Deleted in the user's tree: deleted in the snapshot too (the path confined to our checkout first).
+          confinePath(worktree.path, path, { allowMissing: true });
+          await gitText(['rm', '-q', '-f', '--ignore-unmatch', '--', path], { cwd: worktree.path });
         }
       }
       const snapshot = await commitAll(worktree.path, 'Uncommitted changes at the start of the solve run', options.signal);
@@ -120,8 +125,9 @@ export class SolveWorkspace {
   }
 
   /** Commit the staged step (apply.ts stages its files in the worktree's own index); returns the commit. */
-  async commitStep(message: string, signal?: AbortSignal): Promise<string> {
-    return commitAll(this.path, message, signal, false);
+  async commitStep(message: string, signal?: AbortSignal): Promise<void> {
+    this.diffCache = undefined;
+    await gitText(['-c', 'commit.gpgsign=false', 'commit', '-q', '--allow-empty', '--no-verify', '-m', message], { cwd: this.path, signal, env: IDENTITY });
   }
 
   /** Undo an attempt's uncommitted changes (files written, files a test command left behind are kept only when ignored). */
@@ -130,9 +136,10 @@ export class SolveWorkspace {
     await gitText(['clean', '-fdq'], { cwd: this.path, signal });
   }
 
-  /** The diff of everything done since the start commit. */
-  cumulativeDiff(signal?: AbortSignal): Promise<string> {
-    return gitText(['diff', '--no-renames', '--no-ext-diff', '--no-color', '--binary', '--src-prefix=a/', '--dst-prefix=b/', this.startCommit, 'HEAD'], { cwd: this.path, signal });
+  /** The diff of everything committed since the start commit (read once per commit). */
+  async cumulativeDiff(signal?: AbortSignal): Promise<string> {
+    this.diffCache ??= await gitText(['diff', '--no-renames', '--no-ext-diff', '--no-color', '--binary', '--src-prefix=a/', '--dst-prefix=b/', this.startCommit, 'HEAD'], { cwd: this.path, signal });
+    return this.diffCache;
   }
 
   /** Remove the worktree (diffs live in the raw DB and the session). */

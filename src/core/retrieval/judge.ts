@@ -49,7 +49,12 @@ export interface JudgeSetup {
   maxTokens?: number;
   /** Calls at once in {@link judgeAll}; default 1. */
   concurrency?: number;
+  /** Answers instead of {@link runBinaryJudgment} (an evaluation's reference judge); default: the model. */
+  judge?: BinaryJudge;
 }
+
+/** One binary judgment of one item: the model's ({@link runBinaryJudgment}) unless an evaluation injects another. */
+export type BinaryJudge = (setup: JudgeSetup, document: string) => Promise<Judgment>;
 
 /** The structured-output schema of a judgment. */
 export const ANSWER_SCHEMA = {
@@ -103,7 +108,7 @@ export async function judgeAll(setup: JudgeSetup, documents: readonly string[]):
   const worker = async () => {
     while (next < documents.length) {
       const i = next++;
-      out[i] = await runBinaryJudgment(setup, documents[i] as string);
+      out[i] = await (setup.judge ?? runBinaryJudgment)(setup, documents[i] as string);
     }
   };
   const width = Math.max(1, Math.min(setup.concurrency ?? 1, documents.length));

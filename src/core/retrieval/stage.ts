@@ -4,6 +4,7 @@ import type { KnowledgeBase } from '../kb/knowledgeBase';
 import type { LlmClient } from '../llm/client';
 import type { CallLogger } from '../llm/types';
 import type { DecisionRecord, DecisionSink } from './decisionLog';
+import type { BinaryJudge } from './judge';
 import type { TaskRecord } from './taskAnalysis';
 
 /** A file in the working context, with the tier and relation that brought it and every reason since. */
@@ -64,6 +65,8 @@ export interface StageContext {
   signal?: AbortSignal;
   /** Judgment calls at once (default 1). */
   concurrency?: number;
+  /** Answers the stages' binary judgments instead of the model (evaluation only; default: the model). */
+  judge?: BinaryJudge;
 }
 
 /** One retrieval stage: deterministic pre-filtering, then its model judgments. Stateless. */
@@ -85,6 +88,8 @@ export interface PipelineInput {
   log?: CallLogger;
   signal?: AbortSignal;
   concurrency?: number;
+  /** Answers the binary judgments instead of the model (evaluation only). */
+  judge?: BinaryJudge;
   /** Called after each stage (progress). */
   onStage?: (name: string, context: StageContext) => void;
 }
@@ -114,13 +119,16 @@ export async function runPipeline(input: PipelineInput): Promise<PipelineResult>
     ...(input.log ? { log: input.log } : {}),
     ...(input.signal ? { signal: input.signal } : {}),
     ...(input.concurrency ? { concurrency: input.concurrency } : {}),
+    ...(input.judge ? { judge: input.judge } : {}),
   };
   const stages: PipelineResult['stages'] = [];
   for (const stage of input.stages) {
     if (input.signal?.aborted) throw new Error('Retrieval cancelled.');
     const started = performance.now();
     context = await stage.run({ ...context, decisions: [] }, input.kb, input.task, input.llm);
-    for (const d of context.decisions) input.decisions.record({ ...d, runId: input.runId, stage: d.stage ?? stage.name });
+    const records = context.decisions.map((d) => ({ ...d, runId: input.runId, stage: d.stage ?? stage.name }));
+    if (input.decisions.recordAll) input.decisions.recordAll(records);
+    else for (const d of records) input.decisions.record(d);
     if (context.budget.used > context.budget.tokens) throw new Error(`Stage ${stage.name} left ${context.budget.used} tokens in a ${context.budget.tokens}-token budget.`);
     stages.push({ name: stage.name, files: context.files.length, decisions: context.decisions.length, ms: Math.round(performance.now() - started) });
     input.onStage?.(stage.name, context);

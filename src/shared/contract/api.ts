@@ -13,6 +13,8 @@ import { retrievalEvents, retrievalRequests } from './retrieval';
 import { reviewRequests } from './review';
 import { solveRequests } from './solve';
 import { summariesRequests } from './summaries';
+import { enrichRequests } from './enrich';
+import { dataRequests } from './data';
 
 /**
  * The single source of truth for what the renderer may ask the engine (`domain/verb`) and what
@@ -33,6 +35,8 @@ export const requests = {
   ...reviewRequests,
   ...solveRequests,
   ...summariesRequests,
+  ...enrichRequests,
+  ...dataRequests,
 } as const;
 
 /** Every pushed event. */

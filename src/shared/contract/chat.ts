@@ -59,7 +59,7 @@ export interface ChatTrace {
   route: ChatRoute;
   intent: ChatIntent;
   /** The search mode that actually ran (`none` for DIRECT). */
-  searchMode: 'keyword' | 'semantic' | 'hybrid' | 'none';
+  searchMode: 'keyword' | 'semantic' | 'hybrid' | 'semantic_rerank' | 'none';
   /** Lines for people: a vector mode ran as keyword, the budget cut evidence, … */
   notes: string[];
   /** Graph expansion: seeds walked, neighbours added, depth and decay used. */
@@ -67,6 +67,100 @@ export interface ChatTrace {
   /** Estimated tokens of the evidence sent, and the budget. */
   evidenceTokens: number;
   budgetTokens: number;
+  /** The pipeline the turn ran (its name, the names it extends, its warnings, and refused pipelines of the repository). */
+  pipeline?: { name: string; lineage: string[]; warnings: string[]; problems: string[] };
+  /** The steps the turn went through, in order, with the outcome of each. */
+  steps?: ChatTraceStep[];
+  /** The question's language and whether it was translated (in, and the answer back). */
+  language?: ChatTraceLanguage;
+  /** The conversation history sent: raw turns, or a rolling summary plus the turns after it. */
+  history?: ChatTraceHistory;
+  /** Each retrieval round: the first, then one per follow-up request of the answer model. */
+  rounds?: ChatTraceRound[];
+  /** Every model call of the turn, in order; `callId` opens it in the Logs page. */
+  calls?: ChatTraceCall[];
+  /** Summaries of the repository's summary tree sent ahead of the evidence (similarity to the question ≥ the pipeline's minimum). */
+  summaries?: Array<{ level: number; files: string[]; score: number; text: string }>;
+  /** The follow-up loop: requests made, the cap, and whether the cap ended the turn. */
+  loops?: { used: number; max: number; requests: string[]; exhausted: boolean };
+}
+
+/** One step of a chat pipeline as the turn ran it. */
+export interface ChatTraceStep {
+  id: string;
+  action: string;
+  outcome: string;
+  /** Wall time of the step in milliseconds. */
+  ms?: number;
+}
+
+/** How the question's language was found and handled. */
+export interface ChatTraceLanguage {
+  /** ISO 639-1 code (`en`, `pl`, …); null when detection was not sure. */
+  language: string | null;
+  /** `detected` offline from the text, or `chosen` by the person. */
+  source: 'detected' | 'chosen';
+  /** Detection confidence 0..1 (1 for a chosen language). */
+  confidence: number;
+  /** Whether the question was translated in and the answer back. */
+  translated: boolean;
+  /** The question as retrieval and the answer model saw it. */
+  question: string;
+}
+
+/** The history part of a turn's prompt. */
+export interface ChatTraceHistory {
+  /** Raw messages sent (after the summary, when there is one). */
+  messages: number;
+  tokens: number;
+  budgetTokens: number;
+  /** The rolling summary sent in front of the raw messages; `created` when this turn wrote it. */
+  summary?: { text: string; throughMessageId: number; created: boolean };
+  notes: string[];
+}
+
+/** One retrieval round of a turn. */
+export interface ChatTraceRound {
+  round: number;
+  /** The answer model's request that started this round (absent for the first). */
+  request?: string;
+  mode: RouteMode;
+  searchMode: 'keyword' | 'semantic' | 'hybrid' | 'semantic_rerank' | 'none';
+  /** Fusion of keyword and vector scores, for hybrid rounds. */
+  fusion?: 'rrf' | 'dist';
+  /** Queries searched (the route's, then any expanded phrasings). */
+  queries: string[];
+  /** Search hits (graph seeds) with their scores, best first. */
+  hits: Array<{ path: string; score: number }>;
+  /** Graph expansion: neighbours added per edge kind, depth, decay, node cap and the edges allowed. */
+  expansion: { seeds: number; added: number; depth: number; decay: number; maxNodes: number; edges: string[]; byEdge: Record<string, number> };
+  /** Node bodies fetched by identity. */
+  fetched: number;
+  evidenceTokens: number;
+  budgetTokens: number;
+  /** `summarized`: a query-aware call condensed the evidence; `trimmed`: the worst bodies were left out. */
+  budget: 'fits' | 'summarized' | 'trimmed';
+  /** The condensed evidence sent instead of the bodies (budget `summarized`). */
+  summary?: string;
+  notes: string[];
+}
+
+/** One model call made by a turn. */
+export interface ChatTraceCall {
+  purpose: 'routing' | 'translate-in' | 'history-summary' | 'query-expansion' | 'evidence-summary' | 'answer' | 'translate-out';
+  stage: string;
+  /** The row of the call in the repository's model-call log (model_calls.id), when it was logged. */
+  callId?: number;
+  model?: string;
+  system?: string;
+  prompt: string;
+  reply?: string;
+  promptTokens?: number;
+  completionTokens?: number;
+  latencyMs?: number;
+  error?: string;
+  /** The retrieval round it belongs to (0 = before or in the first). */
+  round: number;
 }
 
 /** One stored message of a conversation. */
@@ -115,6 +209,10 @@ export const chatRequests = {
       question: z.string().trim().min(1, { error: 'question must not be empty' }).max(8000, { error: 'question must be at most 8000 characters' }),
       conversationId: conversationId.optional(),
       mode: z.enum(['auto', 'bm25', 'semantic', 'hybrid']).default('auto'),
+      /** `auto` (default) detects the question's language offline; an ISO 639-1 code says it. */
+      language: z.string().regex(/^(auto|[a-z]{2,3})$/, { error: 'language must be auto or an ISO 639-1 code such as en or pl' }).optional(),
+      /** A pipeline by name (default: `default`); see chat/pipelines. */
+      pipeline: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, { error: 'pipeline must be a pipeline name (1–64 letters, digits, _ . or -)' }).optional(),
     }),
     { repoId: 'repo-1', question: 'Where is the config loaded?' },
   ),
@@ -142,11 +240,31 @@ export const chatRequests = {
     z.object({ repoId: z.string().min(1), conversationId }),
     { repoId: 'repo-1', conversationId: 'c-1' },
   ),
+  'chat/pipelines': request<{ pipelines: ChatPipelineInfo[]; problems: string[] }>()(
+    "The chat pipelines a repository can use (built-in and its .cleanroom/pipelines/*.yaml) and the refused ones with the reason",
+    z.object({ repoId: z.string().min(1) }),
+    { repoId: 'repo-1' },
+  ),
 } as const;
+
+/** A usable chat pipeline as chat/pipelines lists it. */
+export interface ChatPipelineInfo {
+  name: string;
+  file: string;
+  /** Names from the root parent to this one. */
+  lineage: string[];
+  entryStepId: string;
+  steps: number;
+  warnings: string[];
+  /** Its merged settings (YAML spelling). */
+  settings: Record<string, unknown>;
+}
 
 /** Events of a chat run, in this order per turn: sources, tokens, done. */
 export const chatEvents = {
-  'chat/sources': event<{ runId: string; repoId: string; conversationId: string; sources: ChatSource[]; trace: ChatTrace }>()('The evidence of a turn, before the answer'),
+  'chat/sources': event<{ runId: string; repoId: string; conversationId: string; sources: ChatSource[]; trace: ChatTrace; round?: number }>()(
+    'The evidence of a turn, before the answer; sent again (round 1, 2, …) when a follow-up request of the answer model retrieved more',
+  ),
   'chat/token': event<{ runId: string; conversationId: string; text: string }>()('A piece of the answer as the model streams it (thinking removed)'),
   'chat/done': event<{ runId: string; repoId: string; conversationId: string; message: ChatMessage }>()('The stored answer with its citations (also after a failure or Stop)'),
 } as const;

@@ -73,8 +73,62 @@ export interface EvalTaskResult extends EvalTask {
   /** Files the incremental index parsed for this task (all of them for the first task only). */
   parsedFiles?: number;
   results: Partial<Record<EvalMethod, EvalMethodResult>>;
+  /** The retrieval pipeline's outcome (`cra eval --pipeline`). */
+  pipeline?: EvalPipelineResult;
   /** Set when the task could not be run (bad parent, indexing failure). */
   error?: string;
+}
+
+/** Where one gold file got to in the pipeline. */
+export interface EvalPipelineGold {
+  /** Its scope tier when it was a candidate (within the cap), else null. */
+  tier: number | null;
+  /** Whether it is in the final package. */
+  inPackage: boolean;
+  /**
+   * Why it was not a candidate (over the cap, or which tier would have reached it and how: search
+   * rank, co-change count, second-degree import), or, a candidate, why it is not in the package.
+   */
+  miss?: string[];
+}
+
+/** The retrieval pipeline on one task: recall of its candidates and package, its judgments and cost. */
+export interface EvalPipelineResult {
+  /** yes (keep every candidate), oracle (yes exactly for gold), model (the configured model). */
+  judge: 'yes' | 'oracle' | 'model';
+  /** Scope candidates within the cap (seeds included), and those past the cap. */
+  candidates: number;
+  overCap: number;
+  /** Fraction of gold files among the candidates / in the package. */
+  candidateRecall: number;
+  packageRecall: number;
+  /** Binary judgments made, in all and of the scope stage. */
+  judgments: number;
+  scopeJudgments: number;
+  packageFiles: number;
+  packageTokens: number;
+  budget: number;
+  ms: number;
+  gold: Record<string, EvalPipelineGold>;
+  /** Oracle only: gold files no symbol of which overlaps the change (the nearest symbol stood in). */
+  nearestSymbol?: string[];
+  error?: string;
+}
+
+/** The pipeline's figures over the run's tasks. */
+export interface EvalPipelineSummary {
+  judge: 'yes' | 'oracle' | 'model';
+  budget: number;
+  tasks: number;
+  candidateRecallMean: number;
+  packageRecallMean: number;
+  judgmentsMedian: number;
+  scopeJudgmentsMedian: number;
+  candidatesMedian: number;
+  packageTokensMean: number;
+  msMean: number;
+  /** The search's recall@10 over the same tasks, for comparison. */
+  searchRecallAt10Mean?: number;
 }
 
 /** A whole evaluation run, as stored in `<dataDir>/eval/<id>.json`. */
@@ -93,6 +147,8 @@ export interface EvalReport {
   notes: string[];
   /** Which reference each search beats at recall@5 and @10 (absent in reports stored before it existed). */
   comparisons?: EvalComparison[];
+  /** The retrieval pipeline's figures (`cra eval --pipeline`). */
+  pipeline?: EvalPipelineSummary;
 }
 
 /** One line of the report list. */

@@ -17,3 +17,5 @@ export * from './retrieval';
 export * from './review';
 export * from './solve';
 export * from './summaries';
+export * from './enrich';
+export * from './data';

@@ -65,6 +65,51 @@ export interface RetrievalSummary {
   analysis: { enrichment: 'ok' | 'skipped' | 'failed'; reason?: string };
 }
 
+/** The stages a retrieve run can be given, in their pipeline order (an explicit, non-empty list). */
+export const RETRIEVAL_STAGE_NAMES = ['scope', 'precision'] as const;
+/** One stage of a retrieve run, by name. */
+export type RetrievalStageName = (typeof RETRIEVAL_STAGE_NAMES)[number];
+
+/** How a judge's answer was read (`default-deny`: neither yes nor no, so no). */
+export type JudgmentReading = 'exact' | 'lenient' | 'json' | 'default-deny';
+
+/**
+ * One binary judgment of a retrieve run, pushed as its model call ends (event retrieve/judgment).
+ * `item` is what was judged as the prompt named it (a path, or `path:qualified.name`), for the
+ * live list only: the run's decisions (retrieve/package `verdicts`) are the record.
+ */
+export interface RetrievalJudgment {
+  runId: string;
+  taskId: string;
+  /** The call's stage: scope, precision_pass1, precision_pass2, precision_pass3, similarity. */
+  stage: string;
+  item: string;
+  verdict: 'yes' | 'no';
+  read: JudgmentReading;
+  pYes?: number;
+  /** The model call (Logs: the repository's log, model_calls.id). */
+  callId?: number;
+  /** Judgments of this stage so far, this one included. */
+  done: number;
+}
+
+/** One decision of a retrieve run about a file or symbol, with the judgment and model call behind it when there was one. */
+export interface RetrievalVerdict {
+  /** scope, precision_pass1..3, precision, similarity. */
+  stage: string;
+  subjectKind: 'file' | 'symbol' | 'pair';
+  /** A path, or `path:qualified.name` for a symbol. */
+  subject: string;
+  /** included, excluded, relevant, primary, supporting, type_context, over-cap, … */
+  decision: string;
+  verdict?: 'yes' | 'no';
+  read?: JudgmentReading;
+  pYes?: number;
+  callId?: number;
+}
+
+const tokens = (what: string) => z.number().int({ error: `${what} must be a whole number of tokens` });
+
 /** Requests of retrieval. */
 export const retrievalRequests = {
   'retrieve/run': request<{ runId: string; taskId: string }>()(
@@ -75,12 +120,41 @@ export const retrievalRequests = {
       /** Tokens; default: the config's [budget] context_window − reserved_tokens. */
       budget: z.number().int().positive({ error: 'the budget must be a whole number of tokens above 0' }).optional(),
       taskId: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/).optional(),
-    }),
+      /** The stages to run, in order; default scope, precision. */
+      stages: z
+        .array(z.enum(RETRIEVAL_STAGE_NAMES, { error: `a stage is one of ${RETRIEVAL_STAGE_NAMES.join(', ')}` }))
+        .min(1, { error: 'name at least one stage, e.g. scope' })
+        .refine((s) => new Set(s).size === s.length, { error: 'a stage is listed twice' })
+        .optional(),
+      /** With `reservedTokens`, the budget's other form (window − reserved); either defaults from the config's [budget]. */
+      contextWindow: tokens('the context window').positive({ error: 'the context window must be above 0 tokens' }).optional(),
+      reservedTokens: tokens('the reserved tokens').min(0, { error: 'the reserved tokens must be 0 or more' }).optional(),
+    })
+      .refine((i) => i.budget === undefined || (i.contextWindow === undefined && i.reservedTokens === undefined), {
+        error: 'give either budget or contextWindow/reservedTokens, not both',
+        path: ['budget'],
+      })
+      .refine((i) => i.contextWindow === undefined || i.reservedTokens === undefined || i.reservedTokens < i.contextWindow, {
+        error: 'the reserved tokens must be fewer than the context window: nothing would be left for context',
+        path: ['reservedTokens'],
+      }),
     { repoId: 'repo-1', task: 'Fix the tokenizer dropping newlines' },
   ),
 } as const;
 
 /** Events of a retrieve run. */
 export const retrievalEvents = {
-  'retrieve/package': event<{ runId: string; repoId: string; taskId: string; package: ContextPackage; summary: RetrievalSummary; markdown: string }>()('The finished context package of a retrieve run'),
+  'retrieve/package': event<{
+    runId: string;
+    repoId: string;
+    taskId: string;
+    package: ContextPackage;
+    summary: RetrievalSummary;
+    markdown: string;
+    /** The stages that ran. */
+    stages?: RetrievalStageName[];
+    /** Every decision of the run with its model call, so each verdict can be opened in Logs. */
+    verdicts?: RetrievalVerdict[];
+  }>()('The finished context package of a retrieve run'),
+  'retrieve/judgment': event<RetrievalJudgment>()('One binary judgment of a retrieve run, as its model call ends'),
 } as const;

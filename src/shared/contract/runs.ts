@@ -1,6 +1,8 @@
 import type { IndexSummary } from './repos';
 import type { RetrievalSummary } from './retrieval';
 import type { SolveOutcome } from './solve';
+import type { EnrichSummary } from './enrich';
+import type { LabelCounts } from './data';
 
 /** What one embedding run did (the result of a run of kind `embed`). */
 export interface EmbedSummary {
@@ -33,7 +35,7 @@ export interface RunKinds {
   /** One plan pass (task analysis → scope → plan); the plan is saved under the repository's plans/. */
   plan: { subject: { repoId: string }; result: { planId: string; file: string } };
   /** Synthetic training pairs from a repository's history (`cra bootstrap`): the dataset folder and its counts. */
-  bootstrap: { subject: { repoPath: string }; result: { dir: string; added: number; skipped: number; counts: { scope: { yes: number; no: number }; precision: { yes: number; no: number }; execute: number } } };
+  bootstrap: { subject: { repoPath: string }; result: { dir: string; added: number; skipped: number; counts: Record<string, LabelCounts> } };
   /** The summary tree of a repository (RAPTOR): summaries per level, how many the model wrote and how many were kept. */
   summarize: { subject: { repoId: string }; result: { levels: Array<{ level: number; summaries: number }>; summarized: number; reused: number } };
   /** One retrieval: task analysis → scope → precision → context package (event retrieve/package). */
@@ -41,6 +43,12 @@ export interface RunKinds {
   /** A solve run (orchestrated, or one implement pass of a plan); progress steps are parts → steps → passes. */
   /** `solveRunId`: the run resumed; absent for a new run, whose orchestrator id is its run id. */
   solve: { subject: { repoId: string; solveRunId?: string }; result: SolveOutcome };
+  /** Per-file purpose, domain, module and concepts by the enrich model (`cra enrich`), optionally promoted into the index. */
+  enrich: { subject: { repoId: string }; result: EnrichSummary };
+  /** A training plan from the log's statistics (`cra train-plan`): the plan artifact file. */
+  'train-plan': { subject: { dataDir: string }; result: { planId: string; file: string; stage: string } };
+  /** Training files selected by a training plan (`cra curate-data`): the output folder and its counts. */
+  'curate-data': { subject: { plan: string }; result: { dir: string; counts: Record<string, { train: number; test: number }> } };
 }
 
 /** A kind of run. */

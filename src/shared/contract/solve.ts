@@ -192,7 +192,7 @@ export const solveRequests = {
         resume: runIdSchema.optional(),
       })
       .refine((r) => !(r.plan && r.metaPlan), { error: 'plan and metaPlan are mutually exclusive: give one' })
-      .refine((r) => r.resume || r.task.length > 0, { error: 'the task must not be empty: describe what should change' }),
+      .refine((r) => r.resume || r.plan || r.task.length > 0, { error: 'the task must not be empty: describe what should change' }),
     { repoId: 'repo-1', task: 'Add a mul function and export it' },
   ),
   'solve/get': request<{ run: SolveRunDetail }>()('One solve run: parts, steps, passes with their diffs and validation output, the cumulative diff', z.object({ repoId: z.string().min(1), solveRunId: runIdSchema }), { repoId: 'repo-1', solveRunId: 'r-1' }),

@@ -74,7 +74,7 @@ export function symbolCandidates(kb: KnowledgeBase, task: TaskRecord, files: rea
 }
 
 /** What the judge sees of a symbol: where it is, its signature, docstring and rationale comments. */
-function describeSymbol(kb: KnowledgeBase, c: SymbolCandidate, rationale: Map<number, string[]>): string {
+export function describeSymbol(kb: KnowledgeBase, c: SymbolCandidate, rationale: Map<number, string[]>): string {
   const s = c.symbol;
   const doc = s.docstring?.split('\n')[0]?.trim();
   const notes = rationale.get(s.id) ?? [];
@@ -113,7 +113,7 @@ export class PrecisionStage implements RetrievalStage {
     const rationale = new Map<number, string[]>();
     for (const f of context.files) for (const r of kb.getRationaleComments(f.fileId)) if (r.symbolId !== null) rationale.set(r.symbolId, [...(rationale.get(r.symbolId) ?? []), `${r.tag}: ${r.text}`]);
     const docs = new Map(candidates.map((c) => [c, describeSymbol(kb, c, rationale)]));
-    const base = { llm, task: task.text, runId: context.runId, log: context.log, signal: context.signal, concurrency: context.concurrency };
+    const base = { llm, task: task.text, runId: context.runId, log: context.log, signal: context.signal, concurrency: context.concurrency, judge: context.judge };
     const pass = (stage: keyof typeof PRECISION_QUESTIONS, items: SymbolCandidate[]) => judgeAll({ ...base, stage, instruct: PRECISION_QUESTIONS[stage] } satisfies JudgeSetup, items.map((c) => docs.get(c) as string));
     const subject = (c: SymbolCandidate) => `${c.symbol.path}:${c.symbol.qualifiedName}`;
     const reasons = new Map<SymbolCandidate, Reason[]>(candidates.map((c) => [c, [...c.found]]));

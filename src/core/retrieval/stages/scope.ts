@@ -99,7 +99,7 @@ export class ScopeStage implements RetrievalStage {
     const seeds = candidates.filter((c) => c.tier === 1);
     const judged = candidates.filter((c) => c.tier !== 1);
     const verdicts = await judgeAll(
-      { llm, stage: 'scope', instruct: SCOPE_QUESTION, task: task.text, runId: context.runId, log: context.log, signal: context.signal, concurrency: context.concurrency },
+      { llm, stage: 'scope', instruct: SCOPE_QUESTION, task: task.text, runId: context.runId, log: context.log, signal: context.signal, concurrency: context.concurrency, judge: context.judge },
       judged.map((c) => describeFile(kb, c)),
     );
     const files: ContextFile[] = seeds.map((c) => ({ fileId: c.fileId, path: c.path, tier: 1, reasons: [c.relation] }));

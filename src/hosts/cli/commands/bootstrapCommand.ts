@@ -1,7 +1,8 @@
 import { resolve } from 'node:path';
 import { InvalidArgumentError } from 'commander';
-import type * as Bootstrap from '../../../core/export/bootstrap';
+import type * as TrainingRuns from '../../../core/export/trainingRuns';
 import type { BootstrapSummary } from '../../../core/export/bootstrap';
+import type { DatasetStage } from '../../../core/export/dataset';
 import { printable } from '../../../shared/printable';
 import type { CommandModule } from '../context';
 
@@ -22,7 +23,7 @@ export const registerBootstrap: CommandModule = (program, ctx) => {
     .option('--json', 'print the summary as JSON')
     .action(async (repo: string, opts: { commits: number; out?: string; json?: boolean }) => {
       // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded when the command runs (see context.ts)
-      const { bootstrapDataset } = require('../../../core/export/bootstrap') as typeof Bootstrap;
+      const { startBootstrap } = require('../../../core/export/trainingRuns') as typeof TrainingRuns;
       const core = ctx.core();
       const repoPath = resolve(repo);
       let runId: string | undefined;
@@ -31,29 +32,21 @@ export const registerBootstrap: CommandModule = (program, ctx) => {
       };
       process.once('SIGINT', stop);
       try {
-        const started = core.runs.start(
-          'bootstrap',
-          `Bootstrap training data from ${repoPath}`,
-          async ({ signal, progress }) => {
-            const summary = await bootstrapDataset({
-              repoPath,
-              dataDir: ctx.dataDir(),
-              out: opts.out ? resolve(opts.out) : undefined,
-              commits: opts.commits,
-              signal,
-              onProgress: (p) => {
-                progress({ phase: 'commits', done: p.done, total: p.total, message: p.message });
-                const line = printable(`[${p.done}/${p.total}] ${p.message}`);
-                if (ctx.isTty) process.stderr.write(`\r\x1b[K${line.slice(0, (process.stderr.columns || 100) - 1)}`);
-                else process.stderr.write(`${line}\n`);
-              },
-            });
+        const started = startBootstrap(core.runs, {
+          dataDir: ctx.dataDir(),
+          repoPath,
+          commits: opts.commits,
+          ...(opts.out ? { out: opts.out } : {}),
+          onProgress: (p) => {
+            const line = printable(`[${p.done}/${p.total}] ${p.message}`);
+            if (ctx.isTty) process.stderr.write(`\r\x1b[K${line.slice(0, (process.stderr.columns || 100) - 1)}`);
+            else process.stderr.write(`${line}\n`);
+          },
+          onSummary: (summary) => {
             if (ctx.isTty) process.stderr.write('\r\x1b[K');
             process.stdout.write(opts.json ? `${JSON.stringify(summary, null, 2)}\n` : formatSummary(summary));
-            return { dir: summary.dir, added: summary.added, skipped: summary.skipped, counts: summary.counts };
           },
-          { repoPath },
-        );
+        });
         runId = started.runId;
         try {
           await started.done;
@@ -72,12 +65,14 @@ export const registerBootstrap: CommandModule = (program, ctx) => {
 
 function formatSummary(s: BootstrapSummary): string {
   const c = s.counts;
+  const balance = (stage: DatasetStage) => `${printable(`${stage}.jsonl`)}: ${c[stage].yes} yes, ${c[stage].no} no`;
   return [
     `Dataset: ${printable(s.dir)}`,
     `Commits: ${s.added} added, ${s.skipped} already there (${s.mined} qualifying of ${s.considered} considered) in ${(s.durationMs / 1000).toFixed(1)} s`,
-    `scope.jsonl: ${c.scope.yes} yes, ${c.scope.no} no`,
-    `precision.jsonl: ${c.precision.yes} yes, ${c.precision.no} no`,
-    `execute.jsonl: ${c.execute} diffs`,
+    balance('scope'),
+    balance('precision_pass1'),
+    balance('precision_pass2'),
+    `execute.jsonl: ${c.execute.examples} diffs`,
     '',
   ].join('\n');
 }

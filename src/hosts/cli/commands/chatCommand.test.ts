@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -53,6 +53,25 @@ describe('cra chat', () => {
     expect(lines.filter((l) => l.type === 'token').length).toBeGreaterThan(0);
     const answerCall = server.requests.filter((r) => r.path === '/api/chat').at(-1)!.body as { messages: Array<{ content: string }> };
     expect(answerCall.messages.at(-1)!.content).toContain('User: Where are the settings loaded?');
+  }, 120_000);
+
+  it('a follow-up request shows its round; --pipeline picks a repository pipeline; --language skips detection', async () => {
+    mkdirSync(join(repo.root, '.cleanroom', 'pipelines'), { recursive: true });
+    writeFileSync(join(repo.root, '.cleanroom', 'pipelines', 'one.yaml'), 'pipeline:\n  name: one-loop\n  extends: default\n  settings:\n    max_turn_loops: 1\n');
+    server.script.chat.push({ text: '[Requesting data on:] send_mail' }, { text: '[Answer:] In [mailer.py:1-3].' });
+    const run = await cra('chat', 'Wo wird die Post verschickt?', '--repo', repo.root, '--mode', 'bm25', '--pipeline', 'one-loop', '--language', 'en');
+    expect(run.status).toBe(0);
+    expect(run.stdout).toBe('In [mailer.py:1-3].\n');
+    expect(run.stderr).toMatch(/\nFollow-up 1: the model asked for “send_mail”\nSources: mailer\.py:1-3/);
+    expect(run.stderr).toMatch(/\nModel calls: answer #\d+, answer #\d+\n/);
+
+    writeFileSync(join(repo.root, '.cleanroom', 'pipelines', 'bad.yaml'), 'pipeline:\n  name: bad\n  extends: nothing\n');
+    const bad = await cra('chat', 'x', '--repo', repo.root, '--pipeline', 'bad');
+    expect(bad.status).not.toBe(0);
+    expect(bad.stderr).toContain('The chat pipeline "bad" was refused: .cleanroom/pipelines/bad.yaml:3: pipeline "bad": extends "nothing", which is not a known pipeline');
+    const language = await cra('chat', 'x', '--repo', repo.root, '--language', 'Polish');
+    expect(language.stderr).toContain('"Polish" is not a language; use auto or an ISO 639-1 code');
+    rmSync(join(repo.root, '.cleanroom'), { recursive: true, force: true });
   }, 120_000);
 
   it('refuses a malformed conversation id and an unknown mode with the fix', async () => {

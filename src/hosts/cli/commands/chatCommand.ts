@@ -14,6 +14,16 @@ function parseMode(value: string): ChatMode {
   return value as ChatMode;
 }
 
+function parseLanguage(value: string): string {
+  if (!/^(auto|[a-z]{2,3})$/.test(value)) throw new InvalidArgumentError(`"${value}" is not a language; use auto or an ISO 639-1 code such as en or pl.`);
+  return value;
+}
+
+function parsePipeline(value: string): string {
+  if (!/^[A-Za-z0-9_.-]{1,64}$/.test(value)) throw new InvalidArgumentError(`"${value}" is not a pipeline name; use the name: of a pipeline (resources/pipelines or the repository's .cleanroom/pipelines).`);
+  return value;
+}
+
 function parseConversation(value: string): string {
   if (!/^[A-Za-z0-9_-]{1,64}$/.test(value)) throw new InvalidArgumentError(`"${value}" is not a conversation id; use the id printed after an answer (1–64 letters, digits, - or _).`);
   return value;
@@ -69,8 +79,10 @@ export const registerChat: CommandModule = (program, ctx) => {
     .option('--repo <path>', 'the indexed repository', '.')
     .option('--conversation <id>', 'continue this conversation (its id is printed at the end of each answer)', parseConversation)
     .option('--mode <mode>', `retrieval: ${MODES.join(' | ')} (auto asks the routing model)`, parseMode, 'auto' as ChatMode)
-    .option('--json', 'print JSON lines: {type:"sources", sources, trace}, {type:"token", text}…, {type:"done", message}')
-    .action(async (question: string | undefined, opts: BrowseOptions & { repo: string; conversation?: string; mode: ChatMode; json?: boolean }) => {
+    .option('--language <code>', 'the question\'s language: auto (detected offline) or an ISO 639-1 code; other than English, the question is translated in and the answer back', parseLanguage)
+    .option('--pipeline <name>', 'the chat pipeline (default: default; a repository may add its own in .cleanroom/pipelines/*.yaml)', parsePipeline)
+    .option('--json', 'print JSON lines: {type:"sources", sources, trace, round?} (again per follow-up round), {type:"token", text}…, {type:"done", message}')
+    .action(async (question: string | undefined, opts: BrowseOptions & { repo: string; conversation?: string; mode: ChatMode; language?: string; pipeline?: string; json?: boolean }) => {
       // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded when the command runs (see context.ts)
       const { loadUserConfigCached } = require('../../../core/config') as typeof Config;
       loadUserConfigCached(ctx.dataDir());
@@ -89,13 +101,20 @@ export const registerChat: CommandModule = (program, ctx) => {
       // come before chat/ask returns the run id.
       const conversationId = opts.conversation ?? `c-${randomUUID()}`;
       let runId: string | undefined;
+      // Notes printed with the sources are not printed again at the end.
+      const noted = new Set<string>();
       const stops = [
         core.events.on('chat/sources', (e) => {
           if (e.conversationId !== conversationId) return;
-          if (opts.json) return out({ type: 'sources', sources: e.sources, trace: e.trace });
+          if (opts.json) return out({ type: 'sources', sources: e.sources, trace: e.trace, ...(e.round ? { round: e.round } : {}) });
           const route = e.trace.route;
-          process.stderr.write(`Route: ${route.mode} “${printable(route.query)}”${route.reason ? ` (fallback: ${printable(route.reason)})` : ''} · ${e.trace.intent} · ${e.trace.searchMode}\n`);
-          for (const note of e.trace.notes) process.stderr.write(`Note: ${printable(note)}\n`);
+          const round = e.trace.rounds?.at(-1);
+          if (e.round) process.stderr.write(`Follow-up ${e.round}: the model asked for “${printable(round?.request ?? '')}”\n`);
+          else process.stderr.write(`Route: ${route.mode} “${printable(route.query)}”${route.reason ? ` (fallback: ${printable(route.reason)})` : ''} · ${e.trace.intent} · ${round?.searchMode ?? e.trace.searchMode}\n`);
+          for (const note of e.round ? (round?.notes ?? []) : e.trace.notes) {
+            noted.add(e.round ? `Round ${e.round}: ${note}` : note);
+            process.stderr.write(`Note: ${printable(note)}\n`);
+          }
           process.stderr.write(`Sources: ${e.sources.map((s) => `${printable(s.path)}:${s.startLine}-${s.endLine}`).join('  ') || '(none)'}\n\n`);
         }),
         core.events.on('chat/token', (e) => {
@@ -107,6 +126,10 @@ export const registerChat: CommandModule = (program, ctx) => {
           if (e.conversationId !== conversationId) return;
           if (opts.json) return out({ type: 'done', message: e.message });
           process.stdout.write('\n');
+          const trace = e.message.trace;
+          const later = (trace?.notes ?? []).filter((n) => !noted.has(n));
+          for (const note of later) process.stderr.write(`Note: ${printable(note)}\n`);
+          if (trace?.calls?.length) process.stderr.write(`Model calls: ${trace.calls.map((c) => `${c.purpose}${c.callId !== undefined ? ` #${c.callId}` : ''}`).join(', ')}\n`);
           const flagged = (e.message.citations ?? []).filter((c) => c.status === 'unverified');
           if (flagged.length) process.stderr.write(`Unverified citations (no such file or lines): ${flagged.map((c) => printable(c.text)).join(' ')}\n`);
           process.stderr.write(`Conversation: ${e.message.conversationId}\n`);
@@ -117,7 +140,7 @@ export const registerChat: CommandModule = (program, ctx) => {
       };
       process.once('SIGINT', stop);
       try {
-        const started = await core.handlers['chat/ask']({ repoId: repo.id, question, conversationId, mode: opts.mode });
+        const started = await core.handlers['chat/ask']({ repoId: repo.id, question, conversationId, mode: opts.mode, ...(opts.language ? { language: opts.language } : {}), ...(opts.pipeline ? { pipeline: opts.pipeline } : {}) });
         runId = started.runId;
         await core.runs.wait(runId);
       } finally {

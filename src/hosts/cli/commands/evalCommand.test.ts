@@ -38,3 +38,27 @@ describe('cra eval --mode', () => {
     expect(run.stderr).toMatch(/'fuzzy' is invalid.*keyword, hybrid, semantic/s);
   });
 });
+
+describe('cra eval --pipeline', () => {
+  it('prints the pipeline figures of each task with the oracle judge and the budget given', () => {
+    const run = cra('--commits', '2', '--pipeline', '--judge', 'oracle', '--context-window', '16384', '--reserved-tokens', '2048', '--max-candidates', '20');
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/Pipeline \(oracle judge, budget 14336 tokens\) over 2 task\(s\): candidate recall \d\.\d{3}, package recall \d\.\d{3}, judgments median/);
+    expect(run.stdout).toMatch(/task {10}gold {2}cand {2}candR/);
+  }, 120_000);
+
+  it('refuses an unknown judge and a budget that leaves nothing, with the reason', () => {
+    const judge = cra('--pipeline', '--judge', 'maybe');
+    expect(judge.status).toBe(1);
+    expect(judge.stderr).toMatch(/'maybe' is invalid.*yes, oracle, model/s);
+    const budget = cra('--pipeline', '--judge', 'yes', '--context-window', '1000', '--reserved-tokens', '1000');
+    expect(budget.status).not.toBe(0);
+    expect(budget.stderr).toMatch(/reserved tokens \(1000\) must be fewer than the context window \(1000\)/);
+  });
+
+  it('asks for models with the model judge when none are configured', () => {
+    const run = cra('--pipeline', '--judge', 'model');
+    expect(run.status).not.toBe(0);
+    expect(run.stderr).toMatch(/cra init/);
+  });
+});

@@ -6,6 +6,7 @@ import { parseKs } from '../../../core/eval/metrics';
 import type * as Evaluate from '../../../core/eval/evaluate';
 import type * as Format from '../../../core/eval/format';
 import type * as Product from '../../../core/eval/product';
+import type * as PipelineSetup from '../../../core/eval/pipelineSetup';
 import type { EvalSearchMode } from '../../../core/eval/product';
 import { printable } from '../../../shared/printable';
 import type { CommandModule } from '../context';
@@ -18,7 +19,24 @@ interface EvalOptions {
   json?: boolean;
   out?: string;
   pipeline?: boolean;
+  judge?: string;
+  contextWindow?: number;
+  reservedTokens?: number;
+  maxCandidates?: number;
+  searchSeeds?: number;
+  minCoChange?: number;
+  maxSymbols?: number;
+  maxSymbolsPerFile?: number;
+  concurrency?: number;
   mode: EvalSearchMode;
+}
+
+function wholeNumber(name: string, min: number) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < min) throw new InvalidArgumentError(`"${value}" is not a valid ${name}; give a whole number, at least ${min}.`);
+    return n;
+  };
 }
 
 function parseCommits(value: string): number {
@@ -49,7 +67,16 @@ export const registerEval: CommandModule = (program, ctx) => {
         .choices(['keyword', 'hybrid', 'semantic'])
         .default('keyword'),
     )
-    .option('--pipeline', 'also evaluate the model retrieval pipeline (needs a configured model)')
+    .option('--pipeline', 'also run the retrieval pipeline (scope, precision, package) on each task: candidate and package recall, judgments, tokens')
+    .addOption(new Option('--judge <judge>', 'pipeline judge: yes keeps every candidate, oracle answers yes exactly for the gold files and changed symbols, model asks the configured model').choices(['yes', 'oracle', 'model']).default('model'))
+    .option('--context-window <n>', 'pipeline budget: context window in tokens (default: [budget] of the config)', wholeNumber('context window', 1))
+    .option('--reserved-tokens <n>', 'pipeline budget: tokens kept back (default: [budget] of the config)', wholeNumber('reserved token count', 0))
+    .option('--max-candidates <n>', 'scope: at most this many candidates (default 60)', wholeNumber('candidate cap', 1))
+    .option('--search-seeds <n>', "scope: the search's top hits taken as seeds (default 5)", wholeNumber('seed count', 0))
+    .option('--min-co-change <n>', 'scope: shared commits a co-change neighbour needs (default 2)', wholeNumber('co-change count', 1))
+    .option('--max-symbols <n>', 'precision: at most this many symbols judged in all (default 150)', wholeNumber('symbol cap', 1))
+    .option('--max-symbols-per-file <n>', 'precision: at most this many symbols judged per file (default 40)', wholeNumber('symbol cap', 1))
+    .option('--concurrency <n>', 'pipeline: judgments at once (model judge)', wholeNumber('concurrency', 1))
     .action(async (repo: string, opts: EvalOptions) => {
       const controller = new AbortController();
       const stop = () => controller.abort();
@@ -60,7 +87,20 @@ export const registerEval: CommandModule = (program, ctx) => {
         const { evaluateRepository } = require('../../../core/eval/evaluate') as typeof Evaluate;
         const { formatReport } = require('../../../core/eval/format') as typeof Format;
         const { productRetrieval } = require('../../../core/eval/product') as typeof Product;
+        const { pipelineEvalOptions } = require('../../../core/eval/pipelineSetup') as typeof PipelineSetup;
         /* eslint-enable @typescript-eslint/no-require-imports */
+        const scope = {
+          ...(opts.maxCandidates !== undefined ? { maxCandidates: opts.maxCandidates } : {}),
+          ...(opts.searchSeeds !== undefined ? { searchSeeds: opts.searchSeeds } : {}),
+          ...(opts.minCoChange !== undefined ? { minCoChange: opts.minCoChange } : {}),
+        };
+        const precision = {
+          ...(opts.maxSymbols !== undefined ? { maxSymbols: opts.maxSymbols } : {}),
+          ...(opts.maxSymbolsPerFile !== undefined ? { maxSymbolsPerFile: opts.maxSymbolsPerFile } : {}),
+        };
+        const pipeline = opts.pipeline
+          ? pipelineEvalOptions(ctx.dataDir(), { judge: opts.judge ?? 'model', contextWindow: opts.contextWindow, reservedTokens: opts.reservedTokens, concurrency: opts.concurrency, scope, precision })
+          : undefined;
         const { report, file } = await evaluateRepository({
           dataDir: ctx.dataDir(),
           repoPath: repo,
@@ -68,7 +108,7 @@ export const registerEval: CommandModule = (program, ctx) => {
           since: opts.since,
           tasksFile: opts.tasks ? resolve(opts.tasks) : undefined,
           ks: opts.k,
-          pipeline: opts.pipeline,
+          ...(pipeline ? { pipeline } : {}),
           retrieval: productRetrieval({ mode: opts.mode }),
           signal: controller.signal,
           onProgress: (p) => reportProgress(ctx.isTty, p),

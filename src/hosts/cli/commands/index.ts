@@ -12,6 +12,9 @@ import { registerServe } from './serve';
 import { registerBootstrap } from './bootstrapCommand';
 import { registerReview } from './reviewCommand';
 import { registerSummarize } from './summarizeCommand';
+import { registerEnrich } from './enrichCommand';
+import { registerSolve } from './solveCommand';
+import { registerTraining } from './trainingCommands';
 
 /** Every command of the CLI, in the order `cra --help` lists them (one per line, so additions merge). */
 export const commandModules: CommandModule[] = [
@@ -24,8 +27,11 @@ export const commandModules: CommandModule[] = [
   registerRetrieve,
   registerSummarize,
   registerPlan,
+  registerSolve,
   registerReview,
   registerModels,
   registerLogs,
   registerBootstrap,
+  registerEnrich,
+  registerTraining,
 ];

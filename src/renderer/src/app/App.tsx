@@ -2,6 +2,7 @@ import { useEffect } from 'react';
 import { ErrorBoundary } from '../components/ErrorBoundary';
 import { Icon } from '../components/Icon';
 import { useEvalStore } from '../features/eval/store';
+import { useInspectorStore } from '../features/inspector/store';
 import { useModelsStore } from '../features/models/store';
 import { useSolveStore } from '../features/plans/solveStore';
 import { usePlansStore } from '../features/plans/store';
@@ -77,8 +78,10 @@ export function connectStores(): () => void {
       else if (finished.kind === 'pull') useModelsStore.getState().pullFinished(finished);
       else if (finished.kind === 'plan') void usePlansStore.getState().runFinished(finished);
       else if (finished.kind === 'solve') void useSolveStore.getState().runFinished(finished);
+      else if (finished.kind === 'retrieve') useInspectorStore.getState().runFinished(finished);
     }),
     repos.connect(),
+    useInspectorStore.getState().listen(),
   ];
   void runs.load();
   void repos.load();

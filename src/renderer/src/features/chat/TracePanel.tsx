@@ -14,8 +14,7 @@ type LooseTrace = Partial<ChatTrace> & Record<string, unknown>;
 
 /** Open one model call in the Logs page, with its run's calls around it. */
 function openInLogs(runId: string, callId: number): void {
-  const logs = useLogsStore.getState();
-  void logs.showRun(runId, useChatStore.getState().repoId).then(() => logs.open(callId));
+  void useLogsStore.getState().openCall({ repoId: useChatStore.getState().repoId, callId, runId });
   useNavStore.getState().go('logs');
 }
 

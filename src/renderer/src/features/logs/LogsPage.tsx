@@ -1,15 +1,17 @@
 import { useEffect } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { EmptyState } from '../../components/EmptyState';
+import { reposSelectors, useReposStore } from '../repos/store';
 import { CallDetail } from './CallDetail';
 import { LOGS_PAGE_SIZE, useLogsStore } from './store';
 
 /** Logs: every model call, filtered by run, stage, model or errors; a call opens whole. */
 export function LogsPage() {
-  const { calls, run, total, offset, filters, selected, isLoaded, error } = useLogsStore(
-    useShallow((s) => ({ calls: s.calls, run: s.run, total: s.total, offset: s.offset, filters: s.filters, selected: s.selected, isLoaded: s.isLoaded, error: s.error })),
+  const { repoId, calls, run, total, offset, filters, selected, isLoaded, error } = useLogsStore(
+    useShallow((s) => ({ repoId: s.repoId, calls: s.calls, run: s.run, total: s.total, offset: s.offset, filters: s.filters, selected: s.selected, isLoaded: s.isLoaded, error: s.error })),
   );
-  const { load, setFilters, open, showRun } = useLogsStore(useShallow((s) => ({ load: s.load, setFilters: s.setFilters, open: s.open, showRun: s.showRun })));
+  const { load, setFilters, open, showRun, showLog } = useLogsStore(useShallow((s) => ({ load: s.load, setFilters: s.setFilters, open: s.open, showRun: s.showRun, showLog: s.showLog })));
+  const repos = useReposStore(reposSelectors.repos);
   useEffect(() => {
     void load();
   }, [load]);
@@ -25,6 +27,15 @@ export function LogsPage() {
         </button>
       </header>
       <form className="row" aria-label="Filters" onSubmit={(e) => e.preventDefault()}>
+        {/* A repository's runs (retrieval, chat) log to that repository; the rest to the app-wide log. */}
+        <select aria-label="Log" value={repoId ?? ''} onChange={(e) => void showLog(e.target.value || null)}>
+          <option value="">app-wide log</option>
+          {repos.map((r) => (
+            <option key={r.id} value={r.id}>
+              {r.name}
+            </option>
+          ))}
+        </select>
         <input aria-label="Run" placeholder="run id" value={filters.runId} onChange={(e) => void setFilters({ runId: e.target.value.trim() })} />
         <input aria-label="Stage" placeholder="stage" value={filters.stage} onChange={(e) => void setFilters({ stage: e.target.value.trim() })} />
         <input aria-label="Model" placeholder="model" value={filters.model} onChange={(e) => void setFilters({ model: e.target.value.trim() })} />
@@ -32,7 +43,6 @@ export function LogsPage() {
           <input type="checkbox" checked={filters.errorsOnly} onChange={(e) => void setFilters({ errorsOnly: e.target.checked })} /> errors only
         </label>
       </form>
-      <LogSource />
       {error ? <p className="error-text">{error.message}</p> : null}
       {run ? (
         <p className="muted" data-testid="log-run">
@@ -106,20 +116,5 @@ export function LogsPage() {
         </div>
       ) : null}
     </div>
-  );
-}
-
-/** Which log the table reads: a repository's (its runs' calls), with the way back to the app's. */
-function LogSource() {
-  const repoId = useLogsStore((s) => s.repoId);
-  const showLog = useLogsStore((s) => s.showLog);
-  if (!repoId) return null;
-  return (
-    <p className="muted" data-testid="log-source">
-      Calls logged in repository <span className="mono">{repoId}</span> ·{' '}
-      <button type="button" className="link" onClick={() => void showLog(null)}>
-        show the app&apos;s log
-      </button>
-    </p>
   );
 }

@@ -13,7 +13,18 @@ export interface LogFilters {
 
 const PAGE = 50;
 
+/** A call to open in the Logs page from elsewhere (a verdict of the Context inspector). */
+export interface CallTarget {
+  /** The repository whose log holds the call; null for the app-wide log. */
+  repoId: string | null;
+  callId: number;
+  /** The run the call belongs to: the table shows that run's calls. */
+  runId?: string;
+}
+
 interface LogsState {
+  /** Whose log is shown: a repository's (its runs' calls) or, when null, the app-wide one. */
+  repoId: string | null;
   filters: LogFilters;
   calls: ModelCallSummary[];
   /** The run the table is filtered by, as the raw log recorded it (task_runs), when it is there. */
@@ -21,8 +32,6 @@ interface LogsState {
   total: number;
   offset: number;
   selected: ModelCallDetail | null;
-  /** The repository whose raw log is shown (a run of a repository logs its calls there); null: the user-level log. */
-  repoId: string | null;
   isLoaded: boolean;
   error: OpError | null;
 }
@@ -30,31 +39,34 @@ interface LogsState {
 interface LogsActions {
   load(offset?: number): Promise<void>;
   setFilters(patch: Partial<LogFilters>): Promise<void>;
-  /** Show the calls of one run (the link from a run, and from a call to its run); `repoId` when the run's calls are in a repository's log. */
-  showRun(runId: string, repoId?: string | null): Promise<void>;
+  /** Show the calls of one run (the link from a run, and from a call to its run). */
+  showRun(runId: string): Promise<void>;
   open(id: number): Promise<void>;
-  /** Show a repository's log (null: the user-level log). */
-  showLog(repoId: string | null): Promise<void>;
   close(): void;
+  /** Show a repository's log, or the app-wide one (null). */
+  showLog(repoId: string | null): Promise<void>;
+  /** Open one call: its log, its run's calls in the table, the call whole. */
+  openCall(target: CallTarget): Promise<void>;
+  /** Show the calls of one run of a repository's log (null: the app-wide log). */
+  openRun(target: { repoId: string | null; runId: string }): Promise<void>;
 }
 
 /** Model calls from the audit log. */
 export const useLogsStore = create<LogsState & LogsActions>()((set, get) => ({
+  repoId: null,
   filters: { runId: '', stage: '', model: '', errorsOnly: false },
   calls: [],
   run: null,
   total: 0,
   offset: 0,
   selected: null,
-  repoId: null,
   isLoaded: false,
   error: null,
   load: async (offset = get().offset) => {
     const f = get().filters;
     try {
-      const repoId = get().repoId;
       const page = await client().call('logs/list', {
-        ...(repoId ? { repoId } : {}),
+        ...(get().repoId ? { repoId: get().repoId as string } : {}),
         ...(f.runId ? { runId: f.runId } : {}),
         ...(f.stage ? { stage: f.stage } : {}),
         ...(f.model ? { model: f.model } : {}),
@@ -71,8 +83,8 @@ export const useLogsStore = create<LogsState & LogsActions>()((set, get) => ({
     set((s) => ({ filters: { ...s.filters, ...patch } }));
     await get().load(0);
   },
-  showRun: async (runId, repoId = get().repoId) => {
-    set({ filters: { runId, stage: '', model: '', errorsOnly: false }, selected: null, repoId: repoId ?? null });
+  showRun: async (runId) => {
+    set({ filters: { runId, stage: '', model: '', errorsOnly: false }, selected: null });
     await get().load(0);
   },
   open: async (id) => {
@@ -83,11 +95,19 @@ export const useLogsStore = create<LogsState & LogsActions>()((set, get) => ({
       set({ error: toOpError(error) });
     }
   },
+  close: () => set({ selected: null }),
   showLog: async (repoId) => {
     set({ repoId, selected: null });
     await get().load(0);
   },
-  close: () => set({ selected: null }),
+  openCall: async ({ repoId, callId, runId }) => {
+    set({ repoId, selected: null, filters: { runId: runId ?? '', stage: '', model: '', errorsOnly: false } });
+    await Promise.all([get().load(0), get().open(callId)]);
+  },
+  openRun: async ({ repoId, runId }) => {
+    set({ repoId });
+    await get().showRun(runId);
+  },
 }));
 
 /** Page size of the Logs table. */

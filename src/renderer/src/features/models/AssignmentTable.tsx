@@ -15,6 +15,7 @@ const STAGE_LABEL: Record<string, string> = {
   chat: 'Chat',
   summarize: 'Summarize',
   embedding: 'Embedding',
+  enrich: 'Enrich',
 };
 
 /** One row per stage (model, context window, max tokens) and one Save for every edited row. */

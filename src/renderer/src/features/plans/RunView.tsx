@@ -64,12 +64,8 @@ function NodeDetail(props: { detail: SolveRunDetail; nodeId: string; repoId: str
         : detail.passes.filter((p) => p.type === 'meta_plan');
   if (passes.length === 0) return <p className="muted">No pass has run for this node yet.</p>;
   const openCalls = (taskRunId: string) => {
-    const logs = useLogsStore.getState() as ReturnType<typeof useLogsStore.getState> & { showLog?: (repoId: string | null) => Promise<void> };
-    void (async () => {
-      await logs.showLog?.(props.repoId);
-      await logs.showRun(taskRunId);
-      go('logs');
-    })();
+    void useLogsStore.getState().openRun({ repoId: props.repoId, runId: taskRunId });
+    go('logs');
   };
   return (
     <div className="node-detail">

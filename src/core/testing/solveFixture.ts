@@ -6,11 +6,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { MetaPlan, PartPlan, PlanAdjustment } from '../../../shared/contract/solve';
-import { createExtractor } from '../../indexer/extract/extractor';
-import { indexRepository } from '../../indexer/indexer';
-import { createTestRepo, type TestRepo } from '../../testing/gitRepo';
-import type { ScriptedReply } from '../../testing/testServerTypes';
+import type { MetaPlan, PartPlan, PlanAdjustment } from '../../shared/contract/solve';
+import { createExtractor } from '../indexer/extract/extractor';
+import { indexRepository } from '../indexer/indexer';
+import { createTestRepo, type TestRepo } from './gitRepo';
+import type { ScriptedReply } from './testServerTypes';
 
 /** The fixture's files at its one commit. */
 export const SOLVE_FILES: Record<string, string> = {
@@ -117,3 +117,22 @@ export function solveResponder(script: SolveScript): { respond: (prompt: string)
   };
   return { respond, transcript };
 }
+
+/** A two-part task on the fixture: p2 (listed first) depends on p1. */
+export const META: MetaPlan = {
+  task_summary: 'Add multiplication and its formatting',
+  parts: [
+    { id: 'p2', title: 'Format products', description: 'formatProduct in lib/format.js', files: ['lib/format.js'], depends_on: ['p1'] },
+    { id: 'p1', title: 'Multiply', description: 'mul in lib/math.js with a test', files: ['lib/math.js'], depends_on: [] },
+  ],
+};
+export const P1 = { steps: [
+  { id: 's1', description: 'Add mul to lib/math.js and export it', files: ['lib/math.js'], expected_outcome: '' },
+  { id: 's2', description: 'Test mul in test/math.test.js', files: ['test/math.test.js'], expected_outcome: '' },
+], rationale: 'code then test' };
+export const P2 = { steps: [{ id: 's1', description: 'Add formatProduct to lib/format.js', files: ['lib/format.js'], expected_outcome: '' }], rationale: 'one step' };
+export const MUL = block('lib/math.js', 'function add(a, b) {\n  return a + b;\n}\n\nmodule.exports = { add };', 'function add(a, b) {\n  return a + b;\n}\n\nfunction mul(a, b) {\n  return a * b;\n}\n\nmodule.exports = { add, mul };');
+export const MUL_TEST = block('test/math.test.js', "test('add', () => {\n  assert.strictEqual(math.add(2, 3), 5);\n});", "test('add', () => {\n  assert.strictEqual(math.add(2, 3), 5);\n});\n\ntest('mul', () => {\n  assert.strictEqual(math.mul(2, 3), 6);\n});");
+export const FORMAT = block('lib/format.js', "const { add } = require('./math');", "const { add, mul } = require('./math');\n\nfunction formatProduct(a, b) {\n  return `${a} * ${b} = ${mul(a, b)}`;\n}");
+export const TWO_PARTS: SolveScript = { metaPlan: META, partPlans: { p1: P1, p2: P2 }, edits: { 'p1/s1': MUL, 'p1/s2': MUL_TEST, 'p2/s1': FORMAT } };
+

@@ -1,0 +1,143 @@
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { buildPipelines, deepMerge, describeProblem, loadPipelines, nextStep, parsePipelineText, REPO_PIPELINE_DIR } from './pipeline';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+/** A repository folder with these files under .cleanroom/pipelines. */
+function repoWith(files: Record<string, string>): string {
+  const root = mkdtempSync(join(tmpdir(), 'cra-pipelines-'));
+  dirs.push(root);
+  mkdirSync(join(root, REPO_PIPELINE_DIR), { recursive: true });
+  for (const [name, text] of Object.entries(files)) writeFileSync(join(root, REPO_PIPELINE_DIR, name), text);
+  return root;
+}
+
+describe('the built-in default pipeline', () => {
+  it('loads with no problem and no warning, starting at translate_in, with the documented budgets', () => {
+    const { pipelines, problems } = loadPipelines();
+    expect(problems).toEqual([]);
+    const p = pipelines.get('default')!;
+    expect(p.warnings).toEqual([]);
+    expect(p.settings).toMatchObject({ entry_step_id: 'translate_in', max_context_tokens: 4000, max_history_tokens: 1500, max_turn_loops: 2, retrieval: { mode: 'auto', fusion: 'rrf' } });
+    expect(nextStep(p.steps.get('budget')!, 'over_limit')).toBe('summarize_evidence');
+    expect(nextStep(p.steps.get('route')!, 'direct')).toBe('answer');
+    expect(p.steps.get('answer')!.file).toBe(join('resources', 'pipelines', 'default.yaml'));
+  });
+});
+
+describe('extends', () => {
+  it('deep-merges settings, merges steps by id (replace and add), over two levels', () => {
+    const root = repoWith({
+      'a-team.yaml': ['pipeline:', '  name: team', '  extends: default', '  settings:', '    max_turn_loops: 4', '    retrieval:', '      mode: bm25', '    graph:', '      intents:', '        FLOW: {depth: 3}'].join('\n'),
+      'b-mine.yaml': [
+        'pipeline:',
+        '  name: mine',
+        '  extends: team',
+        '  settings:',
+        '    max_context_tokens: 900',
+        '    retrieval:',
+        '      fusion: dist',
+        '  steps:',
+        '    - id: budget',
+        '      action: check_context_budget',
+        '      on_ok: answer',
+        '      on_over_limit: trim',
+        '    - id: trim',
+        '      action: trim_context',
+        '      next: answer',
+      ].join('\n'),
+    });
+    const { pipelines, problems } = loadPipelines({ repoRoot: root });
+    expect(problems).toEqual([]);
+    const mine = pipelines.get('mine')!;
+    expect(mine.lineage).toEqual(['default', 'team', 'mine']);
+    // Deep merge: retrieval.mode from team, fusion from mine, the rest from default.
+    expect(mine.settings.retrieval).toMatchObject({ mode: 'bm25', fusion: 'dist', widen: 50 });
+    expect(mine.settings).toMatchObject({ max_turn_loops: 4, max_context_tokens: 900, max_history_tokens: 1500, entry_step_id: 'translate_in' });
+    expect(mine.settings.graph.intents).toEqual({ FLOW: { depth: 3 } });
+    // Steps by id: budget replaced (now in mine's file), trim added, the rest inherited.
+    expect(mine.steps.get('budget')).toMatchObject({ file: join(REPO_PIPELINE_DIR, 'b-mine.yaml'), line: 9, transitions: { ok: 'answer', over_limit: 'trim' } });
+    expect(mine.steps.get('trim')?.action).toBe('trim_context');
+    expect(mine.steps.get('answer')?.file).toBe(join('resources', 'pipelines', 'default.yaml'));
+    // The replaced budget step no longer reaches summarize_evidence: a warning with file and line.
+    expect(mine.warnings).toEqual([expect.stringMatching(/^resources\/pipelines\/default\.yaml:\d+: step "summarize_evidence" is unreachable from entry step "translate_in"$/)]);
+    expect(pipelines.get('default')!.settings.retrieval.mode).toBe('auto');
+  });
+
+  it('a loaded set is reused until a file of it changes', () => {
+    const root = repoWith({ 'a.yaml': 'pipeline:\n  name: a\n  extends: default\n  settings: {max_turn_loops: 1}\n' });
+    const first = loadPipelines({ repoRoot: root });
+    expect(loadPipelines({ repoRoot: root })).toBe(first);
+    writeFileSync(join(root, REPO_PIPELINE_DIR, 'a.yaml'), 'pipeline:\n  name: a\n  extends: default\n  settings: {max_turn_loops: 3}\n\n');
+    expect(loadPipelines({ repoRoot: root }).pipelines.get('a')!.settings.max_turn_loops).toBe(3);
+    writeFileSync(join(root, REPO_PIPELINE_DIR, 'b.yaml'), 'pipeline:\n  name: b\n  extends: a\n');
+    expect([...loadPipelines({ repoRoot: root }).pipelines.keys()]).toEqual(['default', 'a', 'b']);
+  });
+
+  it('deepMerge: child wins, nested objects merge, arrays are replaced', () => {
+    expect(deepMerge({ a: 1, b: { c: 1, d: [1, 2] } }, { b: { d: [3] }, e: 2 })).toEqual({ a: 1, b: { c: 1, d: [3] }, e: 2 });
+  });
+});
+
+describe('validation', () => {
+  const problemOf = (text: string) => {
+    const root = repoWith({ 'p.yaml': text });
+    const set = loadPipelines({ repoRoot: root });
+    expect(set.pipelines.has('default')).toBe(true);
+    expect(set.pipelines.has('bad')).toBe(false);
+    expect(set.problems).toHaveLength(1);
+    return describeProblem(set.problems[0]!);
+  };
+  const file = join(REPO_PIPELINE_DIR, 'p.yaml');
+
+  it('an entry step that does not exist', () => {
+    expect(problemOf('pipeline:\n  name: bad\n  extends: default\n  settings:\n    entry_step_id: start\n')).toBe(`${file}:5: pipeline "bad": settings.entry_step_id "start" is not a step of this pipeline`);
+  });
+  it('a transition to a missing step', () => {
+    expect(problemOf('pipeline:\n  name: bad\n  extends: default\n  steps:\n    - id: route\n      action: route_question\n      on_retrieve: search\n      on_direct: answer\n')).toBe(
+      `${file}:5: pipeline "bad": step "route" goes to "search", which is not a step of this pipeline`,
+    );
+  });
+  it('an outcome with no transition', () => {
+    expect(problemOf('pipeline:\n  name: bad\n  extends: default\n  steps:\n    - id: answer\n      action: answer\n      on_answer: finalize\n')).toMatch(/:5: pipeline "bad": step "answer" \(answer\) has no transition for outcome "request": add on_request or next$/);
+  });
+  it('an unknown action, an unknown outcome, a bad setting, a parent that does not exist, bad YAML', () => {
+    expect(problemOf('pipeline:\n  name: bad\n  extends: default\n  steps:\n    - id: x\n      action: fly\n      next: answer\n')).toMatch(/:5: .*unknown action "fly"; use one of translate_in_if_needed/);
+    expect(problemOf('pipeline:\n  name: bad\n  extends: default\n  steps:\n    - id: x\n      action: answer\n      on_maybe: answer\n')).toMatch(/action answer has no outcome "maybe" \(it has: answer, request\)/);
+    expect(problemOf('pipeline:\n  name: bad\n  extends: default\n  settings:\n    max_turn_loops: -1\n')).toMatch(new RegExp(`^${file}:5: pipeline "bad": settings.max_turn_loops: .*>=0`));
+    expect(problemOf('pipeline:\n  name: bad\n  extends: default\n  settings:\n    retrieval:\n      mood: fast\n')).toMatch(/:6: .*settings\.retrieval: Unrecognized key: "mood"/);
+    expect(problemOf('pipeline:\n  name: bad\n  extends: basic\n')).toMatch(/:3: pipeline "bad": extends "basic", which is not a known pipeline/);
+    expect(problemOf('pipeline:\n  name: bad\n  steps: [\n')).toMatch(/^.*p\.yaml:\d+: not valid YAML/);
+  });
+  it('a cycle of extends, and a name that is taken', () => {
+    const root = repoWith({ 'a.yaml': 'pipeline:\n  name: a\n  extends: b\n', 'b.yaml': 'pipeline:\n  name: b\n  extends: a\n', 'c.yaml': 'pipeline:\n  name: default\n' });
+    const { pipelines, problems } = loadPipelines({ repoRoot: root });
+    expect([...pipelines.keys()]).toEqual(['default']);
+    expect(problems.map(describeProblem)).toEqual(
+      expect.arrayContaining([expect.stringContaining('extends forms a cycle: a → b → a'), expect.stringContaining('c.yaml:2: pipeline "default": pipeline "default" is already defined in resources/pipelines/default.yaml')]),
+    );
+  });
+  it('a link out of the repository is refused, not followed', () => {
+    const outside = mkdtempSync(join(tmpdir(), 'cra-outside-'));
+    dirs.push(outside);
+    writeFileSync(join(outside, 'x.yaml'), 'pipeline:\n  name: x\n  extends: default\n');
+    const root = repoWith({});
+    symlinkSync(join(outside, 'x.yaml'), join(root, REPO_PIPELINE_DIR, 'x.yaml'));
+    const { pipelines, problems } = loadPipelines({ repoRoot: root });
+    expect(pipelines.has('x')).toBe(false);
+    expect(problems[0]?.file).toBe(join(REPO_PIPELINE_DIR, 'x.yaml'));
+  });
+  it('buildPipelines keeps a valid pipeline when another fails', () => {
+    const ok = parsePipelineText('pipeline:\n  name: solo\n  settings:\n    entry_step_id: end\n  steps:\n    - id: end\n      action: finalize\n', 'solo.yaml');
+    const bad = parsePipelineText('pipeline:\n  name: broken\n  settings:\n    entry_step_id: nope\n', 'broken.yaml');
+    const { pipelines, problems } = buildPipelines([ok, bad]);
+    expect([...pipelines.keys()]).toEqual(['solo']);
+    expect(problems).toHaveLength(1);
+  });
+});

@@ -1,0 +1,76 @@
+import { readFileSync } from 'node:fs';
+import { AppError, type Handlers } from '../../shared/contract';
+import type { EnrichSummary } from '../../shared/contract/enrich';
+import { openDatabase } from '../db/open';
+import { openRawDatabase } from '../db/raw';
+import { enrichRepository, promoteEnrichment } from '../enrich/enrich';
+import type { EngineContext } from '../engine';
+import { confinePath } from '../fs/confine';
+import { KnowledgeBase } from '../kb/knowledgeBase';
+import { CURATED_MIGRATIONS } from '../kb/schema';
+import { noServerHint } from '../llm/ollamaLifecycle';
+import type { ModelServices } from '../llm/services';
+import { RawCallLog } from '../logs/callLog';
+import { openIndexedRepo } from '../repos/indexed';
+import { repoPaths } from '../repos/registry';
+
+/**
+ * Enrichment as an `enrich` run (issue #13 item 11): every indexed file described by the model of
+ * the enrich stage, stored in the repository's raw DB (resumable), and — with `promote` — copied
+ * into the index's file_metadata, where scope tier 4 reads it through the KnowledgeBase.
+ */
+export function createEnrichHandlers(ctx: EngineContext, llm: Pick<ModelServices, 'client' | 'router' | 'target'>): Pick<Handlers, 'enrich/run'> {
+  return {
+    'enrich/run': async ({ repoId, promote }) => {
+      const { info, curatedFile } = openIndexedRepo(ctx, { repoId });
+      // Before a run starts: no model for the stage is CONFIG_MISSING (run `cra init`).
+      llm.router().resolveStage('enrich');
+      const { runId } = ctx.runs.start(
+        'enrich',
+        `Enrich · ${info.name}${promote ? ' (promote)' : ''}`,
+        async ({ runId, signal, progress }): Promise<EnrichSummary> => {
+          const kb = KnowledgeBase.open(curatedFile, info.id);
+          const raw = openRawDatabase(repoPaths(ctx.ports.dataDir, info.id).raw);
+          try {
+            const readSource = (path: string) => {
+              try {
+                return readFileSync(confinePath(info.path, path).absolute, 'utf8');
+              } catch {
+                return null;
+              }
+            };
+            const summary = await enrichRepository({
+              kb,
+              raw,
+              llm: llm.client,
+              log: new RawCallLog(raw),
+              runId,
+              readSource,
+              signal,
+              progress: (done, total, path) => progress({ phase: 'describing files', done, total, ...(path ? { message: path } : {}) }),
+            }).catch((error: unknown) => {
+              if (error instanceof AppError && error.code === 'OLLAMA_UNREACHABLE') {
+                const t = llm.target();
+                throw new AppError('OLLAMA_UNREACHABLE', noServerHint(t.address, t.source, t.provider), { retryable: true, cause: error });
+              }
+              throw error;
+            });
+            if (!promote) return summary;
+            progress({ phase: 'promoting into the index', done: 0 });
+            const curated = openDatabase(curatedFile, { migrations: CURATED_MIGRATIONS });
+            try {
+              return { ...summary, promoted: promoteEnrichment(curated, raw) };
+            } finally {
+              curated.close();
+            }
+          } finally {
+            kb.close();
+            raw.close();
+          }
+        },
+        { repoId: info.id },
+      );
+      return { runId };
+    },
+  };
+}

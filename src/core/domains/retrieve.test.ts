@@ -1,0 +1,127 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { retrievalRequests, type EventPayload, type RunProgress } from '../../shared/contract';
+import { createChatRepo } from '../testing/chatRepo';
+import type { TestRepo } from '../testing/gitRepo';
+import { OllamaTestServer } from '../testing/ollamaTestServer';
+import { createTempCore } from '../testing/tempCore';
+
+const temp = createTempCore();
+const { core } = temp;
+let server: OllamaTestServer;
+let repo: TestRepo;
+let repoId: string;
+const TASK = 'Fix `load_config` in config.py: it crashes when the settings file is missing';
+
+beforeAll(async () => {
+  server = await OllamaTestServer.start();
+  server.install('qwen3:0.6b');
+  writeFileSync(join(temp.dataDir, 'config.toml'), `[models]\nreasoning = "qwen3:0.6b"\ncoding = "qwen3:0.6b"\nbase_url = "${server.url}"\n\n[budget]\ncontext_window = 9000\nreserved_tokens = 1000\n`);
+  repo = createChatRepo();
+  // Files that import app.py (a search hit) without a word of the task: tier-2 candidates scope judges.
+  repo.writeFiles({ 'cli.py': 'from app import main\n\nmain()\n', 'server.py': 'import app\n\n\ndef serve():\n    app.main()\n', 'worker.py': 'from app import main\n' });
+  repo.commit('entry points');
+  const added = await core.handlers['repos/add']({ path: repo.root });
+  await core.runs.wait(added.runId);
+  repoId = added.repo.id;
+}, 60_000);
+afterAll(async () => {
+  await server.close();
+  repo.cleanup();
+  await temp.cleanup();
+});
+beforeEach(() => {
+  server.script.chat = [];
+  // Scope keeps cli.py and nothing else it is asked about; every precision pass says yes.
+  server.script.respond = (prompt) => {
+    if (/^path: /m.test(prompt)) return { json: { answer: /path: cli\.py/.test(prompt) ? 'yes' : 'no' } };
+    return { json: { answer: 'yes' } };
+  };
+});
+
+/** Record what a retrieve run pushes: its judgments, its progress and its package. */
+function record() {
+  const judgments: Array<EventPayload<'retrieve/judgment'>> = [];
+  const packages: Array<EventPayload<'retrieve/package'>> = [];
+  const progress: RunProgress[] = [];
+  const stops = [core.events.on('retrieve/judgment', (j) => judgments.push(j)), core.events.on('retrieve/package', (p) => packages.push(p)), core.events.on('run/progress', (p) => progress.push(p))];
+  return { judgments, packages, progress, stop: () => stops.forEach((s) => s()) };
+}
+
+describe('retrieve domain (the Context inspector’s run)', () => {
+  it('pushes each judgment with its logged call, reports done/total per stage, and gives every verdict its call', async () => {
+    const seen = record();
+    const { runId, taskId } = await core.handlers['retrieve/run']({ repoId, task: TASK, contextWindow: 6000, reservedTokens: 2000 });
+    await core.runs.wait(runId);
+    seen.stop();
+
+    const scope = seen.judgments.filter((j) => j.stage === 'scope');
+    expect(scope.length).toBeGreaterThan(0);
+    expect(scope.map((j) => j.done)).toEqual(scope.map((_, i) => i + 1));
+    expect(scope.find((j) => j.item === 'cli.py')).toMatchObject({ verdict: 'yes', read: 'json', runId, taskId });
+    expect(scope.filter((j) => j.item !== 'cli.py').every((j) => j.verdict === 'no')).toBe(true);
+    expect(seen.judgments.some((j) => j.stage === 'precision_pass1' && /^(config|app|cli)\.py:/.test(j.item))).toBe(true);
+    // Each judgment names the call the Logs page opens, in the repository's log, with the same stage.
+    for (const j of seen.judgments) {
+      const call = await core.handlers['logs/get']({ repoId, id: j.callId! });
+      expect(call).toMatchObject({ runId, stage: j.stage });
+    }
+
+    const [pkg] = seen.packages;
+    expect(pkg).toMatchObject({ runId, taskId, stages: ['scope', 'precision'] });
+    expect(pkg!.package.budget.tokens).toBe(4000);
+    const appVerdict = pkg!.verdicts!.find((v) => v.stage === 'scope' && v.subject === 'cli.py');
+    expect(appVerdict).toMatchObject({ subjectKind: 'file', decision: 'included', verdict: 'yes', read: 'json', callId: scope.find((j) => j.item === 'cli.py')!.callId });
+    expect(pkg!.verdicts!.filter((v) => v.verdict !== undefined)).toHaveLength(seen.judgments.length);
+
+    const last = seen.progress.filter((p) => p.runId === runId).at(-1)!;
+    const steps = Object.fromEntries(last.steps!.map((s) => [s.id, s]));
+    expect(steps.analysis?.status).toBe('done');
+    expect(steps.scope).toMatchObject({ status: 'done', done: scope.length, total: scope.length });
+    const passes = seen.judgments.filter((j) => j.stage.startsWith('precision')).length;
+    expect(steps.precision).toMatchObject({ status: 'done', done: passes, total: passes });
+    expect(steps.precision!.children!.map((c) => c.id)).toContain('precision_pass1');
+  }, 30_000);
+
+  it('runs only the stages it is given', async () => {
+    const seen = record();
+    const { runId } = await core.handlers['retrieve/run']({ repoId, task: TASK, stages: ['scope'] });
+    await core.runs.wait(runId);
+    seen.stop();
+    expect(seen.judgments.length).toBeGreaterThan(0);
+    expect(seen.judgments.every((j) => j.stage === 'scope')).toBe(true);
+    expect(seen.packages[0]).toMatchObject({ stages: ['scope'] });
+    // The budget defaults from the config: 9000 − 1000.
+    expect(seen.packages[0]!.package.budget.tokens).toBe(8000);
+  }, 30_000);
+
+  it('stops on cancel with the judgments so far and no package', async () => {
+    server.script.respond = () => ({ json: { answer: 'no' }, delayMs: 300 });
+    const seen = record();
+    const { runId } = await core.handlers['retrieve/run']({ repoId, task: TASK });
+    await new Promise<void>((resolve) => {
+      const stop = core.events.on('retrieve/judgment', () => {
+        stop();
+        resolve();
+      });
+    });
+    await core.handlers['run/cancel']({ runId });
+    await expect(core.runs.wait(runId)).rejects.toMatchObject({ code: 'CANCELLED' });
+    seen.stop();
+    expect(seen.judgments.length).toBeGreaterThanOrEqual(1);
+    expect(seen.packages).toEqual([]);
+    const runs = await core.handlers['run/list']({ includeFinished: true });
+    expect(runs.find((r) => r.runId === runId)?.status).toBe('cancelled');
+  }, 30_000);
+
+  it('validates the stages and the two budget forms before a run starts', () => {
+    const input = retrievalRequests['retrieve/run'].input;
+    expect(input.safeParse({ repoId, task: 't', stages: [] }).error?.issues[0]?.message).toMatch(/at least one stage/);
+    expect(input.safeParse({ repoId, task: 't', stages: ['scope', 'scope'] }).error?.issues[0]?.message).toMatch(/listed twice/);
+    expect(input.safeParse({ repoId, task: 't', stages: ['rerank'] }).success).toBe(false);
+    expect(input.safeParse({ repoId, task: 't', budget: 100, contextWindow: 200 }).error?.issues[0]?.message).toMatch(/either budget or contextWindow/);
+    expect(input.safeParse({ repoId, task: 't', contextWindow: 200, reservedTokens: 200 }).error?.issues[0]?.message).toMatch(/fewer than the context window/);
+    expect(input.safeParse({ repoId, task: 't', contextWindow: 200, reservedTokens: 100, stages: ['scope'] }).success).toBe(true);
+  });
+});

@@ -1,0 +1,81 @@
+import { z } from 'zod';
+import type { KnowledgeBase } from '../kb/knowledgeBase';
+import type { FileRecord } from '../kb/types';
+
+/** What the enrich model must say about a file. */
+export const fileDescriptionSchema = z.object({
+  purpose: z.string().trim().min(1).max(400),
+  domain: z.string().trim().min(1).max(80),
+  module: z.string().trim().min(1).max(120),
+  concepts: z.array(z.string().trim().min(1).max(80)).max(12),
+});
+
+/** One file's description. */
+export type FileDescription = z.infer<typeof fileDescriptionSchema>;
+
+/** The JSON schema sent as structured output (zod validates what comes back). */
+export const FILE_DESCRIPTION_JSON_SCHEMA = {
+  type: 'object',
+  properties: {
+    purpose: { type: 'string' },
+    domain: { type: 'string' },
+    module: { type: 'string' },
+    concepts: { type: 'array', items: { type: 'string' } },
+  },
+  required: ['purpose', 'domain', 'module', 'concepts'],
+} as const;
+
+export const ENRICH_SYSTEM =
+  'You describe one source file of a repository for a code search index. Reply with JSON only: {"purpose": one sentence on what the file does, "domain": the problem area in one or two words (e.g. "http", "authentication", "templating"), "module": the component it belongs to (e.g. "routing", "request parsing"), "concepts": up to 8 short domain terms it deals with}.';
+
+/** Characters of a file's text shown to the model (its head: imports, docstring, first definitions). */
+const SOURCE_CHARS = 3000;
+
+/** The prompt for one file: path, language, module docstring, its definitions and the head of its text. */
+export function describePrompt(kb: KnowledgeBase, file: FileRecord, text: string | null): string {
+  const symbols = kb
+    .getSymbolsForFile(file.id)
+    .filter((s) => s.parentId === null || s.kind === 'method')
+    .slice(0, 30)
+    .map((s) => `  ${s.signature || s.qualifiedName}`);
+  const doc = kb.getDocstringsForFile(file.id).moduleDoc?.trim();
+  const head = text === null ? '' : text.length > SOURCE_CHARS ? `${text.slice(0, SOURCE_CHARS)}\n… (${text.length - SOURCE_CHARS} more characters)` : text;
+  return [`File: ${file.path}`, `Language: ${file.language}`, doc ? `Docstring: ${doc.slice(0, 400)}` : '', symbols.length ? `Defines:\n${symbols.join('\n')}` : '', head ? `Source:\n${head}` : ''].filter(Boolean).join('\n\n');
+}
+
+/**
+ * The first balanced JSON object of a reply, parsed: thinking blocks, a ```json fence and prose
+ * before or after it are tolerated (small models add "Hope this helps!" after the object).
+ */
+export function firstJsonObject(text: string): { ok: true; value: unknown } | { ok: false; error: string } {
+  const body = text.replace(/<think>[\s\S]*?<\/think>/gi, '');
+  const start = body.indexOf('{');
+  if (start < 0) return { ok: false, error: 'no JSON object' };
+  let depth = 0;
+  let inString = false;
+  for (let i = start; i < body.length; i++) {
+    const c = body[i];
+    if (inString) {
+      if (c === '\\') i++;
+      else if (c === '"') inString = false;
+    } else if (c === '"') inString = true;
+    else if (c === '{') depth++;
+    else if (c === '}' && --depth === 0) {
+      try {
+        return { ok: true, value: JSON.parse(body.slice(start, i + 1)) as unknown };
+      } catch (error) {
+        return { ok: false, error: `not JSON: ${(error as Error).message}` };
+      }
+    }
+  }
+  return { ok: false, error: 'the JSON object is not closed (cut off?)' };
+}
+
+/** Parse and validate a reply: the description, or what was wrong (said back to the model on the retry). */
+export function parseDescription(text: string): { ok: true; value: FileDescription } | { ok: false; error: string } {
+  const json = firstJsonObject(text);
+  if (!json.ok) return json;
+  const result = fileDescriptionSchema.safeParse(json.value);
+  if (!result.success) return { ok: false, error: result.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ') };
+  return { ok: true, value: { ...result.data, concepts: [...new Set(result.data.concepts.map((c) => c.toLowerCase()))] } };
+}

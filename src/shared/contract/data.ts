@@ -1,0 +1,128 @@
+import { z } from 'zod';
+import { request } from './define';
+
+/** Examples of a stage, and the yes / no among them (an execute example is neither). */
+export interface LabelCounts {
+  examples: number;
+  yes: number;
+  no: number;
+}
+
+/** One dataset folder under `<data dir>/datasets`: a bootstrap dataset or a curated one. */
+export interface DatasetSummary {
+  /** The folder's name (unique under the datasets folder). */
+  id: string;
+  kind: 'bootstrap' | 'curated';
+  dir: string;
+  /** Bootstrap: the repository whose history it came from. */
+  repoPath: string | null;
+  /** Curated: the training plan file it was selected by. */
+  plan: string | null;
+  createdAt: string;
+  updatedAt: string;
+  /** Bootstrap: the commits done. */
+  commits: number | null;
+  /** Per stage (scope, precision_pass1, …): examples and yes/no; curated datasets count train and test together. */
+  counts: Record<string, LabelCounts>;
+  /** Curated: the held-out test examples per stage. */
+  test: Record<string, number> | null;
+  /** The JSONL files a sample can be read from, per stage. */
+  files: Record<string, string>;
+}
+
+/** One example of a dataset, as the sample viewer shows it. */
+export interface DatasetSample {
+  /** 1-based line in its file. */
+  line: number;
+  messages: Array<{ role: string; content: string }>;
+  meta: Record<string, unknown>;
+}
+
+/** Figures of one pipeline stage over the whole log. */
+export interface StageFigures {
+  stage: string;
+  calls: number;
+  errorRate: number;
+  meanLatencyMs: number | null;
+  decisions: number;
+  judged: number;
+  defaultDenyRate: number;
+  yesRate: number;
+}
+
+/** Calls and judgments of one stage in one time bucket (a day or an hour, by the log's span). */
+export interface StageBucket {
+  /** The bucket's start, ISO. */
+  bucket: string;
+  stage: string;
+  calls: number;
+  judged: number;
+  defaultDenied: number;
+}
+
+/** Latency of one model's calls. */
+export interface ModelLatency {
+  model: string;
+  calls: number;
+  meanMs: number;
+  p50Ms: number;
+  p90Ms: number;
+  maxMs: number;
+}
+
+/** The log analysis the Data page draws. */
+export interface LogOverview {
+  /** Raw databases read (the user-level one and each repository's that exists). */
+  sources: number;
+  stages: StageFigures[];
+  /** `hour` when the log spans under two days, else `day`. */
+  bucketSize: 'hour' | 'day';
+  series: StageBucket[];
+  latency: ModelLatency[];
+  /** Task runs by kind and outcome (complete / partial / failed / cancelled / running / done). */
+  runs: Array<{ mode: string; status: string; count: number }>;
+}
+
+const datasetId = z.string().regex(/^[A-Za-z0-9][\w.-]{0,120}$/, 'a dataset folder name');
+
+/** Training data requests (the Data page). */
+export const dataRequests = {
+  'data/overview': request<{ datasets: DatasetSummary[]; log: LogOverview }>()(
+    'Datasets under the data folder with their counts per stage and label balance, and the log analysis: calls and default-deny rate per stage over time, latency per model, runs by outcome.',
+    z.object({}).strict(),
+    {},
+  ),
+  'data/samples': request<{ total: number; samples: DatasetSample[] }>()(
+    "Examples of one stage of a dataset (a curated dataset's train file), optionally only one label; paged.",
+    z
+      .object({
+        dataset: datasetId,
+        stage: z.string().regex(/^[a-z_0-9]{1,40}$/, 'a stage name'),
+        label: z.enum(['yes', 'no']).optional(),
+        offset: z.number().int().min(0).default(0),
+        limit: z.number().int().min(1).max(50).default(10),
+      })
+      .strict(),
+    { dataset: 'bootstrap-app', stage: 'scope', offset: 0, limit: 10 },
+  ),
+  'data/export': request<{ dir: string; files: string[] }>()(
+    'Copy a dataset (its JSONL files and manifest) into a new folder; the folder must not exist yet.',
+    z.object({ dataset: datasetId, dest: z.string().min(1).max(4096) }).strict(),
+    { dataset: 'bootstrap-app', dest: '/tmp/export' },
+  ),
+  'data/bootstrap': request<{ runId: string }>()(
+    'Start a bootstrap run (synthetic training pairs from a repository history; a `bootstrap` job).',
+    z.object({ repoPath: z.string().min(1).max(4096), commits: z.number().int().min(1).max(10_000).optional() }).strict(),
+    { repoPath: '/path/to/repo', commits: 20 },
+  ),
+  'data/trainPlan': request<{ runId: string }>()(
+    'Start a train-plan run: statistics of the log and the bootstrap datasets, then the reasoning model writes a training plan (saved under training/plans, or to `out`). Refused on an empty log.',
+    z.object({ out: z.string().min(1).max(4096).optional() }).strict(),
+    {},
+  ),
+  'data/curate': request<{ runId: string }>()(
+    'Start a curate-data run: training files per stage selected by a training plan file (written into `out`, default datasets/curated-<plan id>).',
+    z.object({ plan: z.string().min(1).max(4096), out: z.string().min(1).max(4096).optional() }).strict(),
+    { plan: '/path/to/plan.json' },
+  ),
+} as const;
