@@ -70,7 +70,7 @@ test.describe('Chat (cra serve, loopback model server)', () => {
       await expect(answer.locator('pre code')).toHaveText('print(1)');
       // The code block is coloured by Monaco's tokenizer once the answer is done.
       await expect(answer.locator('pre code[data-highlighted="python"] span[class^="mtk"]').first()).toBeVisible();
-      await expect(turn.getByTestId('chat-trace').locator('summary')).toHaveText('How this answer was made · BM25 · search · keyword');
+      await expect(turn.getByTestId('chat-trace').locator('summary').first()).toHaveText('How this answer was made · BM25 · search · keyword');
       // The invented path and the line past the end are flagged, not links; the real one is a link.
       await expect(answer.locator('.chat-citation.unverified')).toHaveText(['[inventory/refunds.py:3]', `[${FIXTURE.functionFile}:999]`]);
       await expect(answer.getByRole('button', { name: '[inventory/refunds.py:3]' })).toHaveCount(0);
@@ -79,11 +79,15 @@ test.describe('Chat (cra serve, loopback model server)', () => {
 
       // How this answer was made: the route and the router's reply, the hits, the model calls.
       const trace = turn.getByTestId('chat-trace');
-      await trace.locator('summary').click();
+      await trace.locator('summary').first().click();
       await expect(trace.getByLabel('Router reply')).toHaveText('<think>The user names a function.</think>\n[BM25:] compute_discount');
       await expect(trace.getByRole('table', { name: 'Hits' })).toContainText(FIXTURE.functionFile);
-      await expect(trace.getByRole('button', { name: /^#\d+ routing · qwen3:0\.6b/ })).toBeVisible();
-      await expect(trace.getByRole('button', { name: /^#\d+ chat · qwen3:0\.6b/ })).toBeVisible();
+      // Each model call of the turn, with its prompt one click away and a link to Logs.
+      const routingCall = trace.locator('.chat-calls > li').filter({ hasText: /^routing · qwen3:0\.6b/ });
+      const answerCall = trace.locator('.chat-calls > li').filter({ hasText: /^answer · qwen3:0\.6b/ });
+      await expect(routingCall.getByRole('button', { name: /^#\d+ in Logs$/ })).toBeVisible();
+      await answerCall.locator('summary').click({ position: { x: 5, y: 5 } });
+      await expect(answerCall.getByLabel('Prompt')).toContainText('[Source: inventory/pricing.py:');
       await screenshot(page, 'chat-trace');
 
       await answer.getByRole('button', { name: `[${FIXTURE.functionFile}:4-6]` }).click();
@@ -102,8 +106,8 @@ test.describe('Chat (cra serve, loopback model server)', () => {
       await expect(main.getByTestId('chat-answer')).toContainText('The discount is computed by');
 
       // A model call of the trace opens whole in the Logs page.
-      await main.getByTestId('chat-trace').locator('summary').click();
-      await main.getByTestId('chat-trace').getByRole('button', { name: /^#\d+ chat · / }).click();
+      await main.getByTestId('chat-trace').locator('summary').first().click();
+      await main.getByTestId('chat-trace').locator('.chat-calls > li').filter({ hasText: /^answer · / }).getByRole('button', { name: /^#\d+ in Logs$/ }).click();
       const logs = page.getByRole('main', { name: 'Logs' });
       await expect(logs.getByTestId('log-run')).toContainText('chat');
       await expect(logs.getByRole('region', { name: /^Call \d+$/ })).toContainText('The discount is computed by');

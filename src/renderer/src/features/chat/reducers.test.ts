@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ChatMessage } from '../../../../shared/contract/chat';
+import type { ChatMessage, ChatTrace } from '../../../../shared/contract/chat';
 import { finishTurn, leaveConversation, pendingTurn, reopenConversation, turnsFromMessages, updateBackground, updateLast, type Turn } from './reducers';
 
 const answer: ChatMessage = { id: 2, conversationId: 'c-1', role: 'assistant', content: 'In [a.py:1-2]', createdAt: 't', runId: 'r1', status: 'done', sources: [{ path: 'a.py', startLine: 1, endLine: 9, score: 1, role: 'seed', why: [] }], citations: [] };
@@ -18,6 +18,11 @@ describe('chat reducers', () => {
     expect(turns.map((t) => t.answer)).toEqual(['', 'x']);
     const streamed = { ...pendingTurn('b'), sources: answer.sources!, status: 'streaming' as const };
     expect(finishTurn(streamed, { ...answer, sources: undefined, status: 'cancelled', content: 'In' })).toMatchObject({ status: 'cancelled', answer: 'In', sources: answer.sources });
+    // The stored trace (with the answer call) replaces the one that came with the sources.
+    const early: ChatTrace = { route: { mode: 'BM25', query: 'q', source: 'chosen', thinking: false }, intent: 'SEARCH', searchMode: 'keyword', notes: [], expansion: { seeds: 0, added: 0, depth: 1, decay: 0.7 }, evidenceTokens: 0, budgetTokens: 1 };
+    const whole = { ...early, notes: ['after the answer'] };
+    expect(finishTurn({ ...streamed, trace: early }, { ...answer, trace: whole }).trace).toBe(whole);
+    expect(finishTurn({ ...streamed, trace: early }, answer).trace).toBe(early);
   });
 });
 

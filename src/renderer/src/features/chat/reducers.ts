@@ -40,7 +40,8 @@ export function updateLast(turns: readonly Turn[], update: (turn: Turn) => Turn)
 
 /** The last turn once its answer is stored. */
 export function finishTurn(turn: Turn, message: ChatMessage): Turn {
-  return { ...turn, runId: message.runId ?? turn.runId, answer: message.content, citations: message.citations ?? [], sources: message.sources ?? turn.sources, status: message.status ?? 'done', error: message.error ?? null };
+  // The stored trace is the whole turn's (the one sent with the sources stops before the answer call).
+  return { ...turn, runId: message.runId ?? turn.runId, answer: message.content, citations: message.citations ?? [], sources: message.sources ?? turn.sources, trace: message.trace ?? turn.trace, status: message.status ?? 'done', error: message.error ?? null };
 }
 
 /** A conversation id made by the page for a new conversation (the engine keeps the one it is given). */
