@@ -185,7 +185,7 @@ export function growingFields(trace: Record<string, unknown>, onOpenCall: (callI
   }
   if (isRecord(pipeline)) {
     handled.add('pipeline');
-    const lineage = Array.isArray(pipeline.lineage) ? pipeline.lineage.map(String) : [];
+    const lineage = (Array.isArray(pipeline.lineage) ? pipeline.lineage.map(String) : []).filter((name) => name !== pipeline.name);
     const notes = [...(Array.isArray(pipeline.warnings) ? pipeline.warnings : []), ...(Array.isArray(pipeline.problems) ? pipeline.problems : [])].map(String);
     rows.push(
       <Row key="pipeline" name="Pipeline">
