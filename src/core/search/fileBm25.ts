@@ -1,13 +1,39 @@
 import type { Db } from '../db/open';
 import { KnowledgeBase } from '../kb/knowledgeBase';
+import type { ChunkedFile, SearchIndex } from '../kb/searchIndex';
+import { fileKindOf } from './fileKinds';
 import type { FilePrior } from './graph';
 import { round, type FileHit } from './keyword';
-import type { ParsedQuery } from './query';
+import { withoutStopWords, type ParsedQuery } from './query';
 import { FILE_BM25, KEYWORD } from './rankingConstants';
 import { commonTermThreshold, documentFrequency } from './termStats';
 
-/** BM25 parameters of the file-level ranking. */
-const { k1: K1, b: B } = FILE_BM25;
+/** The files whole-file BM25 ranks, with their sizes: its IDF and mean length come from them alone. */
+interface Corpus {
+  sizes: Map<number, number>;
+  averageSize: number;
+}
+
+const corpora = new WeakMap<readonly ChunkedFile[], Map<string, Corpus>>();
+
+/**
+ * The corpus for a query: with `FILE_BM25.codeOnly`, the code files (not documentation or
+ * configuration; tests only when the query asks about tests), else every file with chunks. On a
+ * repository with thousands of small test files, those set the mean length, and every real source
+ * file looked long and lost its matches to length normalisation.
+ */
+function corpusOf(index: SearchIndex, query: ParsedQuery): Corpus {
+  const files = index.chunkedFiles();
+  const key = !FILE_BM25.codeOnly ? 'all' : query.mentionsTests ? 'code+tests' : 'code';
+  const cached = corpora.get(files)?.get(key);
+  if (cached) return cached;
+  const kept = key === 'all' ? files : files.filter((f) => (query.mentionsTests || !f.isTest) && fileKindOf(f.path, f.language) === 'code');
+  const sizes = new Map(kept.map((f) => [f.id, f.size]));
+  const total = kept.reduce((sum, f) => sum + f.size, 0);
+  const corpus = { sizes, averageSize: kept.length > 0 ? total / kept.length : 1 };
+  (corpora.get(files) ?? corpora.set(files, new Map()).get(files)!).set(key, corpus);
+  return corpus;
+}
 
 /**
  * Whole-file BM25 over the text of each file, computed from the chunk index (chunks do not
@@ -15,23 +41,32 @@ const { k1: K1, b: B } = FILE_BM25;
  * chunk; this rewards files that use the task's words often and many of them anywhere, which is
  * what a task spread over a file's functions looks like. Term frequencies come from an FTS5
  * `instance` vocabulary of `chunks_fts`; query words are stemmed by the same tokenizer as the
- * index. Words in a large share of all chunks are left out, as in the chunk search (little weight,
- * high cost). Returns positive scores per file id.
+ * index, the first `maxTerms` in the text's order. Words in a large share of all chunks are left
+ * out, as in the chunk search (little weight, high cost). Returns positive scores per file id.
  */
 export function fileBm25(target: Db | KnowledgeBase, query: ParsedQuery): Map<number, number> {
   const index = KnowledgeBase.of(target).searchIndex;
-  const { sizes, averageSize } = index.fileSizes();
+  const { sizes, averageSize } = corpusOf(index, query);
   if (sizes.size === 0) return new Map();
+  const { k1, b } = FILE_BM25;
   const threshold = commonTermThreshold(index, FILE_BM25.commonShare);
   const scores = new Map<number, number>();
-  for (const term of index.stemmedWords(query.raw).slice(0, FILE_BM25.maxTerms)) {
+  let kept = 0;
+  for (const term of index.stemmedWords(FILE_BM25.stopWords ? withoutStopWords(query.raw) : query.raw)) {
+    if (kept >= FILE_BM25.maxTerms) break;
     if (term.length < 2 || documentFrequency(index, term, false) > threshold) continue;
-    const rows = index.termFrequencyPerFile(term);
-    const idf = Math.log(1 + (sizes.size - rows.length + 0.5) / (rows.length + 0.5));
-    for (const { fileId, tf } of rows) {
-      const length = (sizes.get(fileId) ?? averageSize) / averageSize;
-      const part = (idf * tf * (K1 + 1)) / (tf + K1 * (1 - B + B * length));
-      scores.set(fileId, (scores.get(fileId) ?? 0) + part);
+    kept++;
+    const { fileIds, counts } = index.termFrequencyPerFile(term);
+    let n = 0;
+    for (const fileId of fileIds) if (sizes.has(fileId)) n++;
+    if (n === 0) continue;
+    const idf = Math.log(1 + (sizes.size - n + 0.5) / (n + 0.5));
+    for (let i = 0; i < fileIds.length; i++) {
+      const size = sizes.get(fileIds[i]!);
+      if (size === undefined) continue;
+      const tf = counts[i]!;
+      const part = (idf * tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * size) / averageSize));
+      scores.set(fileIds[i]!, (scores.get(fileIds[i]!) ?? 0) + part);
     }
   }
   return scores;
@@ -47,14 +82,16 @@ export function applyFileBm25(kb: KnowledgeBase, query: ParsedQuery, files: Map<
   const bestBm25 = Math.max(0, ...scores.values());
   if (bestBm25 <= 0) return;
   const top = Math.max(0, ...[...files.values()].map((f) => f.score)) || 1;
-  for (const [fileId, score] of scores) {
+  const ranked = [...scores.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0]);
+  for (const [i, [fileId, score]] of ranked.entries()) {
     let file = files.get(fileId);
     if (!file) {
       file = { fileId, score: 0, chunks: [], why: [] };
       files.set(fileId, file);
     }
     const share = score / bestBm25;
-    file.score += top * FILE_BM25.share * share * prior(fileId);
+    const weight = FILE_BM25.rankK > 0 ? (FILE_BM25.rankK + 1) / (FILE_BM25.rankK + i + 1) : share;
+    file.score += top * FILE_BM25.share * weight * prior(fileId);
     if (share >= KEYWORD.reasonShare) file.why.push({ kind: 'file-text-match', detail: { score: round(share) } });
   }
 }

@@ -54,6 +54,17 @@ export const FILE_BM25 = {
   share: 0.3,
   /** Words in more than this share of all chunks are left out of the whole-file ranking (`COMMON_TERMS.minDocs` applies too). */
   commonShare: 0.1,
+  /** 1: the query's stop words (`the`, `of`, `when`) are left out of the whole-file ranking. */
+  stopWords: 0,
+  /**
+   * 0: a file gains `share` × its BM25 score relative to the best; above 0: `share` × (rankK + 1) /
+   * (rankK + its rank in the whole-file ranking), a rank fusion that ignores how far ahead the best file is.
+   */
+  rankK: 0,
+  /** 1: only code files are ranked and counted (tests too when the query asks about tests); 0: every file with chunks. */
+  codeOnly: 0,
+  /** 1: joins the chunk and path evidence before the graph signals (its files can seed neighbours); 0: joins last. */
+  early: 0,
 } as const;
 
 /** The reciprocal rank fusion constant of Cormack et al. (hybrid mode); it damps the weight of the very first ranks. */
@@ -81,6 +92,8 @@ export const GRAPH = {
   /** How many top files count as strong hits, and the share of the best score they need. */
   strongHits: 5,
   strongShare: 0.4,
+  /** 1: a file gains the boosts of every neighbour kind (imported by, imports, changes with) added up; 0: only the largest. */
+  sumKinds: 1,
   /** Multiplier for test files when the query is not about tests. */
   testDemotion: 0.4,
   /**

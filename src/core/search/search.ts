@@ -14,7 +14,7 @@ import { applyDefinitions, applyNeighbours, applyPrior, testPrior, type Definiti
 import { keywordFileRanking, type FileHit } from './keyword';
 import { applyNamedFiles } from './nameMatch';
 import { parseQuery, type ParsedQuery } from './query';
-import { GRAPH, VECTOR_POOL } from './rankingConstants';
+import { FILE_BM25, GRAPH, VECTOR_POOL } from './rankingConstants';
 import type { VectorStore } from './vectorStore';
 
 /**
@@ -90,17 +90,19 @@ export async function searchWithMode(target: SearchTarget, query: string, option
     files = fuse(keywordFileRanking(index, parsed), vectorFiles);
   }
   throwIfAborted(options.signal);
+  const tests = testPrior(index, parsed);
+  const kinds = kindPrior(index, parsed);
+  const prior = (fileId: number) => tests(fileId) * kinds(fileId);
+  // (early, its share is demoted with the rest by `applyPrior` below)
+  if (FILE_BM25.early) applyFileBm25(kb, parsed, files, () => 1);
   const definitions = applyDefinitions(index, parsed, files);
   applyNamedFiles(index, parsed, files);
   applyNeighbours(index, files, (id) => index.pathOf(id));
   // Priors last: demoted tests and docs still pass their neighbours a boost (tests import the code
   // they check; docs change together with the code they describe).
-  const tests = testPrior(index, parsed);
-  const kinds = kindPrior(index, parsed);
-  const prior = (fileId: number) => tests(fileId) * kinds(fileId);
   applyPrior(files, prior);
   // Whole-file BM25 joins last, as a ranker of its own beside the chunk evidence and the graph.
-  applyFileBm25(kb, parsed, files, prior);
+  if (!FILE_BM25.early) applyFileBm25(kb, parsed, files, prior);
   return { results: finish(index, files, parsed, definitions, limit), mode, terms, ...coverage };
 }
 
