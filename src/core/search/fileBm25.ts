@@ -1,7 +1,7 @@
 import type { Db } from '../db/open';
 import { KnowledgeBase } from '../kb/knowledgeBase';
 import type { ChunkedFile, SearchIndex } from '../kb/searchIndex';
-import { fileKindOf } from './fileKinds';
+import { fileKindOf, kindPrior } from './fileKinds';
 import type { FilePrior } from './graph';
 import { round, type FileHit } from './keyword';
 import { withoutStopWords, type ParsedQuery } from './query';
@@ -14,25 +14,51 @@ interface Corpus {
   averageSize: number;
 }
 
-const corpora = new WeakMap<readonly ChunkedFile[], Map<string, Corpus>>();
+/** Per snapshot of the index's files: code files, and the other files (docs, config, tests) by kind. */
+interface Split {
+  code: readonly ChunkedFile[];
+  tests: readonly ChunkedFile[];
+  other: readonly ChunkedFile[];
+  corpora: Map<string, Corpus>;
+}
+
+const splits = new WeakMap<readonly ChunkedFile[], Split>();
+
+function corpus(files: readonly ChunkedFile[]): Corpus {
+  const total = files.reduce((sum, f) => sum + f.size, 0);
+  return { sizes: new Map(files.map((f) => [f.id, f.size])), averageSize: files.length > 0 ? total / files.length : 1 };
+}
 
 /**
- * The corpus for a query: with `FILE_BM25.codeOnly`, the code files (not documentation or
- * configuration; tests only when the query asks about tests), else every file with chunks. On a
- * repository with thousands of small test files, those set the mean length, and every real source
- * file looked long and lost its matches to length normalisation.
+ * The corpus for a query: with `FILE_BM25.codeOnly`, the files the priors leave undemoted — code,
+ * tests when the query asks about tests, documentation or configuration it asks for or names —
+ * else every file with chunks. On a repository with thousands of small test files, those set the
+ * mean length, and every real source file looked long and lost its matches to length normalisation.
  */
 function corpusOf(index: SearchIndex, query: ParsedQuery): Corpus {
   const files = index.chunkedFiles();
-  const key = !FILE_BM25.codeOnly ? 'all' : query.mentionsTests ? 'code+tests' : 'code';
-  const cached = corpora.get(files)?.get(key);
-  if (cached) return cached;
-  const kept = key === 'all' ? files : files.filter((f) => (query.mentionsTests || !f.isTest) && fileKindOf(f.path, f.language) === 'code');
-  const sizes = new Map(kept.map((f) => [f.id, f.size]));
-  const total = kept.reduce((sum, f) => sum + f.size, 0);
-  const corpus = { sizes, averageSize: kept.length > 0 ? total / kept.length : 1 };
-  (corpora.get(files) ?? corpora.set(files, new Map()).get(files)!).set(key, corpus);
-  return corpus;
+  let split = splits.get(files);
+  if (!split) {
+    const code: ChunkedFile[] = [];
+    const tests: ChunkedFile[] = [];
+    const other: ChunkedFile[] = [];
+    for (const f of files) {
+      if (fileKindOf(f.path, f.language) !== 'code') other.push(f);
+      else (f.isTest ? tests : code).push(f);
+    }
+    split = { code, tests, other, corpora: new Map() };
+    splits.set(files, split);
+  }
+  if (!FILE_BM25.codeOnly) return (split.corpora.get('all') ?? split.corpora.set('all', corpus(files)).get('all'))!;
+  const kinds = kindPrior(index, query);
+  const wanted = split.other.filter((f) => kinds(f.id) === 1);
+  const key = query.mentionsTests ? 'code+tests' : 'code';
+  let base = split.corpora.get(key);
+  if (!base) {
+    base = corpus(query.mentionsTests ? [...split.code, ...split.tests] : split.code);
+    split.corpora.set(key, base);
+  }
+  return wanted.length === 0 ? base : corpus([...(query.mentionsTests ? [...split.code, ...split.tests] : split.code), ...wanted]);
 }
 
 /**
@@ -76,23 +102,24 @@ export function fileBm25(target: Db | KnowledgeBase, query: ParsedQuery): Map<nu
  * Fuse whole-file BM25 into a finished ranking: each file gains its BM25 score relative to the
  * best one × `FILE_BM25.share` × the best score in the ranking, times its prior (so demoted
  * tests and documentation stay demoted). Files that only this ranker finds enter the ranking.
+ * Files the query names (`named`) count as the best match: the task's naming them says more than
+ * word counts, and a short file named in the task would otherwise fall behind long files that use
+ * its words.
  */
-export function applyFileBm25(kb: KnowledgeBase, query: ParsedQuery, files: Map<number, FileHit>, prior: FilePrior): void {
+export function applyFileBm25(kb: KnowledgeBase, query: ParsedQuery, files: Map<number, FileHit>, prior: FilePrior, named: ReadonlySet<number> = new Set()): void {
   const scores = fileBm25(kb, query);
   const bestBm25 = Math.max(0, ...scores.values());
-  if (bestBm25 <= 0) return;
+  if (bestBm25 <= 0 && named.size === 0) return;
   const top = Math.max(0, ...[...files.values()].map((f) => f.score)) || 1;
-  const ranked = [...scores.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0]);
-  for (const [i, [fileId, score]] of ranked.entries()) {
+  for (const fileId of new Set([...scores.keys(), ...named])) {
     let file = files.get(fileId);
     if (!file) {
       file = { fileId, score: 0, chunks: [], why: [] };
       files.set(fileId, file);
     }
-    const share = score / bestBm25;
-    const weight = FILE_BM25.rankK > 0 ? (FILE_BM25.rankK + 1) / (FILE_BM25.rankK + i + 1) : share;
-    file.score += top * FILE_BM25.share * weight * prior(fileId);
-    if (share >= KEYWORD.reasonShare) file.why.push({ kind: 'file-text-match', detail: { score: round(share) } });
+    const share = named.has(fileId) ? 1 : (scores.get(fileId) ?? 0) / bestBm25;
+    file.score += top * FILE_BM25.share * share * prior(fileId);
+    if (share >= KEYWORD.reasonShare && scores.has(fileId)) file.why.push({ kind: 'file-text-match', detail: { score: round((scores.get(fileId) ?? 0) / bestBm25) } });
   }
 }
 

@@ -125,9 +125,10 @@ export function applyNeighbours(index: SearchIndex, files: Map<number, FileHit>,
   applyCoChanges(index, strong, offer);
   for (const [fileId, perKind] of boosts) {
     const file = hitFor(files, fileId);
-    const values = [...perKind.values()].map((b) => b.value);
-    file.score += GRAPH.sumKinds ? values.reduce((a, b) => a + b, 0) : Math.max(...values);
-    for (const { reason } of perKind.values()) file.why.push(reason);
+    for (const { value, reason } of perKind.values()) {
+      file.score += value;
+      file.why.push(reason);
+    }
   }
 }
 
