@@ -42,6 +42,11 @@ describe('whole-file BM25 corpus', () => {
     expect(scores.get(idOf('orm/executor.py'))).toBeGreaterThan(0);
   });
 
+  it('ranks a documentation page the query names, not every page when it only says "docs"', () => {
+    expect(fileBm25(db, parseQuery('docs: save the entity')).has(idOf('docs/saving.md'))).toBe(false);
+    expect(fileBm25(db, parseQuery('save the entity in saving.md')).get(idOf('docs/saving.md'))).toBeGreaterThan(0);
+  });
+
   it('sees files indexed after its counts were cached on the same connection', async () => {
     const before = fileBm25(db, parseQuery('save the entity'));
     writeFileSync(join(root, 'orm/saver.py'), 'def save_entity(entity):\n    return entity.save()\n');

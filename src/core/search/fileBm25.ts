@@ -1,7 +1,7 @@
 import type { Db } from '../db/open';
 import { KnowledgeBase } from '../kb/knowledgeBase';
 import type { ChunkedFile, SearchIndex } from '../kb/searchIndex';
-import { fileKindOf, kindPrior } from './fileKinds';
+import { fileIntentOf, fileKindOf, namedByQuery } from './fileKinds';
 import type { FilePrior } from './graph';
 import { round, type FileHit } from './keyword';
 import { withoutStopWords, type ParsedQuery } from './query';
@@ -30,9 +30,11 @@ function corpus(files: readonly ChunkedFile[]): Corpus {
 }
 
 /**
- * The corpus for a query: with `FILE_BM25.codeOnly`, the files the priors leave undemoted — code,
- * tests when the query asks about tests, documentation or configuration it asks for or names —
- * else every file with chunks. On a repository with thousands of small test files, those set the
+ * The corpus for a query: with `FILE_BM25.codeOnly`, code files, tests when the query asks about
+ * tests, and documentation or configuration files it names (`README.md`, `.eslintrc.json` by
+ * "eslint"), else every file with chunks. A kind word ("docs: fix a typo in the rule") does not add
+ * every documentation page: "docs:" heads many commit messages of code changes, and a task about
+ * docs still finds them by the chunk search, undemoted. On a repository with thousands of small test files, those set the
  * mean length, and every real source file looked long and lost its matches to length normalisation.
  */
 function corpusOf(index: SearchIndex, query: ParsedQuery): Corpus {
@@ -50,8 +52,8 @@ function corpusOf(index: SearchIndex, query: ParsedQuery): Corpus {
     splits.set(files, split);
   }
   if (!FILE_BM25.codeOnly) return (split.corpora.get('all') ?? split.corpora.set('all', corpus(files)).get('all'))!;
-  const kinds = kindPrior(index, query);
-  const wanted = split.other.filter((f) => kinds(f.id) === 1);
+  const intent = fileIntentOf(query);
+  const wanted = split.other.filter((f) => namedByQuery(f.path, intent));
   const key = query.mentionsTests ? 'code+tests' : 'code';
   let base = split.corpora.get(key);
   if (!base) {
