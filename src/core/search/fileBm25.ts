@@ -104,22 +104,30 @@ export function fileBm25(target: Db | KnowledgeBase, query: ParsedQuery): Map<nu
  * Fuse whole-file BM25 into a finished ranking: each file gains its BM25 score relative to the
  * best one × `FILE_BM25.share` × the best score in the ranking, times its prior (so demoted
  * tests and documentation stay demoted). Files that only this ranker finds enter the ranking.
- * Files the query names (`named`) count as the best match: the task's naming them says more than
- * word counts, and a short file named in the task would otherwise fall behind long files that use
- * its words.
+ * Code files the query names (`named`; not tests, docs or configuration, which a name such as
+ * `package.json` or a rule's name matches by the dozen) count as the best match: the task's naming
+ * them says more than word counts, and a short file named in the task would otherwise fall behind
+ * long files that use its words.
  */
 export function applyFileBm25(kb: KnowledgeBase, query: ParsedQuery, files: Map<number, FileHit>, prior: FilePrior, named: ReadonlySet<number> = new Set()): void {
   const scores = fileBm25(kb, query);
   const bestBm25 = Math.max(0, ...scores.values());
   if (bestBm25 <= 0 && named.size === 0) return;
   const top = Math.max(0, ...[...files.values()].map((f) => f.score)) || 1;
-  for (const fileId of new Set([...scores.keys(), ...named])) {
+  const index = kb.searchIndex;
+  const { testFiles } = index.searchStats();
+  const namedCode = [...named].filter((id) => {
+    const file = index.pathAndLanguage(id);
+    return file !== undefined && !testFiles.has(id) && fileKindOf(file.path, file.language) === 'code';
+  });
+  const best = new Set(namedCode);
+  for (const fileId of new Set([...scores.keys(), ...namedCode])) {
     let file = files.get(fileId);
     if (!file) {
       file = { fileId, score: 0, chunks: [], why: [] };
       files.set(fileId, file);
     }
-    const share = named.has(fileId) ? 1 : (scores.get(fileId) ?? 0) / bestBm25;
+    const share = best.has(fileId) ? 1 : (scores.get(fileId) ?? 0) / bestBm25;
     file.score += top * FILE_BM25.share * share * prior(fileId);
     if (share >= KEYWORD.reasonShare && scores.has(fileId)) file.why.push({ kind: 'file-text-match', detail: { score: round((scores.get(fileId) ?? 0) / bestBm25) } });
   }
