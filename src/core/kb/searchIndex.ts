@@ -1,6 +1,25 @@
 import type { Db } from '../db/open';
 import type { StatementCache } from './statements';
 
+/** Per-file counts of one term: `counts[i]` occurrences in file `fileIds[i]`. */
+export interface TermFrequencies {
+  fileIds: Int32Array;
+  counts: Int32Array;
+}
+
+/** Rows of per-file term counts kept per connection (8 bytes each): a few megabytes at most. */
+const TF_CACHE_ROWS = 500_000;
+
+/** A file that has chunks, as whole-file ranking needs it. */
+export interface ChunkedFile {
+  id: number;
+  /** Bytes, at least 1. */
+  size: number;
+  path: string;
+  language: string;
+  isTest: boolean;
+}
+
 /** Per-connection facts search reuses until another connection commits (a re-index). */
 export interface SearchStats {
   /** `PRAGMA data_version` when these were read. */
@@ -93,8 +112,9 @@ function weightList(weights: readonly number[]): string {
  */
 export class SearchIndex {
   private stats: SearchStats | undefined;
-  private sizes: { dataVersion: number; sizes: Map<number, number>; averageSize: number } | undefined;
+  private chunked: { dataVersion: number; files: ChunkedFile[] } | undefined;
   private helpers = false;
+  private tfCache: { dataVersion: number; terms: Map<string, TermFrequencies>; rows: number } | undefined;
 
   constructor(
     private readonly db: Db,
@@ -235,38 +255,55 @@ export class SearchIndex {
       .get(name, fileId, qualifiedName) as { name: string; kind: string; startLine: number; endLine: number } | undefined;
   }
 
-  /** How often a stemmed term occurs in the text of each file that has it (from the chunk index). */
-  termFrequencyPerFile(term: string): Array<{ fileId: number; tf: number }> {
+  /**
+   * How often a stemmed term occurs in the text of each file that has it (from the chunk index).
+   * Counting a frequent word's instances costs tens of milliseconds on a large repository, so the
+   * answers are kept per connection until the database changes (at most `TF_CACHE_ROWS` rows).
+   */
+  termFrequencyPerFile(term: string): TermFrequencies {
+    const { dataVersion } = this.searchStats();
+    if (!this.tfCache || this.tfCache.dataVersion !== dataVersion) this.tfCache = { dataVersion, terms: new Map(), rows: 0 };
+    const cached = this.tfCache.terms.get(term);
+    if (cached) return cached;
     this.ensureHelpers();
-    return this.sql
+    const rows = this.sql
       .rowsOf(
         `select c.file_id as fileId, count(*) as tf from temp.cra_chunk_instances v join chunks c on c.id = v.doc
          where v.term = ? and v.col = 'text' group by c.file_id`,
       )
       .all(term) as Array<{ fileId: number; tf: number }>;
+    const out: TermFrequencies = { fileIds: Int32Array.from(rows, (r) => r.fileId), counts: Int32Array.from(rows, (r) => r.tf) };
+    if (this.tfCache.rows + rows.length > TF_CACHE_ROWS) this.tfCache = { dataVersion, terms: new Map(), rows: 0 };
+    this.tfCache.terms.set(term, out);
+    this.tfCache.rows += rows.length;
+    return out;
   }
 
-  /** The distinct words of a text as the index's tokenizer (porter unicode61) turns them into terms. */
+  /**
+   * The distinct words of a text as the index's tokenizer (porter unicode61) turns them into terms,
+   * in the order they first occur (a caller keeping the first few keeps the text's first words, not
+   * the alphabetically first).
+   */
   stemmedWords(text: string): string[] {
     this.ensureHelpers();
     this.sql.rowsOf('insert into temp.cra_stemmer(rowid, text) values (1, ?)').run(text);
     try {
-      return this.sql.valuesOf('select term from temp.cra_stemmer_terms').all() as string[];
+      return this.sql.valuesOf('select term from temp.cra_stemmer_terms group by term order by min(offset)').all() as string[];
     } finally {
       this.sql.rowsOf('delete from temp.cra_stemmer').run();
     }
   }
 
-  /** Byte size of every file that has chunks and their mean, cached until the database changes. */
-  fileSizes(): { sizes: Map<number, number>; averageSize: number } {
+  /** Every file that has chunks, with its byte size, path, language and test flag, cached until the database changes. */
+  chunkedFiles(): readonly ChunkedFile[] {
     const { dataVersion } = this.searchStats();
-    if (!this.sizes || this.sizes.dataVersion !== dataVersion) {
-      const rows = this.sql.rowsOf('select id, size from files where id in (select distinct file_id from chunks)').all() as Array<{ id: number; size: number }>;
-      const sizes = new Map(rows.map((r) => [r.id, Math.max(1, r.size)]));
-      const total = rows.reduce((sum, r) => sum + Math.max(1, r.size), 0);
-      this.sizes = { dataVersion, sizes, averageSize: rows.length > 0 ? total / rows.length : 1 };
+    if (!this.chunked || this.chunked.dataVersion !== dataVersion) {
+      const rows = this.sql
+        .rowsOf('select id, size, path, language, is_test as isTest from files where id in (select distinct file_id from chunks)')
+        .all() as Array<{ id: number; size: number; path: string; language: string; isTest: number }>;
+      this.chunked = { dataVersion, files: rows.map((r) => ({ id: r.id, size: Math.max(1, r.size), path: r.path, language: r.language, isTest: r.isTest === 1 })) };
     }
-    return this.sizes;
+    return this.chunked.files;
   }
 
   /** This connection's temporary helper tables, created once (allowed on read-only connections too). */
@@ -274,7 +311,7 @@ export class SearchIndex {
     if (this.helpers) return;
     this.db.exec(`create virtual table if not exists temp.cra_chunk_instances using fts5vocab(main, 'chunks_fts', 'instance');
              create virtual table if not exists temp.cra_stemmer using fts5(text, tokenize='porter unicode61');
-             create virtual table if not exists temp.cra_stemmer_terms using fts5vocab(temp, 'cra_stemmer', 'row');`);
+             create virtual table if not exists temp.cra_stemmer_terms using fts5vocab(temp, 'cra_stemmer', 'instance');`);
     this.helpers = true;
   }
 }

@@ -87,10 +87,15 @@ export function kindPrior(index: SearchIndex, query: ParsedQuery): (fileId: numb
 
 function priorOf(path: string, language: string, intent: QueryFileIntent): number {
   const kind = fileKindOf(path, language);
-  if (kind === 'code' || intent.kinds.has(kind)) return 1;
+  if (kind === 'code' || intent.kinds.has(kind) || namedByQuery(path, intent)) return 1;
+  return KIND_PRIOR.unwanted;
+}
+
+/** True when the query names the file: its file name (`README.md`, `readme` alone) or a tool it is named after (`.eslintrc.json`). */
+export function namedByQuery(path: string, intent: QueryFileIntent): boolean {
   const base = path.slice(path.lastIndexOf('/') + 1).toLowerCase();
   const stem = base.includes('.') ? base.slice(0, base.lastIndexOf('.')) : base;
-  if (intent.names.has(base) || (NAMED_BY_STEM.has(stem) && intent.names.has(stem))) return 1;
-  for (const tool of intent.tools) if (base.includes(tool)) return 1;
-  return KIND_PRIOR.unwanted;
+  if (intent.names.has(base) || (NAMED_BY_STEM.has(stem) && intent.names.has(stem))) return true;
+  for (const tool of intent.tools) if (base.includes(tool)) return true;
+  return false;
 }

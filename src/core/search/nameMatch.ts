@@ -88,12 +88,13 @@ export function filesNamed(search: SearchIndex, query: ParsedQuery): Map<number,
 
 /**
  * Add `NAME_MATCH.share` × the best score to every file the query names (priors apply later, so a
- * test or a doc page of the same name stays below the code file).
+ * test or a doc page of the same name stays below the code file). Returns their ids: whole-file
+ * BM25 counts them as its best match (see `applyFileBm25`).
  */
-export function applyNamedFiles(search: SearchIndex, query: ParsedQuery, files: Map<number, FileHit>): void {
-  if (NAME_MATCH.share <= 0) return;
+export function applyNamedFiles(search: SearchIndex, query: ParsedQuery, files: Map<number, FileHit>): Set<number> {
+  if (NAME_MATCH.share <= 0) return new Set();
   const named = filesNamed(search, query);
-  if (named.size === 0) return;
+  if (named.size === 0) return new Set();
   const top = Math.max(0, ...[...files.values()].map((f) => f.score)) || 1;
   for (const [fileId, text] of named) {
     let file = files.get(fileId);
@@ -104,4 +105,5 @@ export function applyNamedFiles(search: SearchIndex, query: ParsedQuery, files: 
     file.score += top * NAME_MATCH.share;
     file.why.push({ kind: 'named-in-task', detail: { text } });
   }
+  return new Set(named.keys());
 }

@@ -17,6 +17,11 @@ STOP_WORDS.delete('get');
 STOP_WORDS.delete('set');
 STOP_WORDS.delete('use');
 
+/** The words of a text without the stop words above (any case), joined by spaces: prose for a tokenizer. */
+export function withoutStopWords(text: string): string {
+  return (text.match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => !STOP_WORDS.has(w.toLowerCase())).join(' ');
+}
+
 /** A processed query: what to match and what to look for among symbol names. */
 export interface ParsedQuery {
   /** The text as typed, trimmed. */

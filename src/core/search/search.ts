@@ -91,7 +91,7 @@ export async function searchWithMode(target: SearchTarget, query: string, option
   }
   throwIfAborted(options.signal);
   const definitions = applyDefinitions(index, parsed, files);
-  applyNamedFiles(index, parsed, files);
+  const named = applyNamedFiles(index, parsed, files);
   applyNeighbours(index, files, (id) => index.pathOf(id));
   // Priors last: demoted tests and docs still pass their neighbours a boost (tests import the code
   // they check; docs change together with the code they describe).
@@ -99,22 +99,26 @@ export async function searchWithMode(target: SearchTarget, query: string, option
   const kinds = kindPrior(index, parsed);
   const prior = (fileId: number) => tests(fileId) * kinds(fileId);
   applyPrior(files, prior);
+  // The neighbour floor is measured against the ranking the neighbours were drawn from: whole-file
+  // BM25 below raises the best score, not what a neighbour is worth beside its hit.
+  const graphTop = Math.max(0, ...[...files.values()].map((f) => f.score));
   // Whole-file BM25 joins last, as a ranker of its own beside the chunk evidence and the graph.
-  applyFileBm25(kb, parsed, files, prior);
-  return { results: finish(index, files, parsed, definitions, limit), mode, terms, ...coverage };
+  applyFileBm25(kb, parsed, files, prior, named);
+  return { results: finish(index, files, parsed, definitions, limit, graphTop), mode, terms, ...coverage };
 }
 
-function finish(index: SearchIndex, files: Map<number, FileHit>, parsed: ParsedQuery, definitions: Map<number, DefinitionHit[]>, limit: number): SearchResult[] {
-  const ranked = withoutWeakNeighbours([...files.values()].filter((f) => f.score > 0).sort((a, b) => b.score - a.score || a.fileId - b.fileId));
+function finish(index: SearchIndex, files: Map<number, FileHit>, parsed: ParsedQuery, definitions: Map<number, DefinitionHit[]>, limit: number, floorBase?: number): SearchResult[] {
+  const ranked = withoutWeakNeighbours([...files.values()].filter((f) => f.score > 0).sort((a, b) => b.score - a.score || a.fileId - b.fileId), floorBase);
   return describeResults(index, ranked.slice(0, limit), parsed, definitions);
 }
 
 /**
  * Drop the files that are only graph neighbours of hits and score below `GRAPH.neighbourFloor` of
- * the best file; the order of the others is unchanged. `ranked` is sorted best first.
+ * `base` (default: the best file's score); the order of the others is unchanged. `ranked` is
+ * sorted best first.
  */
-export function withoutWeakNeighbours<T extends Pick<FileHit, 'score' | 'why'>>(ranked: readonly T[]): T[] {
-  const floor = (ranked[0]?.score ?? 0) * GRAPH.neighbourFloor;
+export function withoutWeakNeighbours<T extends Pick<FileHit, 'score' | 'why'>>(ranked: readonly T[], base = ranked[0]?.score ?? 0): T[] {
+  const floor = base * GRAPH.neighbourFloor;
   return ranked.filter((f) => f.score >= floor || f.why.length === 0 || !f.why.every(isNeighbourReason));
 }
 
