@@ -60,17 +60,53 @@ export function symbolCandidates(kb: KnowledgeBase, task: TaskRecord, files: rea
       }
     }
   }
-  const out: Array<SymbolCandidate & { rank: number; order: number }> = [];
+  const words = taskWords(task);
+  const out: Array<SymbolCandidate & { rank: number; evidence: number; order: number }> = [];
   let order = 0;
   for (const { file, symbols } of perFile) {
+    const evidence = words.size ? symbolEvidence(kb, file.fileId, symbols, words) : new Map<number, number>();
     for (const s of symbols) {
       const text = namedOf(s);
       const link = links.get(s.id);
       const found: Reason[] = text ? [{ kind: 'named-in-task', detail: { text } }] : link ? [link] : [];
-      out.push({ symbol: s, file, found, named: Boolean(text), rank: text ? 0 : link ? 1 : 2, order: order++ });
+      out.push({ symbol: s, file, found, named: Boolean(text), rank: text ? 0 : link ? 1 : 2, evidence: evidence.get(s.id) ?? 0, order: order++ });
     }
   }
-  return out.sort((a, b) => a.rank - b.rank || a.order - b.order).map(({ rank: _r, order: _o, ...c }) => c);
+  return out.sort((a, b) => a.rank - b.rank || b.evidence - a.evidence || a.order - b.order).map(({ rank: _r, evidence: _e, order: _o, ...c }) => c);
+}
+
+/** The task's words worth matching in code: its keywords and the parts of the identifiers it names, 3+ letters. */
+function taskWords(task: TaskRecord): Set<string> {
+  const words = new Set<string>();
+  const add = (w: string) => {
+    const x = w.toLowerCase();
+    if (x.length >= 3) words.add(x);
+  };
+  for (const k of task.extraction.keywords) add(k);
+  for (const s of task.extraction.symbols) for (const part of s.text.split(/[^A-Za-z0-9]+|(?<=[a-z0-9])(?=[A-Z])/)) add(part);
+  return words;
+}
+
+/**
+ * How much of the task a symbol's own code mentions: the number of distinct task words found in the
+ * lines of its chunks (its name, signature, body). Orders a file's unnamed symbols, so the ones the
+ * task is about are judged before the caps are reached, instead of the file's first in source order.
+ */
+function symbolEvidence(kb: KnowledgeBase, fileId: number, symbols: readonly SymbolRecord[], words: ReadonlySet<string>): Map<number, number> {
+  const chunks = kb.getChunksOfFile(fileId);
+  const out = new Map<number, number>();
+  for (const s of symbols) {
+    const seen = new Set<string>();
+    for (const c of chunks) {
+      if (c.endLine < s.startLine || c.startLine > s.endLine) continue;
+      const lines = c.text.split('\n').slice(Math.max(0, s.startLine - c.startLine), Math.max(0, s.endLine - c.startLine + 1));
+      for (const token of lines.join('\n').toLowerCase().split(/[^a-z0-9]+/)) if (words.has(token)) seen.add(token);
+      // Identifiers in camelCase or snake_case: their parts count too.
+      for (const id of lines.join('\n').match(/[A-Za-z][A-Za-z0-9_]{2,}/g) ?? []) for (const part of id.split(/_|(?<=[a-z0-9])(?=[A-Z])/)) if (words.has(part.toLowerCase())) seen.add(part.toLowerCase());
+    }
+    out.set(s.id, seen.size);
+  }
+  return out;
 }
 
 /** What the judge sees of a symbol: where it is, its signature, docstring and rationale comments. */
@@ -103,11 +139,25 @@ export class PrecisionStage implements RetrievalStage {
     const seenPerFile = new Map<number, number>();
     const candidates: SymbolCandidate[] = [];
     const decisions: StageContext['decisions'] = [];
+    // The total cap is shared across files round-robin (each file's best candidates first), so the
+    // files early in the context do not use it all up; named and linked symbols always come first.
+    const maxSymbols = this.options.maxSymbols ?? 150;
+    const position = new Map<SymbolCandidate, number>();
     for (const c of all) {
       const n = (seenPerFile.get(c.file.fileId) ?? 0) + 1;
       seenPerFile.set(c.file.fileId, n);
+      position.set(c, n);
+    }
+    const fileOrder = new Map(context.files.map((f, i) => [f.fileId, i]));
+    const priority = (c: SymbolCandidate) => (c.found.length ? 0 : 1);
+    const ordered = [...all].sort((a, b) => priority(a) - priority(b) || position.get(a)! - position.get(b)! || (fileOrder.get(a.file.fileId) ?? 0) - (fileOrder.get(b.file.fileId) ?? 0));
+    const taken = new Set<SymbolCandidate>();
+    for (const c of ordered) {
       // Named symbols are never capped away: the task asked for them.
-      if (c.named || (n <= perFileCap && candidates.length < (this.options.maxSymbols ?? 150))) candidates.push(c);
+      if (c.named || (position.get(c)! <= perFileCap && taken.size < maxSymbols)) taken.add(c);
+    }
+    for (const c of all) {
+      if (taken.has(c)) candidates.push(c);
       else decisions.push({ stage: 'precision_pass1', subjectKind: 'symbol', subject: `${c.symbol.path}:${c.symbol.qualifiedName}`, decision: 'over-cap', reasons: c.found });
     }
     const rationale = new Map<number, string[]>();
