@@ -51,6 +51,9 @@ describe('cra eval --chat-evidence', () => {
       const sent = Object.values(c.gold).filter((g) => g.stage === 'sent').length;
       expect(c.goldFraction).toBeCloseTo(sent / t.gold.length, 3);
       expect(c.allGold).toBe(sent === t.gold.length);
+      // Raw evidence within the budget is a subset of what is sent (equal when nothing was condensed).
+      if (c.allGoldRaw) expect(c.allGold).toBe(true);
+      if (c.budget === 'fits') expect(c.allGoldRaw).toBe(c.allGold);
       // Evidence comes from the search hits and their neighbours: none without a hit.
       expect(c.files > 0).toBe(c.hits > 0);
       expect(c.evidenceTokens).toBeLessThanOrEqual(4000 * 3);

@@ -2,7 +2,7 @@ import type { ChatMode } from '../../shared/contract/chat';
 import type { EvalChatEvidenceResult, EvalChatEvidenceStage, EvalChatEvidenceSummary, EvalTask, EvalTaskResult } from '../../shared/contract/eval';
 import { evidenceBeforeAnswer } from '../chat/evidence';
 import { DEFAULT_PIPELINE, loadPipelines, type ChatPipeline, type EdgeKind } from '../chat/pipeline';
-import { evidenceCost, expand } from '../chat/retrieve';
+import { evidenceCost, expand, trimEvidence } from '../chat/retrieve';
 import type { ConversationStore } from '../chat/store';
 import type { KnowledgeBase } from '../kb/knowledgeBase';
 import { EventBus } from '../runtime/events';
@@ -83,11 +83,14 @@ export async function evaluateChatEvidenceTask(args: { kb: KnowledgeBase; store:
     gold[path] = { stage, hitRank: hitRank.get(path) ?? null };
   }
   const inEvidence = task.gold.filter((g) => sent.has(g)).length;
+  // Condensed evidence reaches the answer model as a summary; what fits the budget raw is the stricter measure.
+  const raw = new Set(trimEvidence(found.fetched, pipeline.settings.max_context_tokens).evidence.map((e) => e.path));
   return {
     mode: found.route.mode,
     intent: found.intent,
     allGold: task.gold.length > 0 && inEvidence === task.gold.length,
     goldFraction: task.gold.length === 0 ? 0 : round3(inEvidence / task.gold.length),
+    allGoldRaw: task.gold.length > 0 && task.gold.every((g) => raw.has(g)),
     files: sent.size,
     evidenceTokens: found.evidence.reduce((n, e) => n + evidenceCost(e), 0),
     budget: found.budget,
@@ -119,6 +122,7 @@ export function chatEvidenceSummary(options: ChatEvidenceEvalOptions, pipeline: 
     errors: c.filter((x) => x.error !== undefined).length,
     allGoldRate: round3(mean(c.map((x) => (x.allGold ? 1 : 0)))),
     goldFractionMean: round3(mean(c.map((x) => x.goldFraction))),
+    allGoldRawRate: round3(mean(c.map((x) => (x.allGoldRaw ? 1 : 0)))),
     filesMedian: median(c.map((x) => x.files)),
     evidenceTokensMean: Math.round(mean(c.map((x) => x.evidenceTokens))),
     msMean: Math.round(mean(c.map((x) => x.ms))),

@@ -13,7 +13,7 @@ export function formatChatEvidence(report: EvalReport): string[] {
   if (!s) return [];
   const lost = Object.entries(s.lost).map(([stage, n]) => `${stage} ${n}`).join(', ');
   const lines = [
-    `Chat evidence (route ${s.mode}, pipeline "${s.pipeline}", budget ${s.budgetTokens} tokens) over ${s.tasks} task(s): all gold in the evidence ${s.allGoldRate.toFixed(3)}, gold fraction ${s.goldFractionMean.toFixed(3)}, ` +
+    `Chat evidence (route ${s.mode}, pipeline "${s.pipeline}", budget ${s.budgetTokens} tokens) over ${s.tasks} task(s): all gold in the evidence ${s.allGoldRate.toFixed(3)}${s.allGoldRawRate !== undefined ? ` (raw within the budget, without condensing: ${s.allGoldRawRate.toFixed(3)})` : ''}, gold fraction ${s.goldFractionMean.toFixed(3)}, ` +
       `files median ${s.filesMedian}, ${s.evidenceTokensMean} tokens mean, ${s.msMean} ms/task mean` +
       (s.searchRecallAt10Mean !== undefined ? `; search R@10 ${s.searchRecallAt10Mean.toFixed(3)}` : '') +
       (lost ? `; gold files lost at: ${lost}` : '') +

@@ -150,6 +150,8 @@ export interface EvalChatEvidenceResult {
   /** Every gold file is in the evidence; the fraction of gold files that are. */
   allGold: boolean;
   goldFraction: number;
+  /** Every gold file is in the raw evidence that fits the budget (what a turn sends without the condensing call). */
+  allGoldRaw?: boolean;
   /** Files in the evidence, its estimated tokens, and what the budget step did. */
   files: number;
   evidenceTokens: number;
@@ -175,6 +177,8 @@ export interface EvalChatEvidenceSummary {
   /** Fraction of tasks with every gold file in the evidence; mean fraction of gold files in it. */
   allGoldRate: number;
   goldFractionMean: number;
+  /** Fraction of tasks with every gold file in the raw evidence that fits the budget (no condensing). */
+  allGoldRawRate?: number;
   filesMedian: number;
   evidenceTokensMean: number;
   msMean: number;
