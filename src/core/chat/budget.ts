@@ -33,16 +33,25 @@ export function formatEvidence(evidence: readonly ChatEvidence[]): string {
   return evidence.map((e) => [`[Source: ${e.path}:${e.startLine}-${e.endLine}]`, '```', e.text, '```'].join('\n')).join('\n');
 }
 
-/** Summarize evidence for the question within `budgetTokens`; throws when the call fails. */
-export async function summarizeEvidence(options: { calls: TurnCalls; question: string; evidence: readonly ChatEvidence[]; budgetTokens: number; signal?: AbortSignal }): Promise<EvidenceSummary> {
-  const notes: string[] = [];
+/**
+ * The evidence the summarizer reads (best first while it fits {@link SUMMARY_INPUT_FACTOR} × the
+ * budget): the sources of a condensed turn. No model call; `cra eval --chat-evidence` reads it too.
+ */
+export function summaryInput(evidence: readonly ChatEvidence[], budgetTokens: number): ChatEvidence[] {
   const covered: ChatEvidence[] = [];
   let tokens = 0;
-  for (const e of options.evidence) {
-    if (tokens + evidenceCost(e) > options.budgetTokens * SUMMARY_INPUT_FACTOR) continue;
+  for (const e of evidence) {
+    if (tokens + evidenceCost(e) > budgetTokens * SUMMARY_INPUT_FACTOR) continue;
     tokens += evidenceCost(e);
     covered.push(e);
   }
+  return covered;
+}
+
+/** Summarize evidence for the question within `budgetTokens`; throws when the call fails. */
+export async function summarizeEvidence(options: { calls: TurnCalls; question: string; evidence: readonly ChatEvidence[]; budgetTokens: number; signal?: AbortSignal }): Promise<EvidenceSummary> {
+  const notes: string[] = [];
+  const covered = summaryInput(options.evidence, options.budgetTokens);
   const left = options.evidence.length - covered.length;
   if (left > 0) notes.push(`${left} more piece${left === 1 ? '' : 's'} of evidence left out: more than the summarizer reads (${SUMMARY_INPUT_FACTOR} × ${options.budgetTokens} tokens).`);
   const words = Math.max(50, Math.floor(options.budgetTokens * 0.6));

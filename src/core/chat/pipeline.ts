@@ -65,6 +65,15 @@ export const pipelineSettingsSchema = z.strictObject({
       weights: z.tuple([z.number().min(0), z.number().min(0)]).default([0.5, 0.5]),
       widen: z.number().int().min(1).max(1000).default(50),
       query_expansion: z.number().int().min(0).max(5).default(0),
+      /** Re-rank the fused pool before it becomes graph seeds (rerank.ts); off by default. */
+      rerank: z
+        .strictObject({
+          enabled: z.boolean().default(false),
+          style: z.enum(['batch', 'per_item']).default('batch'),
+          /** Candidates of the fused pool re-ranked (at least the intent's seeds are searched). */
+          pool: z.number().int().min(2).max(50).default(20),
+        })
+        .prefault({}),
     })
     .prefault({}),
   graph: z

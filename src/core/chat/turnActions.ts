@@ -2,6 +2,7 @@ import type { ChatRoute, ChatTraceHistory, ChatTraceLanguage, ChatTraceRound, Ch
 import { summarizeEvidence } from './budget';
 import type { TurnCalls } from './calls';
 import { searchRound } from './chatSearch';
+import { rerankRound, searchLimit } from './rerank';
 import { ThinkingFilter } from './citations';
 import { historyForPrompt } from './history';
 import { detectLanguage, languageName, translateSystem } from './language';
@@ -188,7 +189,8 @@ export class TurnActions {
     // Summaries are looked up beside the search (embedding the question may take a while).
     const summaries = round === 0 ? this.fetchSummaries(query) : Promise.resolve();
     const plan = this.state.plan!;
-    const [found] = await Promise.all([searchRound(this.deps.kb, { mode, queries, retrieval: this.settings.retrieval, embedder: this.deps.embedder, limit: plan.seeds, signal: this.input.signal }), summaries]);
+    const [found] = await Promise.all([searchRound(this.deps.kb, { mode, queries, retrieval: this.settings.retrieval, embedder: this.deps.embedder, limit: searchLimit(this.settings.retrieval.rerank, plan.seeds), signal: this.input.signal }), summaries]);
+    const rerank = await rerankRound(found, { kb: this.deps.kb, embedder: this.deps.embedder, calls: this.calls, query, settings: this.settings.retrieval.rerank, seeds: plan.seeds, signal: this.input.signal });
     if (found.results.length === 0) found.notes.push(`No file matched “${query}”.`);
     this.state.seeds = seedsOf(this.deps.kb, found.results);
     this.state.nodes = this.state.seeds;
@@ -200,6 +202,7 @@ export class TurnActions {
       ...(found.fusion ? { fusion: found.fusion } : {}),
       queries,
       hits: found.results.map((r) => ({ path: r.path, score: Math.round(r.score * 1000) / 1000 })),
+      ...(rerank ? { rerank } : {}),
       expansion: { seeds: this.state.seeds.length, added: 0, depth: plan.depth, decay: plan.decay, maxNodes: plan.maxNodes, edges: [...(plan.edges ?? this.settings.graph.edge_allowlist)], byEdge: {} },
       fetched: 0,
       evidenceTokens: 0,

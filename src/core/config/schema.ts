@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { modelNameSchema } from '../../shared/contract/models';
 
 /** Pipeline stages a model can be assigned to ([models.overrides] keys). */
-export const STAGES = ['task_analysis', 'scope', 'precision', 'similarity', 'routing', 'plan', 'execute', 'chat', 'summarize', 'embedding', 'enrich'] as const;
+export const STAGES = ['task_analysis', 'scope', 'precision', 'similarity', 'routing', 'plan', 'execute', 'chat', 'summarize', 'embedding', 'enrich', 'rerank'] as const;
 /** One pipeline stage. */
 export type Stage = (typeof STAGES)[number];
 

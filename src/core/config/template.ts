@@ -30,7 +30,7 @@ timeout_s = 300
 
 [models.overrides]
 # Per-stage models: a tag, or {model, context_window, max_tokens}.
-# Stages: task_analysis, scope, precision, similarity, routing, plan, execute, chat, summarize, embedding, enrich.
+# Stages: task_analysis, scope, precision, similarity, routing, plan, execute, chat, summarize, embedding, enrich, rerank.
 # Binary decision stages — route to smallest capable model
 # scope = {model = "qwen3:0.6b", context_window = 8192, max_tokens = 16}
 # similarity = {model = "qwen3:0.6b", context_window = 8192, max_tokens = 16}

@@ -8,6 +8,7 @@ import { saveReport, reportsDir } from './reports';
 import { runEval, type EvalProgress, type ProductRetrieval } from './run';
 import { readTasksFile } from './tasksFile';
 import type { PipelineEvalOptions } from './pipelineTask';
+import type { ChatEvidenceEvalOptions } from './chatEvidence';
 import { DEFAULT_COMMITS, DEFAULT_KS } from './defaults';
 
 export { DEFAULT_COMMITS, DEFAULT_KS };
@@ -23,6 +24,8 @@ export interface EvaluateOptions {
   ks?: number[];
   /** Also run the retrieval pipeline on each task, with this judge and budget (`cra eval --pipeline`). */
   pipeline?: PipelineEvalOptions;
+  /** Also measure the evidence a chat turn would send for each task (`cra eval --chat-evidence`). */
+  chatEvidence?: ChatEvidenceEvalOptions;
   retrieval?: ProductRetrieval;
   signal?: AbortSignal;
   onProgress?(progress: EvalProgress & { phase: string }): void;
@@ -76,6 +79,7 @@ export async function evaluateRepository(options: EvaluateOptions): Promise<{ re
     worktreesDir: worktreesDir(options.dataDir),
     retrieval: options.retrieval,
     ...(options.pipeline ? { pipeline: options.pipeline } : {}),
+    ...(options.chatEvidence ? { chatEvidence: options.chatEvidence } : {}),
     signal: options.signal,
     onProgress: (p) => options.onProgress?.({ phase: 'tasks', ...p }),
   });

@@ -2,6 +2,7 @@ import type { EvalMethod, EvalReport, EvalTaskResult } from '../../shared/contra
 import { formatComparisons } from '../../shared/evalComparisons';
 import { printable } from '../../shared/printable';
 import { formatPipeline } from './pipelineFormat';
+import { formatChatEvidence } from './chatEvidenceFormat';
 
 const fixed = (n: number | undefined) => (n === undefined ? '   -  ' : n.toFixed(3).padStart(6));
 
@@ -58,6 +59,8 @@ export function formatReport(report: EvalReport, options: { missLimit?: number; 
   }
   const pipeline = formatPipeline(report);
   if (pipeline.length > 0) lines.push('', ...pipeline);
+  const chat = formatChatEvidence(report);
+  if (chat.length > 0) lines.push('', ...chat);
   if (options.file) lines.push('', `Report: ${options.file}`);
   return `${lines.join('\n')}\n`;
 }

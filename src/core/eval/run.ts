@@ -10,6 +10,9 @@ import { goldRanks, meanScores, scoreRanking } from './metrics';
 import type { KnowledgeBase } from '../kb/knowledgeBase';
 import { evaluatePipelineTask, type PipelineEvalOptions } from './pipelineTask';
 import { pipelineSummary } from './pipelineSummary';
+import { chatEvidenceSummary, evalChatPipeline, evaluateChatEvidenceTask, type ChatEvidenceEvalOptions } from './chatEvidence';
+import { ConversationStore } from '../chat/store';
+import type { ChatPipeline } from '../chat/pipeline';
 
 /** How many paths of each ranking are kept in the report (and scored). */
 export const RANK_DEPTH = 50;
@@ -69,6 +72,8 @@ export interface RunEvalOptions {
   retrieval?: ProductRetrieval;
   /** Also run the retrieval pipeline on each task (`cra eval --pipeline`); needs `retrieval.knowledgeBase`. */
   pipeline?: PipelineEvalOptions;
+  /** Also measure the evidence a chat turn would send for each task (`cra eval --chat-evidence`); needs `retrieval.knowledgeBase`. */
+  chatEvidence?: ChatEvidenceEvalOptions;
   signal?: AbortSignal;
   onProgress?(progress: EvalProgress): void;
 }
@@ -82,6 +87,8 @@ export interface RunEvalOptions {
 export async function runEval(options: RunEvalOptions): Promise<EvalReport> {
   if (options.tasks.length === 0) throw new AppError('NOT_FOUND', 'No tasks to evaluate.');
   if (options.pipeline && !options.retrieval?.knowledgeBase) throw new AppError('UNSUPPORTED', 'The pipeline evaluation needs the product index (a retrieval with knowledgeBase).');
+  if (options.chatEvidence && !options.retrieval?.knowledgeBase) throw new AppError('UNSUPPORTED', 'The chat evidence evaluation needs the product index (a retrieval with knowledgeBase).');
+  const chatPipeline = options.chatEvidence ? evalChatPipeline(options.chatEvidence.pipeline) : undefined;
   const started = Date.now();
   const head = (await gitText(['rev-parse', 'HEAD'], { cwd: options.repoPath })).trim();
   const searchMethod = options.retrieval?.method ?? 'search';
@@ -93,6 +100,8 @@ export async function runEval(options: RunEvalOptions): Promise<EvalReport> {
   const bm25 = new Bm25Reference(join(options.workDir, 'bm25.sqlite'));
   let worktree: Worktree | undefined;
   const results: EvalTaskResult[] = [];
+  // The turn reads (empty) history from a conversation store: one in the run's folder, removed with it.
+  const chat = options.chatEvidence && chatPipeline ? { options: options.chatEvidence, pipeline: chatPipeline, store: ConversationStore.open(join(options.workDir, 'chat-raw.sqlite')) } : undefined;
   try {
     for (const [i, task] of ordered.entries()) {
       throwIfAborted(options.signal);
@@ -104,15 +113,17 @@ export async function runEval(options: RunEvalOptions): Promise<EvalReport> {
       }
       if (!worktree) worktree = await Worktree.create({ repo: options.repoPath, commit: parent, root: options.worktreesDir, label: 'eval', signal: options.signal });
       else await worktree.checkout(parent, options.signal);
-      results.push(await runTask({ task, worktree, bm25, methods, options, step: { done: i, total: ordered.length } }));
+      results.push(await runTask({ task, worktree, bm25, methods, options, chat, step: { done: i, total: ordered.length } }));
     }
     options.onProgress?.({ done: ordered.length, total: ordered.length, message: 'done' });
   } finally {
     await worktree?.remove();
     bm25.close();
+    chat?.store.close();
     rmSync(options.workDir, { recursive: true, force: true });
   }
-  return buildReport({ options, head, methods, notes, results, totalMs: Date.now() - started });
+  const report = buildReport({ options, head, methods, notes, results, totalMs: Date.now() - started });
+  return chat ? { ...report, chatEvidence: chatEvidenceSummary(chat.options, chat.pipeline, results.filter((r) => !r.error)) } : report;
 }
 
 async function runTask(args: {
@@ -121,10 +132,11 @@ async function runTask(args: {
   bm25: Bm25Reference;
   methods: EvalMethod[];
   options: RunEvalOptions;
+  chat?: { options: ChatEvidenceEvalOptions; pipeline: ChatPipeline; store: ConversationStore };
   /** This task's place in the run, for progress. */
   step: { done: number; total: number };
 }): Promise<EvalTaskResult> {
-  const { task, worktree, bm25, options, step } = args;
+  const { task, worktree, bm25, options, step, chat } = args;
   const result: EvalTaskResult = { ...task, indexMs: 0, results: {} };
   const stateDir = join(options.workDir, 'index');
   const retrieval = options.retrieval;
@@ -158,6 +170,18 @@ async function runTask(args: {
       const kb = retrieval.knowledgeBase(stateDir);
       try {
         result.pipeline = await evaluatePipelineTask({ kb, root: worktree.path, repoPath: options.repoPath, task, options: options.pipeline, signal: options.signal });
+      } finally {
+        kb.close();
+      }
+    }
+    if (chat && retrieval.knowledgeBase) {
+      options.onProgress?.({ ...step, message: `chat evidence: ${task.task.split('\n')[0]!.slice(0, 60)}` });
+      const kb = retrieval.knowledgeBase(stateDir);
+      try {
+        result.chatEvidence = await evaluateChatEvidenceTask({ kb, store: chat.store, task, options: chat.options, pipeline: chat.pipeline, signal: options.signal });
+      } catch (error) {
+        if (options.signal?.aborted) throw error;
+        result.chatEvidence = { mode: chat.options.mode, intent: 'SEARCH', allGold: false, goldFraction: 0, files: 0, evidenceTokens: 0, budget: 'fits', budgetTokens: chat.pipeline.settings.max_context_tokens, hits: 0, nodes: 0, fetched: 0, gold: {}, ms: 0, error: error instanceof Error ? error.message : String(error) };
       } finally {
         kb.close();
       }

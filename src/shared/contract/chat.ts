@@ -85,6 +85,19 @@ export interface ChatTrace {
   loops?: { used: number; max: number; requests: string[]; exhausted: boolean };
 }
 
+/**
+ * How a round's fused pool was re-ranked: by the model assigned to `rerank` (`model`), else by
+ * embedding similarity to the query (`embedding`, when the index has vectors), else left in the
+ * fused order (`fused`); `reason` says why the model's order was not used.
+ */
+export interface ChatTraceRerank {
+  method: 'model' | 'embedding' | 'fused';
+  /** batch: one call ranks every candidate; per_item: one relevance call per candidate. */
+  style: 'batch' | 'per_item';
+  pool: number;
+  reason?: string;
+}
+
 /** One step of a chat pipeline as the turn ran it. */
 export interface ChatTraceStep {
   id: string;
@@ -134,6 +147,8 @@ export interface ChatTraceRound {
   hits: Array<{ path: string; score: number }>;
   /** Graph expansion: neighbours added per edge kind, depth, decay, node cap and the edges allowed. */
   expansion: { seeds: number; added: number; depth: number; decay: number; maxNodes: number; edges: string[]; byEdge: Record<string, number> };
+  /** Re-ranking of the fused pool (when the pipeline turns it on): which method ran, over how many candidates, and why a fallback ran. */
+  rerank?: ChatTraceRerank;
   /** Node bodies fetched by identity. */
   fetched: number;
   evidenceTokens: number;
@@ -147,7 +162,7 @@ export interface ChatTraceRound {
 
 /** One model call made by a turn. */
 export interface ChatTraceCall {
-  purpose: 'routing' | 'translate-in' | 'history-summary' | 'query-expansion' | 'evidence-summary' | 'answer' | 'translate-out';
+  purpose: 'routing' | 'translate-in' | 'history-summary' | 'query-expansion' | 'evidence-summary' | 'answer' | 'translate-out' | 'rerank';
   stage: string;
   /** The row of the call in the repository's model-call log (model_calls.id), when it was logged. */
   callId?: number;

@@ -75,6 +75,8 @@ export interface EvalTaskResult extends EvalTask {
   results: Partial<Record<EvalMethod, EvalMethodResult>>;
   /** The retrieval pipeline's outcome (`cra eval --pipeline`). */
   pipeline?: EvalPipelineResult;
+  /** The evidence a chat turn would send for the task's text (`cra eval --chat-evidence`). */
+  chatEvidence?: EvalChatEvidenceResult;
   /** Set when the task could not be run (bad parent, indexing failure). */
   error?: string;
 }
@@ -131,6 +133,61 @@ export interface EvalPipelineSummary {
   searchRecallAt10Mean?: number;
 }
 
+/**
+ * Where a gold file got to in a chat turn's evidence assembly: `sent` (in the evidence), else the
+ * step that lost it — `retrieval` (neither a search hit nor reached by graph expansion),
+ * `expansion` (a neighbour the walk found but its node cap left out), `fetch` (a node past
+ * node_text_fetch_top_n, or without a body), `budget` (fetched, but over the evidence budget) —
+ * or `not-indexed` (the index of the parent has no such file).
+ */
+export type EvalChatEvidenceStage = 'sent' | 'retrieval' | 'expansion' | 'fetch' | 'budget' | 'not-indexed';
+
+/** The evidence a chat turn would send before its answer call, for one task's text as the question. */
+export interface EvalChatEvidenceResult {
+  /** The route taken (chosen, no router call) and the intent detected from the text. */
+  mode: string;
+  intent: string;
+  /** Every gold file is in the evidence; the fraction of gold files that are. */
+  allGold: boolean;
+  goldFraction: number;
+  /** Every gold file is in the raw evidence that fits the budget (what a turn sends without the condensing call). */
+  allGoldRaw?: boolean;
+  /** Files in the evidence, its estimated tokens, and what the budget step did. */
+  files: number;
+  evidenceTokens: number;
+  budget: 'fits' | 'summarized' | 'trimmed';
+  budgetTokens: number;
+  /** Search hits taken as seeds, nodes after expansion, bodies fetched. */
+  hits: number;
+  nodes: number;
+  fetched: number;
+  gold: Record<string, { stage: EvalChatEvidenceStage; hitRank: number | null }>;
+  ms: number;
+  error?: string;
+}
+
+/** The chat evidence figures over the run's tasks. */
+export interface EvalChatEvidenceSummary {
+  mode: string;
+  pipeline: string;
+  budgetTokens: number;
+  tasks: number;
+  /** Tasks whose evidence could not be assembled (counted as without their gold files). */
+  errors: number;
+  /** Fraction of tasks with every gold file in the evidence; mean fraction of gold files in it. */
+  allGoldRate: number;
+  goldFractionMean: number;
+  /** Fraction of tasks with every gold file in the raw evidence that fits the budget (no condensing). */
+  allGoldRawRate?: number;
+  filesMedian: number;
+  evidenceTokensMean: number;
+  msMean: number;
+  /** Gold files lost, by the step that lost them. */
+  lost: Partial<Record<EvalChatEvidenceStage, number>>;
+  /** The search's recall@10 over the same tasks, for comparison. */
+  searchRecallAt10Mean?: number;
+}
+
 /** A whole evaluation run, as stored in `<dataDir>/eval/<id>.json`. */
 export interface EvalReport {
   id: string;
@@ -149,6 +206,8 @@ export interface EvalReport {
   comparisons?: EvalComparison[];
   /** The retrieval pipeline's figures (`cra eval --pipeline`). */
   pipeline?: EvalPipelineSummary;
+  /** The chat turn's evidence figures (`cra eval --chat-evidence`). */
+  chatEvidence?: EvalChatEvidenceSummary;
 }
 
 /** One line of the report list. */

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { event, request } from './define';
 
 /** The pipeline stages a model can be assigned to (mirrors core/config STAGES). */
-export const MODEL_STAGES = ['task_analysis', 'scope', 'precision', 'similarity', 'routing', 'plan', 'execute', 'chat', 'summarize', 'embedding', 'enrich'] as const;
+export const MODEL_STAGES = ['task_analysis', 'scope', 'precision', 'similarity', 'routing', 'plan', 'execute', 'chat', 'summarize', 'embedding', 'enrich', 'rerank'] as const;
 /** The model roles of [models]. */
 export const MODEL_ROLES = ['coding', 'reasoning', 'embedding'] as const;
 

@@ -62,3 +62,16 @@ describe('cra eval --pipeline', () => {
     expect(run.stderr).toMatch(/cra init/);
   });
 });
+
+describe('cra eval --chat-evidence', () => {
+  it('prints the chat evidence figures beside the search recall, with the route taken from --mode', () => {
+    const out = join(root, 'chat-report.json');
+    const run = cra('--commits', '2', '--chat-evidence', '--out', out);
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/Chat evidence \(route bm25, pipeline "default", budget 4000 tokens\) over 2 task\(s\): all gold in the evidence \d\.\d{3} \(raw within the budget, without condensing: \d\.\d{3}\), gold fraction \d\.\d{3}.*; search R@10 \d\.\d{3}/);
+    expect(run.stdout).toMatch(/task {10}gold {3}all {2}goldF/);
+    const report = JSON.parse(readFileSync(out, 'utf8')) as { chatEvidence: { tasks: number; mode: string }; tasks: Array<{ chatEvidence?: { mode: string } }> };
+    expect(report.chatEvidence).toMatchObject({ tasks: 2, mode: 'bm25' });
+    expect(report.tasks.map((t) => t.chatEvidence?.mode)).toEqual(['BM25', 'BM25']);
+  }, 120_000);
+});

@@ -7,6 +7,7 @@ import type * as Evaluate from '../../../core/eval/evaluate';
 import type * as Format from '../../../core/eval/format';
 import type * as Product from '../../../core/eval/product';
 import type * as PipelineSetup from '../../../core/eval/pipelineSetup';
+import type * as Search from '../../../core/search/search';
 import type { EvalSearchMode } from '../../../core/eval/product';
 import { printable } from '../../../shared/printable';
 import type { CommandModule } from '../context';
@@ -28,8 +29,12 @@ interface EvalOptions {
   maxSymbols?: number;
   maxSymbolsPerFile?: number;
   concurrency?: number;
+  chatEvidence?: boolean;
   mode: EvalSearchMode;
 }
+
+/** The chat route `--chat-evidence` takes for each search mode (chosen, so no router call). */
+const CHAT_ROUTE_OF_MODE = { keyword: 'bm25', hybrid: 'hybrid', semantic: 'semantic' } as const satisfies Record<EvalSearchMode, string>;
 
 function wholeNumber(name: string, min: number) {
   return (value: string): number => {
@@ -77,6 +82,7 @@ export const registerEval: CommandModule = (program, ctx) => {
     .option('--max-symbols <n>', 'precision: at most this many symbols judged in all (default 150)', wholeNumber('symbol cap', 1))
     .option('--max-symbols-per-file <n>', 'precision: at most this many symbols judged per file (default 40)', wholeNumber('symbol cap', 1))
     .option('--concurrency <n>', 'pipeline: judgments at once (model judge)', wholeNumber('concurrency', 1))
+    .option('--chat-evidence', "also measure the evidence a chat turn would send for each task (default pipeline and budget; route chosen from --mode, no model call): gold files in it, beside the search's recall")
     .action(async (repo: string, opts: EvalOptions) => {
       const controller = new AbortController();
       const stop = () => controller.abort();
@@ -88,6 +94,7 @@ export const registerEval: CommandModule = (program, ctx) => {
         const { formatReport } = require('../../../core/eval/format') as typeof Format;
         const { productRetrieval } = require('../../../core/eval/product') as typeof Product;
         const { pipelineEvalOptions } = require('../../../core/eval/pipelineSetup') as typeof PipelineSetup;
+        const { sharedDefaultEmbedder } = require('../../../core/search/search') as typeof Search;
         /* eslint-enable @typescript-eslint/no-require-imports */
         const scope = {
           ...(opts.maxCandidates !== undefined ? { maxCandidates: opts.maxCandidates } : {}),
@@ -109,6 +116,7 @@ export const registerEval: CommandModule = (program, ctx) => {
           tasksFile: opts.tasks ? resolve(opts.tasks) : undefined,
           ks: opts.k,
           ...(pipeline ? { pipeline } : {}),
+          ...(opts.chatEvidence ? { chatEvidence: { mode: CHAT_ROUTE_OF_MODE[opts.mode], embedder: sharedDefaultEmbedder() } } : {}),
           retrieval: productRetrieval({ mode: opts.mode }),
           signal: controller.signal,
           onProgress: (p) => reportProgress(ctx.isTty, p),

@@ -16,6 +16,7 @@ const STAGE_LABEL: Record<string, string> = {
   summarize: 'Summarize',
   embedding: 'Embedding',
   enrich: 'Enrich',
+  rerank: 'Re-rank',
 };
 
 /** One row per stage (model, context window, max tokens) and one Save for every edited row. */
