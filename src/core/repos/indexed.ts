@@ -37,6 +37,11 @@ export function notIndexed(path: string): AppError {
   );
 }
 
+/** NOT_INDEXED for an index that exists but holds no file (retrieval's preflight). */
+export function emptyIndex(path: string): AppError {
+  return new AppError('NOT_INDEXED', `The index of ${path} has no files; run \`cra index ${path}\` first.`);
+}
+
 /** The registered repository with this id, or NOT_FOUND. */
 export function requireRepo(registry: Pick<RepoRegistry, 'get'>, repoId: string): RepoInfo {
   const info = registry.get(repoId);

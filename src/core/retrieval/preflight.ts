@@ -6,6 +6,7 @@
  */
 import { AppError } from '../../shared/contract';
 import type { KnowledgeBase } from '../kb/knowledgeBase';
+import { emptyIndex } from '../repos/indexed';
 import { hasFileMetadata } from './stages/scope';
 
 /** What preflight found: info lines to show, and whether tier 4 can run. */
@@ -31,7 +32,7 @@ export function preflightRetrieval(input: PreflightInput): PreflightResult {
     if (error instanceof AppError && error.code === 'CONFIG_MISSING' && !/cra init|Models page/.test(error.message)) throw new AppError('CONFIG_MISSING', `${error.message} Run \`cra init\` to configure models.`);
     throw error;
   }
-  if (input.kb.getFiles().length === 0) throw new AppError('NOT_INDEXED', `The index of ${input.repoPath} has no files; run \`cra index ${input.repoPath}\` first.`);
+  if (input.kb.getFiles().length === 0) throw emptyIndex(input.repoPath);
   const hasMetadata = hasFileMetadata(input.kb);
   return { hasMetadata, info: hasMetadata ? [] : [`enrichment not found: no file metadata in the index of ${input.repoPath}, so scope tier 4 (metadata matches) is skipped. \`cra enrich ${input.repoPath} --promote\` adds it.`] };
 }
