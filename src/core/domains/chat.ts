@@ -5,7 +5,7 @@ import { DEFAULT_PIPELINE, describeProblem, loadPipelines, type ChatPipeline } f
 import { runChatTurn } from '../chat/turn';
 import { ConversationStore } from '../chat/store';
 import type { EngineContext } from '../engine';
-import { KnowledgeBase } from '../kb/knowledgeBase';
+import { KbReaders } from '../kb/readers';
 import type { ModelServices } from '../llm/services';
 import { openIndexedRepo } from '../repos/indexed';
 import { repoPaths } from '../repos/registry';
@@ -42,8 +42,10 @@ export interface ChatDomain {
 
 /**
  * Chat over a repository (issue #14): each question is a `chat` run; conversations live in the
- * repository's raw DB. Turns share no mutable state: each opens its own read connection to the
- * index, so several chats may run at once.
+ * repository's raw DB. Several chats may run at once: each turn keeps its own state, and reads
+ * the index through the repository's one reader (kept open between turns: opening and preparing
+ * it per turn cost more than the search; every read is synchronous, and a lease keeps a replaced
+ * index open until the turn reading it ends).
  */
 export function createChatDomain(ctx: EngineContext, llm: Pick<ModelServices, 'client'>): ChatDomain {
   const stores = new Map<string, ConversationStore>();
@@ -55,9 +57,11 @@ export function createChatDomain(ctx: EngineContext, llm: Pick<ModelServices, 'c
     }
     return store;
   };
+  const readers = new KbReaders();
   const stopListening = ctx.events.on('repos/removed', ({ repoId }) => {
     stores.get(repoId)?.close();
     stores.delete(repoId);
+    readers.drop(repoId);
   });
 
   const handlers: ChatHandlers = {
@@ -71,11 +75,13 @@ export function createChatDomain(ctx: EngineContext, llm: Pick<ModelServices, 'c
         'chat',
         `Chat · ${info.name}: ${question.slice(0, 60)}`,
         async ({ runId, signal }) => {
-          const kb = KnowledgeBase.open(curatedFile, info.id, { withVectors: true });
+          const reader = readers.lease(info.id, curatedFile);
+          const kb = reader.kb;
           const summaryFile = summariesFile(repoPaths(ctx.ports.dataDir, info.id).dir);
-          // Absent summaries are skipped, not an error.
-          const summaries = existsSync(summaryFile) ? SummaryStore.open(summaryFile) : undefined;
+          let summaries: SummaryStore | undefined;
           try {
+            // Absent summaries are skipped, not an error.
+            summaries = existsSync(summaryFile) ? SummaryStore.open(summaryFile) : undefined;
             const message = await runChatTurn(
               {
                 kb,
@@ -94,7 +100,7 @@ export function createChatDomain(ctx: EngineContext, llm: Pick<ModelServices, 'c
             return { conversationId: id, messageId: message.id };
           } finally {
             summaries?.close();
-            kb.close();
+            reader.release();
           }
         },
         { repoId: info.id, conversationId: id },
@@ -118,6 +124,7 @@ export function createChatDomain(ctx: EngineContext, llm: Pick<ModelServices, 'c
       stopListening();
       for (const store of stores.values()) store.close();
       stores.clear();
+      readers.closeAll();
     },
   };
 }
