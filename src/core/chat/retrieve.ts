@@ -153,10 +153,9 @@ export function edgeOf(reason: Reason): EdgeKind | undefined {
 
 /** The body of a node: the chunk holding its anchor line (else its first chunk), cut to a window. */
 function bodyOf(kb: KnowledgeBase, node: GraphNode): { startLine: number; endLine: number; text: string } | undefined {
-  const chunks = kb.getChunksOfFile(node.fileId);
-  if (chunks.length === 0) return undefined;
   const anchor = node.anchor;
-  const chunk = (anchor !== null ? chunks.find((c) => c.startLine <= anchor && anchor <= c.endLine) : undefined) ?? chunks[0]!;
+  const chunk = kb.getChunkOfFileAt(node.fileId, anchor);
+  if (!chunk) return undefined;
   const lines = chunk.text.split('\n');
   if (lines.length <= MAX_BODY_LINES) return { startLine: chunk.startLine, endLine: chunk.startLine + lines.length - 1, text: chunk.text };
   const at = anchor !== null && anchor >= chunk.startLine ? anchor - chunk.startLine : 0;

@@ -352,6 +352,17 @@ export class KnowledgeBase {
       .all(fileId) as Array<{ startLine: number; endLine: number; symbolNames: string; text: string }>;
   }
 
+  /**
+   * The chunk of a file holding `line` (the first in {@link getChunksOfFile}'s order), else the
+   * file's first chunk; undefined for a file without chunks. Reads one chunk's text, not the file's.
+   */
+  getChunkOfFileAt(fileId: number, line: number | null): { startLine: number; endLine: number; symbolNames: string; text: string } | undefined {
+    type ChunkRow = { startLine: number; endLine: number; symbolNames: string; text: string };
+    const columns = 'start_line as startLine, end_line as endLine, symbol_names as symbolNames, text';
+    const at = line === null ? undefined : (this.sql.rowsOf(`select ${columns} from chunks where file_id = ? and start_line <= ? and end_line >= ? order by start_line, id limit 1`).get(fileId, line, line) as ChunkRow | undefined);
+    return at ?? (this.sql.rowsOf(`select ${columns} from chunks where file_id = ? order by start_line, id limit 1`).get(fileId) as ChunkRow | undefined);
+  }
+
   /** The adapter (fine-tuned model) active for a pipeline stage; null, as no adapters exist yet. */
   getAdapterForStage(_stage: string): StageAdapter | null {
     return null;

@@ -9,7 +9,20 @@ export interface SearchStats {
   /** Query term → chunk frequency; filled and bounded by the caller (core/search/termStats). */
   df: Map<string, number>;
   testFiles: Set<number>;
+  /** Stemmed term → its frequency per file ({@link SearchIndex.termFrequencyPerFile}), bounded. */
+  tf: Map<string, ReadonlyArray<{ fileId: number; tf: number }>>;
+  /** File id → path and language (null: no such file), filled as searches ask. */
+  files: Map<number, { path: string; language: string } | null>;
 }
+
+/**
+ * Terms whose per-file frequencies are kept: questions repeat their words ("where", "defined",
+ * "function"), and reading one common term's frequencies from the FTS vocabulary was the largest
+ * single cost of a chat turn's search (bench/chat.bench.ts).
+ */
+const TF_CACHE_TERMS = 256;
+/** File rows kept per connection before the memo starts over. */
+const FILE_CACHE_LIMIT = 100_000;
 
 /** A chunk that matched a BM25 query; `score` is the BM25 made positive (higher is better). */
 export interface ChunkScore {
@@ -120,6 +133,8 @@ export class SearchIndex {
         chunks: this.sql.valuesOf('select count(*) from chunks').get() as number,
         df: new Map(),
         testFiles: new Set(this.sql.valuesOf('select id from files where is_test = 1').all() as number[]),
+        tf: new Map(),
+        files: new Map(),
       };
     }
     return this.stats;
@@ -194,7 +209,7 @@ export class SearchIndex {
 
   /** A file's path by id. */
   pathOf(fileId: number): string | undefined {
-    return this.sql.valuesOf('select path from files where id = ?').get(fileId) as string | undefined;
+    return this.pathAndLanguage(fileId)?.path;
   }
 
   /** Every indexed file (not skipped): id and path, for the file-name match of search (core/search/nameMatch). */
@@ -209,7 +224,17 @@ export class SearchIndex {
 
   /** A file's path and language by id. */
   pathAndLanguage(fileId: number): { path: string; language: string } | undefined {
-    return this.sql.rowsOf('select path, language from files where id = ?').get(fileId) as { path: string; language: string } | undefined;
+    // Remembered with the search statistics (read again when the index changes): a search asks
+    // for the kind of every file it scores, hundreds of lookups per query.
+    const files = this.stats?.files;
+    const known = files?.get(fileId);
+    if (known !== undefined) return known ?? undefined;
+    const row = this.sql.rowsOf('select path, language from files where id = ?').get(fileId) as { path: string; language: string } | undefined;
+    if (files) {
+      if (files.size >= FILE_CACHE_LIMIT) files.clear();
+      files.set(fileId, row ? { path: row.path, language: row.language } : null);
+    }
+    return row;
   }
 
   /** The file of a chunk. */
@@ -236,14 +261,20 @@ export class SearchIndex {
   }
 
   /** How often a stemmed term occurs in the text of each file that has it (from the chunk index). */
-  termFrequencyPerFile(term: string): Array<{ fileId: number; tf: number }> {
+  termFrequencyPerFile(term: string): ReadonlyArray<{ fileId: number; tf: number }> {
+    const { tf: cache } = this.searchStats();
+    const cached = cache.get(term);
+    if (cached) return cached;
     this.ensureHelpers();
-    return this.sql
+    const rows = this.sql
       .rowsOf(
         `select c.file_id as fileId, count(*) as tf from temp.cra_chunk_instances v join chunks c on c.id = v.doc
          where v.term = ? and v.col = 'text' group by c.file_id`,
       )
       .all(term) as Array<{ fileId: number; tf: number }>;
+    if (cache.size >= TF_CACHE_TERMS) cache.delete(cache.keys().next().value!);
+    cache.set(term, rows);
+    return rows;
   }
 
   /** The distinct words of a text as the index's tokenizer (porter unicode61) turns them into terms. */
