@@ -121,11 +121,7 @@ function reasonKey(reason: Reason): string {
 
 /** Callees and callers of the node's symbols (those around its anchor first) in other files. */
 function walkCalls(kb: KnowledgeBase, parent: GraphNode, allowed: Set<EdgeKind>, reach: (fileId: number, path: string, reason: Reason, anchor: number | null) => void): void {
-  const symbols = kb.getSymbolsForFile(parent.fileId).filter((s) => s.kind !== 'import');
-  const anchor = parent.anchor;
-  const around = anchor === null ? [] : symbols.filter((s) => s.startLine <= anchor && anchor <= s.endLine);
-  const chosen = (around.length ? around : symbols).slice(0, SYMBOLS_PER_NODE);
-  for (const symbol of chosen) {
+  for (const symbol of kb.getSymbolsAround(parent.fileId, parent.anchor, SYMBOLS_PER_NODE)) {
     let callees = 0;
     let callers = 0;
     for (const n of kb.getSymbolNeighbors(symbol.id, 'both', ['call', 'attribute_call'])) {

@@ -185,6 +185,18 @@ export class KnowledgeBase {
   }
 
   /**
+   * At most `limit` symbols of a file (imports left out) whose lines hold `line`, else its first
+   * `limit`, in {@link getSymbolsForFile}'s order: what a walk from a line of the file starts from,
+   * without reading every symbol of a large file.
+   */
+  getSymbolsAround(fileId: number, line: number | null, limit: number): SymbolRecord[] {
+    const base = `select ${SYMBOL_COLUMNS} from symbols s join files f on f.id = s.file_id where s.file_id = ? and s.kind != 'import'`;
+    const around = line === null ? [] : (this.sql.rowsOf(`${base} and s.start_line <= ? and s.end_line >= ? order by s.start_line, s.id limit ?`).all(fileId, line, line, limit) as Row[]);
+    const rows = around.length > 0 ? around : (this.sql.rowsOf(`${base} order by s.start_line, s.id limit ?`).all(fileId, limit) as Row[]);
+    return rows.map(toSymbol);
+  }
+
+  /**
    * Symbols by name: exact (case-insensitive) on the name or the qualified name, or a pattern with
    * `*` / `?` wildcards (`get*`, `*Handler`). At most `limit`, exported and shorter names first.
    */

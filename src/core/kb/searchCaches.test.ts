@@ -59,4 +59,22 @@ describe('the search caches of a long-lived reader', () => {
       kb.close();
     }
   });
+
+  it('reads the symbols around a line as the filtered list of all the symbols of a file would give them', async () => {
+    const body = ['import os', 'from json import loads', ...Array.from({ length: 12 }, (_, i) => `class C${i}:\n    def m${i}(self, x):\n        return os.path.join(x, loads("[]"))\n`)].join('\n');
+    const { curatedFile } = await makeIndexedRepo({ 'k.py': body });
+    const kb = KnowledgeBase.open(curatedFile, 'r');
+    try {
+      const id = kb.getFileByPath('k.py')!.id;
+      const symbols = kb.getSymbolsForFile(id).filter((s) => s.kind !== 'import');
+      expect(symbols.length).toBeGreaterThan(12);
+      const last = Math.max(...symbols.map((s) => s.endLine)) + 2;
+      for (const line of [null, ...Array.from({ length: last + 1 }, (_, i) => i)]) {
+        const around = line === null ? [] : symbols.filter((s) => s.startLine <= line && line <= s.endLine);
+        expect(kb.getSymbolsAround(id, line, 3)).toEqual((around.length ? around : symbols).slice(0, 3));
+      }
+    } finally {
+      kb.close();
+    }
+  });
 });
