@@ -2,6 +2,7 @@ import type { ChatSource } from '../../shared/contract/chat';
 import type { Reason } from '../../shared/contract/reasons';
 import type { SearchResult } from '../../shared/contract/search';
 import type { KnowledgeBase } from '../kb/knowledgeBase';
+import { NO_NODE_CACHE, type NodeCacheView } from './nodeCache';
 import { EDGE_KINDS, type EdgeKind } from './pipeline';
 import type { IntentPlan } from './router';
 
@@ -69,10 +70,12 @@ const SYMBOLS_PER_NODE = 3;
  * co-change — with depth and decay from the intent, neighbour score = parent × decay, at most
  * `maxNodes` nodes in all (seeds first; each level adds its best-scored neighbours while there is
  * room). A file reached twice keeps its best score and gains the reason. A neighbour reached over a
- * call edge is anchored at the symbol on the other end, so its body is fetched by identity.
+ * call edge is anchored at the symbol on the other end, so its body is fetched by identity. A
+ * node's edges come from the repository's node cache when it has them.
  */
-export function expand(kb: KnowledgeBase, seeds: GraphNode[], plan: ExpansionPlan): GraphNode[] {
+export function expand(kb: KnowledgeBase, seeds: GraphNode[], plan: ExpansionPlan, cache: NodeCacheView = NO_NODE_CACHE): GraphNode[] {
   const allowed = new Set<EdgeKind>(plan.edges ?? EDGE_KINDS);
+  const allowedKey = [...allowed].sort().join(',');
   const nodes = new Map<number, GraphNode>();
   for (const seed of seeds.slice(0, plan.maxNodes)) nodes.set(seed.fileId, seed);
   let frontier = [...nodes.values()];
@@ -80,7 +83,7 @@ export function expand(kb: KnowledgeBase, seeds: GraphNode[], plan: ExpansionPla
     const found = new Map<number, GraphNode>();
     for (const parent of frontier) {
       const score = parent.score * plan.decay;
-      const reach = (fileId: number, path: string, reason: Reason, anchor: number | null = null) => {
+      const reach = ({ fileId, path, reason, anchor }: Reach) => {
         if (fileId === parent.fileId) return;
         const known = nodes.get(fileId);
         if (known) {
@@ -95,17 +98,8 @@ export function expand(kb: KnowledgeBase, seeds: GraphNode[], plan: ExpansionPla
           if (!seen.why.some((w) => reasonKey(w) === reasonKey(reason))) seen.why.push(reason);
         }
       };
-      if (allowed.has('calls') || allowed.has('called-by')) walkCalls(kb, parent, allowed, reach);
-      if (allowed.has('imports') || allowed.has('imported-by')) {
-        const deps = kb.getDependencies(parent.fileId, 'both');
-        if (allowed.has('imports')) for (const edge of deps.filter((d) => d.direction === 'outgoing').slice(0, NEIGHBOURS_PER_EDGE)) reach(edge.fileId, edge.path, { kind: 'imported-by', detail: { path: parent.path } });
-        if (allowed.has('imported-by')) for (const edge of deps.filter((d) => d.direction === 'incoming').slice(0, NEIGHBOURS_PER_EDGE)) reach(edge.fileId, edge.path, { kind: 'imports', detail: { path: parent.path } });
-      }
-      if (allowed.has('co-change')) {
-        for (const pair of kb.getCoChangeNeighbors(parent.fileId, MIN_CO_CHANGES).slice(0, NEIGHBOURS_PER_EDGE)) {
-          reach(pair.fileId, pair.path, { kind: 'co-change', detail: { path: parent.path, commits: pair.count } });
-        }
-      }
+      // The same file and line have the same neighbours until the index changes: the node cache keeps them.
+      cache.get(`neighbours:${parent.fileId}:${parent.anchor}:${allowedKey}`, () => neighboursOf(kb, parent, allowed)).forEach(reach);
     }
     const room = plan.maxNodes - nodes.size;
     const added = [...found.values()].sort((a, b) => b.score - a.score || a.path.localeCompare(b.path)).slice(0, Math.max(0, room));
@@ -113,6 +107,32 @@ export function expand(kb: KnowledgeBase, seeds: GraphNode[], plan: ExpansionPla
     frontier = added;
   }
   return [...nodes.values()].sort((a, b) => b.score - a.score || a.path.localeCompare(b.path));
+}
+
+/** One edge of a walk: the file reached, why, and the line to anchor it at. */
+interface Reach {
+  fileId: number;
+  path: string;
+  reason: Reason;
+  anchor: number | null;
+}
+
+/** The edges from a node over the allowed kinds, in the order the walk takes them. */
+function neighboursOf(kb: KnowledgeBase, parent: GraphNode, allowed: Set<EdgeKind>): Reach[] {
+  const out: Reach[] = [];
+  const reach = (fileId: number, path: string, reason: Reason, anchor: number | null = null) => out.push({ fileId, path, reason, anchor });
+  if (allowed.has('calls') || allowed.has('called-by')) walkCalls(kb, parent, allowed, reach);
+  if (allowed.has('imports') || allowed.has('imported-by')) {
+    const deps = kb.getDependencies(parent.fileId, 'both');
+    if (allowed.has('imports')) for (const edge of deps.filter((d) => d.direction === 'outgoing').slice(0, NEIGHBOURS_PER_EDGE)) reach(edge.fileId, edge.path, { kind: 'imported-by', detail: { path: parent.path } });
+    if (allowed.has('imported-by')) for (const edge of deps.filter((d) => d.direction === 'incoming').slice(0, NEIGHBOURS_PER_EDGE)) reach(edge.fileId, edge.path, { kind: 'imports', detail: { path: parent.path } });
+  }
+  if (allowed.has('co-change')) {
+    for (const pair of kb.getCoChangeNeighbors(parent.fileId, MIN_CO_CHANGES).slice(0, NEIGHBOURS_PER_EDGE)) {
+      reach(pair.fileId, pair.path, { kind: 'co-change', detail: { path: parent.path, commits: pair.count } });
+    }
+  }
+  return out;
 }
 
 function reasonKey(reason: Reason): string {
@@ -164,12 +184,12 @@ export function evidenceCost(e: Pick<ChatEvidence, 'path' | 'text'>): number {
   return estimateTokens(e.text) + estimateTokens(e.path) + 8;
 }
 
-/** Targeted fetch: the bodies of the best `topN` nodes, by identity (file and anchor line). */
-export function fetchNodeTexts(kb: KnowledgeBase, nodes: readonly GraphNode[], topN: number): ChatEvidence[] {
+/** Targeted fetch: the bodies of the best `topN` nodes, by identity (file and anchor line), through the node cache. */
+export function fetchNodeTexts(kb: KnowledgeBase, nodes: readonly GraphNode[], topN: number, cache: NodeCacheView = NO_NODE_CACHE): ChatEvidence[] {
   const evidence: ChatEvidence[] = [];
   for (const node of nodes) {
     if (evidence.length >= topN) break;
-    const body = bodyOf(kb, node);
+    const body = cache.get(`body:${node.fileId}:${node.anchor}`, () => bodyOf(kb, node));
     if (!body) continue;
     evidence.push({ path: node.path, startLine: body.startLine, endLine: body.endLine, score: Math.round(node.score * 1000) / 1000, role: node.role, why: node.why, text: body.text });
   }

@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { AppError, type ChatPipelineInfo, type Handlers } from '../../shared/contract';
 import { DEFAULT_PIPELINE, describeProblem, loadPipelines, type ChatPipeline } from '../chat/pipeline';
 import { runChatTurn } from '../chat/turn';
+import { NodeCache } from '../chat/nodeCache';
 import { ConversationStore } from '../chat/store';
 import type { EngineContext } from '../engine';
 import { KbReaders } from '../kb/readers';
@@ -58,10 +59,18 @@ export function createChatDomain(ctx: EngineContext, llm: Pick<ModelServices, 'c
     return store;
   };
   const readers = new KbReaders();
+  // Per repository; each empties itself when the index changes (see NodeCache).
+  const nodeCaches = new Map<string, NodeCache>();
+  const nodeCacheOf = (repoId: string): NodeCache => {
+    let cache = nodeCaches.get(repoId);
+    if (!cache) nodeCaches.set(repoId, (cache = new NodeCache()));
+    return cache;
+  };
   const stopListening = ctx.events.on('repos/removed', ({ repoId }) => {
     stores.get(repoId)?.close();
     stores.delete(repoId);
     readers.drop(repoId);
+    nodeCaches.delete(repoId);
   });
 
   const handlers: ChatHandlers = {
@@ -93,6 +102,7 @@ export function createChatDomain(ctx: EngineContext, llm: Pick<ModelServices, 'c
                 pipeline,
                 pipelineProblems: problems,
                 decisions: store.decisionLog(),
+                nodeCache: nodeCacheOf(info.id),
                 ...(summaries ? { summaries } : {}),
               },
               { runId, repoId: info.id, conversationId: id, question, mode, signal, ...(language ? { language } : {}) },
