@@ -134,6 +134,13 @@ test.describe('Plans & Runs (cra serve, loopback model server)', () => {
       await main.getByRole('button', { name: 'Plan', exact: true }).click();
       const editor = main.getByRole('region', { name: 'Plan editor' });
       await expect(editor.getByTestId('plan-problems')).toHaveAttribute('data-count', '0');
+      // Edit the plan, save it as version 2, and run that version.
+      await expect(editor.getByRole('button', { name: 'Run', exact: true })).toBeEnabled();
+      await editor.getByTestId('plan-file').first().getByLabel('Description').fill('Clamp percent to at most 50, then discount');
+      await expect(editor.getByRole('button', { name: 'Run', exact: true })).toBeDisabled(); // unsaved edits are not run
+      await expect(editor.getByTestId('plan-problems')).toHaveAttribute('data-count', '0');
+      await editor.getByRole('button', { name: 'Save as version 2' }).click();
+      await expect(editor).toContainText('version 2');
       await editor.getByRole('button', { name: 'Run', exact: true }).click();
 
       const run = main.getByRole('region', { name: 'Solve run' });
@@ -143,6 +150,14 @@ test.describe('Plans & Runs (cra serve, loopback model server)', () => {
       await expect(implement).toHaveAttribute('data-status', 'done');
       await implement.click();
       await expect(run.getByTestId('pass-detail')).toContainText('Validation (syntax): passed');
+      // The implement prompt named the edited plan; the pass's context package opens in the Context inspector.
+      const implementPrompt = server.requests.map((r) => JSON.stringify(r.body ?? null)).find((b) => b.includes('## Pass: implement'));
+      expect(implementPrompt).toContain('Clamp percent to at most 50, then discount');
+      await expect(run.getByTestId('pass-context')).toContainText(FIXTURE.functionFile);
+      await run.getByTestId('pass-context').getByRole('button', { name: 'Open in Context inspector' }).click();
+      const inspector = page.getByRole('main', { name: 'Context inspector' });
+      await expect(inspector.getByRole('region', { name: 'Context package' })).toContainText(FIXTURE.functionFile);
+      await page.getByRole('button', { name: 'Plans & Runs', exact: true }).click();
       await screenshot(page, 'plans-run-tree');
       // The pass's model calls open in Logs (the repository's log, filtered to the pass's run).
       await run.getByTestId('pass-detail').getByRole('button', { name: 'Model calls' }).click();

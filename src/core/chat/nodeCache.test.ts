@@ -1,92 +1,94 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { KnowledgeBase } from '../kb/knowledgeBase';
 import { repoPaths } from '../repos/registry';
+import { sharedDefaultEmbedder } from '../search/search';
 import { createChatRepo } from '../testing/chatRepo';
 import type { TestRepo } from '../testing/gitRepo';
 import { createTempCore } from '../testing/tempCore';
-import { sharedDefaultEmbedder } from '../search/search';
 import { searchRound } from './chatSearch';
-import { NodeCache } from './nodeCache';
+import { RetrievedNodeCache, withNodeCache } from './nodeCache';
 import { pipelineSettingsSchema } from './pipeline';
 import { expand, fetchNodeTexts, seedsOf } from './retrieve';
 import { detectIntent } from './router';
 
 const temp = createTempCore();
 let repo: TestRepo;
-let kb: KnowledgeBase;
+let repoId: string;
+let curated: string;
 
 beforeAll(async () => {
   repo = createChatRepo();
   const { repo: info, runId } = await temp.core.handlers['repos/add']({ path: repo.root });
   await temp.core.runs.wait(runId);
-  kb = KnowledgeBase.open(repoPaths(temp.dataDir, info.id).curated, info.id, { withVectors: true });
+  repoId = info.id;
+  curated = repoPaths(temp.dataDir, info.id).curated;
 }, 60_000);
 afterAll(async () => {
-  kb.close();
   repo.cleanup();
   await temp.cleanup();
 });
 
-/** A reader whose index is at `version` (what the cache checks), for the cache's own rules. */
-function fakeReader(version: { now: number }): KnowledgeBase {
-  return { searchIndex: { searchStats: () => ({ dataVersion: version.now }) } } as unknown as KnowledgeBase;
+const plan = detectIntent('Where is load_config?');
+const retrieval = pipelineSettingsSchema.parse({ entry_step_id: 'x' }).retrieval;
+const embedder = sharedDefaultEmbedder();
+
+/** A turn's first round, as the turn runs it: search, graph expansion, bodies of the best nodes. */
+async function firstRound(kb: KnowledgeBase) {
+  const found = await searchRound(kb, { mode: 'BM25', queries: ['load_config'], retrieval, embedder, limit: plan.seeds });
+  return fetchNodeTexts(kb, expand(kb, seedsOf(kb, found.results), plan), 12);
 }
 
-describe('the node cache', () => {
-  it('gives the same expansion and bodies as reading the index, and a second turn reads nothing again', async () => {
-    const question = 'Where is load_config?';
-    const plan = detectIntent(question);
-    const retrieval = pipelineSettingsSchema.parse({ entry_step_id: 'x' }).retrieval;
-    const found = await searchRound(kb, { mode: 'BM25', queries: ['load_config'], retrieval, embedder: sharedDefaultEmbedder(), limit: plan.seeds });
-    const seeds = () => seedsOf(kb, found.results);
-    const uncached = expand(kb, seeds(), plan);
-    const uncachedEvidence = fetchNodeTexts(kb, uncached, 12);
-    expect(uncached.some((n) => n.role === 'neighbour')).toBe(true);
+/** Run a turn's retrieval on a fresh connection through the cache; returns the evidence and how often the index was read for nodes. */
+async function retrieveCounting(cache: RetrievedNodeCache, generation: string) {
+  const kb = KnowledgeBase.open(curated, repoId);
+  const reads = vi.spyOn(kb, 'getChunkOfFileAt');
+  const deps = vi.spyOn(kb, 'getDependencies');
+  try {
+    const evidence = await firstRound(withNodeCache(kb, cache.forRepo(repoId, generation)));
+    return { evidence, bodyReads: reads.mock.calls.length, edgeReads: deps.mock.calls.length };
+  } finally {
+    kb.close();
+  }
+}
 
-    const cache = new NodeCache();
-    const cold = expand(kb, seeds(), plan, cache.at(kb));
-    expect(cold).toEqual(uncached);
-    expect(fetchNodeTexts(kb, cold, 12, cache.at(kb))).toEqual(uncachedEvidence);
-    expect(cache.size).toBeGreaterThan(0);
-
-    const reads = [vi.spyOn(kb, 'getDependencies'), vi.spyOn(kb, 'getCoChangeNeighbors'), vi.spyOn(kb, 'getSymbolsAround'), vi.spyOn(kb, 'getChunkOfFileAt')];
-    try {
-      const warm = expand(kb, seeds(), plan, cache.at(kb));
-      expect(warm).toEqual(uncached);
-      expect(fetchNodeTexts(kb, warm, 12, cache.at(kb))).toEqual(uncachedEvidence);
-      for (const read of reads) expect(read).not.toHaveBeenCalled();
-    } finally {
-      for (const read of reads) read.mockRestore();
-    }
+describe('retrieved node cache', () => {
+  it('a second turn reads no node from the index; the same evidence comes back', async () => {
+    const cache = new RetrievedNodeCache();
+    const first = await retrieveCounting(cache, 'g1');
+    expect(first.bodyReads).toBeGreaterThan(0);
+    expect(first.edgeReads).toBeGreaterThan(0);
+    const second = await retrieveCounting(cache, 'g1');
+    expect(second).toEqual({ evidence: first.evidence, bodyReads: 0, edgeReads: 0 });
+    // The second turn asked for exactly what the first read: every read a hit.
+    const stats = cache.stats(repoId)!;
+    expect(stats.misses).toBeGreaterThanOrEqual(first.bodyReads + first.edgeReads);
+    expect(stats).toEqual({ generation: 'g1', entries: stats.misses, hits: stats.misses, misses: stats.misses });
   });
 
-  it('empties itself when the index changes or another reader asks, and lets entries expire', () => {
-    let now = 0;
-    const cache = new NodeCache(1000, 10, () => now);
-    const version = { now: 1 };
-    const reader = fakeReader(version);
-    let loads = 0;
-    const load = () => ++loads;
-    expect(cache.at(reader).get('a', load)).toBe(1);
-    expect(cache.at(reader).get('a', load)).toBe(1);
-    version.now = 2;
-    expect(cache.at(reader).get('a', load)).toBe(2);
-    expect(cache.at(fakeReader(version)).get('a', load)).toBe(3);
-    now = 999;
-    const view = cache.at(fakeReader(version));
-    expect(view.get('a', load)).toBe(4);
-    now = 1998;
-    expect(view.get('a', load)).toBe(4);
-    now = 1999;
-    expect(view.get('a', load)).toBe(5);
+  it('entries expire after the TTL, and a new index generation or invalidate() starts empty', async () => {
+    let now = 1_000;
+    const cache = new RetrievedNodeCache({ ttlMs: 60_000, now: () => now });
+    const first = await retrieveCounting(cache, 'g1');
+    now += 59_999;
+    expect((await retrieveCounting(cache, 'g1')).bodyReads).toBe(0);
+    now += 2;
+    expect((await retrieveCounting(cache, 'g1')).bodyReads).toBe(first.bodyReads);
+    expect((await retrieveCounting(cache, 'g2')).bodyReads).toBe(first.bodyReads);
+    expect((await retrieveCounting(cache, 'g2')).bodyReads).toBe(0);
+    cache.invalidate(repoId);
+    expect(cache.stats(repoId)).toBeUndefined();
+    expect((await retrieveCounting(cache, 'g2')).bodyReads).toBe(first.bodyReads);
   });
 
-  it('keeps at most its entry limit, dropping the oldest', () => {
-    const cache = new NodeCache(60_000, 3);
-    const view = cache.at(fakeReader({ now: 1 }));
-    for (const key of ['a', 'b', 'c', 'd']) view.get(key, () => key);
-    expect(cache.size).toBe(3);
-    expect(view.get('a', () => 'again')).toBe('again');
-    expect(view.get('d', () => 'again')).toBe('d');
+  it('hands out frozen values (turns share them) and keeps at most maxEntries, the oldest going first', () => {
+    const cache = new RetrievedNodeCache({ maxEntries: 2 }).forRepo(repoId, 'g');
+    const value = cache.get('a', () => [{ line: 1 }]);
+    expect(Object.isFrozen(value) && Object.isFrozen(value[0])).toBe(true);
+    cache.get('b', () => 2);
+    cache.get('c', () => 3);
+    let computed = false;
+    cache.get('a', () => ((computed = true), []));
+    expect(computed).toBe(true);
+    expect(cache.stats().entries).toBe(2);
   });
 });

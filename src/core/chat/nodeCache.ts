@@ -1,63 +1,109 @@
 import type { KnowledgeBase } from '../kb/knowledgeBase';
 
-/** How long a retrieved node stays cached at most, even while the index does not change. */
-export const NODE_CACHE_TTL_MS = 10 * 60_000;
-/** Entries kept per repository before the oldest go. */
-export const NODE_CACHE_ENTRIES = 20_000;
+/** How long a retrieved node stays cached (the index generation check drops it sooner). */
+export const NODE_CACHE_TTL_MS = 5 * 60_000;
+/** Entries kept per repository at most; the oldest go first. */
+export const NODE_CACHE_MAX_ENTRIES = 20_000;
 
-/**
- * A repository's cache of retrieved nodes (issue #14 item 9): what graph expansion found around a
- * file's line and the bodies fetched by identity, shared by the turns of every conversation of the
- * repository. An entry lives at most `ttlMs`; all of them are dropped when the index changes (its
- * data_version moves, or another reader — a replaced index file — asks). Values are treated as
- * read-only by their users.
- */
-export class NodeCache {
-  private readonly entries = new Map<string, { at: number; value: unknown }>();
-  private reader: KnowledgeBase | undefined;
-  private version = -1;
+/** Hits and misses of one repository's cache since it was last invalidated. */
+export interface NodeCacheStats {
+  generation: string;
+  entries: number;
+  hits: number;
+  misses: number;
+}
+
+/** One repository's cached nodes, for one generation of its index. */
+export class RepoNodeCache {
+  private readonly entries = new Map<string, { value: unknown; expiresAt: number }>();
+  private hits = 0;
+  private misses = 0;
 
   constructor(
-    private readonly ttlMs = NODE_CACHE_TTL_MS,
-    private readonly maxEntries = NODE_CACHE_ENTRIES,
-    private readonly now: () => number = () => Date.now(),
+    readonly generation: string,
+    private readonly options: { ttlMs: number; maxEntries: number; now: () => number },
   ) {}
 
-  /**
-   * The cache as valid for this reader now: call once per step that reads through it (the index
-   * may change between steps of a turn).
-   */
-  at(kb: KnowledgeBase): NodeCacheView {
-    const version = kb.searchIndex.searchStats().dataVersion;
-    if (kb !== this.reader || version !== this.version) {
-      this.entries.clear();
-      this.reader = kb;
-      this.version = version;
-    }
-    return { get: (key, load) => this.get(key, load) };
-  }
-
-  /** Entries held (for tests and the trace). */
-  get size(): number {
-    return this.entries.size;
-  }
-
-  private get<T>(key: string, load: () => T): T {
-    const now = this.now();
+  /** The cached value of `key`, else `compute()` stored frozen (turns share it, so nobody may change it). */
+  get<T>(key: string, compute: () => T): T {
+    const now = this.options.now();
     const hit = this.entries.get(key);
-    if (hit && now - hit.at < this.ttlMs) return hit.value as T;
-    const value = load();
+    if (hit && hit.expiresAt > now) {
+      this.hits++;
+      return hit.value as T;
+    }
+    this.misses++;
+    const value = deepFreeze(compute());
     this.entries.delete(key);
-    if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
-    this.entries.set(key, { at: now, value });
+    this.entries.set(key, { value, expiresAt: now + this.options.ttlMs });
+    while (this.entries.size > this.options.maxEntries) this.entries.delete(this.entries.keys().next().value as string);
     return value;
   }
+
+  /** Entries, hits and misses so far (tests, and a bench's figures). */
+  stats(): NodeCacheStats {
+    return { generation: this.generation, entries: this.entries.size, hits: this.hits, misses: this.misses };
+  }
 }
 
-/** The cache of one step: the value under `key`, loaded (and kept) when absent or expired. */
-export interface NodeCacheView {
-  get<T>(key: string, load: () => T): T;
+/**
+ * Per-repository caches of what chat retrieval reads from the index by identity (files by path,
+ * chunk bodies, import edges, co-change neighbours), each entry with a TTL. A cache belongs to one
+ * generation of the repository's index (its `lastIndexedAt`): asking with another generation, or
+ * {@link invalidate} (an index starting), drops it, so a turn never sees nodes of an older index.
+ */
+export class RetrievedNodeCache {
+  private readonly repos = new Map<string, RepoNodeCache>();
+  private readonly options: { ttlMs: number; maxEntries: number; now: () => number };
+
+  constructor(options: { ttlMs?: number; maxEntries?: number; now?: () => number } = {}) {
+    this.options = { ttlMs: options.ttlMs ?? NODE_CACHE_TTL_MS, maxEntries: options.maxEntries ?? NODE_CACHE_MAX_ENTRIES, now: options.now ?? Date.now };
+  }
+
+  /** The repository's cache for this generation of its index (a fresh one when the generation changed). */
+  forRepo(repoId: string, generation: string): RepoNodeCache {
+    const known = this.repos.get(repoId);
+    if (known && known.generation === generation) return known;
+    const fresh = new RepoNodeCache(generation, this.options);
+    this.repos.set(repoId, fresh);
+    return fresh;
+  }
+
+  /** Drop a repository's cache (its index is changing, or it was removed). */
+  invalidate(repoId: string): void {
+    this.repos.delete(repoId);
+  }
+
+  /** The repository's cache figures, when it has a cache. */
+  stats(repoId: string): NodeCacheStats | undefined {
+    return this.repos.get(repoId)?.stats();
+  }
 }
 
-/** A view that keeps nothing (no cache given). */
-export const NO_NODE_CACHE: NodeCacheView = { get: (_key, load) => load() };
+/** The KnowledgeBase reads chat retrieval repeats across turns; everything else goes straight through. */
+const CACHED = new Set<string>(['getFileByPath', 'getFile', 'getChunksOfFile', 'getChunkOfFileAt', 'getSymbolsAround', 'getSymbolNeighbors', 'getDependencies', 'getCoChangeNeighbors']);
+
+/**
+ * A KnowledgeBase whose reads of nodes by identity go through the repository's cache. The cache
+ * outlives the connection: it is keyed by the index generation, not by this KnowledgeBase.
+ */
+export function withNodeCache(kb: KnowledgeBase, cache: RepoNodeCache): KnowledgeBase {
+  return new Proxy(kb, {
+    get(target, property, receiver) {
+      const value: unknown = Reflect.get(target, property, receiver);
+      if (typeof value !== 'function') return value;
+      const method = value as (...args: unknown[]) => unknown;
+      if (typeof property === 'string' && CACHED.has(property)) {
+        return (...args: unknown[]) => cache.get(`${property}:${JSON.stringify(args)}`, () => method.apply(target, args));
+      }
+      return method.bind(target);
+    },
+  });
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return value;
+  Object.freeze(value);
+  for (const inner of Object.values(value)) deepFreeze(inner);
+  return value;
+}

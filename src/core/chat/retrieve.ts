@@ -2,7 +2,6 @@ import type { ChatSource } from '../../shared/contract/chat';
 import type { Reason } from '../../shared/contract/reasons';
 import type { SearchResult } from '../../shared/contract/search';
 import type { KnowledgeBase } from '../kb/knowledgeBase';
-import { NO_NODE_CACHE, type NodeCacheView } from './nodeCache';
 import { EDGE_KINDS, type EdgeKind } from './pipeline';
 import type { IntentPlan } from './router';
 
@@ -70,12 +69,10 @@ const SYMBOLS_PER_NODE = 3;
  * co-change — with depth and decay from the intent, neighbour score = parent × decay, at most
  * `maxNodes` nodes in all (seeds first; each level adds its best-scored neighbours while there is
  * room). A file reached twice keeps its best score and gains the reason. A neighbour reached over a
- * call edge is anchored at the symbol on the other end, so its body is fetched by identity. A
- * node's edges come from the repository's node cache when it has them.
+ * call edge is anchored at the symbol on the other end, so its body is fetched by identity.
  */
-export function expand(kb: KnowledgeBase, seeds: GraphNode[], plan: ExpansionPlan, cache: NodeCacheView = NO_NODE_CACHE): GraphNode[] {
+export function expand(kb: KnowledgeBase, seeds: GraphNode[], plan: ExpansionPlan): GraphNode[] {
   const allowed = new Set<EdgeKind>(plan.edges ?? EDGE_KINDS);
-  const allowedKey = [...allowed].sort().join(',');
   const nodes = new Map<number, GraphNode>();
   for (const seed of seeds.slice(0, plan.maxNodes)) nodes.set(seed.fileId, seed);
   let frontier = [...nodes.values()];
@@ -98,8 +95,7 @@ export function expand(kb: KnowledgeBase, seeds: GraphNode[], plan: ExpansionPla
           if (!seen.why.some((w) => reasonKey(w) === reasonKey(reason))) seen.why.push(reason);
         }
       };
-      // The same file and line have the same neighbours until the index changes: the node cache keeps them.
-      cache.get(`neighbours:${parent.fileId}:${parent.anchor}:${allowedKey}`, () => neighboursOf(kb, parent, allowed)).forEach(reach);
+      neighboursOf(kb, parent, allowed).forEach(reach);
     }
     const room = plan.maxNodes - nodes.size;
     const added = [...found.values()].sort((a, b) => b.score - a.score || a.path.localeCompare(b.path)).slice(0, Math.max(0, room));
@@ -184,12 +180,12 @@ export function evidenceCost(e: Pick<ChatEvidence, 'path' | 'text'>): number {
   return estimateTokens(e.text) + estimateTokens(e.path) + 8;
 }
 
-/** Targeted fetch: the bodies of the best `topN` nodes, by identity (file and anchor line), through the node cache. */
-export function fetchNodeTexts(kb: KnowledgeBase, nodes: readonly GraphNode[], topN: number, cache: NodeCacheView = NO_NODE_CACHE): ChatEvidence[] {
+/** Targeted fetch: the bodies of the best `topN` nodes, by identity (file and anchor line). */
+export function fetchNodeTexts(kb: KnowledgeBase, nodes: readonly GraphNode[], topN: number): ChatEvidence[] {
   const evidence: ChatEvidence[] = [];
   for (const node of nodes) {
     if (evidence.length >= topN) break;
-    const body = cache.get(`body:${node.fileId}:${node.anchor}`, () => bodyOf(kb, node));
+    const body = bodyOf(kb, node);
     if (!body) continue;
     evidence.push({ path: node.path, startLine: body.startLine, endLine: body.endLine, score: Math.round(node.score * 1000) / 1000, role: node.role, why: node.why, text: body.text });
   }

@@ -85,15 +85,46 @@ export class ConversationStore {
     return (this.db.prepare(`select ${COLUMNS} from chat_messages where conversation_id = ? order by id`).all(conversationId) as Row[]).map(toMessage);
   }
 
-  /** Every conversation, most recently active first. */
+  /** Every conversation, most recently active first; its title is the one given, else its first question. */
   conversations(): ConversationSummary[] {
+    return this.summaries('', []);
+  }
+
+  /** One conversation as the list shows it, or undefined when the repository has no such conversation. */
+  conversation(conversationId: string): ConversationSummary | undefined {
+    return this.summaries('where m.conversation_id = ?', [conversationId])[0];
+  }
+
+  /** Give a conversation a title; false when it has no messages (nothing to rename). */
+  rename(conversationId: string, title: string): boolean {
+    if (!this.conversation(conversationId)) return false;
+    this.db
+      .prepare(
+        `insert into chat_conversations (conversation_id, title, renamed_at) values (?, ?, ?)
+         on conflict(conversation_id) do update set title = excluded.title, renamed_at = excluded.renamed_at`,
+      )
+      .run(conversationId, title, new Date().toISOString());
+    return true;
+  }
+
+  /** Delete a conversation's messages, title and history summaries, together; returns the number of messages removed. */
+  delete(conversationId: string): number {
+    return this.db.transaction(() => {
+      this.db.prepare('delete from chat_conversations where conversation_id = ?').run(conversationId);
+      this.db.prepare('delete from chat_history_summaries where conversation_id = ?').run(conversationId);
+      return this.db.prepare('delete from chat_messages where conversation_id = ?').run(conversationId).changes;
+    })();
+  }
+
+  private summaries(where: string, params: unknown[]): ConversationSummary[] {
     return this.db
       .prepare(
-        `select conversation_id as conversationId, count(*) as messages, max(created_at) as updatedAt,
-           (select content from chat_messages f where f.conversation_id = m.conversation_id and f.role = 'user' order by f.id limit 1) as title
-         from chat_messages m group by conversation_id order by max(id) desc`,
+        `select m.conversation_id as conversationId, count(*) as messages, max(m.created_at) as updatedAt,
+           coalesce((select t.title from chat_conversations t where t.conversation_id = m.conversation_id),
+             (select content from chat_messages f where f.conversation_id = m.conversation_id and f.role = 'user' order by f.id limit 1)) as title
+         from chat_messages m ${where} group by m.conversation_id order by max(m.id) desc`,
       )
-      .all()
+      .all(...params)
       .map((r) => {
         const row = r as ConversationSummary & { title: string | null };
         return { ...row, title: (row.title ?? '').slice(0, 120) };

@@ -9,7 +9,6 @@ import { nextStep, type ChatPipeline, type PipelineStep } from './pipeline';
 import { FALLBACK_MODE } from './router';
 import type { DecisionSink } from '../retrieval/decisionLog';
 import type { SummaryStore } from '../summaries/store';
-import type { NodeCache } from './nodeCache';
 import type { ConversationStore } from './store';
 import { TurnActions, type TurnState } from './turnActions';
 
@@ -38,8 +37,6 @@ export interface TurnDeps extends TurnModel {
   decisions?: DecisionSink;
   /** The repository's summary tree, when one was built. */
   summaries?: Pick<SummaryStore, 'nearest' | 'embedderId'>;
-  /** The repository's cache of retrieved nodes (shared by its turns; none: every turn reads the index). */
-  nodeCache?: NodeCache;
 }
 
 /** One question of a conversation. */

@@ -8,7 +8,6 @@ import { detectLanguage, languageName, translateSystem } from './language';
 import type { PipelineAction, PipelineSettings } from './pipeline';
 import { AnswerStreamFilter, missingStatement } from './protocol';
 import { edgeOf, evidenceCost, expand, fetchNodeTexts, mergeEvidence, seedsOf, trimEvidence, type ChatEvidence, type GraphNode } from './retrieve';
-import { NO_NODE_CACHE, type NodeCacheView } from './nodeCache';
 import { chosenRoute, detectIntent, FALLBACK_MODE, INTENT_PLANS, routeQuestion, type IntentPlan } from './router';
 import { ANSWER_SYSTEM, answerPrompt, overviewOf } from './prompts';
 import type { TurnDeps, TurnInput } from './turn';
@@ -236,18 +235,13 @@ export class TurnActions {
     }
   }
 
-  /** The repository's node cache as valid now (checked once per step: the index may change between steps). */
-  private nodeCache(): NodeCacheView {
-    return this.deps.nodeCache?.at(this.deps.kb) ?? NO_NODE_CACHE;
-  }
-
   private get round(): ChatTraceRound {
     return this.state.rounds.at(-1)!;
   }
 
   private expandTree(): string {
     const plan = this.state.plan!;
-    const nodes = expand(this.deps.kb, this.state.seeds ?? [], { depth: plan.depth, decay: plan.decay, maxNodes: plan.maxNodes, edges: plan.edges ?? this.settings.graph.edge_allowlist }, this.nodeCache());
+    const nodes = expand(this.deps.kb, this.state.seeds ?? [], { depth: plan.depth, decay: plan.decay, maxNodes: plan.maxNodes, edges: plan.edges ?? this.settings.graph.edge_allowlist });
     this.state.nodes = nodes;
     const byEdge: Record<string, number> = {};
     for (const n of nodes) {
@@ -260,7 +254,7 @@ export class TurnActions {
   }
 
   private fetchTexts(): string {
-    const fetched = fetchNodeTexts(this.deps.kb, this.state.nodes ?? [], this.settings.node_text_fetch_top_n, this.nodeCache());
+    const fetched = fetchNodeTexts(this.deps.kb, this.state.nodes ?? [], this.settings.node_text_fetch_top_n);
     this.round.fetched = fetched.length;
     this.state.pool = mergeEvidence(this.state.pool, fetched);
     this.state.evidence = this.state.pool;

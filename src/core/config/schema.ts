@@ -95,6 +95,19 @@ const retrievalSchema = z
     top_k: wholeNumber(1, 200).default(20),
     /** Compute vectors in the background after each index (app hosts only). */
     embeddings: bool.default(false),
+    // The retrieval pipeline (cra retrieve, the Context inspector, solve); defaults in core/retrieval/settings.ts.
+    /** Scope: most candidates per task, seeds included. */
+    max_candidates: wholeNumber(1, 1000).optional(),
+    /** Scope tier 3: least shared commits for a co-change neighbour. */
+    min_co_change: wholeNumber(1, 1000).optional(),
+    /** Scope tier 1: top hits of the model-free search taken as seeds. */
+    search_seeds: wholeNumber(0, 50).optional(),
+    /** Judgment calls at once (default: OLLAMA_NUM_PARALLEL when set, else 1); results do not depend on it. */
+    concurrency: wholeNumber(1, 64).optional(),
+    /** chars/4 token estimates are counted this much high (0.1 = 10%). */
+    safety_margin: numberIn(0, 1).optional(),
+    /** Refinement re-entries allowed per task (solve). */
+    max_refinement_loops: wholeNumber(0, 20).optional(),
   })
   .loose();
 

@@ -4,7 +4,8 @@ import { openDatabase } from './open';
 /**
  * The raw database: an append-only log. Every model call, every retrieval decision, task runs,
  * orchestrator runs and their passes, archived session files. Nothing here is ever updated except
- * a run's end state; rows are never deleted by the app.
+ * a run's end state and a conversation's title; rows are never deleted by the app, except the
+ * messages of a conversation the person deletes (its model calls stay in the log).
  */
 export const RAW_MIGRATIONS: readonly Migration[] = [
   {
@@ -184,6 +185,23 @@ export const RAW_MIGRATIONS: readonly Migration[] = [
           created_at text not null
         );
         create index chat_history_summaries_conversation on chat_history_summaries(conversation_id, id);
+      `),
+  },
+  {
+    version: 7,
+    description: 'orchestrator_passes.context_json: the context package retrieval handed the pass (the Context inspector opens it)',
+    up: (db) => db.exec('alter table orchestrator_passes add column context_json text;'),
+  },
+  {
+    version: 8,
+    description: 'chat_conversations: a title a person gave a conversation (its first question otherwise)',
+    up: (db) =>
+      db.exec(`
+        create table chat_conversations (
+          conversation_id text primary key,
+          title text not null,
+          renamed_at text not null
+        );
       `),
   },
 ];

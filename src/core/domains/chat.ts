@@ -3,7 +3,8 @@ import { existsSync } from 'node:fs';
 import { AppError, type ChatPipelineInfo, type Handlers } from '../../shared/contract';
 import { DEFAULT_PIPELINE, describeProblem, loadPipelines, type ChatPipeline } from '../chat/pipeline';
 import { runChatTurn } from '../chat/turn';
-import { NodeCache } from '../chat/nodeCache';
+import { conversationMarkdown } from '../chat/exportMarkdown';
+import { RetrievedNodeCache, withNodeCache } from '../chat/nodeCache';
 import { ConversationStore } from '../chat/store';
 import type { EngineContext } from '../engine';
 import { KbReaders } from '../kb/readers';
@@ -13,7 +14,7 @@ import { repoPaths } from '../repos/registry';
 import { sharedDefaultEmbedder } from '../search/search';
 import { SummaryStore, summariesFile } from '../summaries/store';
 
-type ChatHandlers = Pick<Handlers, 'chat/ask' | 'chat/history' | 'chat/pipelines'>;
+type ChatHandlers = Pick<Handlers, 'chat/ask' | 'chat/history' | 'chat/pipelines' | 'chat/rename' | 'chat/delete' | 'chat/export'>;
 
 /**
  * The pipeline a turn runs: the named one (default: `default`) among the built-in pipelines and the
@@ -35,9 +36,16 @@ function pipelineInfo(p: ChatPipeline): ChatPipelineInfo {
   return { name: p.name, file: p.file, lineage: p.lineage, entryStepId: p.settings.entry_step_id, steps: p.steps.size, warnings: p.warnings, settings: p.settings };
 }
 
+/** NOT_FOUND for a conversation id the repository has no messages for, saying where the ids are listed. */
+export function unknownConversation(conversationId: string, repoName: string): AppError {
+  return new AppError('NOT_FOUND', `${repoName} has no conversation ${conversationId}; the Chat page lists them (cra chat --list --repo <path>).`);
+}
+
 /** What the chat domain gives the composition root. */
 export interface ChatDomain {
   handlers: ChatHandlers;
+  /** Nodes retrieved per repository, shared by its turns until the TTL or an index change. */
+  nodeCache: RetrievedNodeCache;
   dispose(): void;
 }
 
@@ -59,18 +67,16 @@ export function createChatDomain(ctx: EngineContext, llm: Pick<ModelServices, 'c
     return store;
   };
   const readers = new KbReaders();
-  // Per repository; each empties itself when the index changes (see NodeCache).
-  const nodeCaches = new Map<string, NodeCache>();
-  const nodeCacheOf = (repoId: string): NodeCache => {
-    let cache = nodeCaches.get(repoId);
-    if (!cache) nodeCaches.set(repoId, (cache = new NodeCache()));
-    return cache;
-  };
+  const nodeCache = new RetrievedNodeCache();
   const stopListening = ctx.events.on('repos/removed', ({ repoId }) => {
     stores.get(repoId)?.close();
     stores.delete(repoId);
     readers.drop(repoId);
-    nodeCaches.delete(repoId);
+    nodeCache.invalidate(repoId);
+  });
+  // An index starting makes the cached nodes stale at once (its end changes the generation too).
+  const stopWatchingIndex = ctx.events.on('repos/changed', (info) => {
+    if (info.status === 'indexing') nodeCache.invalidate(info.id);
   });
 
   const handlers: ChatHandlers = {
@@ -80,6 +86,7 @@ export function createChatDomain(ctx: EngineContext, llm: Pick<ModelServices, 'c
       const { pipeline, problems } = pipelineFor(info.path, pipelineName);
       const id = conversationId ?? `c-${randomUUID()}`;
       const store = storeOf(info.id);
+      const nodes = nodeCache.forRepo(info.id, info.lastIndexedAt ?? '');
       const { runId } = ctx.runs.start(
         'chat',
         `Chat · ${info.name}: ${question.slice(0, 60)}`,
@@ -93,7 +100,7 @@ export function createChatDomain(ctx: EngineContext, llm: Pick<ModelServices, 'c
             summaries = existsSync(summaryFile) ? SummaryStore.open(summaryFile) : undefined;
             const message = await runChatTurn(
               {
-                kb,
+                kb: withNodeCache(kb, nodes),
                 store,
                 events: ctx.events,
                 embedder: sharedDefaultEmbedder(),
@@ -102,7 +109,6 @@ export function createChatDomain(ctx: EngineContext, llm: Pick<ModelServices, 'c
                 pipeline,
                 pipelineProblems: problems,
                 decisions: store.decisionLog(),
-                nodeCache: nodeCacheOf(info.id),
                 ...(summaries ? { summaries } : {}),
               },
               { runId, repoId: info.id, conversationId: id, question, mode, signal, ...(language ? { language } : {}) },
@@ -122,6 +128,28 @@ export function createChatDomain(ctx: EngineContext, llm: Pick<ModelServices, 'c
       const store = storeOf(info.id);
       return { conversations: store.conversations(), messages: conversationId ? store.messages(conversationId) : [] };
     },
+    'chat/rename': async ({ repoId, conversationId, title }) => {
+      const { info } = openIndexedRepo(ctx, { repoId });
+      const store = storeOf(info.id);
+      if (!store.rename(conversationId, title)) throw unknownConversation(conversationId, info.name);
+      return store.conversation(conversationId)!;
+    },
+    'chat/delete': async ({ repoId, conversationId }) => {
+      const { info } = openIndexedRepo(ctx, { repoId });
+      // A turn still answering would store its answer after the delete, bringing the conversation back.
+      const answering = ctx.runs.list().some((r) => r.kind === 'chat' && r.status === 'running' && r.subject.repoId === info.id && r.subject.conversationId === conversationId);
+      if (answering) throw new AppError('VALIDATION', `Conversation ${conversationId} is still answering a question: Stop it first, then delete it.`);
+      const deleted = storeOf(info.id).delete(conversationId);
+      if (deleted === 0) throw unknownConversation(conversationId, info.name);
+      return { deleted };
+    },
+    'chat/export': async ({ repoId, conversationId }) => {
+      const { info } = openIndexedRepo(ctx, { repoId });
+      const store = storeOf(info.id);
+      const summary = store.conversation(conversationId);
+      if (!summary) throw unknownConversation(conversationId, info.name);
+      return conversationMarkdown(summary, store.messages(conversationId), info.name);
+    },
     'chat/pipelines': async ({ repoId }) => {
       const { info } = openIndexedRepo(ctx, { repoId });
       const set = loadPipelines({ repoRoot: info.path });
@@ -130,8 +158,10 @@ export function createChatDomain(ctx: EngineContext, llm: Pick<ModelServices, 'c
   };
   return {
     handlers,
+    nodeCache,
     dispose() {
       stopListening();
+      stopWatchingIndex();
       for (const store of stores.values()) store.close();
       stores.clear();
       readers.closeAll();

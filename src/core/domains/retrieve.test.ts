@@ -115,12 +115,12 @@ describe('retrieve domain (the Context inspector’s run)', () => {
     expect(runs.find((r) => r.runId === runId)?.status).toBe('cancelled');
   }, 30_000);
 
-  it('validates the stages and the two budget forms before a run starts', () => {
+  it('validates the stages and the budget forms before a run starts', async () => {
     const input = retrievalRequests['retrieve/run'].input;
-    expect(input.safeParse({ repoId, task: 't', stages: [] }).error?.issues[0]?.message).toMatch(/at least one stage/);
-    expect(input.safeParse({ repoId, task: 't', stages: ['scope', 'scope'] }).error?.issues[0]?.message).toMatch(/listed twice/);
-    expect(input.safeParse({ repoId, task: 't', stages: ['rerank'] }).success).toBe(false);
-    expect(input.safeParse({ repoId, task: 't', budget: 100, contextWindow: 200 }).error?.issues[0]?.message).toMatch(/either budget or contextWindow/);
+    expect(input.safeParse({ repoId, task: 't', stages: [] }).error?.issues[0]?.message).toMatch(/stage list must not be empty/);
+    await expect(core.handlers['retrieve/run']({ repoId, task: 't', stages: ['scope', 'scope'] })).rejects.toThrow(/twice/);
+    await expect(core.handlers['retrieve/run']({ repoId, task: 't', stages: ['rerank'] })).rejects.toThrow(/rerank/);
+    expect(input.safeParse({ repoId, task: 't', budget: 100, contextWindow: 200 }).error?.issues[0]?.message).toMatch(/either budget, budgetConfig or contextWindow/);
     expect(input.safeParse({ repoId, task: 't', contextWindow: 200, reservedTokens: 200 }).error?.issues[0]?.message).toMatch(/fewer than the context window/);
     expect(input.safeParse({ repoId, task: 't', contextWindow: 200, reservedTokens: 100, stages: ['scope'] }).success).toBe(true);
   });

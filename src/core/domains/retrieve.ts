@@ -1,64 +1,94 @@
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { AppError, type Handlers } from '../../shared/contract';
-import type { RetrievalStageName, RetrievalSummary, SymbolRole } from '../../shared/contract/retrieval';
+import type { RetrievalSummary, SymbolRole } from '../../shared/contract/retrieval';
+import type { LoadedConfig } from '../config/load';
 import { openRawDatabase } from '../db/raw';
 import type { EngineContext } from '../engine';
 import { confinePath } from '../fs/confine';
 import { KnowledgeBase } from '../kb/knowledgeBase';
+import { LlmClient } from '../llm/client';
 import { noServerHint } from '../llm/ollamaLifecycle';
+import { ModelRouter } from '../llm/router';
 import type { ModelServices } from '../llm/services';
 import { RawCallLog } from '../logs/callLog';
 import { openIndexedRepo } from '../repos/indexed';
 import { repoPaths } from '../repos/registry';
+import { effectiveBudget, validateSafetyMargin } from '../retrieval/budget';
 import { RawDecisionLog } from '../retrieval/decisionLog';
-import { buildPackage, effectiveBudget, renderMarkdown } from '../retrieval/package';
-import { runPipeline, type RetrievalStage } from '../retrieval/stage';
-import { PrecisionStage } from '../retrieval/stages/precision';
-import { ScopeStage } from '../retrieval/stages/scope';
+import { renderMarkdown } from '../retrieval/package';
+import { retrieve, validateStageList } from '../retrieval/pipeline';
+import { preflightRetrieval } from '../retrieval/preflight';
+import { retrievalSettings } from '../retrieval/settings';
 import { analyzeTask } from '../retrieval/taskAnalysis';
-import { readFileSync } from 'node:fs';
 import { RetrieveWatch } from './retrieveWatch';
 
-/** The stage of each name a retrieve run can be given. */
-const STAGES: Record<RetrievalStageName, () => RetrievalStage> = { scope: () => new ScopeStage(), precision: () => new PrecisionStage() };
+/** The config with `model` as the model of every retrieval stage and `baseUrl` as the server, when given. */
+export function withModelOverride(loaded: LoadedConfig, model?: string, baseUrl?: string): LoadedConfig {
+  if (!model && !baseUrl) return loaded;
+  const current = loaded.values.models;
+  if (!current && !model) return loaded;
+  const base = current ?? { provider: 'ollama' as const, context_window: 32768, max_tokens: 4096, temperature: 0, start_ollama: false, timeout_s: 300, overrides: {} };
+  const overrides = { ...base.overrides };
+  if (model) {
+    for (const stage of ['scope', 'precision', 'similarity', 'routing'] as const) overrides[stage] = model;
+    // Task analysis is enriched only where the config assigns it a model; the flag replaces that model, never adds one.
+    if (overrides.task_analysis !== undefined) overrides.task_analysis = model;
+  }
+  return { ...loaded, values: { ...loaded.values, models: { ...base, ...(model ? { reasoning: model } : {}), ...(baseUrl ? { base_url: baseUrl } : {}), overrides } } };
+}
 
 /**
- * Retrieval as a `retrieve` run (issue #13): task analysis (enriched only when a model is
- * assigned to task_analysis), scope, precision, then the context package within the budget. Model
- * calls and every decision go to the repository's raw DB; the package comes as retrieve/package.
+ * Retrieval as a `retrieve` run (issue #13): preflight (models configured, index populated,
+ * enrichment present or an info line), task analysis (enriched only when a model is assigned to
+ * task_analysis), the explicit stage list through the runner with a session per task (archived
+ * into raw when the run ends), then the context package within the budget. Model calls and every
+ * decision go to the repository's raw DB; judgments report progress per stage; the package comes
+ * as retrieve/package.
  */
 export function createRetrieveHandlers(ctx: EngineContext, llm: Pick<ModelServices, 'client' | 'loadUserConfig' | 'router' | 'target'>): Pick<Handlers, 'retrieve/run'> {
   return {
-    'retrieve/run': async ({ repoId, task, budget, taskId, stages = ['scope', 'precision'], contextWindow, reservedTokens }) => {
+    'retrieve/run': async ({ repoId, task, budget, budgetConfig: givenConfig, contextWindow, reservedTokens, taskId, stages: stageNames, planFiles, model, baseUrl }) => {
       const { info, curatedFile } = openIndexedRepo(ctx, { repoId });
-      // Before a run starts: a missing [models] section is the router's CONFIG_MISSING (run `cra init`).
-      const router = llm.router();
-      router.resolve('reasoning', 'scope');
-      const config = llm.loadUserConfig().values;
-      const budgetTokens = budget ?? effectiveBudget({ contextWindow: contextWindow ?? config.budget.context_window, reservedTokens: reservedTokens ?? config.budget.reserved_tokens });
+      const stages = validateStageList(stageNames ?? ['scope', 'precision']);
+      const loaded = llm.loadUserConfig();
+      const overridden = model || baseUrl;
+      const router = overridden ? new ModelRouter(withModelOverride(loaded, model, baseUrl)) : llm.router();
+      const client = overridden ? new LlmClient({ router: () => router }) : llm.client;
+      const config = loaded.values;
+      const settings = retrievalSettings(config);
+      validateSafetyMargin(settings.safetyMargin);
+      // The app's form gives the window and the reserve as two fields, either left to the config.
+      const budgetConfig = givenConfig ?? (contextWindow !== undefined || reservedTokens !== undefined ? { contextWindow: contextWindow ?? config.budget.context_window, reservedTokens: reservedTokens ?? config.budget.reserved_tokens } : undefined);
+      const bc = budgetConfig ?? (budget === undefined ? { contextWindow: config.budget.context_window, reservedTokens: config.budget.reserved_tokens } : undefined);
+      const budgetTokens = bc ? effectiveBudget(bc) : (budget as number);
+      const kb = KnowledgeBase.open(curatedFile, info.id);
+      let checks;
+      try {
+        checks = preflightRetrieval({ resolveModel: () => router.resolve('reasoning', 'scope'), kb, repoPath: info.path });
+      } catch (error) {
+        kb.close();
+        throw error;
+      }
       const enrich = config.models?.overrides.task_analysis !== undefined;
       const id = taskId ?? `t-${randomUUID()}`;
       const { runId } = ctx.runs.start(
         'retrieve',
         `Retrieve · ${info.name}: ${task.slice(0, 60)}`,
         async ({ runId, signal, progress }): Promise<RetrievalSummary> => {
-          const kb = KnowledgeBase.open(curatedFile, info.id);
           const raw = openRawDatabase(repoPaths(ctx.ports.dataDir, info.id).raw);
-          // The watch pushes each judgment as it is logged and reports per-stage progress.
+          // The watch pushes each judgment as it is logged (retrieve/judgment) and reports progress per stage.
           const watch = new RetrieveWatch({ runId, taskId: id, stages, emit: (j) => ctx.events.emit('retrieve/judgment', j), progress });
           const log = watch.wrap(new RawCallLog(raw));
+          const decisions = new RawDecisionLog(raw);
           try {
-            const record = await analyzeTask(task, kb, { id, runId, log, signal, ...(enrich ? { llm: llm.client } : {}) });
+            progress({ phase: 'task analysis', done: 0 });
+            const record = await analyzeTask(task, kb, { id, runId, log, signal, ...(enrich ? { llm: client } : {}) });
             if (!enrich) record.enrichment = { status: 'skipped', reason: 'no model assigned to task_analysis in [models.overrides]', attempts: 0, callIds: [] };
             watch.analysisDone();
-            const pipeline = { stages: stages.map((s) => STAGES[s]()), kb, task: record, llm: llm.client, runId, budgetTokens, decisions: new RawDecisionLog(raw), log, signal };
-            const result = await runPipeline({ ...pipeline, onStage: (name, context) => watch.stageEnded(name, context) }).catch((error: unknown) => {
-              if (error instanceof AppError && error.code === 'OLLAMA_UNREACHABLE') {
-                const t = llm.target();
-                throw new AppError('OLLAMA_UNREACHABLE', noServerHint(t.address, t.source, t.provider), { retryable: true, cause: error });
-              }
-              throw error;
-            });
+            if (planFiles?.length) record.givenFiles = planFiles.map((path) => ({ path, reason: { kind: 'plan-file' as const, detail: {} } }));
+            const runConfig = { stages, ...(bc ? { contextWindow: bc.contextWindow, reservedTokens: bc.reservedTokens } : {}), budgetTokens, safetyMargin: settings.safetyMargin, concurrency: settings.concurrency };
+            decisions.record({ runId, stage: 'budget', subjectKind: 'run', subject: runId, decision: 'config', reasons: [], judgment: runConfig });
             const readSource = (path: string) => {
               try {
                 return readFileSync(confinePath(info.path, path).absolute, 'utf8');
@@ -66,10 +96,29 @@ export function createRetrieveHandlers(ctx: EngineContext, llm: Pick<ModelServic
                 return null;
               }
             };
-            const pkg = buildPackage({ task: record, files: result.context.files, budgetTokens, readSource, kb });
+            const done = await retrieve(
+              { task: record, stages, budgetTokens, options: settings.stageOptions },
+              {
+                kb, llm: client, decisions, runId, log, signal, readSource, sessionsDir: repoPaths(ctx.ports.dataDir, info.id).sessions,
+                concurrency: settings.concurrency, safetyMargin: settings.safetyMargin,
+                onStage: (name, context) => watch.stageEnded(name, context),
+                onJudged: (stage, n, total) => watch.judged(stage, n, total),
+              },
+              raw,
+            ).catch((error: unknown) => {
+              if (error instanceof AppError && error.code === 'OLLAMA_UNREACHABLE' && !overridden) {
+                const t = llm.target();
+                throw new AppError('OLLAMA_UNREACHABLE', noServerHint(t.address, t.source, t.provider), { retryable: true, cause: error });
+              }
+              throw error;
+            });
+            // Standalone retrieval: the session is closed (archived into raw) before the run ends.
+            done.session.close({ raw, runId });
+            const pkg = done.package;
             const symbols: Record<SymbolRole, number> = { primary: 0, supporting: 0, type_context: 0 };
             for (const f of pkg.files) for (const i of f.items) if (i.symbol) symbols[i.symbol.role]++;
-            const judgments = raw.prepare("select count(*) from model_calls where run_id = ? and (stage = 'scope' or stage like 'precision%')").pluck().get(runId) as number;
+            const usage = { calls: 0, promptTokens: 0, completionTokens: 0, failed: 0 };
+            for (const s of done.result.stages) for (const u of Object.values(s.usage ?? {})) for (const k of Object.keys(usage) as Array<keyof typeof usage>) usage[k] += u[k];
             const e = record.enrichment;
             const summary: RetrievalSummary = {
               taskId: id,
@@ -78,8 +127,12 @@ export function createRetrieveHandlers(ctx: EngineContext, llm: Pick<ModelServic
               tokensUsed: pkg.budget.used,
               budget: budgetTokens,
               dropped: pkg.dropped.length,
-              judgments,
+              judgments: raw.prepare("select count(*) from model_calls where run_id = ? and stage in ('scope', 'similarity', 'precision_pass1', 'precision_pass2', 'precision_pass3')").pluck().get(runId) as number,
               analysis: { enrichment: e.status, ...(e.status !== 'ok' ? { reason: e.reason } : {}) },
+              info: checks.info,
+              stages: done.result.stages.map(({ usage: _u, ...s }) => s),
+              usage,
+              config: { stages, ...(bc ? { contextWindow: bc.contextWindow, reservedTokens: bc.reservedTokens } : {}), safetyMargin: settings.safetyMargin, concurrency: settings.concurrency },
             };
             ctx.events.emit('retrieve/package', { runId, repoId: info.id, taskId: id, package: pkg, summary, markdown: renderMarkdown(pkg), stages, verdicts: watch.verdicts });
             return summary;

@@ -119,6 +119,14 @@ export class RetrieveWatch {
     this.report(next ?? name);
   }
 
+  /** A judgment of a pass ended (the pipeline's onJudged): the pass's total is known while it runs. */
+  judged(callStage: string, done: number, total: number): void {
+    const count = this.counts.get(callStage) ?? { done: 0, yes: 0 };
+    count.total = total;
+    this.counts.set(callStage, count);
+    this.report(callStage, { done, total, message: `${callStage}: ${done} of ${total} judgments` });
+  }
+
   private observe(record: ModelCallRecord, callId: number): void {
     const stage = record.stage;
     if (!stage || !JUDGED.test(stage) || record.errorCode || record.runId !== this.options.runId) return;
@@ -148,7 +156,7 @@ export class RetrieveWatch {
     return { id, label, status, ...(count ? { done: count.done, ...(count.total !== undefined ? { total: count.total } : {}) } : {}) };
   }
 
-  private report(phase: string): void {
+  private report(phase: string, pass?: { done: number; total: number; message: string }): void {
     const steps: ProgressNode[] = [this.node('analysis', 'task analysis', this.status.get('analysis') ?? 'pending')];
     for (const stage of this.options.stages) {
       const calls = [...this.counts.entries()].filter(([s]) => pipelineStageOf(s) === stage).sort(([a], [b]) => a.localeCompare(b));
@@ -161,6 +169,7 @@ export class RetrieveWatch {
     const done = [...this.counts.values()].reduce((n, c) => n + c.done, 0);
     // Once every stage ended the count is complete (which also sends this last report at once).
     const finished = this.options.stages.every((s) => this.status.get(s) === 'done');
+    if (pass) return void this.options.progress({ phase, ...pass, steps });
     this.options.progress({ phase, done, ...(finished ? { total: done } : {}), message: `${done} judgments`, steps });
   }
 }

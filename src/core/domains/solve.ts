@@ -4,13 +4,13 @@ import { openRawDatabase } from '../db/raw';
 import type { EngineContext } from '../engine';
 import type { ModelServices } from '../llm/services';
 import { solveRunDetail, solveRunDiffs, type SolveRunDiffs } from '../orchestrator/solveDiffs';
-import { SolveRecords, worktreeIsLive, type SolveRunRow } from '../orchestrator/solveRecords';
+import { effectiveStatus, SolveRecords, worktreeIsLive, type SolveRunRow } from '../orchestrator/solveRecords';
 import { executeSolve } from '../orchestrator/solveRun';
-import { solveSessionFile } from '../orchestrator/solveSession';
+import { SqliteSolveSession, solveSessionFile } from '../orchestrator/solveSession';
 import { openIndexedRepo } from '../repos/indexed';
 import { repoPaths } from '../repos/registry';
 
-type SolveHandlers = Pick<Handlers, 'solve/run' | 'solve/get' | 'solve/list'>;
+type SolveHandlers = Pick<Handlers, 'solve/run' | 'solve/get' | 'solve/list' | 'solve/discard'>;
 
 /** The solve domain: handlers, and the diffs of a run for diff review. */
 export interface SolveDomain {
@@ -87,6 +87,22 @@ export function createSolveDomain(ctx: EngineContext, llm: Pick<ModelServices, '
     'solve/get': async ({ repoId, solveRunId }) => {
       const { info } = openIndexedRepo(ctx, { repoId });
       return { run: withRaw(info.id, (raw, sessions) => solveRunDetail(raw, solveRunId, isLive, solveSessionFile(sessions, solveRunId))) };
+    },
+    'solve/discard': async ({ repoId, solveRunId }) => {
+      const { info } = openIndexedRepo(ctx, { repoId });
+      withRaw(info.id, (raw, sessions) => {
+        const records = new SolveRecords(raw);
+        const row = records.run(solveRunId);
+        if (!row) throw new AppError('NOT_FOUND', `No solve run ${solveRunId} in this repository.`);
+        const status = effectiveStatus(row, isLive);
+        if (status !== 'cancelled' && status !== 'interrupted') {
+          throw new AppError('VALIDATION', `Solve run ${solveRunId} is ${status}; only a cancelled or interrupted run can be discarded${status === 'running' ? ' (cancel it first)' : ''}.`);
+        }
+        const file = solveSessionFile(sessions, solveRunId);
+        if (SqliteSolveSession.exists(file)) SqliteSolveSession.open(file).close({ raw, runId: solveRunId });
+        records.finishRun(solveRunId, { status: 'discarded', cumulativeDiff: row.cumulative_diff ?? '', error: 'discarded by the user' });
+      });
+      return { solveRunId };
     },
     'solve/list': async ({ repoId }) => {
       const { info } = openIndexedRepo(ctx, { repoId });

@@ -166,8 +166,8 @@ describe('cra eval --pipeline on the fixture history', () => {
     const raw = openRawDatabase(join(root, 'raw.sqlite'));
     try {
       server.install('qwen3:0.6b');
-      // A judge that says yes only about routing.py and its symbols, in the ways small models do.
-      server.script.respond = (prompt) => ({ text: /src\/app\/routing\.py/.test(prompt) ? 'Yes.' : 'no, because it is unrelated' });
+      // A judge that says yes only about routing.py and its symbols; its other answers are prose, which the strict reading denies.
+      server.script.respond = (prompt) => ({ text: /src\/app\/routing\.py/.test(prompt) ? ' YES\n' : 'no, because it is unrelated' });
       const report = await evaluate({ judge: 'model', budget, llm: loopbackClient(server, raw) }, 'model');
       const calls = server.requests.filter((r) => r.path === '/api/chat').length;
       expect(calls).toBe(report.tasks.reduce((n, t) => n + t.pipeline!.judgments, 0));

@@ -95,7 +95,7 @@ export async function runSolve(deps: SolveDeps, solveRunId: string, start: Orche
       }
       deps.session.set(SESSION_KEYS.metaPlan, reading.value);
       setMetaPlan(progress, reading.value);
-      deps.records.finishPass(handle, { status: 'succeeded', output: reading.value });
+      deps.records.finishPass(handle, { status: 'succeeded', output: reading.value, context: { package: context.package, markdown: context.markdown } });
       tree.pass({ handle, type: 'meta_plan', attempt: 1, status: 'succeeded' });
       save();
     }
@@ -142,7 +142,7 @@ async function runPart(deps: SolveDeps, stepDeps: StepDeps, solveRunId: string, 
     }
     deps.session.set(SESSION_KEYS.partPlan(part.id), reading.value);
     setPartPlan(state, reading.value);
-    deps.records.finishPass(handle, { status: 'succeeded', output: reading.value });
+    deps.records.finishPass(handle, { status: 'succeeded', output: reading.value, context: { package: context.package, markdown: context.markdown } });
     tools.tree.pass({ handle, type: 'part_plan', partId: part.id, attempt: 1, status: 'succeeded' });
     tools.save();
   }

@@ -5,7 +5,7 @@
  */
 import type { Db } from '../db/open';
 import { listWorktrees, worktreesDir } from '../git';
-import type { SolveNodeStatus, SolveOutcome, SolvePassRecord, SolvePassType, SolveRunDetail, SolveRunSummary, ValidationReport } from '../../shared/contract/solve';
+import type { PassContext, SolveNodeStatus, SolveOutcome, SolvePassRecord, SolvePassType, SolveRunDetail, SolveRunSummary, ValidationReport } from '../../shared/contract/solve';
 import type { RunBase } from './solveWorkspace';
 
 /** The columns of orchestrator_runs this module reads. */
@@ -43,6 +43,7 @@ interface PassRow {
   output_json: string | null;
   diff: string | null;
   validation_json: string | null;
+  context_json: string | null;
   error: string | null;
   created_at: string;
   finished_at: string | null;
@@ -103,12 +104,12 @@ export class SolveRecords {
   }
 
   /** End a pass: status, output, diff and validation on its row; the task run's end state. */
-  finishPass(handle: PassHandle, end: { status: SolveNodeStatus; output?: unknown; diff?: string; validation?: ValidationReport; error?: string }): void {
+  finishPass(handle: PassHandle, end: { status: SolveNodeStatus; output?: unknown; diff?: string; validation?: ValidationReport; context?: PassContext; error?: string }): void {
     const at = now();
     this.db.transaction(() => {
       this.db
-        .prepare('update orchestrator_passes set status = ?, output_json = ?, diff = ?, validation_json = ?, error = ?, finished_at = ? where id = ?')
-        .run(end.status, end.output === undefined ? null : JSON.stringify(end.output), end.diff ?? null, end.validation ? JSON.stringify(end.validation) : null, end.error ?? null, at, handle.passId);
+        .prepare('update orchestrator_passes set status = ?, output_json = ?, diff = ?, validation_json = ?, context_json = ?, error = ?, finished_at = ? where id = ?')
+        .run(end.status, end.output === undefined ? null : JSON.stringify(end.output), end.diff ?? null, end.validation ? JSON.stringify(end.validation) : null, end.context ? JSON.stringify(end.context) : null, end.error ?? null, at, handle.passId);
       const runStatus = end.status === 'succeeded' ? 'done' : end.status === 'skipped' ? 'cancelled' : 'failed';
       this.db.prepare('update task_runs set status = ?, success = ?, finished_at = ?, error = ? where id = ?').run(runStatus, end.status === 'succeeded' ? 1 : 0, at, end.error ?? null, handle.taskRunId);
     })();
@@ -147,6 +148,7 @@ export class SolveRecords {
       output: r.output_json ? (JSON.parse(r.output_json) as unknown) : null,
       diff: r.diff,
       validation: r.validation_json ? (JSON.parse(r.validation_json) as ValidationReport) : null,
+      context: r.context_json ? (JSON.parse(r.context_json) as PassContext) : null,
       startedAt: r.created_at,
       finishedAt: r.finished_at,
     }));

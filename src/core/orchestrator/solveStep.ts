@@ -77,7 +77,7 @@ export async function runStep(deps: StepDeps, input: StepInput): Promise<StepRes
       if (validation.ok) {
         await workspace.commitStep(`${input.partId}/${input.step.id}: ${input.step.description}`.slice(0, 200), deps.signal);
         const output = { files: applied.files, contextFiles: context.files, model: reply.model, ...(evidence ? { refinement: evidence } : {}) };
-        deps.records.finishPass(handle, { status: 'succeeded', output, diff: applied.diff, validation });
+        deps.records.finishPass(handle, { status: 'succeeded', output, diff: applied.diff, validation, context: { package: context.package, markdown: context.markdown } });
         deps.onPass?.({ handle, type: input.passType, partId: input.partId, stepId: input.step.id, attempt, status: 'succeeded' });
         return { partId: input.partId, stepId: input.step.id, status: 'succeeded', diff: applied.diff, files: applied.files, attempts, refinements, validation };
       }
@@ -89,7 +89,7 @@ export async function runStep(deps: StepDeps, input: StepInput): Promise<StepRes
     }
     await workspace.reset(deps.signal);
     lastError = failure.error;
-    deps.records.finishPass(handle, { status: 'failed', error: failure.error, output: { model: reply.model, contextFiles: context.files, ...(refinement ? { refinementRequest: refinement } : {}) }, ...(applied.ok ? { diff: applied.diff } : {}), ...(failure.validation ? { validation: failure.validation } : {}) });
+    deps.records.finishPass(handle, { status: 'failed', error: failure.error, output: { model: reply.model, contextFiles: context.files, ...(refinement ? { refinementRequest: refinement } : {}) }, ...(applied.ok ? { diff: applied.diff } : {}), ...(failure.validation ? { validation: failure.validation } : {}), context: { package: context.package, markdown: context.markdown } });
     deps.onPass?.({ handle, type: input.passType, partId: input.partId, stepId: input.step.id, attempt, status: 'failed' });
     if (!refinement && attempts >= limits.max_step_attempts) break;
   }

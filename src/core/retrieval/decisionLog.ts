@@ -7,8 +7,8 @@ export interface DecisionRecord {
   runId: string;
   /** scope, precision_pass1, similarity, … */
   stage: string;
-  subjectKind: 'file' | 'symbol' | 'pair';
-  /** Path, qualified symbol or "a|b". */
+  subjectKind: 'file' | 'symbol' | 'pair' | 'stage' | 'run';
+  /** Path, qualified symbol, "a|b", a stage name (routing) or the run id (the run's budget config). */
   subject: string;
   /** seed, dependency, co_change, … (null where tiers do not apply). */
   tier?: string;

@@ -42,17 +42,20 @@ const calls = () => db.prepare('select id, stage, run_id as runId, response, par
 const body = (i = -1) => server.requests.at(i)?.body as Record<string, unknown>;
 
 describe.each(['ollama', 'openai_compat'] as const)('runBinaryJudgment over %s', (provider) => {
+  // Strict: exactly yes or no after trimming (case ignored), or the structured-output object alone; anything else is a default-deny.
   const cases: Array<[string, ScriptedReply, { verdict: 'yes' | 'no'; read: string; denyCause?: string }]> = [
-    ['"Yes."', { text: 'Yes.' }, { verdict: 'yes', read: 'lenient' }],
     ['"YES"', { text: 'YES' }, { verdict: 'yes', read: 'exact' }],
-    ['"no"', { text: 'no' }, { verdict: 'no', read: 'exact' }],
-    ['"yes, because…" cut off by the limit', { text: 'yes, because the tokenizer module holds the newline handling that the task names' }, { verdict: 'yes', read: 'lenient' }],
-    ['JSON with trailing prose', { text: '{"answer": "no"} The file only formats output.' }, { verdict: 'no', read: 'json' }],
-    ['a fenced JSON answer', { text: '```json\n{"answer": "YES"}\n```' }, { verdict: 'yes', read: 'json' }],
-    ['a closed think block before the answer (thinking not switched off by the server)', { text: '<think>\nIt handles newlines.\n</think>\n\nYes' }, { verdict: 'yes', read: 'exact' }],
+    ['" no\n" (whitespace trimmed)', { text: ' no\n' }, { verdict: 'no', read: 'exact' }],
+    ['"Yes." (punctuation)', { text: 'Yes.' }, { verdict: 'no', read: 'default-deny', denyCause: 'unparseable' }],
+    ['"yes, because…" cut off by the limit', { text: 'yes, because the tokenizer module holds the newline handling that the task names, and the parser calls it for every line it reads from the input' }, { verdict: 'no', read: 'default-deny', denyCause: 'cut-off' }],
+    ['"yes, because…" within the limit', { text: 'yes, because' }, { verdict: 'no', read: 'default-deny', denyCause: 'unparseable' }],
+    ['the answer object', { text: '{"answer": "no"}' }, { verdict: 'no', read: 'json' }],
+    ['JSON with trailing prose', { text: '{"answer": "no"} Formats only.' }, { verdict: 'no', read: 'default-deny', denyCause: 'unparseable' }],
+    ['a fenced JSON answer', { text: '```json\n{"answer": "yes"}\n```' }, { verdict: 'no', read: 'default-deny', denyCause: 'unparseable' }],
+    ['a closed think block before the answer (a server ignoring think: false)', { text: '<think>\nok\n</think>\nyes' }, { verdict: 'no', read: 'default-deny', denyCause: 'unparseable' }],
     ['an empty answer', { text: '' }, { verdict: 'no', read: 'default-deny', denyCause: 'empty' }],
     ['a model thinking past the limit (cut off mid-thought)', { text: '<think>\nOkay, let me look at what the task asks and whether this file has the tokenizer in it' }, { verdict: 'no', read: 'default-deny', denyCause: 'cut-off' }],
-    ['"Maybe."', { text: 'Maybe, it depends.' }, { verdict: 'no', read: 'default-deny', denyCause: 'unparseable' }],
+    ['"Maybe."', { text: 'Maybe.' }, { verdict: 'no', read: 'default-deny', denyCause: 'unparseable' }],
     ['JSON whose answer is not yes or no', { text: '{"answer": "partly"}' }, { verdict: 'no', read: 'default-deny', denyCause: 'unparseable' }],
   ];
 
@@ -114,18 +117,47 @@ describe('judgeAll', () => {
     expect(sequential.map((j) => j.verdict)).toEqual(judgments.map((j) => j.verdict));
   });
 
-  it('stops on a failed call instead of denying everything (the failure is in the call log)', async () => {
-    server.script.chat.push({ fault: 'http500' });
-    await expect(judgeAll(setup(), ['item 0'])).rejects.toThrow();
-    expect(db.prepare('select error_code from model_calls').pluck().get()).toBeTruthy();
+  it('takes a failed call (HTTP 500, malformed reply) as a logged default-deny and goes on with the next item', async () => {
+    server.script.chat.push({ fault: 'http500' }, { fault: 'malformed' }, { text: 'yes' });
+    const judgments = await judgeAll(setup(), ['item 0', 'item 1', 'item 2']);
+    expect(judgments.map((j) => [j.verdict, j.read, j.denyCause, j.errorCode])).toEqual([
+      ['no', 'default-deny', 'call-failed', 'MODEL_ERROR'],
+      ['no', 'default-deny', 'call-failed', 'MODEL_ERROR'],
+      ['yes', 'exact', undefined, undefined],
+    ]);
+    expect(judgmentReason(judgments[0]!)).toEqual({ kind: 'default-deny', detail: { model: 'qwen3:0.6b', cause: 'call-failed' } });
+    expect(db.prepare('select error_code from model_calls order by id').pluck().all()).toEqual(['MODEL_ERROR', 'MODEL_ERROR', null]);
+  });
+
+  it('takes a call past its timeout as a logged default-deny', async () => {
+    server.script.chat.push({ fault: 'stall' });
+    const j = await runBinaryJudgment(setup('ollama', 'qwen3:0.6b', { timeoutMs: 200 }), 'item 0');
+    expect(j).toMatchObject({ verdict: 'no', read: 'default-deny', denyCause: 'call-failed', errorCode: 'MODEL_ERROR' });
+    expect(j.raw).toMatch(/did not answer within/);
+    expect(calls()[0]?.id).toBeDefined();
+  });
+
+  it('stops the run (no deny) when the model is not installed or the caller cancelled', async () => {
+    await expect(runBinaryJudgment(setup('ollama', 'qwen3:8b-missing'), 'item 0')).rejects.toMatchObject({ code: 'MODEL_NOT_FOUND' });
+    const controller = new AbortController();
+    server.script.chat.push({ fault: 'stall' });
+    const pending = runBinaryJudgment(setup('ollama', 'qwen3:0.6b', { signal: controller.signal }), 'item 0');
+    setTimeout(() => controller.abort(), 50);
+    await expect(pending).rejects.toMatchObject({ code: 'CANCELLED' });
+  });
+
+  it('reports progress after each judgment', async () => {
+    const seen: Array<[number, number]> = [];
+    await judgeAll(setup('ollama', 'qwen3:0.6b', { concurrency: 2, onJudged: (d, t) => seen.push([d, t]) }), ['a', 'b', 'c']);
+    expect(seen).toEqual([[1, 3], [2, 3], [3, 3]]);
   });
 });
 
 describe('readAnswer and pYesFrom', () => {
-  it('reads "Answer: yes" and **No** leniently and refuses a yes buried in prose', () => {
-    expect(readAnswer('Answer: yes')).toEqual({ verdict: 'yes', read: 'lenient' });
-    expect(readAnswer('**No**')).toEqual({ verdict: 'no', read: 'lenient' });
-    expect(readAnswer('I think the answer is yes')).toEqual({ cause: 'unparseable' });
+  it('refuses every decorated form: "Answer: yes", **No**, a yes buried in prose, a JSON array', () => {
+    for (const text of ['Answer: yes', '**No**', 'I think the answer is yes', '["yes"]', '{"answer": true}', 'yes yes']) expect(readAnswer(text)).toEqual({ cause: 'unparseable' });
+    expect(readAnswer(' {"answer": " YES "} ')).toEqual({ verdict: 'yes', read: 'json' });
+    expect(readAnswer('no', 'length')).toEqual({ verdict: 'no', read: 'exact' });
   });
 
   it('ignores yes/no tokens inside a thinking block and counts case variants together', () => {

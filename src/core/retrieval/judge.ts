@@ -1,14 +1,16 @@
+import { AppError } from '../../shared/contract';
 import type { Reason } from '../../shared/contract/reasons';
 import type { LlmClient } from '../llm/client';
 import type { CallLogger, TokenLogprob } from '../llm/types';
+import type { TokenMeter } from './budget';
 import type { DecisionRecord } from './decisionLog';
 import { judgeFamilyOf, judgePrompt, type JudgeFamily } from './judgePrompts';
 
-/** Why an answer that was not a yes or a no was taken as a no. */
-export type DenyCause = 'empty' | 'cut-off' | 'unparseable';
+/** Why an answer that was not a yes or a no was taken as a no (`call-failed`: the call itself failed or timed out). */
+export type DenyCause = 'empty' | 'cut-off' | 'unparseable' | 'call-failed';
 
-/** How an answer was read: a bare word, a word with punctuation or prose after it, a JSON object, or not at all. */
-export type AnswerReading = 'exact' | 'lenient' | 'json' | 'default-deny';
+/** How an answer was read: the bare word, the structured-output object, or not at all. */
+export type AnswerReading = 'exact' | 'json' | 'default-deny';
 
 /** The outcome of one binary judgment. */
 export interface Judgment {
@@ -21,8 +23,10 @@ export interface Judgment {
   model: string;
   /** The model_calls row of the call. */
   callId?: number;
-  /** What the model said, whole. */
+  /** What the model said, whole (the error message when the call failed). */
   raw: string;
+  /** The error code of a failed call (MODEL_ERROR: server error, timeout, malformed reply). */
+  errorCode?: string;
   promptTokens: number;
   completionTokens: number;
 }
@@ -51,6 +55,12 @@ export interface JudgeSetup {
   concurrency?: number;
   /** Answers instead of {@link runBinaryJudgment} (an evaluation's reference judge); default: the model. */
   judge?: BinaryJudge;
+  /** Per-call timeout in ms (default: the model's [models].timeout_s); a call past it is a default-deny. */
+  timeoutMs?: number;
+  /** Where the server's exact token counts go (under `stage`). */
+  meter?: TokenMeter;
+  /** Called after each judgment of {@link judgeAll} with how many are done of how many. */
+  onJudged?: (done: number, total: number) => void;
 }
 
 /** One binary judgment of one item: the model's ({@link runBinaryJudgment}) unless an evaluation injects another. */
@@ -65,31 +75,53 @@ export const ANSWER_SCHEMA = {
 } as const;
 
 /**
+ * Errors that stop a run instead of denying the item: the user cancelled, no server answers, the
+ * model is not installed, the config has no model. Each would deny every item for the same reason
+ * that has nothing to do with the item, so the run stops and says the fix.
+ */
+const FATAL_CODES = new Set(['CANCELLED', 'OLLAMA_UNREACHABLE', 'MODEL_NOT_FOUND', 'CONFIG_MISSING', 'CONFIG_INVALID']);
+
+/**
  * Ask one yes/no question about one item (`document`: what the model sees of it, last in the
- * prompt). Thinking is switched off; the answer is read tolerantly ({@link readAnswer}) and
- * anything that is neither yes nor no is a recorded default-deny. A failed call throws (the
- * client logged it): a server that is down must stop the run, not deny every item.
+ * prompt). Thinking is switched off. The answer must be exactly "yes" or "no" after trimming
+ * (case ignored), or the structured-output object {"answer": "yes"|"no"} and nothing else
+ * ({@link readAnswer}); anything else — "Yes.", "yes, because…", an empty or cut-off answer, a
+ * thinking block, a call that failed or timed out — is a default-deny, recorded with its cause
+ * (the call is in the call log either way). Cancellation, an unreachable server, a missing model
+ * and a missing config stop the run instead (see FATAL_CODES).
  */
 export async function runBinaryJudgment(setup: JudgeSetup, document: string): Promise<Judgment> {
   const model = setup.llm.resolve({ stage: setup.stage });
   const family = setup.family ?? judgeFamilyOf(model.model);
   const structured = setup.structured ?? family === 'chat';
   const { system, prompt } = judgePrompt(family, { instruct: setup.instruct, query: setup.task, document });
-  const result = await setup.llm.complete(prompt, {
-    stage: setup.stage,
-    model,
-    system,
-    runId: setup.runId,
-    log: setup.log,
-    signal: setup.signal,
-    temperature: 0,
-    think: false,
-    maxTokens: setup.maxTokens ?? (structured ? 16 : 4),
-    logprobs: setup.topLogprobs ?? 5,
-    ...(structured ? { format: ANSWER_SCHEMA as unknown as Record<string, unknown> } : {}),
-  });
+  let result;
+  try {
+    result = await setup.llm.complete(prompt, {
+      stage: setup.stage,
+      model,
+      system,
+      runId: setup.runId,
+      log: setup.log,
+      signal: setup.signal,
+      temperature: 0,
+      think: false,
+      maxTokens: setup.maxTokens ?? (structured ? 16 : 4),
+      logprobs: setup.topLogprobs ?? 5,
+      ...(setup.timeoutMs !== undefined ? { timeoutMs: setup.timeoutMs } : {}),
+      ...(structured ? { format: ANSWER_SCHEMA as unknown as Record<string, unknown> } : {}),
+    });
+  } catch (error) {
+    const code = error instanceof AppError ? error.code : 'INTERNAL';
+    if (FATAL_CODES.has(code) || setup.signal?.aborted) throw error;
+    const message = error instanceof Error ? error.message : String(error);
+    const failed: Judgment = { verdict: 'no', read: 'default-deny', denyCause: 'call-failed', model: model.model, raw: message, errorCode: code, promptTokens: 0, completionTokens: 0 };
+    setup.meter?.add(setup.stage, failed);
+    return failed;
+  }
   const reading = readAnswer(result.text, result.doneReason);
   const pYes = result.logprobs ? pYesFrom(result.logprobs) : undefined;
+  setup.meter?.add(setup.stage, result);
   return {
     ...(reading.verdict ? { verdict: reading.verdict, read: reading.read } : { verdict: 'no' as const, read: 'default-deny' as const, denyCause: reading.cause }),
     ...(pYes !== undefined ? { pYes } : {}),
@@ -105,10 +137,12 @@ export async function runBinaryJudgment(setup: JudgeSetup, document: string): Pr
 export async function judgeAll(setup: JudgeSetup, documents: readonly string[]): Promise<Judgment[]> {
   const out = new Array<Judgment>(documents.length);
   let next = 0;
+  let done = 0;
   const worker = async () => {
     while (next < documents.length) {
       const i = next++;
       out[i] = await (setup.judge ?? runBinaryJudgment)(setup, documents[i] as string);
+      setup.onJudged?.(++done, documents.length);
     }
   };
   const width = Math.max(1, Math.min(setup.concurrency ?? 1, documents.length));
@@ -119,51 +153,31 @@ export async function judgeAll(setup: JudgeSetup, documents: readonly string[]):
 /** A reply read: a verdict and how it was read, or why there is none. */
 export type AnswerRead = { verdict: 'yes' | 'no'; read: Exclude<AnswerReading, 'default-deny'> } | { verdict?: undefined; cause: DenyCause };
 
-/** What a reply said, read tolerantly: the verdict and how it was read, or why there is none. */
+/**
+ * What a reply said, read strictly: after trimming, exactly "yes" or "no" (case ignored), or the
+ * whole reply a JSON object whose `answer` is "yes" or "no" (the structured-output form). Nothing
+ * else is read: "Yes.", "yes, because…", a fenced or prose-wrapped JSON object, a thinking block
+ * before the word — each is `unparseable`; an empty reply is `empty`; a reply the token limit
+ * cut (`doneReason` length) is `cut-off`.
+ */
 export function readAnswer(text: string, doneReason?: string): AnswerRead {
-  const cutOff = doneReason === 'length';
-  const deny = (cause: DenyCause): AnswerRead => ({ cause: cutOff ? 'cut-off' : cause });
-  // A closed thinking block is not the answer; an open one means the limit cut the model off mid-thought.
-  const answer = text.replace(/<think>[\s\S]*?<\/think>/gi, '');
-  if (/<think>/i.test(answer)) return deny('unparseable');
-  const t = answer.trim();
+  const deny = (cause: DenyCause): AnswerRead => ({ cause: doneReason === 'length' ? 'cut-off' : cause });
+  const t = text.trim();
   if (!t) return deny('empty');
   const word = t.toLowerCase();
   if (word === 'yes' || word === 'no') return { verdict: word, read: 'exact' };
-  const json = firstJsonObject(t);
-  if (json !== undefined) {
-    const value = typeof json === 'object' && json !== null ? (json as Record<string, unknown>).answer : undefined;
-    const v = typeof value === 'string' ? value.trim().toLowerCase() : typeof value === 'boolean' ? (value ? 'yes' : 'no') : '';
-    return v === 'yes' || v === 'no' ? { verdict: v, read: 'json' } : deny('unparseable');
-  }
-  // "Yes." / "YES" / "yes, because…" / "**No**" / "Answer: yes".
-  const m = /^[\s"'`*_([]*(?:(?:answer|verdict)\s*[:=-]\s*[\s"'`*_]*)?(yes|no)\b/i.exec(t);
-  if (m) return { verdict: (m[1] as string).toLowerCase() as 'yes' | 'no', read: 'lenient' };
-  return deny('unparseable');
-}
-
-/** The first balanced `{…}` of a text (prose or a ```json fence around it allowed), parsed; undefined when none parses. */
-function firstJsonObject(text: string): unknown {
-  const start = text.indexOf('{');
-  if (start < 0 || !/^(?:```(?:json)?\s*)?$/i.test(text.slice(0, start).trim())) return undefined;
-  let depth = 0;
-  let inString = false;
-  for (let i = start; i < text.length; i++) {
-    const c = text[i];
-    if (inString) {
-      if (c === '\\') i++;
-      else if (c === '"') inString = false;
-    } else if (c === '"') inString = true;
-    else if (c === '{') depth++;
-    else if (c === '}' && --depth === 0) {
-      try {
-        return JSON.parse(text.slice(start, i + 1)) as unknown;
-      } catch {
-        return undefined;
-      }
+  if (t.startsWith('{') && t.endsWith('}')) {
+    let json: unknown;
+    try {
+      json = JSON.parse(t);
+    } catch {
+      return deny('unparseable');
     }
+    const value = typeof json === 'object' && json !== null && !Array.isArray(json) ? (json as Record<string, unknown>).answer : undefined;
+    const v = typeof value === 'string' ? value.trim().toLowerCase() : '';
+    if (v === 'yes' || v === 'no') return { verdict: v, read: 'json' };
   }
-  return undefined;
+  return deny('unparseable');
 }
 
 const bareWord = (token: string) => token.toLowerCase().replace(/^[^a-z]+|[^a-z]+$/g, '');
@@ -205,5 +219,5 @@ export function judgmentReason(j: Judgment): Reason {
 
 /** The facts of a judgment kept beside a decision (how the answer was read, P(yes), tokens). */
 export function judgmentFacts(j: Judgment): NonNullable<DecisionRecord['judgment']> {
-  return { verdict: j.verdict, read: j.read, ...(j.denyCause ? { denyCause: j.denyCause } : {}), ...(j.pYes !== undefined ? { pYes: j.pYes } : {}), raw: j.raw.slice(0, 200) };
+  return { verdict: j.verdict, read: j.read, ...(j.denyCause ? { denyCause: j.denyCause } : {}), ...(j.errorCode ? { errorCode: j.errorCode } : {}), ...(j.pYes !== undefined ? { pYes: j.pYes } : {}), raw: j.raw.slice(0, 200) };
 }

@@ -3,29 +3,9 @@ import { formatReasons } from '../../shared/contract/reasons';
 import type { KnowledgeBase } from '../kb/knowledgeBase';
 import type { ContextPackage, DroppedItem, PackageFile, PackageItem } from '../../shared/contract/retrieval';
 import type { ContextFile, ContextSymbol } from './stage';
+import { DEFAULT_SAFETY_MARGIN, estimateTokens } from './budget';
 
-/** The model's window and what is kept back for the system prompt, the answer and retries. */
-export interface BudgetConfig {
-  contextWindow: number;
-  reservedTokens: number;
-}
-
-/** The effective retrieval budget, window − reserved; a clear error when the two do not make one. */
-export function effectiveBudget(config: BudgetConfig): number {
-  const { contextWindow: w, reservedTokens: r } = config;
-  if (!Number.isInteger(w) || w <= 0) throw new Error(`The context window must be a whole number of tokens above 0 (got ${w}).`);
-  if (!Number.isInteger(r) || r < 0) throw new Error(`The reserved tokens must be a whole number, 0 or more (got ${r}).`);
-  if (r >= w) throw new Error(`The reserved tokens (${r}) must be fewer than the context window (${w}): nothing would be left for context.`);
-  return w - r;
-}
-
-/** Default safety margin on the chars/4 estimate: counts 10% high, so a real tokenizer rarely exceeds it. */
-export const DEFAULT_SAFETY_MARGIN = 0.1;
-
-/** Tokens of a text by the chars/4 rule with a safety margin (no tokenizer dependency; exact counts come from the server). */
-export function estimateTokens(text: string, margin = DEFAULT_SAFETY_MARGIN): number {
-  return Math.ceil((text.length / 4) * (1 + margin));
-}
+export { DEFAULT_SAFETY_MARGIN, effectiveBudget, estimateTokens, type BudgetConfig } from './budget';
 
 export type { ContextPackage, DroppedItem, PackageFile, PackageItem } from '../../shared/contract/retrieval';
 
@@ -40,6 +20,29 @@ export interface PackageInput {
   safetyMargin?: number;
   /** When given, the import edges among included files are listed. */
   kb?: KnowledgeBase;
+  /** Groups of related files (similarity): a group's files are placed together, where its first file stands. */
+  groups?: readonly string[][];
+}
+
+/** Files in priority order, except that a group's files follow its highest-priority member. */
+export function orderByGroups<T extends { path: string }>(files: readonly T[], groups: readonly string[][] = []): T[] {
+  const groupOf = new Map<string, number>();
+  groups.forEach((g, i) => g.forEach((p) => {
+    if (!groupOf.has(p)) groupOf.set(p, i);
+  }));
+  const out: T[] = [];
+  const placed = new Set<T>();
+  for (const f of files) {
+    if (placed.has(f)) continue;
+    const g = groupOf.get(f.path);
+    const members = g === undefined ? [f] : files.filter((x) => groupOf.get(x.path) === g);
+    for (const m of members) {
+      if (placed.has(m)) continue;
+      placed.add(m);
+      out.push(m);
+    }
+  }
+  return out;
 }
 
 const fence = (text: string) => (text.includes('```') ? '````' : '```');
@@ -59,7 +62,8 @@ const itemText = (path: string, item: Omit<PackageItem, 'tokens'>) => {
  * what it needed. The estimate of every rendered block is counted, so the rendered markdown never
  * exceeds the budget.
  */
-export function buildPackage(input: PackageInput): ContextPackage {
+export function buildPackage(packageInput: PackageInput): ContextPackage {
+  const input = { ...packageInput, files: orderByGroups(packageInput.files, packageInput.groups) };
   const margin = input.safetyMargin ?? DEFAULT_SAFETY_MARGIN;
   const est = (t: string) => estimateTokens(t, margin);
   let used = est(headerText(input.task.text));
@@ -156,7 +160,8 @@ export function buildPackage(input: PackageInput): ContextPackage {
       for (const d of input.kb.getDependencies(f.fileId, 'outgoing')) if (included.has(d.path) && d.path !== f.path) edges.push({ from: f.path, to: d.path });
     }
   }
-  return { taskId: input.task.id, task: input.task.text, budget: { tokens: input.budgetTokens, used, safetyMargin: margin }, files, edges, dropped };
+  const groups = (input.groups ?? []).map((g) => g.filter((p) => included.has(p))).filter((g) => g.length > 1);
+  return { taskId: input.task.id, task: input.task.text, budget: { tokens: input.budgetTokens, used, safetyMargin: margin }, files, edges, dropped, ...(groups.length ? { groups } : {}) };
 }
 
 /** The package as the execute prompt's context: markdown with a `path:start-end` header per item. */

@@ -63,11 +63,12 @@ describe('precision stage: the 3-pass cascade', () => {
     scriptBy((q, item) => {
       if (q === 'scope') return { json: { answer: item === 'calc/parser.py' || item === 'docs/CHANGELOG.md' ? 'yes' : 'no' } };
       const table: Record<string, Partial<Record<Question, ScriptedReply>>> = {
-        'Parser.parse': { precision_pass1: { text: 'Yes.' }, precision_pass2: { text: 'no' }, precision_pass3: { json: { answer: 'yes' } } },
+        'Parser.parse': { precision_pass1: { text: ' yes\n' }, precision_pass2: { text: 'no' }, precision_pass3: { json: { answer: 'yes' } } },
         _split_lines: { precision_pass1: { text: 'YES' }, precision_pass2: { text: 'No, it only splits' }, precision_pass3: { text: '' } },
         // A thinking model cut off mid-thought: default-deny, so excluded.
         Parser: { precision_pass1: { text: '<think>\nThe class holds parse, which calls', doneReason: 'length' } },
-        'Parser.expression': { precision_pass1: { text: 'yes, because parse returns through it' }, precision_pass2: { text: 'no' }, precision_pass3: { text: 'Maybe' } },
+        // Not a bare yes: a default-deny, so excluded (strict reading).
+        'Parser.expression': { precision_pass1: { text: 'yes, because parse returns through it' } },
         tokenize: { precision_pass2: { json: { answer: 'yes' }, logprobs: [{ token: '{"answer":"', logprob: -0.001 }, { token: 'yes', logprob: -0.1, top: [{ token: 'yes', logprob: -0.1 }, { token: 'no', logprob: -2.4 }] }, { token: '"}', logprob: -0.001 }] } },
       };
       const reply = table[item]?.[q];
@@ -78,7 +79,7 @@ describe('precision stage: the 3-pass cascade', () => {
     const files = result.context.files;
     expect(files.map((f) => [f.path, (f.symbols ?? []).map((s) => [s.qualifiedName, s.role])])).toEqual([
       ['calc/tokenizer.py', [['tokenize', 'primary'], ['_split_lines', 'type_context']]],
-      ['calc/parser.py', [['Parser.parse', 'supporting'], ['Parser.expression', 'type_context']]],
+      ['calc/parser.py', [['Parser.parse', 'supporting']]],
       ['docs/CHANGELOG.md', []],
     ]);
     const tokenize = files[0]!.symbols![0]!;
@@ -90,14 +91,14 @@ describe('precision stage: the 3-pass cascade', () => {
     expect(files[0]!.symbols![1]!.reasons.at(-1)).toEqual({ kind: 'default-deny', detail: { model: 'qwen3:0.6b', cause: 'empty' } });
 
     // Each pass is its own stage in the raw log; the named symbol skipped pass 1's call.
-    expect(decisions('precision_pass1')).toEqual({ 'calc/tokenizer.py:tokenize': 'relevant', 'calc/parser.py:Parser.parse': 'relevant', 'calc/tokenizer.py:_split_lines': 'relevant', 'calc/parser.py:Parser': 'excluded', 'calc/parser.py:Parser.expression': 'relevant' });
-    expect(decisions('precision_pass2')).toEqual({ 'calc/tokenizer.py:tokenize': 'primary', 'calc/parser.py:Parser.parse': 'not-primary', 'calc/tokenizer.py:_split_lines': 'not-primary', 'calc/parser.py:Parser.expression': 'not-primary' });
-    expect(decisions('precision_pass3')).toEqual({ 'calc/parser.py:Parser.parse': 'supporting', 'calc/tokenizer.py:_split_lines': 'type_context', 'calc/parser.py:Parser.expression': 'type_context' });
+    expect(decisions('precision_pass1')).toEqual({ 'calc/tokenizer.py:tokenize': 'relevant', 'calc/parser.py:Parser.parse': 'relevant', 'calc/tokenizer.py:_split_lines': 'relevant', 'calc/parser.py:Parser': 'excluded', 'calc/parser.py:Parser.expression': 'excluded' });
+    expect(decisions('precision_pass2')).toEqual({ 'calc/tokenizer.py:tokenize': 'primary', 'calc/parser.py:Parser.parse': 'not-primary', 'calc/tokenizer.py:_split_lines': 'not-primary' });
+    expect(decisions('precision_pass3')).toEqual({ 'calc/parser.py:Parser.parse': 'supporting', 'calc/tokenizer.py:_split_lines': 'type_context' });
     const calls = raw.prepare('select stage, count(*) as n from model_calls group by stage order by stage').all();
     expect(calls).toEqual([
       { stage: 'precision_pass1', n: 4 },
-      { stage: 'precision_pass2', n: 4 },
-      { stage: 'precision_pass3', n: 3 },
+      { stage: 'precision_pass2', n: 3 },
+      { stage: 'precision_pass3', n: 2 },
       { stage: 'scope', n: 3 },
     ]);
     // Every judged decision points at its own call; the cut-off one records why it was denied.

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
+import type { Reason } from '../../shared/contract/reasons';
 import type { KnowledgeBase } from '../kb/knowledgeBase';
 import type { LlmClient } from '../llm/client';
 import type { CallLogger } from '../llm/types';
@@ -37,6 +38,8 @@ export interface TaskRecord {
   text: string;
   extraction: TaskExtraction;
   enrichment: TaskEnrichment | TaskEnrichmentMissing;
+  /** Files given with the task (a plan's files, a refinement's evidence): scope's tier 0, never judged. */
+  givenFiles?: Array<{ path: string; reason: Reason }>;
 }
 
 /** What the enrichment call must return. */

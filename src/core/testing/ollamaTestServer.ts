@@ -75,7 +75,11 @@ export class OllamaTestServer {
   private async route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = (req.url ?? '/').split('?')[0] ?? '/';
     const body = req.method === 'GET' || req.method === 'HEAD' ? undefined : await readJson(req);
-    this.requests.push({ method: req.method ?? 'GET', path, body });
+    const seen: SeenRequest = { method: req.method ?? 'GET', path, body };
+    this.requests.push(seen);
+    res.once('close', () => {
+      if (!res.writableFinished) seen.aborted = true;
+    });
     const b = (body ?? {}) as Record<string, unknown>;
     if (path.startsWith('/v1/')) return handleOpenAi({ server: this, path, body: b, res, nextReply: (prompt) => this.nextReply(prompt) });
     switch (`${req.method} ${path}`) {
@@ -160,6 +164,7 @@ export class OllamaTestServer {
       if (i === 0 && reply.fault === 'reset') return void (await delay(30), res.destroy());
       if (i === 0 && reply.fault === 'stall') return waitForClose(res);
       if (i === 0 && reply.fault === 'malformed') res.write('{"message": {"content": "broken\n');
+      if (i === 0 && reply.holdAfterFirst) await Promise.race([reply.holdAfterFirst, waitForClose(res)]);
       if (reply.chunkDelayMs) await delay(reply.chunkDelayMs);
     }
     res.end(`${JSON.stringify(final)}\n`);

@@ -20,6 +20,11 @@ export interface ScriptedReply {
   /** Wait this long between streamed chunks. */
   chunkDelayMs?: number;
   /**
+   * Streamed replies: hold the rest of the reply after the first chunk until this settles (a test
+   * decides when a call in flight may go on: two calls streaming at once, Stop mid-stream).
+   */
+  holdAfterFirst?: Promise<unknown>;
+  /**
    * Reasoning a thinking model (qwen3) emits before its answer: inline as `<think>…</think>` in
    * the content when the request does not mention thinking, in the separate `thinking` field when
    * an Ollama request sets `think: true`, and not at all when it sets `think: false` (OpenAI
@@ -101,4 +106,6 @@ export interface SeenRequest {
   method: string;
   path: string;
   body: unknown;
+  /** True once the client closed the connection before the reply ended (a cancelled call). */
+  aborted?: boolean;
 }

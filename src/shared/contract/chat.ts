@@ -189,6 +189,15 @@ export interface ConversationSummary {
   updatedAt: string;
 }
 
+/** A conversation exported as markdown (`chat/export`, `cra chat --export`). */
+export interface ConversationExport {
+  conversationId: string;
+  title: string;
+  /** A file name for saving it: the title as a slug, `.md`. */
+  fileName: string;
+  markdown: string;
+}
+
 const conversationId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, { error: 'conversationId must be 1–64 letters, digits, - or _' });
 
 /** Requests of the chat domain. */
@@ -211,6 +220,25 @@ export const chatRequests = {
     "A repository's conversations (newest first) and the messages of one of them when named",
     z.object({ repoId: z.string().min(1), conversationId: conversationId.optional() }),
     { repoId: 'repo-1' },
+  ),
+  'chat/rename': request<ConversationSummary>()(
+    'Give a conversation a title (instead of its first question); NOT_FOUND for a conversation the repository does not have',
+    z.object({
+      repoId: z.string().min(1),
+      conversationId,
+      title: z.string().trim().min(1, { error: 'title must not be empty' }).max(200, { error: 'title must be at most 200 characters' }),
+    }),
+    { repoId: 'repo-1', conversationId: 'c-1', title: 'Config loading' },
+  ),
+  'chat/delete': request<{ deleted: number }>()(
+    'Delete a conversation: its messages and title (the model calls stay in the log); `deleted` is the number of messages removed',
+    z.object({ repoId: z.string().min(1), conversationId }),
+    { repoId: 'repo-1', conversationId: 'c-1' },
+  ),
+  'chat/export': request<ConversationExport>()(
+    'A conversation as markdown: each question, its answer, sources and flagged citations',
+    z.object({ repoId: z.string().min(1), conversationId }),
+    { repoId: 'repo-1', conversationId: 'c-1' },
   ),
   'chat/pipelines': request<{ pipelines: ChatPipelineInfo[]; problems: string[] }>()(
     "The chat pipelines a repository can use (built-in and its .cleanroom/pipelines/*.yaml) and the refused ones with the reason",

@@ -20,6 +20,10 @@ const EXAMPLES: Reason[] = [
   { kind: 'default-deny', detail: { model: 'qwen3:0.6b', cause: 'cut-off' } },
   { kind: 'symbol-link', detail: { symbol: 'tokenize', direction: 'called-by' } },
   { kind: 'precision-verdict', detail: { pass: 2, answer: 'yes', model: 'qwen3:0.6b', probability: 0.88 } },
+  { kind: 'metadata-match', detail: { matched: ['billing', 'invoices'] } },
+  { kind: 'refinement', detail: { evidence: 'missing-symbol', text: 'Parser.parse' } },
+  { kind: 'related', detail: { with: 'calc/parser.py', model: 'qwen3:0.6b', probability: 0.7 } },
+  { kind: 'refilter', detail: { kept: true, model: 'qwen3:4b' } },
   { kind: 'demoted', detail: { fullTokens: 420 } },
   { kind: 'over-budget', detail: { tokens: 300, left: 12 } },
 ];
@@ -57,6 +61,10 @@ describe('reasons', () => {
       'left out: qwen3:0.6b gave no yes or no (cut-off)',
       'called by tokenize',
       'directly involved: yes (P 0.88)',
+      'metadata matches the task (billing, invoices)',
+      'asked for by a refinement (missing-symbol: Parser.parse)',
+      'related to calc/parser.py (qwen3:0.6b)',
+      'kept by the budget re-filter (qwen3:4b)',
       'signature only (full source, 420 tokens, did not fit)',
       'over budget (needs 300 tokens, 12 left)',
     ]);
@@ -65,6 +73,8 @@ describe('reasons', () => {
     expect(formatReasons(neighbours)).toBe('defines load_config; imported by app/main.py; imports app/config.py; changes with conf/tax.toml (4 commits)');
     expect(formatReason({ kind: 'cited', detail: { startLine: 3, endLine: 3 } })).toBe('cited at line 3');
     expect(formatReason({ kind: 'plan-file', detail: {} })).toBe('in the plan');
+    expect(formatReason({ kind: 'default-deny', detail: { model: 'qwen3:0.6b', cause: 'call-failed' } })).toBe('left out: the call to qwen3:0.6b failed');
+    expect(formatReason({ kind: 'refinement', detail: { evidence: 'previous-package', text: '' } })).toBe('in the previous package');
   });
 
   it('tells graph neighbours apart and keys reasons by kind and detail', () => {

@@ -44,13 +44,21 @@ export const reasonSchema = z.discriminatedUnion('kind', [
   // Produced by retrieval's binary judgments.
   /** A model judged the item not relevant; `probability` is P(yes) when known. */
   z.object({ kind: z.literal('judged-irrelevant'), detail: z.object({ model: z.string().min(1), probability: z.number().min(0).max(1).optional() }) }),
-  /** The model's answer was not a yes or a no (`cause`), so the item was left out, as the pipeline's rule says. */
-  z.object({ kind: z.literal('default-deny'), detail: z.object({ model: z.string().min(1), cause: z.enum(['empty', 'cut-off', 'unparseable']) }) }),
+  /** The model's answer was not a yes or a no (`cause`; `call-failed`: the call failed or timed out), so the item was left out, as the pipeline's rule says. */
+  z.object({ kind: z.literal('default-deny'), detail: z.object({ model: z.string().min(1), cause: z.enum(['empty', 'cut-off', 'unparseable', 'call-failed']) }) }),
   // Produced by retrieval's precision stage and the context package.
   /** The symbol calls (`calls`) or is called by (`called-by`) a symbol the task names (`symbol`). */
   z.object({ kind: z.literal('symbol-link'), detail: z.object({ symbol: z.string().min(1), direction: z.enum(['calls', 'called-by']) }) }),
   /** A later precision pass's verdict: pass 2 "directly involved?", pass 3 "full source needed?". */
   z.object({ kind: z.literal('precision-verdict'), detail: z.object({ pass: z.union([z.literal(2), z.literal(3)]), answer: z.enum(['yes', 'no']), model: z.string().min(1), probability: z.number().min(0).max(1).optional() }) }),
+  /** Enrichment metadata (promoted into the index) shares these concepts, domain or module with the task. */
+  z.object({ kind: z.literal('metadata-match'), detail: z.object({ matched: z.array(z.string().min(1)).min(1) }) }),
+  /** A refinement request asked for it (`evidence`: what kind of evidence, `text`: the evidence), or the previous package held it. */
+  z.object({ kind: z.literal('refinement'), detail: z.object({ evidence: z.enum(['missing-file', 'missing-symbol', 'missing-test', 'error-signature', 'previous-package']), text: z.string() }) }),
+  /** The similarity stage judged two files related; `with` is the other file of the pair. */
+  z.object({ kind: z.literal('related'), detail: z.object({ with: path, model: z.string().min(1), probability: z.number().min(0).max(1).optional() }) }),
+  /** The over-budget re-filter (one batched call) chose to keep or drop the file (`kept`), or could not be read (`fallback`: priority eviction). */
+  z.object({ kind: z.literal('refilter'), detail: z.object({ kept: z.boolean(), model: z.string().min(1), fallback: z.boolean().optional() }) }),
   /** The full source (`fullTokens`) did not fit the budget, so the package shows the signature. */
   z.object({ kind: z.literal('demoted'), detail: z.object({ fullTokens: z.number().int().min(0) }) }),
   /** Left out of the package: it needs `tokens`, only `left` remained of the budget. */
@@ -125,7 +133,7 @@ export function formatReason(reason: Reason, options: { compact?: boolean } = {}
         ? `judged not relevant by ${reason.detail.model} (P ${reason.detail.probability.toFixed(2)})`
         : `judged not relevant by ${reason.detail.model}`;
     case 'default-deny':
-      return `left out: ${reason.detail.model} gave no yes or no (${reason.detail.cause})`;
+      return reason.detail.cause === 'call-failed' ? `left out: the call to ${reason.detail.model} failed` : `left out: ${reason.detail.model} gave no yes or no (${reason.detail.cause})`;
     case 'symbol-link':
       return reason.detail.direction === 'calls' ? `calls ${reason.detail.symbol}` : `called by ${reason.detail.symbol}`;
     case 'precision-verdict': {
@@ -133,6 +141,14 @@ export function formatReason(reason: Reason, options: { compact?: boolean } = {}
       const p = reason.detail.probability !== undefined && !options.compact ? ` (P ${reason.detail.probability.toFixed(2)})` : '';
       return `${q}: ${reason.detail.answer}${p}`;
     }
+    case 'metadata-match':
+      return `metadata matches the task (${reason.detail.matched.join(', ')})`;
+    case 'refinement':
+      return reason.detail.evidence === 'previous-package' ? 'in the previous package' : `asked for by a refinement (${reason.detail.evidence}: ${reason.detail.text})`;
+    case 'related':
+      return `related to ${p(reason.detail.with)} (${reason.detail.model})`;
+    case 'refilter':
+      return reason.detail.fallback ? 'kept by priority (the re-filter answer was unreadable)' : reason.detail.kept ? `kept by the budget re-filter (${reason.detail.model})` : `dropped by the budget re-filter (${reason.detail.model})`;
     case 'demoted':
       return `signature only (full source, ${reason.detail.fullTokens} tokens, did not fit)`;
     case 'over-budget':

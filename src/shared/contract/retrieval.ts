@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { event, request } from './define';
+import { modelNameSchema } from './models';
 import type { Reason } from './reasons';
 
 /** How much of a symbol the execute model sees: primary in full; supporting in full when it fits; type_context as a signature. */
@@ -49,6 +50,8 @@ export interface ContextPackage {
   /** Import edges among the included files. */
   edges: Array<{ from: string; to: string }>;
   dropped: DroppedItem[];
+  /** Groups of related included files (the similarity stage's output), when it ran and found any. */
+  groups?: string[][];
 }
 
 /** What a `retrieve` run returns: the package in figures. */
@@ -63,10 +66,20 @@ export interface RetrievalSummary {
   judgments: number;
   /** Task analysis: enriched by the task_analysis model, or deterministic only (and why). */
   analysis: { enrichment: 'ok' | 'skipped' | 'failed'; reason?: string };
+  /** Preflight's info lines (e.g. enrichment not found: tier 4 skipped). */
+  info?: string[];
+  /** The stages in the order they ran (skipped: routing chose not to run it), with what each left. */
+  stages?: Array<{ name: string; files: number; decisions: number; ms: number; skipped?: boolean }>;
+  /** The server's exact token counts over every judgment of the run. */
+  usage?: { calls: number; promptTokens: number; completionTokens: number; failed: number };
+  /** The stage list and the budget config the run used. */
+  config?: { stages: string[]; contextWindow?: number; reservedTokens?: number; safetyMargin: number; concurrency: number };
 }
 
 /** The stages a retrieve run can be given, in their pipeline order (an explicit, non-empty list). */
-export const RETRIEVAL_STAGE_NAMES = ['scope', 'precision'] as const;
+export const RETRIEVAL_STAGE_NAMES = ['routing', 'scope', 'similarity', 'precision', 'refilter'] as const;
+/** The stages run when none are named. */
+export const DEFAULT_RETRIEVAL_STAGES: readonly RetrievalStageName[] = ['scope', 'precision'];
 /** One stage of a retrieve run, by name. */
 export type RetrievalStageName = (typeof RETRIEVAL_STAGE_NAMES)[number];
 
@@ -97,7 +110,7 @@ export interface RetrievalJudgment {
 export interface RetrievalVerdict {
   /** scope, precision_pass1..3, precision, similarity. */
   stage: string;
-  subjectKind: 'file' | 'symbol' | 'pair';
+  subjectKind: 'file' | 'symbol' | 'pair' | 'stage' | 'run';
   /** A path, or `path:qualified.name` for a symbol. */
   subject: string;
   /** included, excluded, relevant, primary, supporting, type_context, over-cap, … */
@@ -120,18 +133,23 @@ export const retrievalRequests = {
       /** Tokens; default: the config's [budget] context_window − reserved_tokens. */
       budget: z.number().int().positive({ error: 'the budget must be a whole number of tokens above 0' }).optional(),
       taskId: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/).optional(),
-      /** The stages to run, in order; default scope, precision. */
-      stages: z
-        .array(z.enum(RETRIEVAL_STAGE_NAMES, { error: `a stage is one of ${RETRIEVAL_STAGE_NAMES.join(', ')}` }))
-        .min(1, { error: 'name at least one stage, e.g. scope' })
-        .refine((s) => new Set(s).size === s.length, { error: 'a stage is listed twice' })
-        .optional(),
-      /** With `reservedTokens`, the budget's other form (window − reserved); either defaults from the config's [budget]. */
+      /** The explicit stage list, in pipeline order (routing, scope, similarity, precision, refilter); default scope, precision. */
+      stages: z.array(z.string().min(1).max(40)).min(1, { error: 'the stage list must not be empty' }).max(10).optional(),
+      /** The execute model's window and what it keeps back; the budget is their difference. Not with `budget`. */
+      budgetConfig: z.object({ contextWindow: z.number().int().positive(), reservedTokens: z.number().int().min(0) }).strict().optional(),
+      /** The same as two fields (the app's form): either defaults from the config's [budget]. Not with `budget` or `budgetConfig`. */
       contextWindow: tokens('the context window').positive({ error: 'the context window must be above 0 tokens' }).optional(),
       reservedTokens: tokens('the reserved tokens').min(0, { error: 'the reserved tokens must be 0 or more' }).optional(),
+      /** Files given with the task (a plan's): scope tier 0, never judged. */
+      planFiles: z.array(z.string().min(1).max(1000)).max(200).optional(),
+      /** The model of every retrieval stage for this run, instead of the config's. */
+      model: modelNameSchema.optional(),
+      /** The model server for this run, instead of the config's. */
+      baseUrl: z.string().regex(/^https?:\/\/[^\s"'<>\\`]+$/i, { error: 'baseUrl must be an http:// or https:// address' }).optional(),
     })
-      .refine((i) => i.budget === undefined || (i.contextWindow === undefined && i.reservedTokens === undefined), {
-        error: 'give either budget or contextWindow/reservedTokens, not both',
+      .refine((v) => v.budget === undefined || v.budgetConfig === undefined, { error: 'give either budget or budgetConfig, not both' })
+      .refine((i) => (i.budget === undefined && i.budgetConfig === undefined) || (i.contextWindow === undefined && i.reservedTokens === undefined), {
+        error: 'give either budget, budgetConfig or contextWindow/reservedTokens, not two of them',
         path: ['budget'],
       })
       .refine((i) => i.contextWindow === undefined || i.reservedTokens === undefined || i.reservedTokens < i.contextWindow, {

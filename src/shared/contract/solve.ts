@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { request } from './define';
 import { planSchema } from './plans';
+import type { ContextPackage } from './retrieval';
 
 /**
  * The solve orchestrator (seed pipeline-architecture-and-modes §5.2, §5.7): the data the passes
@@ -106,6 +107,12 @@ export type SolveNodeStatus = 'pending' | 'running' | 'succeeded' | 'failed' | '
 /** The kinds of pass (`orchestrator_passes.pass_type`); `implement` is the single pass of `--plan`. */
 export type SolvePassType = 'meta_plan' | 'part_plan' | 'step_implement' | 'adjustment' | 'implement';
 
+/** What retrieval handed a pass. */
+export interface PassContext {
+  package: ContextPackage;
+  markdown: string;
+}
+
 /** One pass as the raw DB keeps it. */
 export interface SolvePassRecord {
   sequence: number;
@@ -121,6 +128,8 @@ export interface SolvePassRecord {
   output: unknown;
   diff: string | null;
   validation: ValidationReport | null;
+  /** The context package retrieval handed the pass, and as the prompt showed it (null for passes without retrieval, and runs before it was kept). */
+  context: PassContext | null;
   startedAt: string;
   finishedAt: string | null;
 }
@@ -153,7 +162,7 @@ export interface SolveRunDetail {
   task: string;
   /** `plan`: one implement pass of a given plan; `orchestrated`: meta-plan → parts → steps. */
   mode: 'plan' | 'orchestrated';
-  status: 'running' | SolveOutcomeStatus | 'cancelled' | 'interrupted';
+  status: 'running' | SolveOutcomeStatus | 'cancelled' | 'interrupted' | 'discarded';
   baseCommit: string;
   startedAt: string;
   finishedAt: string | null;
@@ -196,5 +205,10 @@ export const solveRequests = {
     { repoId: 'repo-1', task: 'Add a mul function and export it' },
   ),
   'solve/get': request<{ run: SolveRunDetail }>()('One solve run: parts, steps, passes with their diffs and validation output, the cumulative diff', z.object({ repoId: z.string().min(1), solveRunId: runIdSchema }), { repoId: 'repo-1', solveRunId: 'r-1' }),
+  'solve/discard': request<{ solveRunId: string }>()(
+    'Discard a cancelled or interrupted solve run: it can no longer be resumed (its session is archived into the raw DB); its record and diffs stay',
+    z.object({ repoId: z.string().min(1), solveRunId: runIdSchema }),
+    { repoId: 'repo-1', solveRunId: 'r-1' },
+  ),
   'solve/list': request<{ runs: SolveRunSummary[] }>()('The solve runs of a repository, newest first', z.object({ repoId: z.string().min(1) }), { repoId: 'repo-1' }),
 } as const;

@@ -2,8 +2,8 @@ import type { Reason } from '../../../shared/contract/reasons';
 import type { KnowledgeBase } from '../../kb/knowledgeBase';
 import type { SymbolRecord } from '../../kb/types';
 import type { LlmClient } from '../../llm/client';
-import { judgeAll, judgmentFacts, judgmentReason, type JudgeSetup, type Judgment } from '../judge';
-import type { ContextFile, ContextSymbol, RetrievalStage, StageContext } from '../stage';
+import { judgeAll, judgmentFacts, judgmentReason, type Judgment } from '../judge';
+import { judgeSetupOf, type ContextFile, type ContextSymbol, type RetrievalStage, type StageContext } from '../stage';
 import type { TaskRecord } from '../taskAnalysis';
 
 /** Settings of the precision stage. */
@@ -113,8 +113,7 @@ export class PrecisionStage implements RetrievalStage {
     const rationale = new Map<number, string[]>();
     for (const f of context.files) for (const r of kb.getRationaleComments(f.fileId)) if (r.symbolId !== null) rationale.set(r.symbolId, [...(rationale.get(r.symbolId) ?? []), `${r.tag}: ${r.text}`]);
     const docs = new Map(candidates.map((c) => [c, describeSymbol(kb, c, rationale)]));
-    const base = { llm, task: task.text, runId: context.runId, log: context.log, signal: context.signal, concurrency: context.concurrency, judge: context.judge };
-    const pass = (stage: keyof typeof PRECISION_QUESTIONS, items: SymbolCandidate[]) => judgeAll({ ...base, stage, instruct: PRECISION_QUESTIONS[stage] } satisfies JudgeSetup, items.map((c) => docs.get(c) as string));
+    const pass = (stage: keyof typeof PRECISION_QUESTIONS, items: SymbolCandidate[]) => judgeAll(judgeSetupOf(context, llm, task, stage, PRECISION_QUESTIONS[stage]), items.map((c) => docs.get(c) as string));
     const subject = (c: SymbolCandidate) => `${c.symbol.path}:${c.symbol.qualifiedName}`;
     const reasons = new Map<SymbolCandidate, Reason[]>(candidates.map((c) => [c, [...c.found]]));
     const pYes = new Map<SymbolCandidate, number>();

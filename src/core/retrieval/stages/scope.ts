@@ -3,7 +3,7 @@ import type { KnowledgeBase } from '../../kb/knowledgeBase';
 import type { LlmClient } from '../../llm/client';
 import { searchRepository } from '../../search/search';
 import { judgeAll, judgmentFacts, judgmentReason } from '../judge';
-import type { ContextFile, RetrievalStage, StageContext } from '../stage';
+import { judgeSetupOf, type ContextFile, type RetrievalStage, type StageContext } from '../stage';
 import type { TaskRecord } from '../taskAnalysis';
 
 /** Settings of the scope stage. */
@@ -14,6 +14,16 @@ export interface ScopeOptions {
   minCoChange?: number;
   /** At most this many candidates, seeds included (default 60); the rest are recorded as over the cap. */
   maxCandidates?: number;
+  /** Tier 4 metadata matches taken at most (default 10); only when enrichment was promoted into the index. */
+  maxMetadataMatches?: number;
+}
+
+/** Tier 0 and tier 1 candidates skip judgment: the caller or the task named them. */
+export const isSeedTier = (tier: number): boolean => tier <= 1;
+
+/** Whether the index holds promoted enrichment metadata (tier 4 runs only then). */
+export function hasFileMetadata(kb: KnowledgeBase): boolean {
+  return kb.searchFilesByMetadata().length > 0;
 }
 
 /** One scope candidate: the file, its tier and the relation that brought it. */
@@ -30,11 +40,14 @@ export interface ScopeCandidate {
 export const SCOPE_QUESTION = 'Is this file needed to understand or change the code for the task?';
 
 /**
- * Tiered expansion outward from seeds — tier 1: files the task names (or that define symbols it
- * names, or that its stack traces pass through) and the top hits of our model-free search; tier 2:
- * import dependencies of seeds both ways; tier 3: co-change neighbours of seeds above a minimum
- * count — ordered within tiers and capped. Seeds skip judgment; every other candidate gets one
- * binary judgment, and is kept on a yes (ordered by P(yes) within its tier when known).
+ * Tiered expansion outward from seeds — tier 0: files given with the task (a plan's files, a
+ * refinement's evidence); tier 1: files the task names (or that define symbols it names, or that
+ * its stack traces pass through) and the top hits of our model-free search; tier 2: import
+ * dependencies of seeds both ways; tier 3: co-change neighbours of seeds above a minimum count;
+ * tier 4: files whose promoted enrichment metadata shares concepts, domain or module with the
+ * task (skipped when the index has none) — ordered within tiers and capped. Tiers 0 and 1 skip
+ * judgment; every other candidate gets one binary judgment, and is kept on a yes (ordered by
+ * P(yes) within its tier when known).
  */
 export async function scopeCandidates(kb: KnowledgeBase, task: TaskRecord, options: ScopeOptions = {}, signal?: AbortSignal): Promise<ScopeCandidate[]> {
   const out = new Map<number, ScopeCandidate>();
@@ -43,6 +56,10 @@ export async function scopeCandidates(kb: KnowledgeBase, task: TaskRecord, optio
   };
   const x = task.extraction;
   let n = 0;
+  for (const g of task.givenFiles ?? []) {
+    const file = kb.getFileByPath(g.path);
+    if (file && !file.skipReason) add(file.id, file.path, 0, g.reason, n++);
+  }
   for (const f of x.files) {
     const file = f.path ? kb.getFileByPath(f.path) : null;
     if (file && !file.skipReason) add(file.id, file.path, 1, { kind: 'named-in-task', detail: { text: f.text } }, n++);
@@ -51,6 +68,12 @@ export async function scopeCandidates(kb: KnowledgeBase, task: TaskRecord, optio
     for (const path of s.definedIn) {
       const file = kb.getFileByPath(path);
       if (file) add(file.id, path, 1, { kind: 'named-in-task', detail: { text: s.text } }, n++);
+    }
+  }
+  for (const e of x.errors) {
+    for (const frame of e.frames) {
+      const file = frame.path ? kb.getFileByPath(frame.path) : null;
+      if (file && !file.skipReason) add(file.id, file.path, 1, { kind: 'named-in-task', detail: { text: `${frame.file}:${frame.line}` } }, n++);
     }
   }
   const hits = await searchRepository(kb, task.text, { limit: options.searchSeeds ?? 5, mode: 'keyword', signal });
@@ -74,7 +97,26 @@ export async function scopeCandidates(kb: KnowledgeBase, task: TaskRecord, optio
   const co: Array<{ fileId: number; path: string; seed: string; count: number }> = [];
   for (const seed of seeds) for (const c of kb.getCoChangeNeighbors(seed.fileId, options.minCoChange ?? 2)) co.push({ ...c, seed: seed.path });
   co.sort((a, b) => b.count - a.count || a.path.localeCompare(b.path)).forEach((c, i) => add(c.fileId, c.path, 3, { kind: 'co-change', detail: { path: c.seed, commits: c.count } }, i));
+  // Tier 4: rank by how many of the task's terms the metadata shares.
+  metadataMatches(kb, task, options.maxMetadataMatches ?? 10).forEach((m, i) => add(m.fileId, m.path, 4, { kind: 'metadata-match', detail: { matched: m.matched } }, i));
   return [...out.values()].sort((a, b) => a.tier - b.tier || a.order - b.order);
+}
+
+/**
+ * Files whose enrichment metadata (concepts, domain, module) shares terms with the task: the
+ * enrichment's concepts and the extraction's keywords, compared case-insensitively. Most matches
+ * first. Empty when the index has no metadata.
+ */
+export function metadataMatches(kb: KnowledgeBase, task: TaskRecord, limit: number): Array<{ fileId: number; path: string; matched: string[] }> {
+  const terms = new Set([...(task.enrichment.status === 'ok' ? task.enrichment.concepts : []), ...task.extraction.keywords].map((t) => t.toLowerCase().trim()).filter((t) => t.length > 2));
+  if (terms.size === 0) return [];
+  const out: Array<{ fileId: number; path: string; matched: string[] }> = [];
+  for (const m of kb.searchFilesByMetadata()) {
+    const own = [...m.concepts, m.domain ?? '', m.module ?? ''].map((t) => t.toLowerCase().trim()).filter(Boolean);
+    const matched = [...new Set(own.filter((t) => terms.has(t)))];
+    if (matched.length) out.push({ fileId: m.fileId, path: m.path, matched });
+  }
+  return out.sort((a, b) => b.matched.length - a.matched.length || a.path.localeCompare(b.path)).slice(0, limit);
 }
 
 /** What the judge sees of a file: path, language, its symbols and module docstring. */
@@ -93,17 +135,14 @@ export class ScopeStage implements RetrievalStage {
   /** Expand, judge the non-seeds, and keep the seeds and the yeses. */
   async run(context: StageContext, kb: KnowledgeBase, task: TaskRecord, llm: LlmClient): Promise<StageContext> {
     const all = await scopeCandidates(kb, task, this.options, context.signal);
-    const cap = Math.max(this.options.maxCandidates ?? 60, all.filter((c) => c.tier === 1).length);
+    const cap = Math.max(this.options.maxCandidates ?? 60, all.filter((c) => isSeedTier(c.tier)).length);
     const candidates = all.slice(0, cap);
     const decisions: StageContext['decisions'] = all.slice(cap).map((c) => ({ subjectKind: 'file', subject: c.path, tier: String(c.tier), decision: 'over-cap', reasons: [c.relation] }));
-    const seeds = candidates.filter((c) => c.tier === 1);
-    const judged = candidates.filter((c) => c.tier !== 1);
-    const verdicts = await judgeAll(
-      { llm, stage: 'scope', instruct: SCOPE_QUESTION, task: task.text, runId: context.runId, log: context.log, signal: context.signal, concurrency: context.concurrency, judge: context.judge },
-      judged.map((c) => describeFile(kb, c)),
-    );
-    const files: ContextFile[] = seeds.map((c) => ({ fileId: c.fileId, path: c.path, tier: 1, reasons: [c.relation] }));
-    for (const c of seeds) decisions.push({ subjectKind: 'file', subject: c.path, tier: '1', decision: 'included', reasons: [c.relation] });
+    const seeds = candidates.filter((c) => isSeedTier(c.tier));
+    const judged = candidates.filter((c) => !isSeedTier(c.tier));
+    const verdicts = await judgeAll(judgeSetupOf(context, llm, task, 'scope', SCOPE_QUESTION), judged.map((c) => describeFile(kb, c)));
+    const files: ContextFile[] = seeds.map((c) => ({ fileId: c.fileId, path: c.path, tier: c.tier, reasons: [c.relation] }));
+    for (const c of seeds) decisions.push({ subjectKind: 'file', subject: c.path, tier: String(c.tier), decision: 'included', reasons: [c.relation] });
     const kept: Array<ContextFile & { order: number }> = [];
     judged.forEach((c, i) => {
       const j = verdicts[i]!;

@@ -1,8 +1,8 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { packageRoot } from '../../../core/paths';
 import { createChatRepo } from '../../../core/testing/chatRepo';
 import type { TestRepo } from '../../../core/testing/gitRepo';
@@ -81,4 +81,63 @@ describe('cra chat', () => {
     const mode = await cra('chat', 'x', '--repo', repo.root, '--mode', 'keyword');
     expect(mode.stderr).toContain('"keyword" is not a mode; use one of auto, bm25, semantic, hybrid');
   }, 60_000);
+
+  it('streams the answer to stdout while the model is still answering (sources already on stderr); Ctrl+C aborts the call and stores the turn as stopped', async () => {
+    const never = new Promise<void>(() => {}); // the server holds the reply after its first chunk
+    server.script.chat.push({ chunks: ['Settings are read ', 'by load_config.'], holdAfterFirst: never });
+    server.requests.length = 0;
+    const child = spawn(process.execPath, [join(packageRoot(), 'bin', 'cra.js'), '--data-dir', dataDir, 'chat', 'Where are the settings loaded?', '--repo', repo.root, '--mode', 'bm25'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    let stderrAtFirstToken: string | undefined;
+    child.stdout.on('data', (d: Buffer) => {
+      stderrAtFirstToken ??= stderr;
+      stdout += d.toString();
+    });
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    await vi.waitFor(() => expect(stdout).toBe('Settings are read '), { timeout: 60_000, interval: 50 });
+    // The first chunk is on stdout while the server still holds the rest; the sources came before it.
+    expect(stderrAtFirstToken).toMatch(/^Route: BM25 .*\nSources: config\.py:\d+-\d+/);
+    const call = server.requests.find((r) => r.path === '/api/chat')!;
+    expect(call.aborted).toBeUndefined();
+    child.kill('SIGINT');
+    expect(await exited).toBe(130);
+    expect(call.aborted).toBe(true);
+    expect(stdout).toBe('Settings are read \n');
+    const conversation = /Conversation: (c-[0-9a-f-]+)/.exec(stderr)?.[1];
+    const exported = await cra('chat', '--export', conversation!, '--repo', repo.root);
+    expect(exported.stdout).toContain('## Where are the settings loaded?\n\nSettings are read');
+    expect(exported.stdout).toContain('> Stopped before the answer finished.');
+  }, 120_000);
+
+  it('--list shows the conversations, --export prints one as markdown, an unknown --conversation is refused before any model call', async () => {
+    server.script.chat.push({ text: 'Mail goes out by send_mail [mailer.py:1-3].' });
+    const asked = await cra('chat', 'How is mail sent?', '--repo', repo.root, '--mode', 'bm25');
+    expect(asked.status).toBe(0);
+    const id = /Conversation: (c-[0-9a-f-]+)/.exec(asked.stderr)![1]!;
+
+    const list = await cra('chat', '--list', '--repo', repo.root);
+    expect(list.status).toBe(0);
+    expect(list.stdout.split('\n')[0]).toMatch(new RegExp(`^${id} +2 messages +\\S+ +How is mail sent\\?$`));
+    const listJson = JSON.parse((await cra('chat', '--list', '--repo', repo.root, '--json')).stdout) as { conversations: Array<{ conversationId: string }> };
+    expect(listJson.conversations[0]!.conversationId).toBe(id);
+
+    const md = await cra('chat', '--export', id, '--repo', repo.root);
+    expect(md.status).toBe(0);
+    expect(md.stdout).toMatch(/^# How is mail sent\?\n/);
+    expect(md.stdout).toContain('Mail goes out by send_mail [mailer.py:1-3].');
+
+    const before = server.requests.length;
+    const unknown = await cra('chat', 'More?', '--repo', repo.root, '--conversation', 'c-nope');
+    expect(unknown.status).toBe(1);
+    expect(unknown.stderr).toContain('has no conversation c-nope');
+    expect(unknown.stderr).toContain('cra chat --list');
+    expect(server.requests.length).toBe(before);
+    const neither = await cra('chat', '--repo', repo.root);
+    expect(neither.status).toBe(1);
+    expect(neither.stderr).toContain('Give a question, or --list, or --export <id>');
+    const exportMissing = await cra('chat', '--export', 'c-nope', '--repo', repo.root);
+    expect(exportMissing.stderr).toContain('has no conversation c-nope');
+  }, 120_000);
 });

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { InvalidArgumentError } from 'commander';
 import type * as Config from '../../../core/config';
+import type * as ChatDomain from '../../../core/domains/chat';
 import type * as Indexed from '../../../core/repos/indexed';
-import type { ChatMode } from '../../../shared/contract';
+import { AppError, type ChatMode } from '../../../shared/contract';
 import { printable } from '../../../shared/printable';
-import type { CommandModule } from '../context';
+import type { CliContext, CommandModule } from '../context';
 
 const MODES: readonly ChatMode[] = ['auto', 'bm25', 'semantic', 'hybrid'];
 
@@ -28,29 +29,72 @@ function parseConversation(value: string): string {
   return value;
 }
 
+/** What `cra chat` shows instead of asking: the conversation list, or one conversation as markdown. */
+interface BrowseOptions {
+  list?: boolean;
+  export?: string;
+  json?: boolean;
+}
+
+/** `--list` (id, messages, last message, title; newest first) or `--export ID` (markdown on stdout); `--json` for either. */
+async function browseConversations(ctx: CliContext, repoId: string, opts: BrowseOptions): Promise<void> {
+  const core = ctx.core();
+  try {
+    if (opts.export !== undefined) {
+      const exported = await core.handlers['chat/export']({ repoId, conversationId: opts.export });
+      return void process.stdout.write(opts.json ? `${JSON.stringify(exported)}\n` : exported.markdown);
+    }
+    const { conversations } = await core.handlers['chat/history']({ repoId });
+    if (opts.json) return void process.stdout.write(`${JSON.stringify({ conversations })}\n`);
+    if (conversations.length === 0) return void process.stderr.write('No conversations yet: ask with cra chat "<question>".\n');
+    for (const c of conversations) process.stdout.write(`${c.conversationId}  ${String(c.messages).padStart(3)} messages  ${c.updatedAt}  ${printable(c.title)}\n`);
+  } finally {
+    await core.dispose();
+  }
+}
+
+/** NOT_FOUND before any model call when `--conversation` names a conversation the repository does not have. */
+async function requireConversation(ctx: CliContext, repo: { id: string; name: string }, conversationId: string): Promise<void> {
+  const { messages } = await ctx.core().handlers['chat/history']({ repoId: repo.id, conversationId });
+  if (messages.length > 0) return;
+  await ctx.core().dispose();
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded when the command runs
+  const { unknownConversation } = require('../../../core/domains/chat') as typeof ChatDomain;
+  throw unknownConversation(conversationId, repo.name);
+}
+
 /**
  * `cra chat`: one question as a chat run. Human output: the sources on stderr first, the answer
  * streamed to stdout, the citations on stderr at the end. `--json`: one JSON object a line
  * (`sources`, each `token`, `done`). Ctrl+C stops the answer (the turn is stored as cancelled).
+ * `--list` and `--export ID` show the repository's conversations instead of asking.
  */
 export const registerChat: CommandModule = (program, ctx) => {
   program
     .command('chat')
     .description('ask a question about an indexed repository: sources first, then the answer streamed with [path:lines] citations')
-    .argument('<question>', 'the question')
+    .argument('[question]', 'the question')
+    .option('--list', "list the repository's conversations (id, messages, last message, title) instead of asking")
+    .option('--export <id>', 'print a conversation as markdown instead of asking', parseConversation)
     .option('--repo <path>', 'the indexed repository', '.')
     .option('--conversation <id>', 'continue this conversation (its id is printed at the end of each answer)', parseConversation)
     .option('--mode <mode>', `retrieval: ${MODES.join(' | ')} (auto asks the routing model)`, parseMode, 'auto' as ChatMode)
     .option('--language <code>', 'the question\'s language: auto (detected offline) or an ISO 639-1 code; other than English, the question is translated in and the answer back', parseLanguage)
     .option('--pipeline <name>', 'the chat pipeline (default: default; a repository may add its own in .cleanroom/pipelines/*.yaml)', parsePipeline)
     .option('--json', 'print JSON lines: {type:"sources", sources, trace, round?} (again per follow-up round), {type:"token", text}…, {type:"done", message}')
-    .action(async (question: string, opts: { repo: string; conversation?: string; mode: ChatMode; language?: string; pipeline?: string; json?: boolean }) => {
+    .action(async (question: string | undefined, opts: BrowseOptions & { repo: string; conversation?: string; mode: ChatMode; language?: string; pipeline?: string; json?: boolean }) => {
       // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded when the command runs (see context.ts)
       const { loadUserConfigCached } = require('../../../core/config') as typeof Config;
       loadUserConfigCached(ctx.dataDir());
       // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded when the command runs
       const { findIndexedRepo } = require('../../../core/repos/indexed') as typeof Indexed;
+      if ([question !== undefined, Boolean(opts.list), opts.export !== undefined].filter(Boolean).length !== 1) {
+        throw new AppError('VALIDATION', 'Give a question, or --list, or --export <id> (one of them): cra chat "<question>" --repo <path>.');
+      }
       const repo = findIndexedRepo(ctx.dataDir(), opts.repo);
+      if (question === undefined) return browseConversations(ctx, repo.id, opts);
+      if (opts.conversation) await requireConversation(ctx, repo, opts.conversation);
+
       const core = ctx.core();
       const out = (line: object) => process.stdout.write(`${JSON.stringify(line)}\n`);
       // Events are matched by conversation, whose id is made here: the first events of the run may

@@ -1,5 +1,5 @@
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,6 +19,8 @@ let repo: TestRepo;
 let dataDir: string;
 const CONFIG = '[models]\nreasoning = "qwen3:0.6b"\ncoding = "qwen3:0.6b"\n';
 const TASK = 'Fix `load_config` in config.py: it crashes when the settings file is missing';
+const STAGES = ['--stages', 'scope,precision'];
+const BUDGET = ['--context-window', '32768', '--reserved-tokens', '4096'];
 
 /** Run cra asynchronously (the test server answers in this process), the model server named by OLLAMA_HOST. */
 function cra(args: string[], host = server.url): Promise<CraOutput> {
@@ -44,7 +46,7 @@ beforeEach(() => {
   server.script.respond = (prompt) => {
     const system = (server.requests.at(-1)?.body as { messages?: Array<{ content: string }> }).messages?.[0]?.content ?? '';
     const symbol = /symbol: (\S+)/.exec(prompt)?.[1];
-    if (system.includes(PRECISION_QUESTIONS.precision_pass1)) return { text: symbol === 'send_mail' ? 'No.' : 'Yes, it is involved' };
+    if (system.includes(PRECISION_QUESTIONS.precision_pass1)) return { text: symbol === 'send_mail' ? 'no' : ' Yes\n' };
     if (system.includes(PRECISION_QUESTIONS.precision_pass2)) return { json: { answer: symbol === 'load_config' ? 'yes' : 'no' } };
     if (system.includes(PRECISION_QUESTIONS.precision_pass3)) return { json: { answer: symbol === 'main' ? 'yes' : 'no' } };
     if (system.includes('You analyse a coding task')) return { json: { intent: 'Handle a missing settings file', files: ['config.py', 'nope.py'], symbols: ['load_config'], concepts: ['settings'] } };
@@ -63,8 +65,8 @@ const repoId = () => {
 
 describe('cra retrieve', () => {
   it('prints the package: files with tier and reasons, symbols with role and cost, tokens of budget; --json the same as data; every decision in the raw DB', async () => {
-    const human = await cra(['retrieve', TASK, '--repo', repo.root]);
-    expect(human.stderr).toBe('');
+    const human = await cra(['retrieve', TASK, '--repo', repo.root, ...STAGES, ...BUDGET]);
+    expect(human.stderr).toBe(`info: enrichment not found: no file metadata in the index of ${repo.root}, so scope tier 4 (metadata matches) is skipped. \`cra enrich ${repo.root} --promote\` adds it.\n`);
     expect(human.status).toBe(0);
     expect(human.stdout).toContain('Task analysis: deterministic only (skipped: no model assigned to task_analysis in [models.overrides])');
     expect(human.stdout).toMatch(/Package: 3 files · 1 primary, 1 supporting, 0 type_context · \d+ of 28672 tokens · \d+ judgments/);
@@ -72,7 +74,7 @@ describe('cra retrieve', () => {
     expect(human.stdout).toMatch(/\napp\.py {2}tier 1 .*\n {2}main {2}supporting, full source · lines 4-6 · \d+ tokens · calls load_config; judged relevant by qwen3:0\.6b \(P 1\.00\); directly involved: no \(P 0\.00\); full source needed: yes \(P 1\.00\)\n/);
     expect(human.stdout).not.toContain('mailer.py');
 
-    const json = await cra(['retrieve', TASK, '--repo', repo.root, '--json', '--budget', '5000']);
+    const json = await cra(['retrieve', TASK, '--repo', repo.root, ...STAGES, '--format', 'json', '--context-window', '6000', '--reserved-tokens', '1000']);
     expect(json.status).toBe(0);
     const { summary, package: pkg } = JSON.parse(json.stdout) as { summary: RetrievalSummary; package: ContextPackage };
     expect(summary).toMatchObject({ files: 3, symbols: { primary: 1, supporting: 1, type_context: 0 }, budget: 5000, dropped: 0, analysis: { enrichment: 'skipped' } });
@@ -100,32 +102,30 @@ describe('cra retrieve', () => {
 
   it('enriches the task analysis when a model is assigned to task_analysis, and prints the package as markdown', async () => {
     writeFileSync(join(dataDir, 'config.toml'), `${CONFIG}[models.overrides]\ntask_analysis = "qwen3:0.6b"\n`);
-    const md = await cra(['retrieve', TASK, '--repo', repo.root, '--markdown']);
+    const md = await cra(['retrieve', TASK, '--repo', repo.root, ...STAGES, ...BUDGET, '--format', 'markdown']);
     expect(md.status).toBe(0);
     expect(md.stdout).toMatch(/^# Context package\n\nTask: Fix `load_config`/);
     expect(md.stdout).toMatch(/\n### config\.py:4-7 · load_config \(primary, full source\)\n```\ndef load_config\(path\):/);
-    const human = await cra(['retrieve', TASK, '--repo', repo.root]);
+    const human = await cra(['retrieve', TASK, '--repo', repo.root, ...STAGES, ...BUDGET]);
     expect(human.stdout).toContain('Task analysis: deterministic + enrichment by the task_analysis model');
     const analysis = server.requests.filter((r) => JSON.stringify(r.body).includes('You analyse a coding task'));
     expect(analysis).toHaveLength(2);
   }, 120_000);
 
   it('within a small budget drops what does not fit, with what it needed', async () => {
-    const small = await cra(['retrieve', TASK, '--repo', repo.root, '--json', '--budget', '120']);
+    const small = await cra(['retrieve', TASK, '--repo', repo.root, ...STAGES, '--format', 'json', '--context-window', '1120', '--reserved-tokens', '1000']);
     expect(small.status).toBe(0);
     const { package: pkg } = JSON.parse(small.stdout) as { package: ContextPackage };
     expect(pkg.budget.used).toBeLessThanOrEqual(120);
     expect(pkg.dropped.length).toBeGreaterThan(0);
     for (const d of pkg.dropped) expect(d.reasons.at(-1)).toMatchObject({ kind: 'over-budget' });
-    const human = await cra(['retrieve', TASK, '--repo', repo.root, '--budget', '120']);
+    const human = await cra(['retrieve', TASK, '--repo', repo.root, ...STAGES, '--context-window', '1120', '--reserved-tokens', '1000']);
     expect(human.stdout).toMatch(/\nDropped:\n {2}\S+.* · over budget \(needs \d+ tokens, \d+ left\)/);
-    const bad = await cra(['retrieve', TASK, '--repo', repo.root, '--budget', 'lots']);
-    expect(bad.stderr).toContain('"lots" is not a budget; give a whole number of tokens above 0');
   }, 120_000);
 
   it('says run `cra init` without a [models] section, and names the address when no model server answers', async () => {
     writeFileSync(join(dataDir, 'config.toml'), '[budget]\ncontext_window = 8192\nreserved_tokens = 1024\n');
-    const noModels = await cra(['retrieve', TASK, '--repo', repo.root]);
+    const noModels = await cra(['retrieve', TASK, '--repo', repo.root, ...STAGES, ...BUDGET]);
     expect(noModels.status).not.toBe(0);
     expect(noModels.stderr).toMatch(/No \[models\] section in .*config\.toml\. Run `cra init`/);
 
@@ -136,8 +136,90 @@ describe('cra retrieve', () => {
         s.close(() => resolve(p));
       });
     });
-    const down = await cra(['retrieve', TASK, '--repo', repo.root], `http://127.0.0.1:${port}`);
+    const down = await cra(['retrieve', TASK, '--repo', repo.root, ...STAGES, ...BUDGET], `http://127.0.0.1:${port}`);
     expect(down.status).not.toBe(0);
     expect(down.stderr).toContain(`No model server answers at http://127.0.0.1:${port} (set by OLLAMA_HOST)`);
+  }, 120_000);
+});
+
+describe('cra retrieve: strict flags (fail fast with the reason, before any model call)', () => {
+  const fails = async (args: string[], message: RegExp | string) => {
+    const before = server.requests.length;
+    const out = await cra(['retrieve', TASK, '--repo', repo.root, ...args]);
+    expect(out.status, out.stderr).not.toBe(0);
+    if (typeof message === 'string') expect(out.stderr).toContain(message);
+    else expect(out.stderr).toMatch(message);
+    expect(out.stdout).toBe('');
+    expect(out.stderr).not.toMatch(/internal error/i);
+    expect(server.requests.length).toBe(before);
+  };
+
+  it('needs an explicit, valid stage list', async () => {
+    await fails([...BUDGET], '--stages is required: name the stages to run, e.g. --stages scope,precision');
+    await fails(['--stages', '', ...BUDGET], 'The stage list is empty');
+    await fails(['--stages', 'scope,precison', ...BUDGET], 'Unknown retrieval stage: "precison"');
+    await fails(['--stages', 'precision', ...BUDGET], 'must include scope');
+    await fails(['--stages', 'scope,scope', ...BUDGET], 'listed twice');
+  }, 120_000);
+
+  it('needs a budget in exactly one form, and a window, reserved tokens and format that make sense', async () => {
+    await fails([...STAGES], 'A budget is required: give --context-window N and --reserved-tokens M');
+    await fails([...STAGES, '--context-window', '8192'], '--context-window and --reserved-tokens go together: --reserved-tokens is missing');
+    await fails([...STAGES, '--reserved-tokens', '100'], '--context-window is missing');
+    await fails([...STAGES, ...BUDGET, '--budget-config', join(dataDir, 'b.json')], '--budget-config cannot be combined with --context-window/--reserved-tokens');
+    await fails([...STAGES, '--context-window', '0', '--reserved-tokens', '0'], '"0" is not a valid context window; give a whole number of tokens above 0');
+    await fails([...STAGES, '--context-window', '100', '--reserved-tokens', '-1'], /is not a valid number of reserved tokens|unknown option|argument missing/);
+    await fails([...STAGES, '--context-window', '4096', '--reserved-tokens', '4096'], 'The reserved tokens (4096) must be fewer than the context window (4096)');
+    await fails([...STAGES, ...BUDGET, '--format', 'yaml'], '--format must be json or markdown (got "yaml")');
+    await fails([...STAGES, '--budget-config', join(dataDir, 'missing.json')], 'Cannot read the budget config');
+  }, 120_000);
+
+  it('takes the budget from --budget-config, the model and server from --model/--base-url, and says more with -v', async () => {
+    const file = join(dataDir, 'budget.json');
+    writeFileSync(file, '{"context_window": 9000, "reserved_tokens": 1000}');
+    // The config points at a server that is not there; the flags name the loopback one and its model.
+    writeFileSync(join(dataDir, 'config.toml'), '[models]\nreasoning = "absent:1b"\ncoding = "absent:1b"\nbase_url = "http://127.0.0.1:9"\n');
+    server.install('qwen3:1.7b');
+    const seen = server.requests.length;
+    const out = await runCra(dataDir, ['retrieve', TASK, '--repo', repo.root, ...STAGES, '--budget-config', file, '--model', 'qwen3:1.7b', '--base-url', server.url, '--format', 'json', '-v']);
+    expect(out.status, out.stderr).toBe(0);
+    const { summary } = JSON.parse(out.stdout) as { summary: RetrievalSummary };
+    expect(summary).toMatchObject({ budget: 8000, config: { stages: ['scope', 'precision'], contextWindow: 9000, reservedTokens: 1000, safetyMargin: 0.1, concurrency: 1 } });
+    const models = new Set(server.requests.slice(seen).filter((r) => r.path === '/api/chat').map((r) => (r.body as { model: string }).model));
+    expect(models).toEqual(new Set(['qwen3:1.7b']));
+    expect(out.stderr).toContain('Budget: context window 9000 − reserved 1000 = 8000 tokens · safety margin 0.1 · concurrency 1');
+    expect(out.stderr).toMatch(/Stage scope: \d+ files, \d+ decisions, \d+ ms\nStage precision: /);
+    expect(out.stderr).toMatch(/Server token counts: \d+ calls, \d+ prompt \+ \d+ completion tokens/);
+  }, 120_000);
+
+  it('a killed run leaves its session file and no package; the next run sweeps it (archived into raw) and leaves no session behind', async () => {
+    const sessions = repoPaths(dataDir, repoId()).sessions;
+    // Every judgment stalls: the run is killed in the middle of scope.
+    const respond = server.script.respond;
+    server.script.respond = () => ({ fault: 'stall' });
+    const seen = server.requests.length;
+    const child = spawn(process.execPath, [join(packageRoot(), 'bin', 'cra.js'), '--data-dir', dataDir, 'retrieve', TASK, '--repo', repo.root, ...STAGES, ...BUDGET, '--format', 'json'], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, OLLAMA_HOST: server.url } });
+    let stdout = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    const closed = new Promise((resolve) => child.on('close', resolve));
+    for (let i = 0; i < 600 && !server.requests.slice(seen).some((r) => r.path === '/api/chat'); i++) await new Promise((r) => setTimeout(r, 100));
+    const left = readdirSync(sessions);
+    expect(left.filter((f) => f.endsWith('.sqlite'))).toHaveLength(1);
+    child.kill('SIGKILL');
+    await closed;
+    expect(stdout).toBe('');
+    server.script.respond = respond;
+    const again = await cra(['retrieve', TASK, '--repo', repo.root, ...STAGES, ...BUDGET, '--format', 'json']);
+    expect(again.status, again.stderr).toBe(0);
+    expect(readdirSync(sessions)).toEqual([]);
+    const raw = openRawDatabase(repoPaths(dataDir, repoId()).raw);
+    try {
+      const killedRun = raw.prepare("select id from task_runs where mode = 'retrieve' and status = 'running'").pluck().all() as string[];
+      expect(killedRun).toHaveLength(1);
+      // The killed run's session is in the archive under its run id, beside the finished run's.
+      expect(raw.prepare('select count(*) from session_archives where run_id = ?').pluck().get(killedRun[0])).toBe(1);
+    } finally {
+      raw.close();
+    }
   }, 120_000);
 });

@@ -1,15 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import { InvalidArgumentError } from 'commander';
+import type * as Budget from '../../../core/retrieval/budget';
 import type * as Config from '../../../core/config';
 import type * as Indexed from '../../../core/repos/indexed';
-import { formatReasons, type ContextPackage, type RetrievalSummary } from '../../../shared/contract';
+import type * as Pipeline from '../../../core/retrieval/pipeline';
+import { AppError, formatReasons, type ContextPackage, type RetrievalSummary } from '../../../shared/contract';
 import { printable } from '../../../shared/printable';
 import type { CommandModule } from '../context';
 
-function parseBudget(value: string): number {
-  const n = Number(value);
-  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n <= 0) throw new InvalidArgumentError(`"${value}" is not a budget; give a whole number of tokens above 0, e.g. --budget 16000.`);
-  return n;
+/** A whole number for a flag: `min` 1 for the window, 0 for the reserved tokens. */
+function wholeNumber(flag: string, min: number) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < min) throw new InvalidArgumentError(`"${value}" is not a valid ${flag}; give a whole number of tokens${min > 0 ? ' above 0' : ', 0 or more'}.`);
+    return n;
+  };
 }
 
 /** The package for a reader: what is in, why, at what cost, and what was left out. */
@@ -26,6 +31,7 @@ function describe(pkg: ContextPackage, summary: RetrievalSummary): string {
       out.push(`  ${what} · lines ${i.startLine}-${i.endLine} · ${i.tokens} tokens${i.reasons.length ? ` · ${printable(formatReasons(i.reasons))}` : ''}`);
     }
   }
+  if (pkg.groups?.length) out.push('', 'Related groups:', ...pkg.groups.map((g) => `  ${g.map((p) => printable(p)).join(' · ')}`));
   if (pkg.dropped.length) {
     out.push('', 'Dropped:');
     for (const d of pkg.dropped) out.push(`  ${printable(d.path)}${d.symbol ? `:${printable(d.symbol)} (${d.role})` : ''} · ${printable(formatReasons(d.reasons.slice(-1)))}`);
@@ -34,11 +40,50 @@ function describe(pkg: ContextPackage, summary: RetrievalSummary): string {
   return `${out.join('\n')}\n`;
 }
 
+/** -v: the run's settings, stages and the server's exact token counts, on stderr (stdout stays the package). */
+function verbose(summary: RetrievalSummary): string {
+  const c = summary.config;
+  const lines = [
+    c ? `Budget: ${c.contextWindow !== undefined ? `context window ${c.contextWindow} − reserved ${c.reservedTokens} = ` : ''}${summary.budget} tokens · safety margin ${c.safetyMargin} · concurrency ${c.concurrency}` : '',
+    ...(summary.stages ?? []).map((s) => `Stage ${s.name}: ${s.skipped ? 'skipped by routing' : `${s.files} files, ${s.decisions} decisions, ${s.ms} ms`}`),
+    summary.usage ? `Server token counts: ${summary.usage.calls} calls, ${summary.usage.promptTokens} prompt + ${summary.usage.completionTokens} completion tokens${summary.usage.failed ? `, ${summary.usage.failed} failed calls (default-deny)` : ''}` : '',
+  ];
+  return lines.filter(Boolean).map((l) => `${l}\n`).join('');
+}
+
+interface RetrieveOptions {
+  repo: string;
+  stages?: string;
+  contextWindow?: number;
+  reservedTokens?: number;
+  budgetConfig?: string;
+  model?: string;
+  baseUrl?: string;
+  format?: string;
+  verbose?: boolean;
+}
+
+/** The strict rules of the seed, checked before anything runs; each failure names the fix. */
+function checkFlags(opts: RetrieveOptions, budget: typeof Budget, pipeline: typeof Pipeline): { stages: string[]; budgetConfig: { contextWindow: number; reservedTokens: number } } {
+  if (opts.format !== undefined && opts.format !== 'json' && opts.format !== 'markdown') throw new AppError('VALIDATION', `--format must be json or markdown (got "${opts.format}").`);
+  if (opts.stages === undefined) throw new AppError('VALIDATION', '--stages is required: name the stages to run, e.g. --stages scope,precision (allowed: routing, scope, similarity, precision, refilter).');
+  const stages = pipeline.validateStageList(opts.stages.split(','));
+  const pair = opts.contextWindow !== undefined || opts.reservedTokens !== undefined;
+  if (opts.budgetConfig !== undefined && pair) throw new AppError('VALIDATION', '--budget-config cannot be combined with --context-window/--reserved-tokens: give one budget form.');
+  if (opts.budgetConfig !== undefined) return { stages, budgetConfig: budget.readBudgetConfigFile(opts.budgetConfig) };
+  if (!pair) throw new AppError('VALIDATION', 'A budget is required: give --context-window N and --reserved-tokens M (the execute model\'s window and what it keeps back), or --budget-config FILE.');
+  if (opts.contextWindow === undefined || opts.reservedTokens === undefined) throw new AppError('VALIDATION', `--context-window and --reserved-tokens go together: ${opts.contextWindow === undefined ? '--context-window' : '--reserved-tokens'} is missing.`);
+  const budgetConfig = { contextWindow: opts.contextWindow, reservedTokens: opts.reservedTokens };
+  budget.effectiveBudget(budgetConfig);
+  return { stages, budgetConfig };
+}
+
 /**
- * `cra retrieve`: one `retrieve` run — task analysis → scope → precision → context package — and
- * the package printed: files with their tier and reasons, symbols with their role and cost, the
- * tokens used of the budget, what was dropped; `--json` prints {summary, package}, `--markdown`
- * the package as the execute prompt's context.
+ * `cra retrieve`: one `retrieve` run with an explicit stage list and an explicit budget — task
+ * analysis → the stages → context package — and the package printed: files with their tier and
+ * reasons, symbols with their role and cost, the tokens used of the budget, what was dropped;
+ * `--format json` prints {summary, package}, `--format markdown` the package as the execute
+ * prompt's context; `-v` adds the budget, the stages and the server's token counts on stderr.
  */
 export const registerRetrieve: CommandModule = (program, ctx) => {
   program
@@ -46,10 +91,20 @@ export const registerRetrieve: CommandModule = (program, ctx) => {
     .description('build the context package for a coding task: files and symbols by binary judgments, within a token budget, each with its reasons')
     .argument('<task>', 'the task, in words (name files or symbols when you know them)')
     .option('--repo <path>', 'the indexed repository', '.')
-    .option('--budget <tokens>', 'token budget of the package (default: [budget] context_window − reserved_tokens of the config)', parseBudget)
-    .option('--json', 'print {summary, package} as JSON')
-    .option('--markdown', 'print the package as markdown (the execute prompt context)')
-    .action(async (task: string, opts: { repo: string; budget?: number; json?: boolean; markdown?: boolean }) => {
+    .option('--stages <csv>', 'required: the stages to run, in order (routing, scope, similarity, precision, refilter), e.g. scope,precision')
+    .option('--context-window <tokens>', "the execute model's context window (with --reserved-tokens)", wholeNumber('context window', 1))
+    .option('--reserved-tokens <tokens>', 'tokens kept back for the system prompt, task, retries and answer (with --context-window)', wholeNumber('number of reserved tokens', 0))
+    .option('--budget-config <file>', 'a JSON or TOML file with context_window and reserved_tokens (instead of the two flags)')
+    .option('--model <model>', 'the model of every retrieval stage (default: the config)')
+    .option('--base-url <url>', 'the model server (default: the config)')
+    .option('--format <format>', 'json: {summary, package}; markdown: the package as prompt context (default: a readable listing)')
+    .option('-v, --verbose', 'also print the budget, the stages and the token counts (stderr)')
+    .action(async (task: string, opts: RetrieveOptions) => {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded when the command runs (see context.ts)
+      const budget = require('../../../core/retrieval/budget') as typeof Budget;
+      // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded when the command runs
+      const pipeline = require('../../../core/retrieval/pipeline') as typeof Pipeline;
+      const { stages, budgetConfig } = checkFlags(opts, budget, pipeline);
       // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded when the command runs (see context.ts)
       const { loadUserConfigCached } = require('../../../core/config') as typeof Config;
       loadUserConfigCached(ctx.dataDir());
@@ -69,11 +124,13 @@ export const registerRetrieve: CommandModule = (program, ctx) => {
       };
       process.once('SIGINT', cancel);
       try {
-        ({ runId } = await core.handlers['retrieve/run']({ repoId: repo.id, task, taskId, ...(opts.budget ? { budget: opts.budget } : {}) }));
+        ({ runId } = await core.handlers['retrieve/run']({ repoId: repo.id, task, taskId, stages, budgetConfig, ...(opts.model ? { model: opts.model } : {}), ...(opts.baseUrl ? { baseUrl: opts.baseUrl } : {}) }));
         await core.runs.wait(runId, 'retrieve');
         if (!result) throw new Error('The retrieve run ended without a package.');
-        if (opts.json) process.stdout.write(`${JSON.stringify({ summary: result.summary, package: result.pkg })}\n`);
-        else if (opts.markdown) process.stdout.write(printable(result.markdown, { multiline: true }));
+        for (const line of result.summary.info ?? []) process.stderr.write(`info: ${printable(line)}\n`);
+        if (opts.verbose) process.stderr.write(verbose(result.summary));
+        if (opts.format === 'json') process.stdout.write(`${JSON.stringify({ summary: result.summary, package: result.pkg })}\n`);
+        else if (opts.format === 'markdown') process.stdout.write(printable(result.markdown, { multiline: true }));
         else process.stdout.write(describe(result.pkg, result.summary));
       } finally {
         process.removeListener('SIGINT', cancel);

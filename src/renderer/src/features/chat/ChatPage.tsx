@@ -1,11 +1,11 @@
 import { useEffect, useRef } from 'react';
-import { citationParts, formatReasons, type ChatCitation, type ChatSource } from '../../../../shared/contract';
 import { navSelectors, useNavStore } from '../../app/store/navStore';
 import { EmptyState } from '../../components/EmptyState';
 import { reposSelectors, useReposStore } from '../repos/store';
 import { useSearchStore } from '../search/store';
-import type { Turn } from './reducers';
+import { ConversationList } from './ConversationList';
 import { useChatStore } from './store';
+import { TurnView } from './TurnView';
 
 /** Open a file of the current repository in the Search page's file view, at the lines. */
 function useOpenAt(repoId: string) {
@@ -51,35 +51,15 @@ export function ChatPage() {
     <div className="page chat-page">
       <header className="page-header">
         <h1>Chat</h1>
-        <span className="muted">{repo.name} · answers use the model assigned to the chat stage (Models page)</span>
+        <span className="muted">
+          {repo.name} · <ModelsInUse />
+        </span>
       </header>
       <div className="chat-split">
         <ConversationList repoId={repo.id} />
         <Conversation repoId={repo.id} />
       </div>
     </div>
-  );
-}
-
-function ConversationList(props: { repoId: string }) {
-  const conversations = useChatStore((s) => s.conversations);
-  const current = useChatStore((s) => s.conversationId);
-  const { open, newConversation } = useChatStore.getState();
-  return (
-    <nav className="chat-conversations" aria-label="Conversations">
-      <button type="button" onClick={newConversation}>
-        New conversation
-      </button>
-      <ul>
-        {conversations.map((c) => (
-          <li key={c.conversationId}>
-            <button type="button" className={c.conversationId === current ? 'link current' : 'link'} aria-current={c.conversationId === current} title={c.title} onClick={() => void open(props.repoId, c.conversationId)}>
-              {c.title}
-            </button>
-          </li>
-        ))}
-      </ul>
-    </nav>
   );
 }
 
@@ -91,6 +71,7 @@ function Conversation(props: { repoId: string }) {
   const { setDraft, setMode, ask, stop } = useChatStore.getState();
   const busy = turns.some((t) => t.status === 'retrieving' || t.status === 'streaming');
   const end = useRef<HTMLDivElement>(null);
+  const openAt = useOpenAt(props.repoId);
   const last = turns.at(-1);
   useEffect(() => {
     end.current?.scrollIntoView?.({ block: 'end' });
@@ -100,7 +81,7 @@ function Conversation(props: { repoId: string }) {
       <div className="chat-turns">
         {turns.length === 0 ? <p className="muted">Ask where something is, how it works, or what a change would affect. Sources appear first, then the answer.</p> : null}
         {turns.map((turn, i) => (
-          <TurnView key={i} repoId={props.repoId} turn={turn} />
+          <TurnView key={i} turn={turn} openAt={openAt} />
         ))}
         <div ref={end} />
       </div>
@@ -152,96 +133,17 @@ function Conversation(props: { repoId: string }) {
   );
 }
 
-function TurnView(props: { repoId: string; turn: Turn }) {
-  const { turn } = props;
-  const openAt = useOpenAt(props.repoId);
+/** The models a turn uses, from the assignment table (the Models page changes them). */
+function ModelsInUse() {
+  const models = useChatStore((s) => s.models);
+  const go = useNavStore((s) => s.go);
+  if (!models) return <>answers use the model assigned to the chat stage</>;
   return (
-    <article className="chat-turn" data-testid="chat-turn">
-      <p className="chat-question">{turn.question}</p>
-      {turn.sources === null ? (
-        <p className="muted">Finding sources…</p>
-      ) : (
-        <div className="chat-sources" data-testid="chat-sources" aria-label="Sources">
-          {turn.sources.length === 0 ? <span className="muted">No sources{turn.trace?.searchMode === 'none' ? ' (answered without the repository)' : ''}.</span> : null}
-          {turn.sources.map((s) => (
-            <SourceChip key={`${s.path}:${s.startLine}`} source={s} onOpen={() => openAt(s.path, s.startLine, s.endLine)} />
-          ))}
-        </div>
-      )}
-      {turn.trace ? <TraceLine turn={turn} /> : null}
-      <div className="chat-answer" data-testid="chat-answer" aria-live="polite">
-        <AnswerText turn={turn} openAt={openAt} />
-        {turn.status === 'streaming' ? <span className="chat-cursor" aria-hidden="true" /> : null}
-      </div>
-      {turn.status === 'failed' || turn.status === 'cancelled' ? (
-        <p className={turn.status === 'failed' ? 'error-text' : 'muted'} role={turn.status === 'failed' ? 'alert' : undefined}>
-          {turn.status === 'cancelled' ? 'Stopped.' : `The answer failed: ${turn.error ?? 'unknown error'}`}
-        </p>
-      ) : null}
-    </article>
-  );
-}
-
-function SourceChip(props: { source: ChatSource; onOpen(): void }) {
-  const s = props.source;
-  return (
-    <button type="button" className={`chat-chip ${s.role}`} title={`${formatReasons(s.why)} · score ${s.score}`} onClick={props.onOpen}>
-      {s.path}:{s.startLine}-{s.endLine}
-    </button>
-  );
-}
-
-function TraceLine(props: { turn: Turn }) {
-  const trace = props.turn.trace!;
-  const route = trace.route;
-  return (
-    <details className="chat-trace muted">
-      <summary>
-        {route.mode} · {trace.intent.toLowerCase()} · {trace.searchMode}
-        {route.source === 'fallback' ? ' · router fell back' : ''}
-      </summary>
-      <ul>
-        <li>
-          Route: {route.mode} “{route.query}” ({route.source}
-          {route.reason ? `: ${route.reason}` : ''}
-          {route.thinking ? '; thinking removed' : ''})
-        </li>
-        <li>
-          Graph: {trace.expansion.seeds} seeds, {trace.expansion.added} neighbours (depth {trace.expansion.depth}, decay {trace.expansion.decay})
-        </li>
-        <li>
-          Evidence: {trace.evidenceTokens} of {trace.budgetTokens} tokens
-        </li>
-        {trace.notes.map((n) => (
-          <li key={n}>{n}</li>
-        ))}
-      </ul>
-    </details>
-  );
-}
-
-/** The answer with its citations: links while they point at a source or an indexed file; flagged when unverified. */
-function AnswerText(props: { turn: Turn; openAt(path: string, line: number, endLine: number): void }) {
-  const { turn } = props;
-  const checked = new Map((turn.citations ?? []).map((c) => [c.text, c] as const));
-  return (
-    <p className="chat-answer-text">
-      {citationParts(turn.answer).map((part, i) => {
-        if (typeof part === 'string') return <span key={i}>{part}</span>;
-        const status: ChatCitation['status'] | undefined = checked.get(part.text)?.status ?? (turn.sources?.some((s) => s.path === part.path) ? 'source' : undefined);
-        if (status === 'unverified' || (status === undefined && turn.status !== 'streaming')) {
-          return (
-            <span key={i} className="chat-citation unverified" title="Not in the index: the model cited a file or lines that do not exist">
-              {part.text}
-            </span>
-          );
-        }
-        return (
-          <button key={i} type="button" className="link chat-citation" title={`Open ${part.path} at line ${part.startLine}`} onClick={() => props.openAt(part.path, part.startLine, part.endLine)}>
-            {part.text}
-          </button>
-        );
-      })}
-    </p>
+    <span data-testid="chat-models">
+      answers: <span className="mono">{models.chat ?? 'none assigned'}</span> · routing: <span className="mono">{models.routing ?? 'none assigned'}</span> ·{' '}
+      <button type="button" className="link" onClick={() => go('models')}>
+        change
+      </button>
+    </span>
   );
 }

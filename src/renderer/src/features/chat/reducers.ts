@@ -40,10 +40,50 @@ export function updateLast(turns: readonly Turn[], update: (turn: Turn) => Turn)
 
 /** The last turn once its answer is stored. */
 export function finishTurn(turn: Turn, message: ChatMessage): Turn {
-  return { ...turn, runId: message.runId ?? turn.runId, answer: message.content, citations: message.citations ?? [], sources: message.sources ?? turn.sources, status: message.status ?? 'done', error: message.error ?? null };
+  // The stored trace is the whole turn's (the one sent with the sources stops before the answer call).
+  return { ...turn, runId: message.runId ?? turn.runId, answer: message.content, citations: message.citations ?? [], sources: message.sources ?? turn.sources, trace: message.trace ?? turn.trace, status: message.status ?? 'done', error: message.error ?? null };
 }
 
 /** A conversation id made by the page for a new conversation (the engine keeps the one it is given). */
 export function newConversationId(): string {
   return `c-${crypto.randomUUID()}`;
+}
+
+/** Whether a turn is still being answered. */
+export function isInFlight(turn: Turn | undefined): boolean {
+  return turn?.status === 'retrieving' || turn?.status === 'streaming';
+}
+
+/**
+ * Turns of conversations not shown whose answer is still streaming, by conversation: the events
+ * keep updating them, so going back shows the answer as far as it got (the store has only the
+ * question until the answer is done).
+ */
+export type BackgroundTurns = Record<string, Turn>;
+
+/** Keep the shown conversation's last turn when it is in flight and the page leaves it. */
+export function leaveConversation(background: BackgroundTurns, conversationId: string, turns: readonly Turn[]): BackgroundTurns {
+  const last = turns.at(-1);
+  return isInFlight(last) ? { ...background, [conversationId]: last as Turn } : background;
+}
+
+/** Apply an event to a background turn (nothing when the conversation has none). */
+export function updateBackground(background: BackgroundTurns, conversationId: string, update: (turn: Turn) => Turn): BackgroundTurns {
+  const turn = background[conversationId];
+  return turn ? { ...background, [conversationId]: update(turn) } : background;
+}
+
+/**
+ * The turns of a conversation opened again: the stored ones, the last replaced by its background
+ * turn when that is the same question still being answered. Returns the background without it.
+ */
+export function reopenConversation(background: BackgroundTurns, conversationId: string, stored: Turn[]): { turns: Turn[]; background: BackgroundTurns } {
+  const live = background[conversationId];
+  if (!live) return { turns: stored, background };
+  const { [conversationId]: _live, ...rest } = background;
+  // Finished meanwhile: the stored answer is the whole one.
+  if (!isInFlight(live)) return { turns: stored, background: rest };
+  const last = stored.at(-1);
+  const isSameQuestion = last !== undefined && last.question === live.question && last.answer === '';
+  return { turns: isSameQuestion ? [...stored.slice(0, -1), live] : [...stored, live], background: rest };
 }

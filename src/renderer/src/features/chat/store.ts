@@ -1,8 +1,9 @@
 import { create } from 'zustand';
-import type { ChatMode, ConversationSummary } from '../../../../shared/contract/chat';
+import type { ChatMode, ConversationExport, ConversationSummary } from '../../../../shared/contract/chat';
+import type { ModelCallSummary } from '../../../../shared/contract/logs';
 import { client } from '../../lib/client';
 import { toOpError, type OpError } from '../../lib/errors';
-import { finishTurn, newConversationId, pendingTurn, turnsFromMessages, updateLast, type Turn } from './reducers';
+import { finishTurn, isInFlight, leaveConversation, newConversationId, pendingTurn, reopenConversation, turnsFromMessages, updateBackground, updateLast, type BackgroundTurns, type Turn } from './reducers';
 
 interface ChatState {
   repoId: string | null;
@@ -12,6 +13,12 @@ interface ChatState {
   draft: string;
   mode: ChatMode;
   error: OpError | null;
+  /** The model calls of a turn's run (for its trace), once asked for; an error when the log could not be read. */
+  callsByRun: Record<string, { calls: ModelCallSummary[] } | { error: OpError }>;
+  /** The models assigned to the stages a turn uses (null: not read yet, or the config could not be read). */
+  models: { routing: string | null; chat: string | null } | null;
+  /** In-flight turns of conversations not shown (several chats at once), by conversation. */
+  background: BackgroundTurns;
 }
 
 interface ChatActions {
@@ -25,6 +32,14 @@ interface ChatActions {
   ask(repoId: string): Promise<void>;
   /** Stop the answer being streamed. */
   stop(): Promise<void>;
+  /** Give a conversation a title. */
+  rename(repoId: string, conversationId: string, title: string): Promise<void>;
+  /** Delete a conversation; the page starts a new one when it was the one shown. */
+  remove(repoId: string, conversationId: string): Promise<void>;
+  /** A conversation as markdown (null when it failed: the error is in state). */
+  exportMarkdown(repoId: string, conversationId: string): Promise<ConversationExport | null>;
+  /** Read the model calls of a turn's run from the log (once per run, and again when `refresh`). */
+  loadCalls(runId: string, refresh?: boolean): Promise<void>;
   /** Subscribe to the chat events once; returns the unsubscriber. */
   listen(): () => void;
 }
@@ -38,13 +53,19 @@ export const useChatStore = create<ChatState & ChatActions>()((set, get) => ({
   draft: '',
   mode: 'auto',
   error: null,
+  callsByRun: {},
+  models: null,
+  background: {},
   setDraft: (draft) => set({ draft }),
   setMode: (mode) => set({ mode }),
   load: async (repoId) => {
-    if (get().repoId !== repoId) set({ repoId, turns: [], conversationId: newConversationId(), error: null });
+    if (get().repoId !== repoId) set({ repoId, turns: [], conversationId: newConversationId(), error: null, background: {} });
     try {
       const { conversations } = await client().call('chat/history', { repoId });
       if (get().repoId === repoId) set({ conversations });
+      const { rows } = await client().call('models/assignments', {});
+      const modelOf = (stage: string) => rows.find((r) => r.stage === stage)?.model ?? null;
+      set({ models: { routing: modelOf('routing'), chat: modelOf('chat') } });
     } catch (error) {
       set({ error: toOpError(error) });
     }
@@ -52,16 +73,19 @@ export const useChatStore = create<ChatState & ChatActions>()((set, get) => ({
   open: async (repoId, conversationId) => {
     try {
       const { messages } = await client().call('chat/history', { repoId, conversationId });
-      set({ conversationId, turns: turnsFromMessages(messages), error: null });
+      set((s) => {
+        const left = s.conversationId === conversationId ? s.background : leaveConversation(s.background, s.conversationId, s.turns);
+        return { conversationId, ...reopenConversation(left, conversationId, turnsFromMessages(messages)), error: null };
+      });
     } catch (error) {
       set({ error: toOpError(error) });
     }
   },
-  newConversation: () => set({ conversationId: newConversationId(), turns: [], error: null }),
+  newConversation: () => set((s) => ({ background: leaveConversation(s.background, s.conversationId, s.turns), conversationId: newConversationId(), turns: [], error: null })),
   ask: async (repoId) => {
     const { draft, mode, conversationId, turns } = get();
     const question = draft.trim();
-    if (!question || turns.some((t) => t.status === 'retrieving' || t.status === 'streaming')) return;
+    if (!question || turns.some(isInFlight)) return;
     set({ draft: '', turns: [...turns, pendingTurn(question)], error: null });
     try {
       const { runId } = await client().call('chat/ask', { repoId, question, conversationId, mode });
@@ -69,6 +93,46 @@ export const useChatStore = create<ChatState & ChatActions>()((set, get) => ({
     } catch (error) {
       const e = toOpError(error);
       set((s) => ({ turns: updateLast(s.turns, (t) => ({ ...t, status: e ? 'failed' : 'cancelled', error: e?.message ?? null })) }));
+    }
+  },
+  rename: async (repoId, conversationId, title) => {
+    try {
+      const renamed = await client().call('chat/rename', { repoId, conversationId, title });
+      set((s) => ({ conversations: s.conversations.map((c) => (c.conversationId === conversationId ? renamed : c)), error: null }));
+    } catch (error) {
+      set({ error: toOpError(error) });
+    }
+  },
+  remove: async (repoId, conversationId) => {
+    try {
+      await client().call('chat/delete', { repoId, conversationId });
+      set((s) => ({
+        conversations: s.conversations.filter((c) => c.conversationId !== conversationId),
+        ...(s.conversationId === conversationId ? { conversationId: newConversationId(), turns: [] } : {}),
+        error: null,
+      }));
+    } catch (error) {
+      set({ error: toOpError(error) });
+    }
+  },
+  exportMarkdown: async (repoId, conversationId) => {
+    try {
+      return await client().call('chat/export', { repoId, conversationId });
+    } catch (error) {
+      set({ error: toOpError(error) });
+      return null;
+    }
+  },
+  loadCalls: async (runId, refresh = false) => {
+    if (get().callsByRun[runId] && !refresh) return;
+    try {
+      // A chat run logs its calls in its repository's raw log.
+      const repoId = get().repoId;
+      const { calls } = await client().call('logs/list', { ...(repoId ? { repoId } : {}), runId, errorsOnly: false, limit: 100, offset: 0 });
+      set((s) => ({ callsByRun: { ...s.callsByRun, [runId]: { calls: [...calls].reverse() } } }));
+    } catch (error) {
+      const e = toOpError(error);
+      if (e) set((s) => ({ callsByRun: { ...s.callsByRun, [runId]: { error: e } } }));
     }
   },
   stop: async () => {
@@ -79,16 +143,21 @@ export const useChatStore = create<ChatState & ChatActions>()((set, get) => ({
     const c = client();
     // Events are matched by conversation: the page made its id, so the first events of a turn are
     // recognised even when they arrive before the answer to chat/ask (which carries the run id).
-    const mine = (conversationId: string) => conversationId === get().conversationId;
+    // A conversation not shown keeps its in-flight turn in `background`, updated the same way.
+    const apply = (conversationId: string, update: (turn: Turn) => Turn) =>
+      set((s) => (conversationId === s.conversationId ? { turns: updateLast(s.turns, update) } : { background: updateBackground(s.background, conversationId, update) }));
     const stops = [
       c.subscribe('chat/sources', (e) => {
-        if (mine(e.conversationId)) set((s) => ({ turns: updateLast(s.turns, (t) => ({ ...t, runId: e.runId, sources: e.sources, trace: e.trace, status: 'streaming' })) }));
+        apply(e.conversationId, (t) => ({ ...t, runId: e.runId, sources: e.sources, trace: e.trace, status: 'streaming' }));
+        // The question is stored by now: a new conversation shows in the list while its answer streams.
+        if (!get().conversations.some((c) => c.conversationId === e.conversationId) && get().repoId === e.repoId) void get().load(e.repoId);
       }),
-      c.subscribe('chat/token', (e) => {
-        if (mine(e.conversationId)) set((s) => ({ turns: updateLast(s.turns, (t) => ({ ...t, answer: t.answer + e.text })) }));
-      }),
+      c.subscribe('chat/token', (e) => apply(e.conversationId, (t) => ({ ...t, answer: t.answer + e.text }))),
       c.subscribe('chat/done', (e) => {
-        if (mine(e.conversationId)) set((s) => ({ turns: updateLast(s.turns, (t) => finishTurn(t, e.message)) }));
+        if (e.conversationId === get().conversationId) apply(e.conversationId, (t) => finishTurn(t, e.message));
+        else set((s) => ({ background: Object.fromEntries(Object.entries(s.background).filter(([id]) => id !== e.conversationId)) }));
+        // A trace opened while the answer streamed shows the answer call too once it is logged.
+        if (get().callsByRun[e.runId]) void get().loadCalls(e.runId, true);
         const repoId = get().repoId;
         if (repoId === e.repoId) void get().load(repoId);
       }),

@@ -1,5 +1,5 @@
 import { create } from 'zustand';
-import { RETRIEVAL_STAGE_NAMES, type RetrievalStageName, type RunFinished } from '../../../../shared/contract';
+import { DEFAULT_RETRIEVAL_STAGES, RETRIEVAL_STAGE_NAMES, type ContextPackage, type RetrievalStageName, type RetrievalSummary, type RunFinished } from '../../../../shared/contract';
 import { client } from '../../lib/client';
 import { toOpError } from '../../lib/errors';
 import { inspectionReducers, type Inspection } from './reducers';
@@ -32,6 +32,8 @@ interface InspectorActions {
   runFinished(finished: RunFinished): void;
   /** Follow retrieve/judgment and retrieve/package; returns the unsubscriber. */
   listen(): () => void;
+  /** Show a package made elsewhere (a solve pass's context), as a finished inspection. */
+  showPackage(input: { repoId: string; runId: string | null; package: ContextPackage; markdown: string; summary: RetrievalSummary }): void;
 }
 
 /** The config's budget defaults when the file sets none (the engine's schema defaults). */
@@ -57,11 +59,16 @@ function tokensOf(text: string): number | undefined {
 /** The Context inspector: the task form and the inspection shown. */
 export const useInspectorStore = create<InspectorState & InspectorActions>()((set, get) => ({
   task: '',
-  stages: [...RETRIEVAL_STAGE_NAMES],
+  stages: [...DEFAULT_RETRIEVAL_STAGES],
   budget: { contextWindow: '', reservedTokens: '' },
   defaults: null,
   inspection: null,
   setTask: (task) => set({ task }),
+  showPackage: ({ repoId, runId, package: pkg, markdown, summary }) =>
+    set({
+      task: pkg.task,
+      inspection: { taskId: pkg.taskId, runId, repoId, task: pkg.task, status: 'done', judgments: [], result: { package: pkg, summary, markdown, stages: [], verdicts: [] }, error: null },
+    }),
   toggleStage: (stage) =>
     set((s) => ({ stages: s.stages.includes(stage) ? s.stages.filter((x) => x !== stage) : RETRIEVAL_STAGE_NAMES.filter((x) => x === stage || s.stages.includes(x)) })),
   setBudget: (patch) => set((s) => ({ budget: { ...s.budget, ...patch } })),

@@ -1,5 +1,6 @@
 import { useEffect, useMemo, useState } from 'react';
-import type { ProgressNode, SolvePassRecord, SolveRunDetail } from '../../../../shared/contract';
+import type { PassContext, ProgressNode, RetrievalSummary, SolvePassRecord, SolveRunDetail } from '../../../../shared/contract';
+import { useInspectorStore } from '../inspector/store';
 import { useNavStore } from '../../app/store/navStore';
 import { DiffView } from '../../components/DiffView';
 import { useLogsStore } from '../logs/store';
@@ -48,6 +49,30 @@ function Tree(props: { nodes: ProgressNode[]; selected: string | null; onSelect:
         </li>
       ))}
     </ul>
+  );
+}
+
+/** The context package a pass was given: files and tokens, and a link that opens it in the Context inspector. */
+function PassContextLine(props: { context: PassContext; repoId: string; taskRunId: string }) {
+  const go = useNavStore((s) => s.go);
+  const pkg = props.context.package;
+  const open = () => {
+    const symbols = { primary: 0, supporting: 0, type_context: 0 };
+    for (const f of pkg.files) for (const i of f.items) if (i.symbol) symbols[i.symbol.role]++;
+    const summary: RetrievalSummary = { taskId: pkg.taskId, files: pkg.files.length, symbols, tokensUsed: pkg.budget.used, budget: pkg.budget.tokens, dropped: pkg.dropped.length, judgments: 0, analysis: { enrichment: 'skipped', reason: 'a solve pass' } };
+    useInspectorStore.getState().showPackage({ repoId: props.repoId, runId: props.taskRunId, package: pkg, markdown: props.context.markdown, summary });
+    go('inspector');
+  };
+  return (
+    <div className="pass-context" data-testid="pass-context">
+      <span>
+        Context: {pkg.files.length} {pkg.files.length === 1 ? 'file' : 'files'} ({pkg.files.slice(0, 4).map((f) => f.path).join(', ')}
+        {pkg.files.length > 4 ? ', …' : ''}) · {pkg.budget.used} of {pkg.budget.tokens} tokens
+      </span>
+      <button type="button" className="link" onClick={open}>
+        Open in Context inspector
+      </button>
+    </div>
   );
 }
 
@@ -100,6 +125,7 @@ function NodeDetail(props: { detail: SolveRunDetail; nodeId: string; repoId: str
               ))}
             </details>
           ) : null}
+          {p.context ? <PassContextLine context={p.context} repoId={props.repoId} taskRunId={p.taskRunId} /> : null}
           {p.diff ? <DiffView diff={p.diff} sideBySide={false} /> : null}
           {p.output !== null && p.output !== undefined ? (
             <details>
@@ -121,7 +147,8 @@ export function RunView(props: { repoId: string }) {
   const live = useRunsStore(runsSelectors.byId(taskRunId));
   const openError = useSolveStore(solveSelectors.error('open'));
   const cancel = useRunsStore((s) => s.cancel);
-  const [node, setNode] = useState<string | null>(null);
+  const node = useSolveStore(solveSelectors.node);
+  const setNode = useSolveStore((s) => s.selectNode);
   const [tab, setTab] = useState<'progress' | 'review'>('progress');
   const isRunning = live?.status === 'running' || detail?.status === 'running';
 
@@ -157,10 +184,15 @@ export function RunView(props: { repoId: string }) {
             Cancel
           </button>
         ) : null}
-        {detail.status === 'interrupted' ? (
-          <button type="button" onClick={() => void useSolveStore.getState().start({ task: detail.task, resume: detail.solveRunId })}>
-            Resume
-          </button>
+        {!isRunning && (detail.status === 'interrupted' || detail.status === 'cancelled') ? (
+          <>
+            <button type="button" onClick={() => void useSolveStore.getState().start({ task: detail.task, resume: detail.solveRunId })} title="Go on from the last completed step">
+              Resume
+            </button>
+            <button type="button" onClick={() => void useSolveStore.getState().discard(detail.solveRunId)} title="End the run for good; its record and diffs stay">
+              Discard
+            </button>
+          </>
         ) : null}
       </header>
       {outcome ? (

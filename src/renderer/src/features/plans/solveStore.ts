@@ -12,6 +12,8 @@ interface SolveState {
   /** The run on screen (its id), and its detail as last read. */
   selectedId: string | null;
   detail: SolveRunDetail | null;
+  /** The progress-tree node on screen (kept while another page is shown). */
+  node: string | null;
   /** solve run id → the task run (run/* events) that carries it now. */
   taskRuns: Record<string, string>;
   errors: Partial<Record<SolveOp, OpError | null>>;
@@ -20,8 +22,11 @@ interface SolveState {
 interface SolveActions {
   load(repoId: string): Promise<void>;
   open(solveRunId: string | null): Promise<void>;
+  selectNode(node: string | null): void;
   /** Start a run: a plan's one implement pass, the orchestrator for a task, or a resume. */
   start(input: { task: string; plan?: Plan; resume?: string }): Promise<void>;
+  /** End a cancelled or interrupted run for good. */
+  discard(solveRunId: string): Promise<void>;
   /** A solve run ended or reported progress: re-read the list and the detail on screen. */
   refresh(): Promise<void>;
   runFinished(finished: RunFinished<'solve'>): Promise<void>;
@@ -35,6 +40,7 @@ export const useSolveStore = create<SolveState & SolveActions>()((set, get) => {
     runs: [],
     selectedId: null,
     detail: null,
+    node: null,
     taskRuns: {},
     errors: {},
     load: async (repoId) => {
@@ -48,7 +54,7 @@ export const useSolveStore = create<SolveState & SolveActions>()((set, get) => {
     },
     open: async (solveRunId) => {
       const repoId = get().repoId;
-      set({ selectedId: solveRunId, ...(solveRunId === get().detail?.solveRunId ? {} : { detail: null }) });
+      set({ selectedId: solveRunId, ...(solveRunId === get().detail?.solveRunId ? {} : { detail: null, node: null }) });
       if (!repoId || !solveRunId) return;
       try {
         const { run } = await client().call('solve/get', { repoId, solveRunId });
@@ -57,6 +63,7 @@ export const useSolveStore = create<SolveState & SolveActions>()((set, get) => {
         fail('open', error);
       }
     },
+    selectNode: (node) => set({ node }),
     start: async ({ task, plan, resume }) => {
       const repoId = get().repoId;
       if (!repoId) return;
@@ -69,6 +76,16 @@ export const useSolveStore = create<SolveState & SolveActions>()((set, get) => {
         await get().open(solveRunId);
       } catch (error) {
         fail('start', error);
+      }
+    },
+    discard: async (solveRunId) => {
+      const repoId = get().repoId;
+      if (!repoId) return;
+      try {
+        await client().call('solve/discard', { repoId, solveRunId });
+        await get().refresh();
+      } catch (error) {
+        fail('open', error);
       }
     },
     refresh: async () => {
@@ -91,6 +108,7 @@ export const solveSelectors = {
   runs: (s: State) => s.runs,
   selectedId: (s: State) => s.selectedId,
   detail: (s: State) => s.detail,
+  node: (s: State) => s.node,
   taskRunOf: (solveRunId: string | null) => (s: State) => (solveRunId ? (s.taskRuns[solveRunId] ?? null) : null),
   error: (op: SolveOp) => (s: State) => s.errors[op] ?? null,
 };

@@ -1,0 +1,98 @@
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { EventPayload, RunProgress } from '../../shared/contract';
+import { retrievalRequests } from '../../shared/contract/retrieval';
+import { repoPaths } from '../repos/registry';
+import { PRECISION_QUESTIONS } from '../retrieval/stages/precision';
+import { createChatRepo } from '../testing/chatRepo';
+import type { TestRepo } from '../testing/gitRepo';
+import { OllamaTestServer } from '../testing/ollamaTestServer';
+import { createTempCore } from '../testing/tempCore';
+
+// The app's path into the pipeline: the retrieve/run request through a real engine, the loopback
+// model server and a real indexed git repository.
+
+const temp = createTempCore();
+const { core } = temp;
+let server: OllamaTestServer;
+let repo: TestRepo;
+let repoId: string;
+const TASK = 'Fix `load_config` in config.py: it crashes when the settings file is missing';
+
+beforeAll(async () => {
+  server = await OllamaTestServer.start();
+  server.install('qwen3:0.6b');
+  writeFileSync(join(temp.dataDir, 'config.toml'), `[models]\nreasoning = "qwen3:0.6b"\ncoding = "qwen3:0.6b"\nbase_url = "${server.url}"\n`);
+  repo = createChatRepo();
+  const added = await core.handlers['repos/add']({ path: repo.root });
+  await core.runs.wait(added.runId);
+  repoId = added.repo.id;
+}, 60_000);
+afterAll(async () => {
+  await server.close();
+  repo.cleanup();
+  await temp.cleanup();
+});
+beforeEach(() => {
+  server.script.chat = [];
+  server.script.respond = () => ({ json: { answer: 'yes' } });
+  server.requests.length = 0;
+});
+
+describe('retrieve/run', () => {
+  it('reports judgment progress per stage (done of total), takes plan files as tier 0, and emits the package with its config and usage', async () => {
+    const progress: RunProgress[] = [];
+    const packages: Array<EventPayload<'retrieve/package'>> = [];
+    const stops = [core.events.on('run/progress', (p) => progress.push(p)), core.events.on('retrieve/package', (p) => packages.push(p))];
+    const { runId, taskId } = await core.handlers['retrieve/run']({ repoId, task: TASK, stages: ['scope', 'precision'], budgetConfig: { contextWindow: 12_000, reservedTokens: 2000 }, planFiles: ['mailer.py'] });
+    await core.runs.wait(runId);
+    stops.forEach((s) => s());
+    const mine = progress.filter((p) => p.runId === runId);
+    // Each stage says it started; each pass of judgments ends with a complete report (done = total).
+    expect(mine.map((p) => p.phase)).toEqual(expect.arrayContaining(['task analysis', 'scope', 'precision', 'precision_pass1', 'precision_pass2']));
+    for (const pass of ['precision_pass1', 'precision_pass2']) {
+      const last = mine.filter((p) => p.phase === pass).at(-1)!;
+      expect(last.total, pass).toBeGreaterThan(0);
+      expect(last.done).toBe(last.total);
+    }
+    expect(packages).toHaveLength(1);
+    const { package: pkg, summary } = packages[0]!;
+    expect(pkg.taskId).toBe(taskId);
+    expect(pkg.files[0]).toMatchObject({ path: 'mailer.py', tier: 0, reasons: [{ kind: 'plan-file', detail: {} }] });
+    expect(summary).toMatchObject({ budget: 10_000, config: { stages: ['scope', 'precision'], contextWindow: 12_000, reservedTokens: 2000 } });
+    expect(summary.usage!.calls).toBe(summary.judgments);
+    expect(summary.usage!.promptTokens).toBeGreaterThan(0);
+    // The session was archived and removed when the run ended.
+    expect(readdirSync(repoPaths(temp.dataDir, repoId).sessions)).toEqual([]);
+  }, 60_000);
+
+  it('refuses a bad stage list before a run starts, and both budget forms at once in the contract', async () => {
+    await expect(core.handlers['retrieve/run']({ repoId, task: TASK, stages: ['scope', 'ranking'] })).rejects.toMatchObject({ code: 'VALIDATION', message: expect.stringContaining('Unknown retrieval stage: "ranking"') });
+    expect(server.requests).toEqual([]);
+    const parsed = retrievalRequests['retrieve/run'].input.safeParse({ repoId, task: TASK, budget: 100, budgetConfig: { contextWindow: 200, reservedTokens: 10 } });
+    expect(parsed.success).toBe(false);
+    expect(parsed.error?.issues[0]?.message).toBe('give either budget or budgetConfig, not both');
+  });
+
+  it('a cancelled run emits no package and leaves no session file', async () => {
+    let runId = '';
+    server.script.respond = (prompt) => {
+      if (/symbol: /.test(prompt)) {
+        core.runs.cancel(runId);
+        return { fault: 'stall' };
+      }
+      return { json: { answer: 'yes' } };
+    };
+    const packages: unknown[] = [];
+    const stop = core.events.on('retrieve/package', (p) => packages.push(p));
+    ({ runId } = await core.handlers['retrieve/run']({ repoId, task: TASK, stages: ['scope', 'precision'] }));
+    await core.runs.wait(runId).catch(() => undefined);
+    stop();
+    expect(core.runs.list().find((r) => r.runId === runId)?.status).toBe('cancelled');
+    expect(packages).toEqual([]);
+    const sessions = repoPaths(temp.dataDir, repoId).sessions;
+    expect(existsSync(sessions) ? readdirSync(sessions) : []).toEqual([]);
+    expect(server.requests.some((r) => JSON.stringify(r.body).includes(PRECISION_QUESTIONS.precision_pass1))).toBe(true);
+  }, 60_000);
+});

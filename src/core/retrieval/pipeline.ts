@@ -1,0 +1,140 @@
+/**
+ * The retrieval pipeline as callers use it (`cra retrieve`, the app's retrieve run, the solve
+ * orchestrator, `cra eval --pipeline`): an explicit stage list by name, a session per task, the
+ * runner, and the context package within the budget. The session is handed back open: the caller
+ * closes it (archived into raw), or keeps it for refinement re-entry ({@link refineContext}).
+ */
+import { AppError } from '../../shared/contract';
+import type { ContextPackage } from '../../shared/contract/retrieval';
+import type { Db } from '../db/open';
+import type { KnowledgeBase } from '../kb/knowledgeBase';
+import type { LlmClient } from '../llm/client';
+import type { CallLogger } from '../llm/types';
+import type { DecisionSink } from './decisionLog';
+import { buildPackage } from './package';
+import { RetrievalSession, sweepAbandonedSessions } from './session';
+import { runPipeline, type PipelineResult, type RetrievalStage, type StageContext } from './stage';
+import { PrecisionStage, type PrecisionOptions } from './stages/precision';
+import { RefilterStage } from './stages/refilter';
+import { RoutingStage } from './stages/routing';
+import { ScopeStage, type ScopeOptions } from './stages/scope';
+import { SimilarityStage, type SimilarityOptions } from './stages/similarity';
+import type { TaskRecord } from './taskAnalysis';
+
+/** Every stage a list may name, in the order they may appear. */
+export const STAGE_NAMES = ['routing', 'scope', 'similarity', 'precision', 'refilter'] as const;
+/** One stage name. */
+export type StageName = (typeof STAGE_NAMES)[number];
+
+/** Settings of the stages (from [retrieval] in the config, or the caller). */
+export interface StageOptions {
+  scope?: ScopeOptions;
+  precision?: PrecisionOptions;
+  similarity?: SimilarityOptions;
+}
+
+/**
+ * Check an explicit stage list: not empty, known names, no repeats, scope present; routing (when
+ * listed) first and the re-filter (when listed) last. Each problem is a VALIDATION error naming it
+ * and the names allowed.
+ */
+export function validateStageList(names: readonly string[]): StageName[] {
+  const allowed = `allowed: ${STAGE_NAMES.join(', ')}; e.g. --stages scope,precision`;
+  if (names.length === 0 || names.every((n) => !n.trim())) throw new AppError('VALIDATION', `The stage list is empty: name the stages to run (${allowed}).`);
+  const list = names.map((n) => n.trim());
+  const unknown = list.filter((n) => !(STAGE_NAMES as readonly string[]).includes(n));
+  if (unknown.length) throw new AppError('VALIDATION', `Unknown retrieval stage${unknown.length > 1 ? 's' : ''}: ${unknown.map((n) => `"${n}"`).join(', ')} (${allowed}).`);
+  const dup = list.find((n, i) => list.indexOf(n) !== i);
+  if (dup) throw new AppError('VALIDATION', `Retrieval stage "${dup}" is listed twice.`);
+  if (!list.includes('scope')) throw new AppError('VALIDATION', `The stage list must include scope: it finds the files every other stage works on (${allowed}).`);
+  if (list.includes('routing') && list[0] !== 'routing') throw new AppError('VALIDATION', 'routing must come first in the stage list: it chooses which of the later stages run.');
+  if (list.includes('refilter') && list.at(-1) !== 'refilter') throw new AppError('VALIDATION', 'refilter must come last in the stage list: it fits what the other stages chose into the budget.');
+  return list as StageName[];
+}
+
+/** The stages of a validated list, in its order. */
+export function buildStages(names: readonly string[], options: StageOptions = {}): RetrievalStage[] {
+  const list = validateStageList(names);
+  return list.map((name, i): RetrievalStage => {
+    switch (name) {
+      case 'routing':
+        return new RoutingStage(list.slice(i + 1));
+      case 'scope':
+        return new ScopeStage(options.scope);
+      case 'precision':
+        return new PrecisionStage(options.precision);
+      case 'similarity':
+        return new SimilarityStage(options.similarity);
+      case 'refilter':
+        return new RefilterStage();
+    }
+  });
+}
+
+/** What a retrieval uses besides the task: the index, the model client, the logs, the run. */
+export interface RetrievalDeps {
+  kb: KnowledgeBase;
+  llm: LlmClient;
+  decisions: DecisionSink;
+  runId: string;
+  /** Folder of the repository's session files (`<data>/repos/<id>/sessions`). */
+  sessionsDir: string;
+  /** The current text of a repository file (confined to the repository), null when unreadable. */
+  readSource: (path: string) => string | null;
+  log?: CallLogger;
+  signal?: AbortSignal;
+  /** Judgment calls at once (default 1; results do not depend on it). */
+  concurrency?: number;
+  safetyMargin?: number;
+  onJudged?: (stage: string, done: number, total: number) => void;
+  onStage?: (name: string, context: StageContext) => void;
+  onStageStart?: (name: string) => void;
+}
+
+/** One retrieval: the analysed task, the explicit stage list, the budget in tokens. */
+export interface RetrievalRequest {
+  task: TaskRecord;
+  stages: readonly string[];
+  budgetTokens: number;
+  options?: StageOptions;
+}
+
+/** A finished retrieval: the package, the runner's result, and the task's session (open). */
+export interface Retrieval {
+  package: ContextPackage;
+  result: PipelineResult;
+  session: RetrievalSession;
+}
+
+/**
+ * Run a retrieval: sweep the session files killed runs left (archived into `archiveTo`), create
+ * the task's session, run the stages writing it between them, and build the package within the
+ * budget. On failure the session is closed — archived into `archiveTo` when given — and deleted,
+ * and the error goes on: nothing half-done is left to read back.
+ */
+export async function retrieve(request: RetrievalRequest, deps: RetrievalDeps, archiveTo?: Db): Promise<Retrieval> {
+  const stages = buildStages(request.stages, request.options);
+  sweepAbandonedSessions(deps.sessionsDir, archiveTo);
+  const session = RetrievalSession.create(deps.sessionsDir, request.task.id, deps.runId);
+  try {
+    const result = await runPipeline({ stages, kb: deps.kb, task: request.task, llm: deps.llm, runId: deps.runId, budgetTokens: request.budgetTokens, decisions: deps.decisions, session, loop: 0, readSource: deps.readSource, ...optional(deps) });
+    const pkg = buildPackage({ task: request.task, files: result.context.files, budgetTokens: request.budgetTokens, readSource: deps.readSource, kb: deps.kb, ...(deps.safetyMargin !== undefined ? { safetyMargin: deps.safetyMargin } : {}), ...(result.context.groups ? { groups: result.context.groups } : {}) });
+    return { package: pkg, result, session };
+  } catch (error) {
+    session.close(archiveTo ? { raw: archiveTo, runId: deps.runId } : undefined);
+    throw error;
+  }
+}
+
+/** The optional parts of the deps, as the runner takes them. */
+export function optional(deps: RetrievalDeps) {
+  return {
+    ...(deps.log ? { log: deps.log } : {}),
+    ...(deps.signal ? { signal: deps.signal } : {}),
+    ...(deps.concurrency ? { concurrency: deps.concurrency } : {}),
+    ...(deps.safetyMargin !== undefined ? { safetyMargin: deps.safetyMargin } : {}),
+    ...(deps.onJudged ? { onJudged: deps.onJudged } : {}),
+    ...(deps.onStage ? { onStage: deps.onStage } : {}),
+    ...(deps.onStageStart ? { onStageStart: deps.onStageStart } : {}),
+  };
+}

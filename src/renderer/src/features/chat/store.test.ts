@@ -1,0 +1,62 @@
+import { beforeEach, describe, expect, it } from 'vitest';
+import { AppError, type ConversationSummary, type ModelCallSummary } from '../../../../shared/contract';
+import { setClientForTests, type Client } from '../../lib/client';
+import { pendingTurn } from './reducers';
+import { useChatStore } from './store';
+
+const summary = (conversationId: string, title: string): ConversationSummary => ({ conversationId, title, messages: 2, updatedAt: 't' });
+const call = (id: number, stage: string): ModelCallSummary => ({ id, createdAt: 't', runId: 'chat-1', stage, role: null, provider: 'ollama', model: 'm', promptTokens: 1, completionTokens: 1, latencyMs: 1, errorCode: null, preview: '' });
+
+let calls: Array<{ method: string; input: Record<string, unknown> }>;
+
+beforeEach(() => {
+  calls = [];
+  setClientForTests({
+    call: (async (method: string, input: Record<string, unknown>) => {
+      calls.push({ method, input });
+      if (method === 'chat/rename') return summary(String(input.conversationId), String(input.title));
+      if (method === 'chat/delete') {
+        if (input.conversationId === 'c-gone') throw new AppError('NOT_FOUND', 'shop has no conversation c-gone');
+        return { deleted: 2 };
+      }
+      if (method === 'logs/list') return { total: 2, calls: [call(8, 'chat'), call(7, 'routing')] };
+      throw new AppError('UNSUPPORTED', `not in this test: ${method}`);
+    }) as Client['call'],
+    subscribe: () => () => {},
+  });
+  useChatStore.setState({ repoId: 'shop', conversationId: 'c-a', conversations: [summary('c-a', 'A'), summary('c-b', 'B')], turns: [pendingTurn('q')], error: null, callsByRun: {} });
+});
+
+describe('chat store: conversations', () => {
+  it('rename replaces the conversation in the list', async () => {
+    await useChatStore.getState().rename('shop', 'c-b', 'Better');
+    expect(useChatStore.getState().conversations.map((c) => c.title)).toEqual(['A', 'Better']);
+    expect(calls).toEqual([{ method: 'chat/rename', input: { repoId: 'shop', conversationId: 'c-b', title: 'Better' } }]);
+  });
+
+  it('deleting another conversation keeps the one shown; deleting the one shown starts a new, empty one', async () => {
+    await useChatStore.getState().remove('shop', 'c-b');
+    expect(useChatStore.getState()).toMatchObject({ conversationId: 'c-a', conversations: [summary('c-a', 'A')] });
+    expect(useChatStore.getState().turns).toHaveLength(1);
+    await useChatStore.getState().remove('shop', 'c-a');
+    const s = useChatStore.getState();
+    expect(s.conversations).toEqual([]);
+    expect(s.turns).toEqual([]);
+    expect(s.conversationId).toMatch(/^c-[0-9a-f-]{36}$/);
+  });
+
+  it('a failed delete keeps the list and stores the error', async () => {
+    await useChatStore.getState().remove('shop', 'c-gone');
+    expect(useChatStore.getState().conversations).toHaveLength(2);
+    expect(useChatStore.getState().error).toEqual({ code: 'NOT_FOUND', message: 'shop has no conversation c-gone' });
+  });
+
+  it("reads a run's model calls from the repository's log once, oldest first, and again when refreshed", async () => {
+    await useChatStore.getState().loadCalls('chat-1');
+    await useChatStore.getState().loadCalls('chat-1');
+    expect(calls).toEqual([{ method: 'logs/list', input: { repoId: 'shop', runId: 'chat-1', errorsOnly: false, limit: 100, offset: 0 } }]);
+    expect(useChatStore.getState().callsByRun['chat-1']).toEqual({ calls: [call(7, 'routing'), call(8, 'chat')] });
+    await useChatStore.getState().loadCalls('chat-1', true);
+    expect(calls).toHaveLength(2);
+  });
+});
