@@ -1,34 +1,44 @@
 /**
  * Chat benchmark (issue #14, item 13): time to sources (chat/ask → chat/sources) and time to the
  * first answer token (chat/ask → first chat/token) over questions made from the repository's own
- * function names, on a repository of ~1,000 Python files copied from the standard library into a
- * git repository, with the loopback model server answering at once (zero latency). Mode bm25 (no
- * routing call: the router's latency is the model's, not ours). `run()` is what `bin/bench.js`
- * calls; run directly (`npx tsx bench/chat.bench.ts`) it prints the figures as JSON.
+ * function names, on a repository of 1,000 Python files copied into a git repository (the standard
+ * library, topped up from the system's dist-packages: the standard library alone has fewer), with
+ * the loopback model server answering at once (zero latency). Mode bm25 (no routing call: the
+ * router's latency is the model's, not ours). `run()` is what `bin/bench.js` calls; run directly
+ * (`npx tsx bench/chat.bench.ts`) it prints the figures as JSON.
  *
- * Env: CRA_BENCH_STDLIB (default: the newest /usr/lib/python3.*), CRA_BENCH_CHAT_FILES (default
- * 1000), CRA_BENCH_CHAT_QUESTIONS (default 60).
+ * Env: CRA_BENCH_STDLIB (folders of Python files, `:`-separated, taken in order; default: the
+ * newest /usr/lib/python3.*, then /usr/lib/python3/dist-packages), CRA_BENCH_CHAT_FILES (default
+ * 1000; fewer found is an error, so the figure always means that size), CRA_BENCH_CHAT_QUESTIONS
+ * (default 60).
  */
-import { copyFileSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { basename, dirname, join, relative } from 'node:path';
 import { createCore } from '../src/core/createCore';
 import { runGitSync } from '../src/core/git';
 import { OllamaTestServer } from '../src/core/testing/ollamaTestServer';
 import { runIfMain } from './standalone';
 import type { BenchContext, BenchFigure } from './types';
 
-function stdlibDir(): string {
-  if (process.env.CRA_BENCH_STDLIB) return process.env.CRA_BENCH_STDLIB;
+/** The folders the corpus is taken from, in order. */
+function sourceDirs(): string[] {
+  if (process.env.CRA_BENCH_STDLIB) return process.env.CRA_BENCH_STDLIB.split(':').filter(Boolean);
   const found = readdirSync('/usr/lib')
     .filter((n) => /^python3\.\d+$/.test(n))
     .sort((a, b) => Number(b.split('.')[1]) - Number(a.split('.')[1]))[0];
-  if (!found) throw new Error('No /usr/lib/python3.* found; set CRA_BENCH_STDLIB to a folder of Python files.');
-  return join('/usr/lib', found);
+  if (!found) throw new Error('No /usr/lib/python3.* found; set CRA_BENCH_STDLIB to folders of Python files.');
+  return [join('/usr/lib', found), '/usr/lib/python3/dist-packages'].filter((d) => existsSync(d));
 }
 
-/** The first `count` .py files of the folder (sorted walk, tests and site-packages skipped). */
-function pythonFiles(root: string, count: number): string[] {
-  const out: string[] = [];
+/** Up to `count` .py files of the folders, in order (sorted walk, tests and site-packages skipped). */
+function pythonFiles(roots: readonly string[], count: number): Array<{ root: string; file: string }> {
+  const out: Array<{ root: string; file: string }> = [];
+  for (const root of roots) walkPython(root, count, out);
+  return out;
+}
+
+function walkPython(root: string, count: number, out: Array<{ root: string; file: string }>): void {
   const walk = (dir: string) => {
     for (const name of readdirSync(dir).sort()) {
       if (out.length >= count) return;
@@ -37,11 +47,10 @@ function pythonFiles(root: string, count: number): string[] {
       if (!stat) continue;
       if (stat.isDirectory()) {
         if (!/^(test|tests|site-packages|dist-packages|__pycache__|idlelib|lib2to3)$/.test(name)) walk(path);
-      } else if (name.endsWith('.py') && stat.size < 200_000) out.push(path);
+      } else if (name.endsWith('.py') && stat.size < 200_000) out.push({ root, file: path });
     }
   };
   walk(root);
-  return out;
 }
 
 function percentile(values: readonly number[], p: number): number {
@@ -55,11 +64,15 @@ const round = (n: number) => Math.round(n * 10) / 10;
 export async function run(ctx: BenchContext): Promise<BenchFigure[]> {
   const fileCount = Number(process.env.CRA_BENCH_CHAT_FILES ?? 1000);
   const questionCount = Number(process.env.CRA_BENCH_CHAT_QUESTIONS ?? 60);
-  const source = stdlibDir();
+  const sources = sourceDirs();
   const repoDir = join(ctx.tmpDir, 'repo');
-  const files = pythonFiles(source, fileCount);
-  for (const file of files) {
-    const target = join(repoDir, relative(source, file));
+  const files = pythonFiles(sources, fileCount);
+  if (files.length < fileCount) {
+    throw new Error(`Only ${files.length} Python files in ${sources.join(', ')}; the chat figures are for ${fileCount}. Set CRA_BENCH_STDLIB to more folders (\`:\`-separated).`);
+  }
+  for (const { root, file } of files) {
+    // Each folder under its own name, so files of two folders never collide.
+    const target = join(repoDir, basename(root), relative(root, file));
     mkdirSync(dirname(target), { recursive: true });
     copyFileSync(file, target);
   }
@@ -67,7 +80,7 @@ export async function run(ctx: BenchContext): Promise<BenchFigure[]> {
   git('init', '-q');
   git('add', '-A');
   git('commit', '-q', '-m', 'stdlib subset');
-  ctx.log(`${files.length} files copied from ${source}`);
+  ctx.log(`${files.length} files copied from ${sources.join(', ')}`);
 
   const server = await OllamaTestServer.start();
   server.install('qwen3:0.6b');
@@ -124,7 +137,7 @@ export async function run(ctx: BenchContext): Promise<BenchFigure[]> {
     // Where a turn's time goes, for people (median per step).
     ctx.log(`median ms per step: ${[...stepMs].map(([id, ms]) => `${id} ${percentile(ms, 50)}`).join(', ')}`);
     const figure = (name: string, value: number, note: string): BenchFigure => ({ name, value: round(value), unit: 'ms', better: 'lower', note });
-    const on = `${files.length} files, ${toSources.length} questions, bm25, zero-latency loopback model`;
+    const on = `${files.length} files, ${toSources.length} questions, bm25, zero-latency loopback model; load average ${loadavg()[0]!.toFixed(1)} at the end`;
     return [
       figure('chat.timeToSources.p50', percentile(toSources, 50), on),
       figure('chat.timeToSources.p95', percentile(toSources, 95), on),

@@ -41,7 +41,7 @@ async function firstRound(kb: KnowledgeBase) {
 /** Run a turn's retrieval on a fresh connection through the cache; returns the evidence and how often the index was read for nodes. */
 async function retrieveCounting(cache: RetrievedNodeCache, generation: string) {
   const kb = KnowledgeBase.open(curated, repoId);
-  const reads = vi.spyOn(kb, 'getChunksOfFile');
+  const reads = vi.spyOn(kb, 'getChunkOfFileAt');
   const deps = vi.spyOn(kb, 'getDependencies');
   try {
     const evidence = await firstRound(withNodeCache(kb, cache.forRepo(repoId, generation)));

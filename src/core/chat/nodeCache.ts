@@ -81,7 +81,7 @@ export class RetrievedNodeCache {
 }
 
 /** The KnowledgeBase reads chat retrieval repeats across turns; everything else goes straight through. */
-const CACHED = new Set<string>(['getFileByPath', 'getFile', 'getChunksOfFile', 'getDependencies', 'getCoChangeNeighbors']);
+const CACHED = new Set<string>(['getFileByPath', 'getFile', 'getChunksOfFile', 'getChunkOfFileAt', 'getSymbolsAround', 'getSymbolNeighbors', 'getDependencies', 'getCoChangeNeighbors']);
 
 /**
  * A KnowledgeBase whose reads of nodes by identity go through the repository's cache. The cache

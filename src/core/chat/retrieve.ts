@@ -80,7 +80,7 @@ export function expand(kb: KnowledgeBase, seeds: GraphNode[], plan: ExpansionPla
     const found = new Map<number, GraphNode>();
     for (const parent of frontier) {
       const score = parent.score * plan.decay;
-      const reach = (fileId: number, path: string, reason: Reason, anchor: number | null = null) => {
+      const reach = ({ fileId, path, reason, anchor }: Reach) => {
         if (fileId === parent.fileId) return;
         const known = nodes.get(fileId);
         if (known) {
@@ -95,17 +95,7 @@ export function expand(kb: KnowledgeBase, seeds: GraphNode[], plan: ExpansionPla
           if (!seen.why.some((w) => reasonKey(w) === reasonKey(reason))) seen.why.push(reason);
         }
       };
-      if (allowed.has('calls') || allowed.has('called-by')) walkCalls(kb, parent, allowed, reach);
-      if (allowed.has('imports') || allowed.has('imported-by')) {
-        const deps = kb.getDependencies(parent.fileId, 'both');
-        if (allowed.has('imports')) for (const edge of deps.filter((d) => d.direction === 'outgoing').slice(0, NEIGHBOURS_PER_EDGE)) reach(edge.fileId, edge.path, { kind: 'imported-by', detail: { path: parent.path } });
-        if (allowed.has('imported-by')) for (const edge of deps.filter((d) => d.direction === 'incoming').slice(0, NEIGHBOURS_PER_EDGE)) reach(edge.fileId, edge.path, { kind: 'imports', detail: { path: parent.path } });
-      }
-      if (allowed.has('co-change')) {
-        for (const pair of kb.getCoChangeNeighbors(parent.fileId, MIN_CO_CHANGES).slice(0, NEIGHBOURS_PER_EDGE)) {
-          reach(pair.fileId, pair.path, { kind: 'co-change', detail: { path: parent.path, commits: pair.count } });
-        }
-      }
+      neighboursOf(kb, parent, allowed).forEach(reach);
     }
     const room = plan.maxNodes - nodes.size;
     const added = [...found.values()].sort((a, b) => b.score - a.score || a.path.localeCompare(b.path)).slice(0, Math.max(0, room));
@@ -115,17 +105,39 @@ export function expand(kb: KnowledgeBase, seeds: GraphNode[], plan: ExpansionPla
   return [...nodes.values()].sort((a, b) => b.score - a.score || a.path.localeCompare(b.path));
 }
 
+/** One edge of a walk: the file reached, why, and the line to anchor it at. */
+interface Reach {
+  fileId: number;
+  path: string;
+  reason: Reason;
+  anchor: number | null;
+}
+
+/** The edges from a node over the allowed kinds, in the order the walk takes them. */
+function neighboursOf(kb: KnowledgeBase, parent: GraphNode, allowed: Set<EdgeKind>): Reach[] {
+  const out: Reach[] = [];
+  const reach = (fileId: number, path: string, reason: Reason, anchor: number | null = null) => out.push({ fileId, path, reason, anchor });
+  if (allowed.has('calls') || allowed.has('called-by')) walkCalls(kb, parent, allowed, reach);
+  if (allowed.has('imports') || allowed.has('imported-by')) {
+    const deps = kb.getDependencies(parent.fileId, 'both');
+    if (allowed.has('imports')) for (const edge of deps.filter((d) => d.direction === 'outgoing').slice(0, NEIGHBOURS_PER_EDGE)) reach(edge.fileId, edge.path, { kind: 'imported-by', detail: { path: parent.path } });
+    if (allowed.has('imported-by')) for (const edge of deps.filter((d) => d.direction === 'incoming').slice(0, NEIGHBOURS_PER_EDGE)) reach(edge.fileId, edge.path, { kind: 'imports', detail: { path: parent.path } });
+  }
+  if (allowed.has('co-change')) {
+    for (const pair of kb.getCoChangeNeighbors(parent.fileId, MIN_CO_CHANGES).slice(0, NEIGHBOURS_PER_EDGE)) {
+      reach(pair.fileId, pair.path, { kind: 'co-change', detail: { path: parent.path, commits: pair.count } });
+    }
+  }
+  return out;
+}
+
 function reasonKey(reason: Reason): string {
   return `${reason.kind}:${JSON.stringify(reason.detail)}`;
 }
 
 /** Callees and callers of the node's symbols (those around its anchor first) in other files. */
 function walkCalls(kb: KnowledgeBase, parent: GraphNode, allowed: Set<EdgeKind>, reach: (fileId: number, path: string, reason: Reason, anchor: number | null) => void): void {
-  const symbols = kb.getSymbolsForFile(parent.fileId).filter((s) => s.kind !== 'import');
-  const anchor = parent.anchor;
-  const around = anchor === null ? [] : symbols.filter((s) => s.startLine <= anchor && anchor <= s.endLine);
-  const chosen = (around.length ? around : symbols).slice(0, SYMBOLS_PER_NODE);
-  for (const symbol of chosen) {
+  for (const symbol of kb.getSymbolsAround(parent.fileId, parent.anchor, SYMBOLS_PER_NODE)) {
     let callees = 0;
     let callers = 0;
     for (const n of kb.getSymbolNeighbors(symbol.id, 'both', ['call', 'attribute_call'])) {
@@ -153,10 +165,9 @@ export function edgeOf(reason: Reason): EdgeKind | undefined {
 
 /** The body of a node: the chunk holding its anchor line (else its first chunk), cut to a window. */
 function bodyOf(kb: KnowledgeBase, node: GraphNode): { startLine: number; endLine: number; text: string } | undefined {
-  const chunks = kb.getChunksOfFile(node.fileId);
-  if (chunks.length === 0) return undefined;
   const anchor = node.anchor;
-  const chunk = (anchor !== null ? chunks.find((c) => c.startLine <= anchor && anchor <= c.endLine) : undefined) ?? chunks[0]!;
+  const chunk = kb.getChunkOfFileAt(node.fileId, anchor);
+  if (!chunk) return undefined;
   const lines = chunk.text.split('\n');
   if (lines.length <= MAX_BODY_LINES) return { startLine: chunk.startLine, endLine: chunk.startLine + lines.length - 1, text: chunk.text };
   const at = anchor !== null && anchor >= chunk.startLine ? anchor - chunk.startLine : 0;

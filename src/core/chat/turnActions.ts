@@ -259,13 +259,13 @@ export class TurnActions {
   private fetchTexts(): string {
     const fetched = fetchNodeTexts(this.deps.kb, this.state.nodes ?? [], this.settings.node_text_fetch_top_n);
     this.round.fetched = fetched.length;
-    for (const e of fetched) this.decide(e, 'included', e.why);
     this.state.pool = mergeEvidence(this.state.pool, fetched);
     this.state.evidence = this.state.pool;
     this.state.evidenceSummary = undefined;
     this.round.evidenceTokens = this.state.pool.reduce((n, e) => n + evidenceCost(e), 0);
-    // Sources go out as soon as they are known, before any budget call: the person sees them first.
+    // Sources go out as soon as they are known, before any budget call or log write: the person sees them first.
     this.emitSources();
+    this.decideAll(fetched.map((e) => ({ e, decision: 'included', reasons: e.why })));
     return 'ok';
   }
 
@@ -296,15 +296,19 @@ export class TurnActions {
     }
   }
 
-  /** Log one evidence decision of this round (the Logs page and `cra export` read them). */
-  private decide(e: ChatEvidence, decision: string, reasons: ChatEvidence['why']): void {
-    this.deps.decisions?.record({ runId: this.input.runId, stage: 'chat', subjectKind: 'file', subject: `${e.path}:${e.startLine}-${e.endLine}`, tier: e.role, decision, reasons, judgment: { round: this.round.round } });
+  /** Log evidence decisions of this round (the Logs page and `cra export` read them), in one write where the sink can. */
+  private decideAll(items: ReadonlyArray<{ e: ChatEvidence; decision: string; reasons: ChatEvidence['why'] }>): void {
+    const sink = this.deps.decisions;
+    if (!sink || items.length === 0) return;
+    const records = items.map(({ e, decision, reasons }) => ({ runId: this.input.runId, stage: 'chat', subjectKind: 'file' as const, subject: `${e.path}:${e.startLine}-${e.endLine}`, tier: e.role, decision, reasons, judgment: { round: this.round.round } }));
+    if (sink.recordAll) sink.recordAll(records);
+    else for (const record of records) sink.record(record);
   }
 
   private trim(): string {
     const { evidence, tokens, left } = trimEvidence(this.state.pool, this.settings.max_context_tokens);
     const budget = this.settings.max_context_tokens;
-    for (const e of this.state.pool) if (!evidence.includes(e)) this.decide(e, 'excluded', [{ kind: 'over-budget', detail: { tokens: evidenceCost(e), left: Math.max(0, budget - tokens) } }]);
+    this.decideAll(this.state.pool.filter((e) => !evidence.includes(e)).map((e) => ({ e, decision: 'excluded', reasons: [{ kind: 'over-budget' as const, detail: { tokens: evidenceCost(e), left: Math.max(0, budget - tokens) } }] })));
     this.state.evidence = evidence;
     this.state.evidenceSummary = undefined;
     Object.assign(this.round, { budget: 'trimmed', evidenceTokens: tokens });

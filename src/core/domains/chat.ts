@@ -7,7 +7,7 @@ import { conversationMarkdown } from '../chat/exportMarkdown';
 import { RetrievedNodeCache, withNodeCache } from '../chat/nodeCache';
 import { ConversationStore } from '../chat/store';
 import type { EngineContext } from '../engine';
-import { KnowledgeBase } from '../kb/knowledgeBase';
+import { KbReaders } from '../kb/readers';
 import type { ModelServices } from '../llm/services';
 import { openIndexedRepo } from '../repos/indexed';
 import { repoPaths } from '../repos/registry';
@@ -51,8 +51,10 @@ export interface ChatDomain {
 
 /**
  * Chat over a repository (issue #14): each question is a `chat` run; conversations live in the
- * repository's raw DB. Turns share no mutable state: each opens its own read connection to the
- * index, so several chats may run at once.
+ * repository's raw DB. Several chats may run at once: each turn keeps its own state, and reads
+ * the index through the repository's one reader (kept open between turns: opening and preparing
+ * it per turn cost more than the search; every read is synchronous, and a lease keeps a replaced
+ * index open until the turn reading it ends).
  */
 export function createChatDomain(ctx: EngineContext, llm: Pick<ModelServices, 'client'>): ChatDomain {
   const stores = new Map<string, ConversationStore>();
@@ -64,10 +66,12 @@ export function createChatDomain(ctx: EngineContext, llm: Pick<ModelServices, 'c
     }
     return store;
   };
+  const readers = new KbReaders();
   const nodeCache = new RetrievedNodeCache();
   const stopListening = ctx.events.on('repos/removed', ({ repoId }) => {
     stores.get(repoId)?.close();
     stores.delete(repoId);
+    readers.drop(repoId);
     nodeCache.invalidate(repoId);
   });
   // An index starting makes the cached nodes stale at once (its end changes the generation too).
@@ -87,11 +91,13 @@ export function createChatDomain(ctx: EngineContext, llm: Pick<ModelServices, 'c
         'chat',
         `Chat · ${info.name}: ${question.slice(0, 60)}`,
         async ({ runId, signal }) => {
-          const kb = KnowledgeBase.open(curatedFile, info.id, { withVectors: true });
+          const reader = readers.lease(info.id, curatedFile);
+          const kb = reader.kb;
           const summaryFile = summariesFile(repoPaths(ctx.ports.dataDir, info.id).dir);
-          // Absent summaries are skipped, not an error.
-          const summaries = existsSync(summaryFile) ? SummaryStore.open(summaryFile) : undefined;
+          let summaries: SummaryStore | undefined;
           try {
+            // Absent summaries are skipped, not an error.
+            summaries = existsSync(summaryFile) ? SummaryStore.open(summaryFile) : undefined;
             const message = await runChatTurn(
               {
                 kb: withNodeCache(kb, nodes),
@@ -110,7 +116,7 @@ export function createChatDomain(ctx: EngineContext, llm: Pick<ModelServices, 'c
             return { conversationId: id, messageId: message.id };
           } finally {
             summaries?.close();
-            kb.close();
+            reader.release();
           }
         },
         { repoId: info.id, conversationId: id },
@@ -158,6 +164,7 @@ export function createChatDomain(ctx: EngineContext, llm: Pick<ModelServices, 'c
       stopWatchingIndex();
       for (const store of stores.values()) store.close();
       stores.clear();
+      readers.closeAll();
     },
   };
 }

@@ -1,4 +1,3 @@
-import { statSync } from 'node:fs';
 import type { Handlers } from '../../shared/contract';
 import type { SearchMode } from '../../shared/contract/search';
 import { defaultConfigValues, loadUserConfigCached } from '../config';
@@ -7,7 +6,7 @@ import { openIndexedRepo } from '../repos/indexed';
 import { coverageNote } from '../search/coverage';
 import { embeddingSwitch, EmbedScheduler } from '../search/embedScheduler';
 import { searchWithMode } from '../search/search';
-import { KnowledgeBase } from '../kb/knowledgeBase';
+import { KbReaders } from '../kb/readers';
 import { createBackgroundEmbedder, type BackgroundEmbedder } from '../search/workerEmbedder';
 
 type SearchHandlers = Pick<Handlers, 'search/query' | 'search/embed' | 'search/status'>;
@@ -39,7 +38,7 @@ export interface SearchDomainOptions {
  * vectors come from the same worker.
  */
 export function createSearchDomain(ctx: EngineContext, options: SearchDomainOptions = {}): SearchDomain {
-  const readers = new ReaderCache();
+  const readers = new KbReaders();
   let embedder: BackgroundEmbedder | undefined;
   const getEmbedder = (): BackgroundEmbedder => (embedder ??= createBackgroundEmbedder());
   // NOT_FOUND / NOT_INDEXED are decided by openIndexedRepo, as for the repository service and the CLI.
@@ -66,10 +65,11 @@ export function createSearchDomain(ctx: EngineContext, options: SearchDomainOpti
   const handlers: SearchHandlers = {
     'search/query': async ({ repoId, query, limit, mode }) => {
       const started = performance.now();
-      const kb = readers.get(repoId, curatedOf(repoId));
       const configured = configuredRetrieval(ctx.ports.dataDir);
       const requested = mode === 'auto' ? configured.mode : mode;
-      const outcome = await searchWithMode(kb, query, { limit: limit ?? configured.top_k, mode: requested, embedder: getEmbedder() });
+      // Leased: a semantic search awaits the query vector, and the index may be replaced meanwhile.
+      const reader = readers.lease(repoId, curatedOf(repoId));
+      const outcome = await searchWithMode(reader.kb, query, { limit: limit ?? configured.top_k, mode: requested, embedder: getEmbedder() }).finally(reader.release);
       const note = coverageNote(requested === 'auto' ? 'keyword' : requested, outcome.mode, outcome.vectorCoverage, scheduler.isRunning(repoId));
       return { ...outcome, tookMs: Math.round((performance.now() - started) * 10) / 10, ...(note ? { note } : {}) };
     },
@@ -92,34 +92,6 @@ export function createSearchDomain(ctx: EngineContext, options: SearchDomainOpti
       readers.closeAll();
     },
   };
-}
-
-/**
- * Read-only KnowledgeBases over curated databases, one per repository, reopened when the file was
- * replaced (a rebuilt or removed index): opening and preparing per query would cost more than
- * the query itself.
- */
-class ReaderCache {
-  private readonly open = new Map<string, { kb: KnowledgeBase; file: string; ino: number }>();
-
-  get(repoId: string, file: string): KnowledgeBase {
-    const ino = statSync(file).ino;
-    const cached = this.open.get(repoId);
-    if (cached && cached.file === file && cached.ino === ino) return cached.kb;
-    cached?.kb.close();
-    const kb = KnowledgeBase.open(file, repoId, { withVectors: true });
-    this.open.set(repoId, { kb, file, ino });
-    return kb;
-  }
-
-  drop(repoId: string): void {
-    this.open.get(repoId)?.kb.close();
-    this.open.delete(repoId);
-  }
-
-  closeAll(): void {
-    for (const id of [...this.open.keys()]) this.drop(id);
-  }
 }
 
 /**

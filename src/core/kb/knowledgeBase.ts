@@ -185,6 +185,18 @@ export class KnowledgeBase {
   }
 
   /**
+   * At most `limit` symbols of a file (imports left out) whose lines hold `line`, else its first
+   * `limit`, in {@link getSymbolsForFile}'s order: what a walk from a line of the file starts from,
+   * without reading every symbol of a large file.
+   */
+  getSymbolsAround(fileId: number, line: number | null, limit: number): SymbolRecord[] {
+    const base = `select ${SYMBOL_COLUMNS} from symbols s join files f on f.id = s.file_id where s.file_id = ? and s.kind != 'import'`;
+    const around = line === null ? [] : (this.sql.rowsOf(`${base} and s.start_line <= ? and s.end_line >= ? order by s.start_line, s.id limit ?`).all(fileId, line, line, limit) as Row[]);
+    const rows = around.length > 0 ? around : (this.sql.rowsOf(`${base} order by s.start_line, s.id limit ?`).all(fileId, limit) as Row[]);
+    return rows.map(toSymbol);
+  }
+
+  /**
    * Symbols by name: exact (case-insensitive) on the name or the qualified name, or a pattern with
    * `*` / `?` wildcards (`get*`, `*Handler`). At most `limit`, exported and shorter names first.
    */
@@ -350,6 +362,17 @@ export class KnowledgeBase {
     return this.sql
       .rowsOf('select start_line as startLine, end_line as endLine, symbol_names as symbolNames, text from chunks where file_id = ? order by start_line, id')
       .all(fileId) as Array<{ startLine: number; endLine: number; symbolNames: string; text: string }>;
+  }
+
+  /**
+   * The chunk of a file holding `line` (the first in {@link getChunksOfFile}'s order), else the
+   * file's first chunk; undefined for a file without chunks. Reads one chunk's text, not the file's.
+   */
+  getChunkOfFileAt(fileId: number, line: number | null): { startLine: number; endLine: number; symbolNames: string; text: string } | undefined {
+    type ChunkRow = { startLine: number; endLine: number; symbolNames: string; text: string };
+    const columns = 'start_line as startLine, end_line as endLine, symbol_names as symbolNames, text';
+    const at = line === null ? undefined : (this.sql.rowsOf(`select ${columns} from chunks where file_id = ? and start_line <= ? and end_line >= ? order by start_line, id limit 1`).get(fileId, line, line) as ChunkRow | undefined);
+    return at ?? (this.sql.rowsOf(`select ${columns} from chunks where file_id = ? order by start_line, id limit 1`).get(fileId) as ChunkRow | undefined);
   }
 
   /** The adapter (fine-tuned model) active for a pipeline stage; null, as no adapters exist yet. */

@@ -28,7 +28,12 @@ export interface SearchStats {
   /** Query term → chunk frequency; filled and bounded by the caller (core/search/termStats). */
   df: Map<string, number>;
   testFiles: Set<number>;
+  /** File id → path and language (null: no such file), filled as searches ask. */
+  files: Map<number, { path: string; language: string } | null>;
 }
+
+/** File rows kept per connection before the memo starts over. */
+const FILE_CACHE_LIMIT = 100_000;
 
 /** A chunk that matched a BM25 query; `score` is the BM25 made positive (higher is better). */
 export interface ChunkScore {
@@ -140,6 +145,7 @@ export class SearchIndex {
         chunks: this.sql.valuesOf('select count(*) from chunks').get() as number,
         df: new Map(),
         testFiles: new Set(this.sql.valuesOf('select id from files where is_test = 1').all() as number[]),
+        files: new Map(),
       };
     }
     return this.stats;
@@ -214,7 +220,7 @@ export class SearchIndex {
 
   /** A file's path by id. */
   pathOf(fileId: number): string | undefined {
-    return this.sql.valuesOf('select path from files where id = ?').get(fileId) as string | undefined;
+    return this.pathAndLanguage(fileId)?.path;
   }
 
   /** Every indexed file (not skipped): id and path, for the file-name match of search (core/search/nameMatch). */
@@ -229,7 +235,17 @@ export class SearchIndex {
 
   /** A file's path and language by id. */
   pathAndLanguage(fileId: number): { path: string; language: string } | undefined {
-    return this.sql.rowsOf('select path, language from files where id = ?').get(fileId) as { path: string; language: string } | undefined;
+    // Remembered with the search statistics (read again when the index changes): a search asks
+    // for the kind of every file it scores, hundreds of lookups per query.
+    const files = this.stats?.files;
+    const known = files?.get(fileId);
+    if (known !== undefined) return known ?? undefined;
+    const row = this.sql.rowsOf('select path, language from files where id = ?').get(fileId) as { path: string; language: string } | undefined;
+    if (files) {
+      if (files.size >= FILE_CACHE_LIMIT) files.clear();
+      files.set(fileId, row ? { path: row.path, language: row.language } : null);
+    }
+    return row;
   }
 
   /** The file of a chunk. */

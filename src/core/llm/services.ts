@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { AppError } from '../../shared/contract';
-import { loadConfig, userConfigPath, type LoadedConfig } from '../config/load';
+import { loadConfig, loadUserConfigCached, userConfigPath, type LoadedConfig } from '../config/load';
 import type { EngineContext } from '../engine';
 import { userRawDbPath, UserCallLog } from '../logs/callLog';
 import { resolveServerUrl } from './address';
@@ -50,7 +50,15 @@ export function createModelServices(ctx: EngineContext, env: NodeJS.ProcessEnv =
     return { address: resolveServerUrl(models?.base_url, env), provider: models?.provider ?? 'ollama', allowStart: models?.start_ollama ?? false, source, ...(configError ? { configError } : {}) };
   };
   const lifecycle = new OllamaLifecycle({ target, env, onStatus: (status) => ctx.events.emit('models/serverStatus', status) });
-  const client = new LlmClient({ router: () => router(), log: callLog });
+  // Every model call resolves its model: from the user config as it is on disk now, parsed again
+  // only when the file changed (a chat turn's first token waited on reading and validating it).
+  let userRouter: { config: LoadedConfig; router: ModelRouter } | undefined;
+  const currentRouter = (): ModelRouter => {
+    const config = loadUserConfigCached(ctx.ports.dataDir);
+    if (userRouter?.config !== config) userRouter = { config, router: new ModelRouter(config, env) };
+    return userRouter.router;
+  };
+  const client = new LlmClient({ router: currentRouter, log: callLog });
 
   const requireOllama = async () => {
     const t = target();
