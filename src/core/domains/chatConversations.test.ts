@@ -80,7 +80,8 @@ describe('chat conversations', () => {
     const md = exported.markdown;
     expect(md.startsWith('# Settings loading\n')).toBe(true);
     expect(md).toContain('## Where are the settings loaded?\n\nRead by `load_config` [config.py:4-7]; see also [gone.py:3].');
-    expect(md).toMatch(/\*\*Sources\*\*\n\n- `config\.py:\d+-\d+` \(seed, score [\d.]+\)/);
+    expect(md).toMatch(/\*\*Sources\*\*\n\n- `[\w/.]+:\d+-\d+` \(\w+, score [\d.]+\)/);
+    expect(md).toMatch(/\n- `config\.py:\d+-\d+` \(seed, score [\d.]+\)/);
     expect(md).toContain('> Unverified citations (no such file or lines in the index): `[gone.py:3]`');
     expect(md.indexOf('## Where are the settings loaded?')).toBeLessThan(md.indexOf('## And who calls it?'));
     expect(md).toContain('By main [app.py:5].');

@@ -98,7 +98,7 @@ describe('cra chat', () => {
     const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
     await vi.waitFor(() => expect(stdout).toBe('Settings are read '), { timeout: 60_000, interval: 50 });
     // The first chunk is on stdout while the server still holds the rest; the sources came before it.
-    expect(stderrAtFirstToken).toMatch(/^Route: BM25 .*\nSources: config\.py:\d+-\d+/);
+    expect(stderrAtFirstToken).toMatch(/^Route: BM25 .*\nSources: .*\bconfig\.py:\d+-\d+/);
     const call = server.requests.find((r) => r.path === '/api/chat')!;
     expect(call.aborted).toBeUndefined();
     child.kill('SIGINT');
