@@ -119,7 +119,8 @@ describe('training modes over a data folder', () => {
       // 6 judged (3 per run), one default-deny in the failed run B.
       expect(scope).toMatchObject({ calls: 6, judged: 6, defaultDenyRate: 0.167, failedShare: 0.5, defaultDenyInFailed: 0.333, defaultDenyInSuccess: 0 });
       expect(scope.outcomes).toMatchObject({ success: 3, failed: 3 });
-      expect(scope.synthetic).toEqual({ examples: 18, yes: 5, no: 13 });
+      // The bootstrap fixture's negatives are the scope stage's real candidates (search seeds and their neighbours).
+      expect(scope.synthetic).toEqual({ examples: 17, yes: 5, no: 12 });
       expect(stats.stages.find((s) => s.stage === 'precision_pass1')?.synthetic.examples).toBe(12);
       expect(stats.weakest[0]?.stage).toBe('scope');
       expect(stats.log).toMatchObject({ rawDatabases: 1, calls: 8, decisions: 8 });
@@ -160,7 +161,7 @@ describe('training modes over a data folder', () => {
       expect(dir).toBe(out);
       const scope = manifest.stages.scope!;
       // Logged: run A's 3 judged decisions (run B failed: its 3 are left out, the default-deny among them counted as such).
-      expect(scope.sources).toEqual({ logged: 3, synthetic: 18 });
+      expect(scope.sources).toEqual({ logged: 3, synthetic: 17 });
       expect(scope.dropped).toMatchObject({ defaultDenied: 1, failedRun: 2, duplicate: 0 });
       // Balanced: 1 + 5 yes against 2 + 13 no → 6 of each.
       expect(scope.train.yes + scope.test.yes).toBe(6);

@@ -125,15 +125,17 @@ describe('createPlan', () => {
 
   it('with a judged scope, keeps the seeds unjudged and only the judged yeses, and logs the scope decisions', async () => {
     const analysis = server.script.respond!;
-    // The judge says yes to evaluator.py (an import neighbour) and no to everything else.
-    server.script.respond = (prompt) => (/path: /.test(prompt) ? { json: { answer: /path: calc\/evaluator\.py/.test(prompt) ? 'yes' : 'no' } } : analysis(prompt));
+    // The judge says yes to the changelog (a co-change neighbour) and no to everything else; the
+    // search's hits (evaluator.py among them) are seeds, kept unjudged.
+    server.script.respond = (prompt) => (/path: /.test(prompt) ? { json: { answer: /path: docs\/CHANGELOG\.md/.test(prompt) ? 'yes' : 'no' } } : analysis(prompt));
     server.script.chat.push({ json: GOOD_PLAN });
     const artifact = await createPlan({ kb: fx.kb, repoId: 'calc', task: TASK, llm, runId: 'run-2', judgeScope: true, decisions: new RawDecisionLog(raw), maxContextFiles: 20 });
     const rows = raw.prepare("select subject, tier, decision from retrieval_decisions where run_id = 'run-2' and stage = 'scope'").all() as Array<{ subject: string; tier: string; decision: string }>;
-    expect(rows).toContainEqual({ subject: 'calc/evaluator.py', tier: '2', decision: 'included' });
+    expect(rows).toContainEqual({ subject: 'calc/evaluator.py', tier: '1', decision: 'included' });
+    expect(rows).toContainEqual({ subject: 'docs/CHANGELOG.md', tier: '3', decision: 'included' });
     expect(rows).toContainEqual({ subject: 'calc/units.py', tier: '3', decision: 'excluded' });
     expect(artifact.contextFiles).toEqual(rows.filter((r) => r.decision === 'included').map((r) => r.subject));
-    expect(planPrompts()[0]!.messages.at(-1)!.content).toContain('### calc/evaluator.py');
+    expect(planPrompts()[0]!.messages.at(-1)!.content).toContain('### docs/CHANGELOG.md');
     expect(planPrompts()[0]!.messages.at(-1)!.content).not.toContain('### calc/units.py');
   });
 });
