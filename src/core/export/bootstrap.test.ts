@@ -42,7 +42,6 @@ describe('cra bootstrap on a history with known labels', () => {
       ['shop/models.py', 'yes'],
       ['shop/orders.py', 'no'],
       ['shop/pricing.py', 'no'],
-      ['shop/report.py', 'no'],
       ['shop/validate.py', 'yes'],
       ['tests/test_orders.py', 'no'],
     ]);
@@ -65,33 +64,34 @@ describe('cra bootstrap on a history with known labels', () => {
     expect(new Set(lines(out, 'scope').filter((x) => x.meta.label === 'no').map((x) => x.meta.reason))).toEqual(new Set(['other-candidate']));
 
     // Pass 1 (relevant?): the touched symbols and the neighbour's used names yes. MAX_NAME is named in the task, so (as in the stage) it skips pass 1.
-    expect(of('precision_pass1', SHOP_TASKS.limit)).toEqual([
-      ['shop/validate.py:clean_name', 'yes'],
-      ['shop/validate.py:new_customer', 'no'],
+    // (in the stage's candidate order, which ranks a file's symbols by the task's words: compared sorted)
+    expect(of('precision_pass1', SHOP_TASKS.limit).sort()).toEqual([
       ['shop/models.py:Customer', 'no'],
       ['shop/models.py:Customer.__init__', 'no'],
       ['shop/models.py:make_customer', 'no'],
+      ['shop/validate.py:clean_name', 'yes'],
+      ['shop/validate.py:new_customer', 'no'],
     ]);
     // Pass 2 (directly involved?): asked of the relevant ones; yes for the touched symbols only.
     expect(of('precision_pass2', SHOP_TASKS.limit)).toEqual([
       ['shop/models.py:MAX_NAME', 'no'],
       ['shop/validate.py:clean_name', 'yes'],
     ]);
-    expect(of('precision_pass1', SHOP_TASKS.discount)).toEqual([
+    expect(of('precision_pass1', SHOP_TASKS.discount).sort()).toEqual([
       ['shop/orders.py:Order', 'yes'],
       ['shop/orders.py:Order.__init__', 'yes'],
       ['shop/orders.py:Order.total', 'yes'],
       ['shop/pricing.py:TAX_RATE', 'no'],
-      ['shop/pricing.py:with_tax', 'yes'],
       ['shop/pricing.py:discount', 'yes'],
+      ['shop/pricing.py:with_tax', 'yes'],
     ]);
-    expect(of('precision_pass2', SHOP_TASKS.discount).filter(([, l]) => l === 'no')).toEqual([
-      ['shop/pricing.py:with_tax', 'no'],
+    expect(of('precision_pass2', SHOP_TASKS.discount).filter(([, l]) => l === 'no').sort()).toEqual([
       ['shop/pricing.py:discount', 'no'],
+      ['shop/pricing.py:with_tax', 'no'],
     ]);
 
     // The prompts are the pipeline's own: the judge's system prompt with the stage's question, the item as the stage describes it.
-    const pass1 = lines(out, 'precision_pass1')[0]!;
+    const pass1 = lines(out, 'precision_pass1').find((x) => x.meta.subject === 'shop/validate.py:clean_name')!;
     expect(pass1.messages[0]?.content).toContain(PRECISION_QUESTIONS.precision_pass1);
     expect(pass1.messages[1]?.content).toContain('symbol: clean_name (function)\nfile: shop/validate.py:5-6');
     expect(lines(out, 'precision_pass2')[0]!.messages[0]?.content).toContain(PRECISION_QUESTIONS.precision_pass2);
@@ -104,7 +104,7 @@ describe('cra bootstrap on a history with known labels', () => {
 
     const m = manifest(out);
     expect(m.commits.map((c) => c.neighbours)).toEqual([['shop/models.py'], ['shop/pricing.py'], []]);
-    expect(m.counts).toEqual({ scope: { examples: 18, yes: 5, no: 13 }, precision_pass1: { examples: 12, yes: 7, no: 5 }, precision_pass2: { examples: 8, yes: 5, no: 3 }, execute: { examples: 3, yes: 0, no: 0 } });
+    expect(m.counts).toEqual({ scope: { examples: 17, yes: 5, no: 12 }, precision_pass1: { examples: 12, yes: 7, no: 5 }, precision_pass2: { examples: 8, yes: 5, no: 3 }, execute: { examples: 3, yes: 0, no: 0 } });
     for (const stage of DATASET_STAGES) {
       expect(lines(out, stage)).toHaveLength(m.files[stage].lines);
       for (const x of lines(out, stage)) expect(chatLineSchema.safeParse(x).success).toBe(true);
@@ -123,8 +123,8 @@ describe('cra bootstrap on the evaluation fixture', () => {
     // At its parent (the initial import) the candidates are the search seeds and their importers.
     expect(scope.map((x) => [x.meta.subject, x.meta.label])).toEqual([
       ['src/app/server.py', 'yes'],
-      ['tests/test_server.py', 'no'],
       ['src/app/util.py', 'no'],
+      ['tests/test_server.py', 'no'],
     ]);
     const first = scope[0]!;
     expect(first.messages[0]?.content).toContain(SCOPE_QUESTION);

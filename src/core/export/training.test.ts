@@ -124,7 +124,7 @@ describe('training modes over a data folder', () => {
       expect(stats.stages.find((s) => s.stage === 'precision_pass1')?.synthetic.examples).toBe(12);
       expect(stats.weakest[0]?.stage).toBe('scope');
       expect(stats.log).toMatchObject({ rawDatabases: 1, calls: 8, decisions: 8 });
-      expect(stats.datasets).toEqual([{ id: 'bootstrap-shop', kind: 'bootstrap', examples: 41 }]);
+      expect(stats.datasets).toEqual([{ id: 'bootstrap-shop', kind: 'bootstrap', examples: 40 }]);
     } finally {
       sources.close();
     }
@@ -166,7 +166,7 @@ describe('training modes over a data folder', () => {
       // Balanced: 1 + 5 yes against 2 + 13 no → 6 of each.
       expect(scope.train.yes + scope.test.yes).toBe(6);
       expect(scope.train.no + scope.test.no).toBe(6);
-      expect(scope.dropped.balance).toBe(9);
+      expect(scope.dropped.balance).toBe(8);
       expect(scope.tasks.test).toBeGreaterThan(0);
       expect(manifest.plan).toEqual({ file: planFile, id: artifact.id, sha256: createHash('sha256').update(readFileSync(planFile)).digest('hex'), stage: 'scope' });
       expect(Object.keys(manifest.stages)).toEqual(['scope', 'precision_pass1', 'execute']);

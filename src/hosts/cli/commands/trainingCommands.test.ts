@@ -57,7 +57,7 @@ describe('cra train-plan and cra curate-data', () => {
     const file = /Saved: (\S+)/.exec(planned.stdout)![1]!;
     const artifact = JSON.parse(readFileSync(file, 'utf8')) as TrainingPlanArtifact;
     expect(artifact.plan).toEqual(PLAN);
-    expect(artifact.statistics.stages.find((s) => s.stage === 'scope')?.synthetic).toEqual({ examples: 18, yes: 5, no: 13 });
+    expect(artifact.statistics.stages.find((s) => s.stage === 'scope')?.synthetic).toEqual({ examples: 17, yes: 5, no: 12 });
 
     const out = join(root, 'curated');
     const curated = await runCra(dataDir, ['curate-data', '--training-plan', file, '--out', out]);
