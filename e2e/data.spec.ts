@@ -44,7 +44,7 @@ test('Data page: bootstrap a repository, see its datasets with balance, samples 
     writeFileSync(join(dataDir, 'config.toml'), `[models]\nreasoning = "qwen3:0.6b"\ncoding = "qwen3:0.6b"\nbase_url = "${server.url}"\n`);
     // Something in the log: a retrieval on the shop, its judgments logged by the product.
     expect((await cra(dataDir, ['index', shop])).status).toBe(0);
-    const retrieved = await cra(dataDir, ['retrieve', SHOP_TASKS.discount, '--repo', shop]);
+    const retrieved = await cra(dataDir, ['retrieve', SHOP_TASKS.discount, '--repo', shop, '--stages', 'scope,precision', '--context-window', '32768', '--reserved-tokens', '4096']);
     expect(retrieved.status, retrieved.output).toBe(0);
 
     await page.goto(`${served.app.url}#data`);
