@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { KnowledgeBase } from '../kb/knowledgeBase';
 import type { FileRecord } from '../kb/types';
+import { parseJsonObject } from '../llm/replyJson';
 
 /** What the enrich model must say about a file. */
 export const fileDescriptionSchema = z.object({
@@ -48,27 +49,7 @@ export function describePrompt(kb: KnowledgeBase, file: FileRecord, text: string
  * before or after it are tolerated (small models add "Hope this helps!" after the object).
  */
 export function firstJsonObject(text: string): { ok: true; value: unknown } | { ok: false; error: string } {
-  const body = text.replace(/<think>[\s\S]*?<\/think>/gi, '');
-  const start = body.indexOf('{');
-  if (start < 0) return { ok: false, error: 'no JSON object' };
-  let depth = 0;
-  let inString = false;
-  for (let i = start; i < body.length; i++) {
-    const c = body[i];
-    if (inString) {
-      if (c === '\\') i++;
-      else if (c === '"') inString = false;
-    } else if (c === '"') inString = true;
-    else if (c === '{') depth++;
-    else if (c === '}' && --depth === 0) {
-      try {
-        return { ok: true, value: JSON.parse(body.slice(start, i + 1)) as unknown };
-      } catch (error) {
-        return { ok: false, error: `not JSON: ${(error as Error).message}` };
-      }
-    }
-  }
-  return { ok: false, error: 'the JSON object is not closed (cut off?)' };
+  return parseJsonObject(text);
 }
 
 /** Parse and validate a reply: the description, or what was wrong (said back to the model on the retry). */

@@ -6,6 +6,7 @@ import { AppError } from '../../shared/contract';
 import type { LlmClient } from '../llm/client';
 import type { CallLogger } from '../llm/types';
 import type { TrainingStatistics } from './trainStats';
+import { extractJsonObject } from '../llm/replyJson';
 
 /** The plan the model writes: which stage, which data, which settings, what improvement to expect. */
 export const trainingPlanSchema = z
@@ -117,28 +118,11 @@ export function trainPlanPrompt(stats: TrainingStatistics, problems?: { errors: 
 
 /** Read a reply: the first JSON object in it (thinking and prose around it ignored), checked by the schema and against the statistics. */
 export function readTrainPlanReply(text: string, stats: TrainingStatistics): { ok: true; plan: TrainingPlan } | { ok: false; errors: string[] } {
-  const body = text.replace(/<think>[\s\S]*?<\/think>/g, '');
-  const start = body.indexOf('{');
-  if (start < 0) return { ok: false, errors: ['the reply holds no JSON object'] };
+  const json = extractJsonObject(text);
+  if (json === null) return { ok: false, errors: [text.replace(/<think>[\s\S]*?<\/think>/gi, '').includes('{') ? 'the JSON object is cut off' : 'the reply holds no JSON object'] };
   let value: unknown;
-  let depth = 0;
-  let end = -1;
-  let inString = false;
-  for (let i = start; i < body.length; i++) {
-    const ch = body[i];
-    if (inString) {
-      if (ch === '\\') i++;
-      else if (ch === '"') inString = false;
-    } else if (ch === '"') inString = true;
-    else if (ch === '{') depth++;
-    else if (ch === '}' && --depth === 0) {
-      end = i;
-      break;
-    }
-  }
-  if (end < 0) return { ok: false, errors: ['the JSON object is cut off'] };
   try {
-    value = JSON.parse(body.slice(start, end + 1));
+    value = JSON.parse(json);
   } catch (error) {
     return { ok: false, errors: [`the JSON does not parse: ${(error as Error).message}`] };
   }

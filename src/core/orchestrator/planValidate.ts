@@ -5,6 +5,9 @@
  * same checks will serve the plan editor's live validation.
  */
 import { planSchema, type Plan } from '../../shared/contract/plans';
+import { extractJsonObject } from '../llm/replyJson';
+
+export { extractJsonObject } from '../llm/replyJson';
 
 /** The outcome of reading a reply: the plan, or every problem found (each a line for the model and the person). */
 export type PlanReading = { ok: true; plan: Plan } | { ok: false; errors: string[] };
@@ -13,28 +16,6 @@ export type PlanReading = { ok: true; plan: Plan } | { ok: false; errors: string
 export interface PlanRepoView {
   /** Whether the index has a file at this repository-relative path. */
   hasFile(path: string): boolean;
-}
-
-/**
- * The first complete JSON object in `text` after thinking blocks are removed, found by matching
- * braces outside strings — so prose after it (even prose with braces) is ignored.
- */
-export function extractJsonObject(text: string): string | null {
-  const body = text.replace(/<think>[\s\S]*?<\/think>/gi, '');
-  const start = body.indexOf('{');
-  if (start < 0) return null;
-  let depth = 0;
-  let inString = false;
-  for (let i = start; i < body.length; i++) {
-    const c = body[i];
-    if (inString) {
-      if (c === '\\') i++;
-      else if (c === '"') inString = false;
-    } else if (c === '"') inString = true;
-    else if (c === '{') depth++;
-    else if (c === '}' && --depth === 0) return body.slice(start, i + 1);
-  }
-  return null;
 }
 
 /** Parse a model's reply into a plan and check it (shape, then {@link checkPlan}). */
