@@ -67,15 +67,15 @@ test('Data page: bootstrap a repository, see its datasets with balance, samples 
     const row = page.getByTestId('dataset-row').filter({ hasText: 'bootstrap-shop' });
     await expect(row).toBeVisible({ timeout: 120_000 });
     await expect(row).toContainText('3 commits');
-    await expect(row.getByRole('img', { name: 'scope balance: 5 yes, 13 no' })).toBeVisible();
+    await expect(row.getByRole('img', { name: 'scope balance: 5 yes, 12 no' })).toBeVisible();
     await expect(row.getByRole('img', { name: 'precision_pass1 balance: 7 yes, 5 no' })).toBeVisible();
 
     // The sample viewer: the dataset opens on its first stage; only the yes examples; paging.
     const view = page.getByRole('region', { name: 'Dataset bootstrap-shop' });
     await expect(view.getByRole('tab', { name: /^scope/ })).toHaveAttribute('aria-selected', 'true');
-    await expect(view.getByTestId('sample-range')).toHaveText('1–5 of 18');
+    await expect(view.getByTestId('sample-range')).toHaveText('1–5 of 17');
     await view.getByRole('button', { name: 'Next' }).click();
-    await expect(view.getByTestId('sample-range')).toHaveText('6–10 of 18');
+    await expect(view.getByTestId('sample-range')).toHaveText('6–10 of 17');
     await view.getByLabel('Label').selectOption('yes');
     await expect(view.getByTestId('sample-range')).toHaveText('1–5 of 5');
     const first = view.getByTestId('sample').first();
