@@ -1,13 +1,12 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ChatMessage, EventKey, EventPayload } from '../../shared/contract';
 import { openRawDatabase } from '../db/raw';
 import { repoPaths } from '../repos/registry';
-import { createChatRepo } from '../testing/chatRepo';
 import type { TestRepo } from '../testing/gitRepo';
-import { OllamaTestServer } from '../testing/ollamaTestServer';
-import { createTempCore } from '../testing/tempCore';
+import type { OllamaTestServer } from '../testing/ollamaTestServer';
+import { useIndexedChatCore } from '../testing/chatCore';
 import { REPO_PIPELINE_DIR } from './pipeline';
 
 /*
@@ -16,26 +15,13 @@ import { REPO_PIPELINE_DIR } from './pipeline';
  * repository pipelines, and the trace of every call.
  */
 
-const temp = createTempCore();
-const { core } = temp;
+const fx = useIndexedChatCore();
+const { core } = fx;
 let server: OllamaTestServer;
 let repo: TestRepo;
 let repoId: string;
 
-beforeAll(async () => {
-  server = await OllamaTestServer.start();
-  server.install('qwen3:0.6b');
-  writeFileSync(join(temp.dataDir, 'config.toml'), `[models]\nreasoning = "qwen3:0.6b"\ncoding = "qwen3:0.6b"\nbase_url = "${server.url}"\n`);
-  repo = createChatRepo();
-  const added = await core.handlers['repos/add']({ path: repo.root });
-  await core.runs.wait(added.runId);
-  repoId = added.repo.id;
-}, 60_000);
-afterAll(async () => {
-  await server.close();
-  repo.cleanup();
-  await temp.cleanup();
-});
+beforeAll(() => ({ server, repo, repoId } = fx));
 beforeEach(() => {
   server.script.chat = [];
   server.requests.length = 0;
@@ -75,7 +61,7 @@ function prompts(): string[] {
 
 /** Each call of the trace is a row of the repository's model-call log, on the stage it says. */
 function expectLogged(message: ChatMessage): void {
-  const raw = openRawDatabase(repoPaths(temp.dataDir, repoId).raw);
+  const raw = openRawDatabase(repoPaths(fx.dataDir, repoId).raw);
   try {
     for (const call of message.trace!.calls!) {
       expect(call.callId).toEqual(expect.any(Number));
@@ -109,7 +95,7 @@ describe('the answer protocol', () => {
     expect(message.citations![0]).toMatchObject({ path: 'mailer.py', status: 'source' });
     expectLogged(message);
     // Each round's evidence is a retrieval decision of the run, on stage chat.
-    const raw = openRawDatabase(repoPaths(temp.dataDir, repoId).raw);
+    const raw = openRawDatabase(repoPaths(fx.dataDir, repoId).raw);
     const decisions = raw.prepare("select subject, tier, decision, reason from retrieval_decisions where run_id = ? and stage = 'chat' order by id").all(message.runId) as Array<{ subject: string; tier: string; decision: string; reason: string }>;
     raw.close();
     expect(decisions.map((d) => [d.subject.split(':')[0], d.decision, (JSON.parse(d.reason) as { judgment: { round: number } }).judgment.round])).toEqual(
@@ -193,7 +179,7 @@ describe('budgets', () => {
     expect(trace.rounds![0]).toMatchObject({ budget: 'trimmed' });
     expect(trace.rounds![0]!.evidenceTokens).toBeLessThanOrEqual(40);
     expect(trace.steps!.map((s) => s.id)).toContain('cut');
-    const raw = openRawDatabase(repoPaths(temp.dataDir, repoId).raw);
+    const raw = openRawDatabase(repoPaths(fx.dataDir, repoId).raw);
     const excluded = raw.prepare("select reason from retrieval_decisions where run_id = ? and decision = 'excluded'").all(message.runId) as Array<{ reason: string }>;
     raw.close();
     expect(excluded.length).toBeGreaterThan(0);

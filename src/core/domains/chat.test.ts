@@ -1,32 +1,14 @@
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { EventKey, EventPayload } from '../../shared/contract';
-import { createChatRepo } from '../testing/chatRepo';
-import type { TestRepo } from '../testing/gitRepo';
-import { OllamaTestServer } from '../testing/ollamaTestServer';
-import { createTempCore } from '../testing/tempCore';
+import type { OllamaTestServer } from '../testing/ollamaTestServer';
+import { useIndexedChatCore } from '../testing/chatCore';
 
-const temp = createTempCore();
-const { core } = temp;
+const fx = useIndexedChatCore();
+const { core } = fx;
 let server: OllamaTestServer;
-let repo: TestRepo;
 let repoId: string;
 
-beforeAll(async () => {
-  server = await OllamaTestServer.start();
-  server.install('qwen3:0.6b');
-  writeFileSync(join(temp.dataDir, 'config.toml'), `[models]\nreasoning = "qwen3:0.6b"\ncoding = "qwen3:0.6b"\nbase_url = "${server.url}"\n`);
-  repo = createChatRepo();
-  const added = await core.handlers['repos/add']({ path: repo.root });
-  await core.runs.wait(added.runId);
-  repoId = added.repo.id;
-}, 60_000);
-afterAll(async () => {
-  await server.close();
-  repo.cleanup();
-  await temp.cleanup();
-});
+beforeAll(() => ({ server, repoId } = fx));
 beforeEach(() => {
   server.script.chat = [];
   server.requests.length = 0;

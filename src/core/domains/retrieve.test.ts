@@ -1,36 +1,22 @@
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { retrievalRequests, type EventPayload, type RunProgress } from '../../shared/contract';
-import { createChatRepo } from '../testing/chatRepo';
-import type { TestRepo } from '../testing/gitRepo';
-import { OllamaTestServer } from '../testing/ollamaTestServer';
-import { createTempCore } from '../testing/tempCore';
+import type { OllamaTestServer } from '../testing/ollamaTestServer';
+import { useIndexedChatCore } from '../testing/chatCore';
 
-const temp = createTempCore();
-const { core } = temp;
+const fx = useIndexedChatCore({
+  config: '\n[budget]\ncontext_window = 9000\nreserved_tokens = 1000\n',
+  // Files that import app.py (a search hit) without a word of the task: tier-2 candidates scope judges.
+  prepare: (repo) => {
+    repo.writeFiles({ 'cli.py': 'from app import main\n\nmain()\n', 'server.py': 'import app\n\n\ndef serve():\n    app.main()\n', 'worker.py': 'from app import main\n' });
+    repo.commit('entry points');
+  },
+});
+const { core } = fx;
 let server: OllamaTestServer;
-let repo: TestRepo;
 let repoId: string;
 const TASK = 'Fix `load_config` in config.py: it crashes when the settings file is missing';
 
-beforeAll(async () => {
-  server = await OllamaTestServer.start();
-  server.install('qwen3:0.6b');
-  writeFileSync(join(temp.dataDir, 'config.toml'), `[models]\nreasoning = "qwen3:0.6b"\ncoding = "qwen3:0.6b"\nbase_url = "${server.url}"\n\n[budget]\ncontext_window = 9000\nreserved_tokens = 1000\n`);
-  repo = createChatRepo();
-  // Files that import app.py (a search hit) without a word of the task: tier-2 candidates scope judges.
-  repo.writeFiles({ 'cli.py': 'from app import main\n\nmain()\n', 'server.py': 'import app\n\n\ndef serve():\n    app.main()\n', 'worker.py': 'from app import main\n' });
-  repo.commit('entry points');
-  const added = await core.handlers['repos/add']({ path: repo.root });
-  await core.runs.wait(added.runId);
-  repoId = added.repo.id;
-}, 60_000);
-afterAll(async () => {
-  await server.close();
-  repo.cleanup();
-  await temp.cleanup();
-});
+beforeAll(() => ({ server, repoId } = fx));
 beforeEach(() => {
   server.script.chat = [];
   // Scope keeps cli.py and nothing else it is asked about; every precision pass says yes.

@@ -1,39 +1,22 @@
-import { existsSync, readdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { existsSync, readdirSync } from 'node:fs';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { EventPayload, RunProgress } from '../../shared/contract';
 import { retrievalRequests } from '../../shared/contract/retrieval';
 import { repoPaths } from '../repos/registry';
 import { PRECISION_QUESTIONS } from '../retrieval/stages/precision';
-import { createChatRepo } from '../testing/chatRepo';
-import type { TestRepo } from '../testing/gitRepo';
-import { OllamaTestServer } from '../testing/ollamaTestServer';
-import { createTempCore } from '../testing/tempCore';
+import type { OllamaTestServer } from '../testing/ollamaTestServer';
+import { useIndexedChatCore } from '../testing/chatCore';
 
 // The app's path into the pipeline: the retrieve/run request through a real engine, the loopback
 // model server and a real indexed git repository.
 
-const temp = createTempCore();
-const { core } = temp;
+const fx = useIndexedChatCore();
+const { core } = fx;
 let server: OllamaTestServer;
-let repo: TestRepo;
 let repoId: string;
 const TASK = 'Fix `load_config` in config.py: it crashes when the settings file is missing';
 
-beforeAll(async () => {
-  server = await OllamaTestServer.start();
-  server.install('qwen3:0.6b');
-  writeFileSync(join(temp.dataDir, 'config.toml'), `[models]\nreasoning = "qwen3:0.6b"\ncoding = "qwen3:0.6b"\nbase_url = "${server.url}"\n`);
-  repo = createChatRepo();
-  const added = await core.handlers['repos/add']({ path: repo.root });
-  await core.runs.wait(added.runId);
-  repoId = added.repo.id;
-}, 60_000);
-afterAll(async () => {
-  await server.close();
-  repo.cleanup();
-  await temp.cleanup();
-});
+beforeAll(() => ({ server, repoId } = fx));
 beforeEach(() => {
   server.script.chat = [];
   server.script.respond = () => ({ json: { answer: 'yes' } });
@@ -64,7 +47,7 @@ describe('retrieve/run', () => {
     expect(summary.usage!.calls).toBe(summary.judgments);
     expect(summary.usage!.promptTokens).toBeGreaterThan(0);
     // The session was archived and removed when the run ended.
-    expect(readdirSync(repoPaths(temp.dataDir, repoId).sessions)).toEqual([]);
+    expect(readdirSync(repoPaths(fx.dataDir, repoId).sessions)).toEqual([]);
   }, 60_000);
 
   it('refuses a bad stage list before a run starts, and both budget forms at once in the contract', async () => {
@@ -91,7 +74,7 @@ describe('retrieve/run', () => {
     stop();
     expect(core.runs.list().find((r) => r.runId === runId)?.status).toBe('cancelled');
     expect(packages).toEqual([]);
-    const sessions = repoPaths(temp.dataDir, repoId).sessions;
+    const sessions = repoPaths(fx.dataDir, repoId).sessions;
     expect(existsSync(sessions) ? readdirSync(sessions) : []).toEqual([]);
     expect(server.requests.some((r) => JSON.stringify(r.body).includes(PRECISION_QUESTIONS.precision_pass1))).toBe(true);
   }, 60_000);
