@@ -5,9 +5,10 @@
  * same checks will serve the plan editor's live validation.
  */
 import { planSchema, type Plan } from '../../shared/contract/plans';
+import { normalizePath, planEdges, refPath } from '../../shared/planGraph';
 import { extractJsonObject } from '../llm/replyJson';
 
-export { extractJsonObject } from '../llm/replyJson';
+
 
 /** The outcome of reading a reply: the plan, or every problem found (each a line for the model and the person). */
 export type PlanReading = { ok: true; plan: Plan } | { ok: false; errors: string[] };
@@ -40,10 +41,6 @@ export function readPlanValue(value: unknown, repo: PlanRepoView): PlanReading {
   return errors.length ? { ok: false, errors } : { ok: true, plan };
 }
 
-/** Paths as the index spells them (no leading `./`, `/` separators). */
-export function normalizePath(path: string): string {
-  return path.trim().replace(/\\/g, '/').replace(/^(\.\/)+/, '');
-}
 
 function normalizePlan(plan: Plan): Plan {
   return {
@@ -53,29 +50,7 @@ function normalizePlan(plan: Plan): Plan {
   };
 }
 
-/** `path:Symbol` or `path` → its path (the part before the first colon). */
-export function refPath(ref: string): string {
-  const at = ref.indexOf(':');
-  return normalizePath(at < 0 ? ref : ref.slice(0, at));
-}
-
 const CODE = /```|~~~/;
-
-/** File-level edges `before → after` that the plan's dependencies imply, between two different plan files. */
-export function planEdges(plan: Plan): Array<{ before: string; after: string }> {
-  const inPlan = new Set(plan.affected_files.map((f) => f.path));
-  const edges = new Map<string, { before: string; after: string }>();
-  const add = (before: string, after: string) => {
-    if (before !== after && inPlan.has(before) && inPlan.has(after)) edges.set(`${before}\n${after}`, { before, after });
-  };
-  for (const file of plan.affected_files) {
-    for (const change of file.changes) {
-      for (const ref of change.depends_on) add(refPath(ref), file.path);
-      for (const ref of change.depended_by) add(file.path, refPath(ref));
-    }
-  }
-  return [...edges.values()];
-}
 
 /** A dependency cycle among the plan's files (`a → b → a`), or null. */
 export function findCycle(plan: Plan): string[] | null {

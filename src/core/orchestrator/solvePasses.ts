@@ -16,7 +16,7 @@ import {
 } from '../../shared/contract/solve';
 import type { LlmClient } from '../llm/client';
 import type { CallLogger } from '../llm/types';
-import { extractJsonObject } from './planValidate';
+import { extractJsonObject } from '../llm/replyJson';
 
 /** Where a pass's calls go: the client, the pass's run id (its task_runs row) and log. */
 export interface PassCall {

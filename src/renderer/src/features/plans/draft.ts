@@ -1,4 +1,5 @@
 import type { Plan, PlanChange, PlanFile } from '../../../../shared/contract/plans';
+import { planEdges, refPath } from '../../../../shared/planGraph';
 
 /**
  * The plan editor's edits, as pure functions of the draft: each returns a new plan and keeps the
@@ -8,8 +9,6 @@ import type { Plan, PlanChange, PlanFile } from '../../../../shared/contract/pla
 
 const emptyChange = (): PlanChange => ({ symbol: '', action: 'modify', description: '', depends_on: [], depended_by: [] });
 
-/** `path:Symbol` or `path` → its path. */
-const refPath = (ref: string) => (ref.includes(':') ? ref.slice(0, ref.indexOf(':')) : ref).trim();
 
 function mapFiles(plan: Plan, fn: (file: PlanFile, index: number) => PlanFile): Plan {
   return { ...plan, affected_files: plan.affected_files.map(fn) };
@@ -39,7 +38,7 @@ export const planDraft = {
     const next = mapFiles(plan, (f, i) => (i === index ? { ...f, ...patch } : f));
     if (patch.path === undefined || patch.path === old.path) return next;
     const renamed = patch.path;
-    const rename = (ref: string) => (refPath(ref) === old.path ? renamed + ref.slice(old.path.length) : ref);
+    const rename = (ref: string) => (refPath(ref) === old.path ? renamed + (ref.includes(':') ? ref.slice(ref.indexOf(':')) : '') : ref);
     return {
       ...mapFiles(next, (f) => ({ ...f, changes: f.changes.map((c) => ({ ...c, depends_on: c.depends_on.map(rename), depended_by: c.depended_by.map(rename) })) })),
       execution_order: next.execution_order.map((p) => (p === old.path ? renamed : p)),
@@ -85,18 +84,5 @@ export const planDraft = {
     }));
   },
   /** File-level edges before → after, as the engine derives them (only between plan files). */
-  edges(plan: Plan): Array<{ before: string; after: string }> {
-    const files = new Set(plan.affected_files.map((f) => f.path));
-    const seen = new Map<string, { before: string; after: string }>();
-    const add = (before: string, after: string) => {
-      if (before !== after && files.has(before) && files.has(after)) seen.set(`${before}\n${after}`, { before, after });
-    };
-    for (const f of plan.affected_files) {
-      for (const c of f.changes) {
-        for (const r of c.depends_on) add(refPath(r), f.path);
-        for (const r of c.depended_by) add(f.path, refPath(r));
-      }
-    }
-    return [...seen.values()];
-  },
+  edges: planEdges,
 };
