@@ -3,7 +3,7 @@ import type { ReviewFileView } from '../../shared/contract/review';
 import type { EngineContext } from '../engine';
 import { applyReviewed, readUndo, undoFileOf, undoLastApply } from '../review/apply';
 import { changedFilesFromDiff } from '../review/fromDiff';
-import { reviewFiles, type ChangedFile, type ReviewFile } from '../review/hunks';
+import { hunkHeader, reviewFiles, type ChangedFile, type ReviewFile } from '../review/hunks';
 import { openIndexedRepo } from '../repos/indexed';
 import { repoPaths } from '../repos/registry';
 
@@ -26,20 +26,16 @@ function hunkView(file: ReviewFile): ReviewFileView {
     path: file.path,
     status: file.status,
     diff: file.diff,
-    hunks: file.hunks.map((h) => {
-      const oldStart = h.oldLines === 0 ? h.oldStart - 1 : h.oldStart;
-      const newStart = h.newLines === 0 ? h.newStart - 1 : h.newStart;
-      return {
-        id: h.id,
-        oldStart: h.oldStart,
-        oldLines: h.oldLines,
-        newStart: h.newStart,
-        newLines: h.newLines,
-        diff: `${header}\n@@ -${oldStart},${h.oldLines} +${newStart},${h.newLines} @@\n${h.lines.join('\n')}\n`,
-        added: h.lines.filter((l) => l[0] === '+').length,
-        removed: h.lines.filter((l) => l[0] === '-').length,
-      };
-    }),
+    hunks: file.hunks.map((h) => ({
+      id: h.id,
+      oldStart: h.oldStart,
+      oldLines: h.oldLines,
+      newStart: h.newStart,
+      newLines: h.newLines,
+      diff: `${header}\n${hunkHeader(h)}\n${h.lines.join('\n')}\n`,
+      added: h.lines.filter((l) => l[0] === '+').length,
+      removed: h.lines.filter((l) => l[0] === '-').length,
+    })),
   };
 }
 

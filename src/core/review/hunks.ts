@@ -57,13 +57,15 @@ function unifiedText(file: ChangedFile, hunks: readonly ReviewHunk[]): string {
   if (file.before === null) out.push('new file mode 100644');
   if (file.after === null) out.push('deleted file mode 100644');
   out.push(`--- ${from}`, `+++ ${to}`);
-  for (const hunk of hunks) {
-    // A unified header names the line before an insertion (or 0): the inverse of our `oldStart`.
-    const oldStart = hunk.oldLines === 0 ? hunk.oldStart - 1 : hunk.oldStart;
-    const newStart = hunk.newLines === 0 ? hunk.newStart - 1 : hunk.newStart;
-    out.push(`@@ -${oldStart},${hunk.oldLines} +${newStart},${hunk.newLines} @@`, ...hunk.lines);
-  }
+  for (const hunk of hunks) out.push(hunkHeader(hunk), ...hunk.lines);
   return `${out.join('\n')}\n`;
+}
+
+/** A hunk's unified header; it names the line before an insertion (or 0): the inverse of our `oldStart`. */
+export function hunkHeader(hunk: Pick<ReviewHunk, 'oldStart' | 'oldLines' | 'newStart' | 'newLines'>): string {
+  const oldStart = hunk.oldLines === 0 ? hunk.oldStart - 1 : hunk.oldStart;
+  const newStart = hunk.newLines === 0 ? hunk.newStart - 1 : hunk.newStart;
+  return `@@ -${oldStart},${hunk.oldLines} +${newStart},${hunk.newLines} @@`;
 }
 
 /** Cut one file's change into hunks. A file whose content did not change has none. */
