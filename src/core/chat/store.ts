@@ -117,17 +117,28 @@ export class ConversationStore {
   }
 
   private summaries(where: string, params: unknown[]): ConversationSummary[] {
+    // The pipeline and the chosen language are read from the trace of the latest answer: the turn
+    // stores them there, so the conversation keeps them without a second record to keep in step.
+    const latestTrace = `(select a.trace_json from chat_messages a where a.conversation_id = m.conversation_id and a.role = 'assistant' and json_valid(a.trace_json) order by a.id desc limit 1)`;
     return this.db
       .prepare(
-        `select m.conversation_id as conversationId, count(*) as messages, max(m.created_at) as updatedAt,
+        `select conversationId, messages, updatedAt, title, json_extract(trace, '$.pipeline.name') as pipeline,
+           case when json_extract(trace, '$.language.source') = 'chosen' then json_extract(trace, '$.language.language') end as language
+         from (select m.conversation_id as conversationId, count(*) as messages, max(m.created_at) as updatedAt, max(m.id) as lastId,
            coalesce((select t.title from chat_conversations t where t.conversation_id = m.conversation_id),
-             (select content from chat_messages f where f.conversation_id = m.conversation_id and f.role = 'user' order by f.id limit 1)) as title
-         from chat_messages m ${where} group by m.conversation_id order by max(m.id) desc`,
+             (select content from chat_messages f where f.conversation_id = m.conversation_id and f.role = 'user' order by f.id limit 1)) as title,
+           ${latestTrace} as trace
+         from chat_messages m ${where} group by m.conversation_id) order by lastId desc`,
       )
       .all(...params)
       .map((r) => {
-        const row = r as ConversationSummary & { title: string | null };
-        return { ...row, title: (row.title ?? '').slice(0, 120) };
+        const { title, pipeline, language, ...row } = r as Omit<ConversationSummary, 'pipeline' | 'language'> & { title: string | null; pipeline: unknown; language: unknown };
+        return {
+          ...row,
+          title: (title ?? '').slice(0, 120),
+          ...(typeof pipeline === 'string' ? { pipeline } : {}),
+          ...(typeof language === 'string' ? { language } : {}),
+        };
       });
   }
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { AppError, type ChatPipelineInfo, type Handlers } from '../../shared/contract';
-import { DEFAULT_PIPELINE, describeProblem, loadPipelines, type ChatPipeline } from '../chat/pipeline';
+import { AppError, type ChatPipelineInfo, type ChatPipelines, type Handlers, type RepoInfo } from '../../shared/contract';
+import { DEFAULT_PIPELINE, describeProblem, loadPipelines, type ChatPipeline, type PipelineSet } from '../chat/pipeline';
 import { runChatTurn } from '../chat/turn';
 import { conversationMarkdown } from '../chat/exportMarkdown';
 import { RetrievedNodeCache, withNodeCache } from '../chat/nodeCache';
@@ -14,22 +14,53 @@ import { repoPaths } from '../repos/registry';
 import { sharedDefaultEmbedder } from '../search/search';
 import { SummaryStore, summariesFile } from '../summaries/store';
 
-type ChatHandlers = Pick<Handlers, 'chat/ask' | 'chat/history' | 'chat/pipelines' | 'chat/rename' | 'chat/delete' | 'chat/export'>;
+type ChatHandlers = Pick<Handlers, 'chat/ask' | 'chat/history' | 'chat/pipelines' | 'chat/setDefaultPipeline' | 'chat/rename' | 'chat/delete' | 'chat/export'>;
+
+/** Where a turn's pipeline came from when the request named none. */
+type ImplicitPipeline = { name: string; from: 'conversation' | 'repository' };
 
 /**
- * The pipeline a turn runs: the named one (default: `default`) among the built-in pipelines and the
- * repository's own. A named pipeline that was refused, or does not exist, is a VALIDATION error
- * with the reason; the refused pipelines of the repository travel in the trace of every turn.
+ * The pipeline a turn runs: the one named in the request, else the conversation's (it keeps the
+ * pipeline its turns ran), else the repository's chosen default, else `default`. A named pipeline
+ * that was refused, or does not exist, is a VALIDATION error with the reason; one that came from the
+ * conversation or the repository's setting and can no longer be used gives way to `default`, said in
+ * the trace. The refused pipelines of the repository travel in the trace of every turn.
  */
-function pipelineFor(repoRoot: string, name: string | undefined): { pipeline: ChatPipeline; problems: string[] } {
+function pipelineFor(repoRoot: string, name: string | undefined, implicit: ImplicitPipeline | undefined): { pipeline: ChatPipeline; problems: string[] } {
   const set = loadPipelines({ repoRoot });
   const problems = set.problems.map(describeProblem);
+  if (name === undefined && implicit) {
+    const found = set.pipelines.get(implicit.name);
+    if (found) return { pipeline: found, problems };
+    const whose = implicit.from === 'conversation' ? 'this conversation ran' : "the repository's default";
+    problems.unshift(`The pipeline "${implicit.name}" (${whose}) cannot be used now (${unusable(set, implicit.name)}); the built-in default ran instead.`);
+    return { pipeline: set.pipelines.get(DEFAULT_PIPELINE)!, problems };
+  }
   const wanted = name ?? DEFAULT_PIPELINE;
   const pipeline = set.pipelines.get(wanted);
   if (pipeline) return { pipeline, problems };
   const refused = set.problems.filter((p) => p.name === wanted).map(describeProblem);
   if (refused.length) throw new AppError('VALIDATION', `The chat pipeline "${wanted}" was refused: ${refused.join('; ')}. Fix the file, or ask without --pipeline to use the default.`);
   throw new AppError('VALIDATION', `There is no chat pipeline "${wanted}"; known: ${[...set.pipelines.keys()].join(', ')}.`);
+}
+
+/** Why a pipeline of this set cannot be used: its refusal, or that no file defines it. */
+function unusable(set: PipelineSet, name: string): string {
+  const refused = set.problems.filter((p) => p.name === name).map(describeProblem);
+  return refused.length ? `refused: ${refused.join('; ')}` : 'no pipeline file defines it any more';
+}
+
+/** The pipelines of a repository, its refused ones and its default (the chosen one when usable). */
+function pipelinesOf(info: RepoInfo): ChatPipelines {
+  const set = loadPipelines({ repoRoot: info.path });
+  const chosen = info.settings?.chatPipeline;
+  const isUsable = chosen !== undefined && set.pipelines.has(chosen);
+  return {
+    pipelines: [...set.pipelines.values()].map(pipelineInfo),
+    problems: set.problems.map(describeProblem),
+    defaultPipeline: isUsable ? chosen : DEFAULT_PIPELINE,
+    ...(chosen !== undefined && !isUsable ? { chosenDefault: { name: chosen, problem: unusable(set, chosen) } } : {}),
+  };
 }
 
 function pipelineInfo(p: ChatPipeline): ChatPipelineInfo {
@@ -83,9 +114,12 @@ export function createChatDomain(ctx: EngineContext, llm: Pick<ModelServices, 'c
     'chat/ask': async ({ repoId, question, conversationId, mode, language, pipeline: pipelineName }) => {
       // NOT_FOUND / NOT_INDEXED before a run starts, as for search; so is a refused pipeline.
       const { info, curatedFile } = openIndexedRepo(ctx, { repoId });
-      const { pipeline, problems } = pipelineFor(info.path, pipelineName);
       const id = conversationId ?? `c-${randomUUID()}`;
       const store = storeOf(info.id);
+      const kept = conversationId ? store.conversation(conversationId)?.pipeline : undefined;
+      const chosen = info.settings?.chatPipeline;
+      const implicit: ImplicitPipeline | undefined = kept ? { name: kept, from: 'conversation' } : chosen ? { name: chosen, from: 'repository' } : undefined;
+      const { pipeline, problems } = pipelineFor(info.path, pipelineName, implicit);
       const nodes = nodeCache.forRepo(info.id, info.lastIndexedAt ?? '');
       const { runId } = ctx.runs.start(
         'chat',
@@ -150,10 +184,19 @@ export function createChatDomain(ctx: EngineContext, llm: Pick<ModelServices, 'c
       if (!summary) throw unknownConversation(conversationId, info.name);
       return conversationMarkdown(summary, store.messages(conversationId), info.name);
     },
-    'chat/pipelines': async ({ repoId }) => {
+    'chat/pipelines': async ({ repoId }) => pipelinesOf(openIndexedRepo(ctx, { repoId }).info),
+    'chat/setDefaultPipeline': async ({ repoId, pipeline }) => {
       const { info } = openIndexedRepo(ctx, { repoId });
-      const set = loadPipelines({ repoRoot: info.path });
-      return { pipelines: [...set.pipelines.values()].map(pipelineInfo), problems: set.problems.map(describeProblem) };
+      if (pipeline !== null && pipeline !== DEFAULT_PIPELINE) {
+        const set = loadPipelines({ repoRoot: info.path });
+        if (!set.pipelines.has(pipeline)) {
+          throw new AppError('VALIDATION', `The chat pipeline "${pipeline}" cannot be the default of ${info.name}: ${unusable(set, pipeline)}. Fix the file, or choose another pipeline.`);
+        }
+      }
+      // Choosing `default` is the same as choosing nothing: the built-in one.
+      const repo = ctx.registry.updateSettings(info.id, { chatPipeline: pipeline === DEFAULT_PIPELINE ? null : pipeline })!;
+      ctx.events.emit('repos/changed', repo);
+      return { ...pipelinesOf(repo), repo };
     },
   };
   return {

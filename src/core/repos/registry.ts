@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { basename, join } from 'node:path';
-import type { RepoInfo, RepoStats, RepoStatus } from '../../shared/contract';
+import { repoSettingsSchema, type RepoInfo, type RepoSettings, type RepoStats, type RepoStatus } from '../../shared/contract';
 import { openDatabase, type Db, type Migration } from '../db/open';
 
 /**
@@ -79,6 +79,14 @@ const MIGRATIONS: readonly Migration[] = [
       if (!columns.includes('owner_pid')) db.exec('alter table repos add column owner_pid integer');
     },
   },
+  {
+    version: 4,
+    description: "a person's settings for the repository (repoSettingsSchema as JSON; null: none)",
+    up: (db) => {
+      const columns = (db.prepare('pragma table_info(repos)').all() as Array<{ name: string }>).map((c) => c.name);
+      if (!columns.includes('settings_json')) db.exec('alter table repos add column settings_json text');
+    },
+  },
 ];
 
 /**
@@ -107,6 +115,20 @@ interface RepoRow {
   error_message: string | null;
   is_git: number | null;
   owner_pid: number | null;
+  settings_json: string | null;
+}
+
+/** Stored settings read through the contract's schema; a value this version cannot read is dropped, not fatal. */
+function readSettings(json: string | null): RepoSettings | undefined {
+  if (!json) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(json);
+  } catch {
+    return undefined;
+  }
+  const parsed = repoSettingsSchema.safeParse(value);
+  return parsed.success && Object.keys(parsed.data).length > 0 ? parsed.data : undefined;
 }
 
 function toInfo(row: RepoRow): RepoInfo {
@@ -121,6 +143,8 @@ function toInfo(row: RepoRow): RepoInfo {
   };
   if (row.is_git !== null && row.is_git !== undefined) info.git = row.is_git === 1;
   if (row.error_code) info.error = { code: row.error_code, message: row.error_message ?? '' };
+  const settings = readSettings(row.settings_json);
+  if (settings) info.settings = settings;
   return info;
 }
 
@@ -186,6 +210,24 @@ export class RepoRegistry {
       set('error_message', patch.error?.message ?? null);
     }
     if (sets.length > 0) this.db.prepare(`update repos set ${sets.join(', ')} where id = ?`).run(...args, id);
+    return this.get(id);
+  }
+
+  /**
+   * Change a repository's settings: each key given replaces the stored one, `null` removes it.
+   * Validated with the contract's schema before anything is written; returns the repository, or
+   * undefined when it is not registered.
+   */
+  updateSettings(id: string, patch: { [K in keyof RepoSettings]?: RepoSettings[K] | null }): RepoInfo | undefined {
+    const current = this.get(id);
+    if (!current) return undefined;
+    const merged: Record<string, unknown> = { ...current.settings };
+    for (const [key, value] of Object.entries(patch)) {
+      if (value === null) delete merged[key];
+      else merged[key] = value;
+    }
+    const settings = repoSettingsSchema.parse(merged);
+    this.db.prepare('update repos set settings_json = ? where id = ?').run(Object.keys(settings).length ? JSON.stringify(settings) : null, id);
     return this.get(id);
   }
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { event, request } from './define';
 import type { Reason } from './reasons';
+import { pipelineNameSchema, type RepoInfo } from './repos';
 
 /** A retrieval mode of the router's protocol (seeds: rag-for-code-pipeline §3.1). */
 export type RouteMode = 'SEMANTIC' | 'SEMANTIC_RERANK' | 'BM25' | 'HYBRID' | 'DIRECT';
@@ -202,6 +203,10 @@ export interface ConversationSummary {
   title: string;
   messages: number;
   updatedAt: string;
+  /** The pipeline its latest answer ran: the conversation keeps it (chat/ask without `pipeline` goes on with it). */
+  pipeline?: string;
+  /** The language its latest question was said to be in (absent: detected). */
+  language?: string;
 }
 
 /** A conversation exported as markdown (`chat/export`, `cra chat --export`). */
@@ -226,8 +231,8 @@ export const chatRequests = {
       mode: z.enum(['auto', 'bm25', 'semantic', 'hybrid']).default('auto'),
       /** `auto` (default) detects the question's language offline; an ISO 639-1 code says it. */
       language: z.string().regex(/^(auto|[a-z]{2,3})$/, { error: 'language must be auto or an ISO 639-1 code such as en or pl' }).optional(),
-      /** A pipeline by name (default: `default`); see chat/pipelines. */
-      pipeline: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, { error: 'pipeline must be a pipeline name (1–64 letters, digits, _ . or -)' }).optional(),
+      /** A pipeline by name; absent: the conversation's, else the repository's default (chat/setDefaultPipeline), else `default`. */
+      pipeline: pipelineNameSchema.optional(),
     }),
     { repoId: 'repo-1', question: 'Where is the config loaded?' },
   ),
@@ -255,12 +260,28 @@ export const chatRequests = {
     z.object({ repoId: z.string().min(1), conversationId }),
     { repoId: 'repo-1', conversationId: 'c-1' },
   ),
-  'chat/pipelines': request<{ pipelines: ChatPipelineInfo[]; problems: string[] }>()(
-    "The chat pipelines a repository can use (built-in and its .cleanroom/pipelines/*.yaml) and the refused ones with the reason",
+  'chat/pipelines': request<ChatPipelines>()(
+    "The chat pipelines a repository can use (built-in and its .cleanroom/pipelines/*.yaml), the refused ones with the reason, and the repository's default",
     z.object({ repoId: z.string().min(1) }),
     { repoId: 'repo-1' },
   ),
+  'chat/setDefaultPipeline': request<ChatPipelines & { repo: RepoInfo }>()(
+    "Make a pipeline the repository's default for new conversations (kept in the registry; null: back to the built-in `default`); VALIDATION for a pipeline the repository cannot use, with the reason",
+    z.object({ repoId: z.string().min(1), pipeline: pipelineNameSchema.nullable() }).strict(),
+    { repoId: 'repo-1', pipeline: null },
+  ),
 } as const;
+
+/** What chat/pipelines answers. */
+export interface ChatPipelines {
+  pipelines: ChatPipelineInfo[];
+  /** Refused pipelines: `file:line: pipeline "name": reason`. */
+  problems: string[];
+  /** The pipeline a new conversation uses: the repository's chosen default when usable, else `default`. */
+  defaultPipeline: string;
+  /** The repository's chosen default when it can no longer be used (refused or gone), and why; `defaultPipeline` is then `default`. */
+  chosenDefault?: { name: string; problem: string };
+}
 
 /** A usable chat pipeline as chat/pipelines lists it. */
 export interface ChatPipelineInfo {

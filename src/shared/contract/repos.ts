@@ -38,7 +38,22 @@ export interface RepoInfo {
   error?: { code: string; message: string };
   /** Whether the folder is a git work tree (false: no history, no co-change); absent until an index looked. */
   git?: boolean;
+  /** What a person chose for this repository (absent: nothing chosen). */
+  settings?: RepoSettings;
 }
+
+/** A chat pipeline's name as `pipeline.name` spells it in its YAML. */
+export const pipelineNameSchema = z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, { error: 'pipeline must be a pipeline name (1–64 letters, digits, _ . or -)' });
+
+/**
+ * Settings a person chose for one repository, kept with it in the registry (never in the
+ * repository): `chatPipeline` is the chat pipeline new conversations use instead of the built-in
+ * `default` (set by chat/setDefaultPipeline, which checks the repository can use it).
+ */
+export const repoSettingsSchema = z.object({ chatPipeline: pipelineNameSchema.optional() }).strict();
+
+/** A repository's settings (see repoSettingsSchema). */
+export type RepoSettings = z.infer<typeof repoSettingsSchema>;
 
 /** Why a file is recorded but not parsed. */
 export type SkipReason = 'binary' | 'oversize' | 'minified' | 'generated' | 'submodule' | 'unreadable';
