@@ -58,6 +58,7 @@ function pipelinesOf(info: RepoInfo): ChatPipelines {
   return {
     pipelines: [...set.pipelines.values()].map(pipelineInfo),
     problems: set.problems.map(describeProblem),
+    refused: set.problems.map((p) => ({ ...p })),
     defaultPipeline: isUsable ? chosen : DEFAULT_PIPELINE,
     ...(chosen !== undefined && !isUsable ? { chosenDefault: { name: chosen, problem: unusable(set, chosen) } } : {}),
   };

@@ -277,10 +277,20 @@ export interface ChatPipelines {
   pipelines: ChatPipelineInfo[];
   /** Refused pipelines: `file:line: pipeline "name": reason`. */
   problems: string[];
+  /** The same refusals, in parts (`name` when the file got as far as naming its pipeline), in the order of `problems`. */
+  refused: ChatPipelineProblem[];
   /** The pipeline a new conversation uses: the repository's chosen default when usable, else `default`. */
   defaultPipeline: string;
   /** The repository's chosen default when it can no longer be used (refused or gone), and why; `defaultPipeline` is then `default`. */
   chosenDefault?: { name: string; problem: string };
+}
+
+/** A pipeline file refused on load: where (repository-relative file, 1-based line) and why. */
+export interface ChatPipelineProblem {
+  name?: string;
+  file: string;
+  line?: number;
+  message: string;
 }
 
 /** A usable chat pipeline as chat/pipelines lists it. */

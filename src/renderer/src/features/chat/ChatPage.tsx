@@ -3,6 +3,7 @@ import { navSelectors, useNavStore } from '../../app/store/navStore';
 import { EmptyState } from '../../components/EmptyState';
 import { reposSelectors, useReposStore } from '../repos/store';
 import { useSearchStore } from '../search/store';
+import { ChatOptions } from './ChatOptions';
 import { ConversationList } from './ConversationList';
 import { useChatStore } from './store';
 import { TurnView } from './TurnView';
@@ -66,9 +67,8 @@ export function ChatPage() {
 function Conversation(props: { repoId: string }) {
   const turns = useChatStore((s) => s.turns);
   const draft = useChatStore((s) => s.draft);
-  const mode = useChatStore((s) => s.mode);
   const error = useChatStore((s) => s.error);
-  const { setDraft, setMode, ask, stop } = useChatStore.getState();
+  const { setDraft, ask, stop } = useChatStore.getState();
   const busy = turns.some((t) => t.status === 'retrieving' || t.status === 'streaming');
   const end = useRef<HTMLDivElement>(null);
   const openAt = useOpenAt(props.repoId);
@@ -90,6 +90,7 @@ function Conversation(props: { repoId: string }) {
           {error.message}
         </p>
       ) : null}
+      <ChatOptions repoId={props.repoId} />
       <form
         className="chat-ask"
         onSubmit={(e) => {
@@ -110,15 +111,6 @@ function Conversation(props: { repoId: string }) {
             }
           }}
         />
-        <label>
-          Mode{' '}
-          <select aria-label="Retrieval mode" value={mode} onChange={(e) => setMode(e.target.value as typeof mode)}>
-            <option value="auto">auto (router)</option>
-            <option value="bm25">keyword</option>
-            <option value="semantic">semantic</option>
-            <option value="hybrid">hybrid</option>
-          </select>
-        </label>
         {busy ? (
           <button type="button" onClick={() => void stop()}>
             Stop

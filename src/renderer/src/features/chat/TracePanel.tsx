@@ -12,6 +12,21 @@ const KNOWN_FIELDS = new Set(['route', 'intent', 'searchMode', 'notes', 'expansi
 /** A trace as the engine sent it: the known fields may be missing or grow; extra fields are kept. */
 type LooseTrace = Partial<ChatTrace> & Record<string, unknown>;
 
+/** The one-line summary of a trace: route, intent, search, and what differs from the usual (a fallback, a pipeline of the repository, a translation). */
+function summaryParts(trace: LooseTrace): string[] {
+  const route = trace.route;
+  const pipeline = trace.pipeline?.name;
+  const language = trace.language;
+  return [
+    route?.mode,
+    trace.intent?.toLowerCase(),
+    trace.searchMode,
+    route?.source === 'fallback' ? 'router fell back' : null,
+    pipeline && pipeline !== 'default' ? `pipeline ${pipeline}` : null,
+    language?.translated && language.language ? `translated from ${language.language}` : null,
+  ].filter((part): part is string => Boolean(part));
+}
+
 /** Open one model call in the Logs page, with its run's calls around it. */
 function openInLogs(runId: string, callId: number): void {
   void useLogsStore.getState().openCall({ repoId: useChatStore.getState().repoId, callId, runId });
@@ -40,7 +55,7 @@ export function TracePanel(props: { turn: Turn; openAt(path: string, line: numbe
       }}
     >
       <summary>
-        How this answer was made <span className="muted">· {[route?.mode, trace.intent?.toLowerCase(), trace.searchMode, route?.source === 'fallback' ? 'router fell back' : null].filter(Boolean).join(' · ')}</span>
+        How this answer was made <span className="muted">· {summaryParts(trace).join(' · ')}</span>
       </summary>
       <dl className="chat-trace-grid">
         {route ? (

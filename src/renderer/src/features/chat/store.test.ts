@@ -1,10 +1,11 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { AppError, type ConversationSummary, type ModelCallSummary } from '../../../../shared/contract';
+import { AppError, type ChatPipelines, type ConversationSummary, type ModelCallSummary } from '../../../../shared/contract';
 import { setClientForTests, type Client } from '../../lib/client';
 import { pendingTurn } from './reducers';
-import { useChatStore } from './store';
+import { chatSelectors, useChatStore } from './store';
 
 const summary = (conversationId: string, title: string): ConversationSummary => ({ conversationId, title, messages: 2, updatedAt: 't' });
+const pipelines = (defaultPipeline: string): ChatPipelines => ({ pipelines: [], problems: [], refused: [], defaultPipeline });
 const call = (id: number, stage: string): ModelCallSummary => ({ id, createdAt: 't', runId: 'chat-1', stage, role: null, provider: 'ollama', model: 'm', promptTokens: 1, completionTokens: 1, latencyMs: 1, errorCode: null, preview: '' });
 
 let calls: Array<{ method: string; input: Record<string, unknown> }>;
@@ -20,11 +21,18 @@ beforeEach(() => {
         return { deleted: 2 };
       }
       if (method === 'logs/list') return { total: 2, calls: [call(8, 'chat'), call(7, 'routing')] };
+      if (method === 'chat/ask') return { runId: 'chat-9', conversationId: input.conversationId };
+      if (method === 'chat/history') return { conversations: [], messages: [] };
+      if (method === 'chat/pipelines') return pipelines('default');
+      if (method === 'chat/setDefaultPipeline') {
+        if (input.pipeline === 'broken') throw new AppError('VALIDATION', 'The chat pipeline "broken" cannot be the default of shop: refused');
+        return { ...pipelines((input.pipeline as string | null) ?? 'default'), repo: { id: 'shop' } };
+      }
       throw new AppError('UNSUPPORTED', `not in this test: ${method}`);
     }) as Client['call'],
     subscribe: () => () => {},
   });
-  useChatStore.setState({ repoId: 'shop', conversationId: 'c-a', conversations: [summary('c-a', 'A'), summary('c-b', 'B')], turns: [pendingTurn('q')], error: null, callsByRun: {} });
+  useChatStore.setState({ repoId: 'shop', conversationId: 'c-a', conversations: [summary('c-a', 'A'), summary('c-b', 'B')], turns: [pendingTurn('q')], error: null, callsByRun: {}, pipelines: null, pipeline: null, language: 'auto', pipelineError: null, draft: '' });
 });
 
 describe('chat store: conversations', () => {
@@ -58,5 +66,54 @@ describe('chat store: conversations', () => {
     expect(useChatStore.getState().callsByRun['chat-1']).toEqual({ calls: [call(7, 'routing'), call(8, 'chat')] });
     await useChatStore.getState().loadCalls('chat-1', true);
     expect(calls).toHaveLength(2);
+  });
+});
+
+describe('chat store: pipeline and language of a conversation', () => {
+  const ask = () => calls.filter((c) => c.method === 'chat/ask').at(-1)!.input;
+
+  it("asks with the repository's default pipeline until one is chosen; the conversation keeps the one it ran", async () => {
+    useChatStore.setState({ turns: [], pipelines: pipelines('team') });
+    useChatStore.getState().setDraft('Where?');
+    await useChatStore.getState().ask('shop');
+    expect(ask()).toEqual({ repoId: 'shop', question: 'Where?', conversationId: 'c-a', mode: 'auto', pipeline: 'team' });
+    expect(useChatStore.getState().pipeline).toBe('team');
+    // A later change of the default does not move this conversation.
+    useChatStore.setState({ pipelines: pipelines('default'), turns: [] });
+    useChatStore.getState().setDraft('And?');
+    await useChatStore.getState().ask('shop');
+    expect(ask()).toMatchObject({ pipeline: 'team' });
+    // A new conversation starts on the default again.
+    useChatStore.getState().newConversation();
+    expect(chatSelectors.pipeline(useChatStore.getState())).toBe('default');
+  });
+
+  it('sends a chosen language and none for auto; before the pipelines are read the engine picks the pipeline', async () => {
+    useChatStore.setState({ turns: [] });
+    useChatStore.getState().setLanguage('pl');
+    useChatStore.getState().setDraft('Gdzie?');
+    await useChatStore.getState().ask('shop');
+    expect(ask()).toEqual({ repoId: 'shop', question: 'Gdzie?', conversationId: 'c-a', mode: 'auto', language: 'pl' });
+    useChatStore.setState({ turns: [] });
+    useChatStore.getState().setLanguage('auto');
+    useChatStore.getState().setDraft('Where?');
+    await useChatStore.getState().ask('shop');
+    expect(ask()).not.toHaveProperty('language');
+  });
+
+  it('opening a conversation takes up its pipeline and language', async () => {
+    useChatStore.setState({ conversations: [{ ...summary('c-b', 'B'), pipeline: 'team', language: 'pl' }, summary('c-c', 'C')], pipelines: pipelines('default') });
+    await useChatStore.getState().open('shop', 'c-b');
+    expect(useChatStore.getState()).toMatchObject({ conversationId: 'c-b', pipeline: 'team', language: 'pl' });
+    await useChatStore.getState().open('shop', 'c-c');
+    expect(useChatStore.getState()).toMatchObject({ conversationId: 'c-c', pipeline: null, language: 'auto' });
+  });
+
+  it("making a pipeline the repository's default updates the list; a refusal is kept as the pipeline error", async () => {
+    await useChatStore.getState().setDefaultPipeline('shop', 'team');
+    expect(useChatStore.getState().pipelines).toEqual(pipelines('team'));
+    await useChatStore.getState().setDefaultPipeline('shop', 'broken');
+    expect(useChatStore.getState().pipelines).toEqual(pipelines('team'));
+    expect(useChatStore.getState().pipelineError).toEqual({ code: 'VALIDATION', message: 'The chat pipeline "broken" cannot be the default of shop: refused' });
   });
 });

@@ -1,5 +1,5 @@
 import { create } from 'zustand';
-import type { ChatMode, ConversationExport, ConversationSummary } from '../../../../shared/contract/chat';
+import type { ChatMode, ChatPipelines, ConversationExport, ConversationSummary } from '../../../../shared/contract/chat';
 import type { ModelCallSummary } from '../../../../shared/contract/logs';
 import { client } from '../../lib/client';
 import { toOpError, type OpError } from '../../lib/errors';
@@ -19,11 +19,27 @@ interface ChatState {
   models: { routing: string | null; chat: string | null } | null;
   /** In-flight turns of conversations not shown (several chats at once), by conversation. */
   background: BackgroundTurns;
+  /** The repository's pipelines, refused ones and default (null: not read yet). */
+  pipelines: ChatPipelines | null;
+  /** The pipeline chosen for the conversation shown (null: the repository's default). */
+  pipeline: string | null;
+  /** `auto` (detected offline per question) or the ISO 639-1 code chosen for the conversation. */
+  language: string;
+  /** Why the repository's pipelines could not be read or its default not changed. */
+  pipelineError: OpError | null;
 }
 
 interface ChatActions {
   setDraft(draft: string): void;
   setMode(mode: ChatMode): void;
+  /** Choose the pipeline of the conversation shown. */
+  setPipeline(name: string): void;
+  /** Choose the language of the conversation shown (`auto`: detected). */
+  setLanguage(language: string): void;
+  /** Read the repository's pipelines again (their files are validated on every read). */
+  loadPipelines(repoId: string): Promise<void>;
+  /** Make a pipeline the repository's default for new conversations (null: the built-in one). */
+  setDefaultPipeline(repoId: string, name: string | null): Promise<void>;
   /** Load the repository's conversations (a new one is started when the repository changes). */
   load(repoId: string): Promise<void>;
   open(repoId: string, conversationId: string): Promise<void>;
@@ -56,10 +72,35 @@ export const useChatStore = create<ChatState & ChatActions>()((set, get) => ({
   callsByRun: {},
   models: null,
   background: {},
+  pipelines: null,
+  pipeline: null,
+  language: 'auto',
+  pipelineError: null,
   setDraft: (draft) => set({ draft }),
   setMode: (mode) => set({ mode }),
+  setPipeline: (pipeline) => set({ pipeline }),
+  setLanguage: (language) => set({ language }),
+  loadPipelines: async (repoId) => {
+    try {
+      const pipelines = await client().call('chat/pipelines', { repoId });
+      if (get().repoId === repoId) set({ pipelines, pipelineError: null });
+    } catch (error) {
+      set({ pipelineError: toOpError(error) });
+    }
+  },
+  setDefaultPipeline: async (repoId, name) => {
+    try {
+      const { repo: _repo, ...pipelines } = await client().call('chat/setDefaultPipeline', { repoId, pipeline: name });
+      if (get().repoId === repoId) set({ pipelines, pipelineError: null });
+    } catch (error) {
+      set({ pipelineError: toOpError(error) });
+    }
+  },
   load: async (repoId) => {
-    if (get().repoId !== repoId) set({ repoId, turns: [], conversationId: newConversationId(), error: null, background: {} });
+    if (get().repoId !== repoId) {
+      set({ repoId, turns: [], conversationId: newConversationId(), error: null, background: {}, pipelines: null, pipeline: null, pipelineError: null });
+    }
+    void get().loadPipelines(repoId);
     try {
       const { conversations } = await client().call('chat/history', { repoId });
       if (get().repoId === repoId) set({ conversations });
@@ -75,20 +116,24 @@ export const useChatStore = create<ChatState & ChatActions>()((set, get) => ({
       const { messages } = await client().call('chat/history', { repoId, conversationId });
       set((s) => {
         const left = s.conversationId === conversationId ? s.background : leaveConversation(s.background, s.conversationId, s.turns);
-        return { conversationId, ...reopenConversation(left, conversationId, turnsFromMessages(messages)), error: null };
+        // The conversation goes on with the pipeline and language its latest turn used.
+        const kept = s.conversations.find((c) => c.conversationId === conversationId);
+        return { conversationId, ...reopenConversation(left, conversationId, turnsFromMessages(messages)), error: null, pipeline: kept?.pipeline ?? null, language: kept?.language ?? 'auto' };
       });
     } catch (error) {
       set({ error: toOpError(error) });
     }
   },
-  newConversation: () => set((s) => ({ background: leaveConversation(s.background, s.conversationId, s.turns), conversationId: newConversationId(), turns: [], error: null })),
+  // A new conversation starts on the repository's default pipeline; the language stays as chosen.
+  newConversation: () => set((s) => ({ background: leaveConversation(s.background, s.conversationId, s.turns), conversationId: newConversationId(), turns: [], error: null, pipeline: null })),
   ask: async (repoId) => {
-    const { draft, mode, conversationId, turns } = get();
+    const { draft, mode, conversationId, turns, language } = get();
     const question = draft.trim();
     if (!question || turns.some(isInFlight)) return;
-    set({ draft: '', turns: [...turns, pendingTurn(question)], error: null });
+    const pipeline = chatSelectors.pipeline(get());
+    set({ draft: '', turns: [...turns, pendingTurn(question)], error: null, ...(pipeline ? { pipeline } : {}) });
     try {
-      const { runId } = await client().call('chat/ask', { repoId, question, conversationId, mode });
+      const { runId } = await client().call('chat/ask', { repoId, question, conversationId, mode, ...(pipeline ? { pipeline } : {}), ...(language !== 'auto' ? { language } : {}) });
       set((s) => ({ turns: updateLast(s.turns, (t) => ({ ...t, runId: t.runId ?? runId })) }));
     } catch (error) {
       const e = toOpError(error);
@@ -108,7 +153,7 @@ export const useChatStore = create<ChatState & ChatActions>()((set, get) => ({
       await client().call('chat/delete', { repoId, conversationId });
       set((s) => ({
         conversations: s.conversations.filter((c) => c.conversationId !== conversationId),
-        ...(s.conversationId === conversationId ? { conversationId: newConversationId(), turns: [] } : {}),
+        ...(s.conversationId === conversationId ? { conversationId: newConversationId(), turns: [], pipeline: null } : {}),
         error: null,
       }));
     } catch (error) {
@@ -165,3 +210,9 @@ export const useChatStore = create<ChatState & ChatActions>()((set, get) => ({
     return () => stops.forEach((stop) => stop());
   },
 }));
+
+/** Named reads of the chat store. */
+export const chatSelectors = {
+  /** The pipeline the next question runs: the one chosen for the conversation, else the repository's default (null: not known yet, the engine decides). */
+  pipeline: (s: ChatState): string | null => s.pipeline ?? s.pipelines?.defaultPipeline ?? null,
+};
