@@ -74,7 +74,7 @@ function PipelinePicker(props: { repoId: string; pipelines: ChatPipelines | null
           {pipelines.pipelines.map((p) => (
             <option key={p.name} value={p.name} title={`${p.file}${p.warnings.length ? `\n${p.warnings.join('\n')}` : ''}`}>
               {p.name}
-              {p.name === pipelines.defaultPipeline ? ' (default)' : ''}
+              {/^resources[\\/]/.test(p.file) ? ' (built-in)' : p.name === pipelines.defaultPipeline ? ' (repository default)' : ''}
               {p.lineage.length > 1 ? ` · extends ${p.lineage.slice(0, -1).join(' → ')}` : ''}
             </option>
           ))}
@@ -104,7 +104,7 @@ function PipelineProblems(props: { pipelines: ChatPipelines }) {
   const { refused, chosenDefault } = props.pipelines;
   if (!refused.length && !chosenDefault) return null;
   return (
-    <div className="chat-pipeline-problems" aria-label="Refused pipelines">
+    <div className="chat-pipeline-problems" role="group" aria-label="Refused pipelines">
       {chosenDefault ? (
         <p className="error-text">
           The repository&apos;s default pipeline “{chosenDefault.name}” cannot be used now ({chosenDefault.problem}); new conversations use the built-in default.
