@@ -104,6 +104,12 @@ test.describe('Chat pickers (cra serve, loopback model server)', () => {
       await main.getByRole('navigation', { name: 'Conversations' }).getByRole('button', { name: 'Where is the discount computed?' }).click();
       await expect(main.getByTestId('chat-turn')).toHaveCount(2);
       await expect(picker).toHaveValue('team');
+
+      // A fixed file is read again when the picker is opened: the pipeline can be chosen, its error is gone.
+      writeFileSync(join(repo.dir, '.cleanroom', 'pipelines', 'broken.yaml'), BROKEN.replace('on_retrieve: search', 'on_retrieve: retrieve'));
+      await picker.focus();
+      await expect(picker.locator('option')).toHaveText(['default (built-in)', 'broken · extends default', 'team · extends default']);
+      await expect(main.getByTestId('chat-pipeline-problem')).toHaveCount(0);
       expect(pageErrors).toEqual([]);
     } finally {
       await served.stop();

@@ -145,7 +145,7 @@ function LanguagePicker() {
     <label>
       Language{' '}
       <select aria-label="Language" value={language} onChange={(e) => setLanguage(e.target.value)} title="Other than English, the question is translated in and the answer back (both calls in the trace)">
-        <option value="auto">auto (detected{detected !== undefined ? `: ${detected === null ? 'unsure, not translated' : languageLabel(detected)}` : ''})</option>
+        <option value="auto">auto (detected{detected !== undefined ? `: ${detected === null ? 'unsure' : languageLabel(detected)}` : ''})</option>
         {codes.map((code) => (
           <option key={code} value={code}>
             {languageLabel(code)} ({code})
