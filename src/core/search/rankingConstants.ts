@@ -72,6 +72,23 @@ export const FILE_BM25 = {
   codeOnly: 1,
 } as const;
 
+/**
+ * The history ranker (`history.ts`): files changed by past commits whose messages read like the
+ * query, fused late like whole-file BM25.
+ */
+export const HISTORY = {
+  /** Share of the best final score that the best history match adds; 0 turns the ranker off. */
+  share: 0.45,
+  /** Best-matching past commits considered. */
+  commits: 30,
+  /** Commits that changed more paths than this are left out (mass refactors, releases). */
+  maxFiles: 50,
+  /** A commit's weight per file is divided by (paths it changed)^sizePower. */
+  sizePower: 0.5,
+  /** Distinct query words matched against the messages, the first of the text. */
+  maxTerms: 64,
+} as const;
+
 /** The reciprocal rank fusion constant of Cormack et al. (hybrid mode); it damps the weight of the very first ranks. */
 export const RRF_K = 60;
 
@@ -134,7 +151,7 @@ export const NAME_MATCH = {
 // share 0.8 with decay 0.5).
 
 /** The tunable groups of this file, by name, for {@link overrideRanking}. */
-const TUNABLE = { CHUNK_WEIGHTS, PATH_WEIGHTS, KEYWORD, COMMON_TERMS, FILE_BM25, GRAPH, KIND_PRIOR, NAME_MATCH } as const;
+const TUNABLE = { CHUNK_WEIGHTS, PATH_WEIGHTS, KEYWORD, COMMON_TERMS, FILE_BM25, HISTORY, GRAPH, KIND_PRIOR, NAME_MATCH } as const;
 
 /** Partial values per group, e.g. `{ GRAPH: { testDemotion: 0.5 } }`. */
 export type RankingOverrides = { [G in keyof typeof TUNABLE]?: { [K in keyof (typeof TUNABLE)[G]]?: number } };
