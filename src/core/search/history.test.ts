@@ -70,7 +70,7 @@ describe('history ranker (past commits like the task)', () => {
       const kb = KnowledgeBase.of(db);
       const ranking = historyRanking(kb, parseQuery('compress server sent events'));
       const byPath = new Map([...ranking].map(([id, hit]) => [kb.searchIndex.pathOf(id), hit]));
-      // With the limit raised the mass commit counts, each of its 60 files at 1/√60 of its share.
+      // With the limit raised the mass commit counts, each of its 60 files at 1/60 of its share.
       expect(byPath.get('app/generated/g0.py')?.score).toBeGreaterThan(0);
       expect(byPath.get('app/generated/g0.py')!.score).toBeLessThan(byPath.get('app/middleware/stream.py')!.score / 4);
     } finally {

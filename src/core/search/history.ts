@@ -48,26 +48,28 @@ export function historyRanking(kb: KnowledgeBase, query: ParsedQuery): Map<numbe
 
 /**
  * Fuse the history ranker into a finished ranking the way whole-file BM25 is fused: each file
- * gains its history share × `HISTORY.share` × the best score in the ranking × its prior (tests and
- * docs stay demoted). Files only this ranker finds enter the ranking; a strong share is given as a
+ * gains its history score × its prior (tests and docs stay demoted) as a share of the best such
+ * product × `HISTORY.share` × the best score in the ranking. The share is taken after the prior: a
+ * changelog or CI file that every commit touches would otherwise be the best match and squash the
+ * code files' shares. Files only this ranker finds enter the ranking; a strong share is given as a
  * reason naming the best matching past commit.
  */
 export function applyHistory(kb: KnowledgeBase, query: ParsedQuery, files: Map<number, FileHit>, prior: FilePrior): void {
   const history = historyRanking(kb, query);
-  if (history.size === 0) return;
+  const weighted = new Map([...history].map(([fileId, hit]) => [fileId, hit.score * prior(fileId)]));
+  const best = Math.max(0, ...weighted.values());
+  if (best <= 0) return;
   const top = Math.max(0, ...[...files.values()].map((f) => f.score)) || 1;
   for (const [fileId, hit] of history) {
+    const share = weighted.get(fileId)! / best;
     let file = files.get(fileId);
     if (!file) {
       file = { fileId, score: 0, chunks: [], why: [] };
       files.set(fileId, file);
     }
-    file.score += top * HISTORY.share * hit.score * prior(fileId);
-    if (hit.score >= KEYWORD.reasonShare) {
-      file.why.push({
-        kind: 'past-commits',
-        detail: { score: round(hit.score), commits: hit.commits, sha: hit.best.sha, message: firstLine(hit.best.message) },
-      });
+    file.score += top * HISTORY.share * share;
+    if (share >= KEYWORD.reasonShare) {
+      file.why.push({ kind: 'past-commits', detail: { score: round(share), commits: hit.commits, sha: hit.best.sha, message: firstLine(hit.best.message) } });
     }
   }
 }
