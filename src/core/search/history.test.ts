@@ -16,6 +16,7 @@ const FILES: Record<string, string> = {
   'app/middleware/stream.py': 'class StreamMiddleware:\n    def __call__(self, scope):\n        return self.app(scope)\n',
   'app/routing.py': 'def route(path):\n    """Route a request to its handler by path."""\n    return path\n',
   'app/requests.py': 'class Request:\n    """An incoming request and its event stream."""\n    def body(self):\n        return b""\n',
+  'CHANGES.md': '# Changes\n',
 };
 
 describe('history ranker (past commits like the task)', () => {
@@ -28,6 +29,7 @@ describe('history ranker (past commits like the task)', () => {
     repo.writeFiles(FILES);
     repo.commit('initial');
     repo.write('app/middleware/stream.py', `${FILES['app/middleware/stream.py']}# passthrough\n`);
+    repo.write('CHANGES.md', '# Changes\n\n- Event streams pass through uncompressed.\n');
     streamSha = repo.commit('Do not compress server sent event streams\n\nThe body of an event stream must reach the client at once.');
     // A mass change whose message shares the words: 60 files, over HISTORY.maxFiles.
     for (let i = 0; i < 60; i++) repo.write(`app/generated/g${i}.py`, `VALUE_${i} = ${i}\n`);
@@ -50,6 +52,10 @@ describe('history ranker (past commits like the task)', () => {
     expect(stream).toBeDefined();
     const reason = stream!.why.find((w) => w.kind === 'past-commits');
     expect(reason).toEqual({ kind: 'past-commits', detail: { score: 1, commits: 1, sha: streamSha, message: 'Do not compress server sent event streams' } });
+    // The changelog changed in the same commit, but past commits say nothing of a file every commit touches.
+    const changes = results.find((r) => r.path === 'CHANGES.md');
+    expect(changes?.why.map((w) => w.kind)).toContain('text-match');
+    expect(changes!.why.some((w) => w.kind === 'past-commits')).toBe(false);
     // The mass commit shared the words but changed more than HISTORY.maxFiles paths: none of its files come in by it.
     expect(results.some((r) => r.path.startsWith('app/generated/'))).toBe(false);
   });

@@ -47,21 +47,20 @@ export function historyRanking(kb: KnowledgeBase, query: ParsedQuery): Map<numbe
 }
 
 /**
- * Fuse the history ranker into a finished ranking the way whole-file BM25 is fused: each file
- * gains its history score × its prior (tests and docs stay demoted) as a share of the best such
- * product × `HISTORY.share` × the best score in the ranking. The share is taken after the prior: a
- * changelog or CI file that every commit touches would otherwise be the best match and squash the
- * code files' shares. Files only this ranker finds enter the ranking; a strong share is given as a
- * reason naming the best matching past commit.
+ * Fuse the history ranker into a finished ranking the way whole-file BM25 is fused, over the files
+ * the query wants (prior 1: code, and tests, docs or configuration only when the query asks for
+ * them): a changelog, a CI file or a test changes with nearly every commit, so past commits say
+ * nothing about them. Each such file gains its history score as a share of the best such file ×
+ * `HISTORY.share` × the best score in the ranking; files only this ranker finds enter the ranking;
+ * a strong share is given as a reason naming the best matching past commit.
  */
 export function applyHistory(kb: KnowledgeBase, query: ParsedQuery, files: Map<number, FileHit>, prior: FilePrior): void {
-  const history = historyRanking(kb, query);
-  const weighted = new Map([...history].map(([fileId, hit]) => [fileId, hit.score * prior(fileId)]));
-  const best = Math.max(0, ...weighted.values());
+  const wanted = [...historyRanking(kb, query)].filter(([fileId]) => prior(fileId) >= 1);
+  const best = Math.max(0, ...wanted.map(([, hit]) => hit.score));
   if (best <= 0) return;
   const top = Math.max(0, ...[...files.values()].map((f) => f.score)) || 1;
-  for (const [fileId, hit] of history) {
-    const share = weighted.get(fileId)! / best;
+  for (const [fileId, hit] of wanted) {
+    const share = hit.score / best;
     let file = files.get(fileId);
     if (!file) {
       file = { fileId, score: 0, chunks: [], why: [] };
