@@ -53,6 +53,17 @@ export interface DefinitionRow {
   endLine: number;
 }
 
+/** A past commit whose message matched a query (`score`: BM25 made positive, higher is better). */
+export interface CommitMatch {
+  sha: string;
+  message: string;
+  score: number;
+  /** How many paths the commit changed, files since deleted included. */
+  paths: number;
+  /** The files of the index among them. */
+  fileIds: number[];
+}
+
 /** The lines and names of a chunk (`text` is '' when read without it). */
 export interface ChunkLines {
   start_line: number;
@@ -120,6 +131,7 @@ export class SearchIndex {
   private chunked: { dataVersion: number; files: ChunkedFile[] } | undefined;
   private helpers = false;
   private tfCache: { dataVersion: number; terms: Map<string, TermFrequencies>; rows: number } | undefined;
+  private commitMessages: number | undefined;
 
   constructor(
     private readonly db: Db,
@@ -320,6 +332,29 @@ export class SearchIndex {
       this.chunked = { dataVersion, files: rows.map((r) => ({ id: r.id, size: Math.max(1, r.size), path: r.path, language: r.language, isTest: r.isTest === 1 })) };
     }
     return this.chunked.files;
+  }
+
+  /**
+   * Past commits whose message matches an FTS5 `expression` (unstemmed words; the table stems them
+   * as it stems the messages), best first, at most `limit`. The messages are put into a temporary
+   * FTS5 table of this connection on first use and again after another connection committed.
+   */
+  similarCommits(expression: string, limit: number): CommitMatch[] {
+    const { dataVersion } = this.searchStats();
+    if (this.commitMessages !== dataVersion) {
+      this.db.exec(`create virtual table if not exists temp.cra_commit_messages using fts5(sha unindexed, message, tokenize='porter unicode61');
+                    delete from temp.cra_commit_messages;
+                    insert into temp.cra_commit_messages(sha, message) select sha, message from commits;`);
+      this.commitMessages = dataVersion;
+    }
+    const rows = this.sql
+      .rowsOf('select sha, message, -bm25(cra_commit_messages) as score from temp.cra_commit_messages where cra_commit_messages match ? order by bm25(cra_commit_messages) limit ?')
+      .all(expression, limit) as Array<{ sha: string; message: string; score: number }>;
+    const paths = this.sql.rowsOf('select fc.path as path, f.id as fileId from file_commits fc left join files f on f.path = fc.path where fc.sha = ?');
+    return rows.map((r) => {
+      const changed = paths.all(r.sha) as Array<{ path: string; fileId: number | null }>;
+      return { ...r, paths: changed.length, fileIds: changed.flatMap((c) => (c.fileId === null ? [] : [c.fileId])) };
+    });
   }
 
   /** This connection's temporary helper tables, created once (allowed on read-only connections too). */

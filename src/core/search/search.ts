@@ -10,6 +10,7 @@ import { createDefaultEmbedder, wordsForEmbedding, type Embedder } from './embed
 import { reciprocalRankFusion } from './fusion';
 import { kindPrior } from './fileKinds';
 import { applyFileBm25 } from './fileBm25';
+import { applyHistory } from './history';
 import { applyDefinitions, applyNeighbours, applyPrior, testPrior, type DefinitionHit } from './graph';
 import { keywordFileRanking, type FileHit } from './keyword';
 import { applyNamedFiles } from './nameMatch';
@@ -104,6 +105,7 @@ export async function searchWithMode(target: SearchTarget, query: string, option
   const graphTop = Math.max(0, ...[...files.values()].map((f) => f.score));
   // Whole-file BM25 joins last, as a ranker of its own beside the chunk evidence and the graph.
   applyFileBm25(kb, parsed, files, prior, named);
+  applyHistory(kb, parsed, files, prior);
   return { results: finish(index, files, parsed, definitions, limit, graphTop), mode, terms, ...coverage };
 }
 

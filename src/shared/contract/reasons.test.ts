@@ -26,6 +26,7 @@ const EXAMPLES: Reason[] = [
   { kind: 'refilter', detail: { kept: true, model: 'qwen3:4b' } },
   { kind: 'demoted', detail: { fullTokens: 420 } },
   { kind: 'over-budget', detail: { tokens: 300, left: 12 } },
+  { kind: 'past-commits', detail: { score: 0.7, commits: 2, sha: '3f2a9c1d0e', message: 'Do not compress server sent events' } },
 ];
 
 describe('reasons', () => {
@@ -67,7 +68,9 @@ describe('reasons', () => {
       'kept by the budget re-filter (qwen3:4b)',
       'signature only (full source, 420 tokens, did not fit)',
       'over budget (needs 300 tokens, 12 left)',
+      'changed by 2 past commits like the task (best: 3f2a9c1d “Do not compress server sent events”)',
     ]);
+    expect(formatReason(EXAMPLES.at(-1)!, { compact: true })).toBe('changed by similar commits (2)');
     const neighbours = EXAMPLES.slice(4, 8);
     expect(formatReasons(neighbours, { compact: true })).toBe('defines load_config · imported by main.py · imports config.py · changes with tax.toml (4 commits)');
     expect(formatReasons(neighbours)).toBe('defines load_config; imported by app/main.py; imports app/config.py; changes with conf/tax.toml (4 commits)');

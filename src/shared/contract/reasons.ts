@@ -20,6 +20,11 @@ export const reasonSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('path-match'), detail: z.object({ score: share }) }),
   /** The whole-file BM25 ranker (only a strong share: ≥ 0.5 of the best file). */
   z.object({ kind: z.literal('file-text-match'), detail: z.object({ score: share }) }),
+  /**
+   * Past commits whose messages read like the query changed the file (`commits` of them; `score`: its
+   * share of the best such file); `sha` and `message` (subject line) are the best matching one.
+   */
+  z.object({ kind: z.literal('past-commits'), detail: z.object({ score: share, commits: z.number().int().min(1), sha: z.string().min(1), message: z.string() }) }),
   /** Vector similarity of the file's best chunk to the query (cosine, −1..1). */
   z.object({ kind: z.literal('semantic-match'), detail: z.object({ similarity: z.number().min(-1).max(1) }) }),
   /** The file defines a symbol the query names. */
@@ -76,7 +81,7 @@ export type ReasonOf<K extends ReasonKind> = Extract<Reason, { kind: K }>;
 export const REASON_KINDS = reasonSchema.options.map((o) => o.shape.kind.value) as readonly ReasonKind[];
 
 /** The kinds search produces; the others are reserved for retrieval and chat. */
-export const SEARCH_REASON_KINDS = ['text-match', 'path-match', 'file-text-match', 'semantic-match', 'definition', 'imported-by', 'imports', 'co-change', 'named-in-task'] as const satisfies readonly ReasonKind[];
+export const SEARCH_REASON_KINDS = ['text-match', 'path-match', 'file-text-match', 'past-commits', 'semantic-match', 'definition', 'imported-by', 'imports', 'co-change', 'named-in-task'] as const satisfies readonly ReasonKind[];
 
 /** True for the kinds that only relate a file to another hit (graph neighbours), not to the query itself. */
 export function isNeighbourReason(reason: Reason): boolean {
@@ -106,6 +111,10 @@ export function formatReason(reason: Reason, options: { compact?: boolean } = {}
       return 'path match';
     case 'file-text-match':
       return 'whole-file text match';
+    case 'past-commits':
+      return options.compact
+        ? `changed by similar commits (${reason.detail.commits})`
+        : `changed by ${reason.detail.commits} past commit${reason.detail.commits === 1 ? '' : 's'} like the task (best: ${reason.detail.sha.slice(0, 8)} “${reason.detail.message}”)`;
     case 'semantic-match':
       return options.compact ? 'semantic match' : `semantic match (${reason.detail.similarity.toFixed(2)})`;
     case 'definition':
