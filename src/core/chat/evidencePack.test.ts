@@ -190,9 +190,14 @@ describe('a chat turn with the default pipeline', () => {
     expect(round.excerpts).toBe(sent.filter((s) => s.excerpt).length);
     expect(sent.filter((s) => !s.excerpt).length).toBeGreaterThan(0);
     expect(sent.length).toBeGreaterThan(12);
-    // The answer model reads the excerpts' lines.
+    // The answer model reads the bodies, then the excerpts' lines under a heading of their own.
     const excerpt = sent.find((s) => s.excerpt)!;
-    expect(answerPrompts()[0]).toContain(`[Source: ${excerpt.path}:${excerpt.startLine}-${excerpt.endLine}]`);
+    const body = sent.find((s) => !s.excerpt)!;
+    const prompt = answerPrompts()[0]!;
+    const more = prompt.indexOf('## More files that may matter');
+    expect(prompt.indexOf(`[Source: ${body.path}:${body.startLine}-${body.endLine}]`)).toBeGreaterThan(prompt.indexOf('## Evidence'));
+    expect(prompt.indexOf(`[Source: ${body.path}:${body.startLine}-${body.endLine}]`)).toBeLessThan(more);
+    expect(prompt.indexOf(`[Source: ${excerpt.path}:${excerpt.startLine}-${excerpt.endLine}]`)).toBeGreaterThan(more);
     const walked = await evidenceBeforeAnswer(deps(pipeline('default')), input('pack-walk'));
     expect(walked.evidence.map((e) => `${e.path}:${e.startLine}-${e.endLine}`)).toEqual(sent.map((s) => `${s.path}:${s.startLine}-${s.endLine}`));
   });

@@ -233,9 +233,16 @@ export function trimEvidence(evidence: readonly ChatEvidence[], budget: number):
   return { evidence: kept, tokens, left };
 }
 
-/** Evidence of an earlier round and a new one, without repeating the same lines (the earlier first). */
+/**
+ * Evidence of an earlier round and a new one, without repeating the same lines (the earlier first).
+ * A body takes the place of an earlier excerpt of its lines: a follow-up that asked for the file gets it.
+ */
 export function mergeEvidence(earlier: readonly ChatEvidence[], later: readonly ChatEvidence[]): ChatEvidence[] {
   const out = [...earlier];
-  for (const e of later) if (!out.some((o) => o.path === e.path && o.startLine <= e.endLine && e.startLine <= o.endLine)) out.push(e);
+  for (const e of later) {
+    const at = out.findIndex((o) => o.path === e.path && o.startLine <= e.endLine && e.startLine <= o.endLine);
+    if (at < 0) out.push(e);
+    else if (out[at]!.excerpt && !e.excerpt) out[at] = e;
+  }
   return out;
 }

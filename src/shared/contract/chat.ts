@@ -151,7 +151,7 @@ export interface ChatTraceRound {
   expansion: { seeds: number; added: number; depth: number; decay: number; maxNodes: number; edges: string[]; byEdge: Record<string, number> };
   /** Re-ranking of the fused pool (when the pipeline turns it on): which method ran, over how many candidates, and why a fallback ran. */
   rerank?: ChatTraceRerank;
-  /** Node bodies fetched by identity. */
+  /** Pieces fetched by identity: bodies, and excerpts when the pipeline packs them. */
   fetched: number;
   /** Of the pieces fetched, how many are excerpts (files past the bodies the budget holds). */
   excerpts?: number;
