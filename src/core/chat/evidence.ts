@@ -27,8 +27,14 @@ export interface TurnEvidence {
   round: ChatTraceRound | undefined;
   /** The search hits taken as seeds, best first. */
   seeds: GraphNode[];
+  /** Search hits past the seeds (sent as excerpts at most), best first. */
+  extraHits: GraphNode[];
   /** The nodes after graph expansion, best first. */
   nodes: GraphNode[];
+  /** Neighbours the node cap left out, best first. */
+  spare: GraphNode[];
+  /** Nodes and files past them that the pack left out for the budget. */
+  left: GraphNode[];
   /** Every body fetched. */
   fetched: ChatEvidence[];
   /** The evidence sent (or summarized) to the answer model. */
@@ -73,7 +79,10 @@ export async function evidenceBeforeAnswer(deps: TurnDeps, input: TurnInput): Pr
     intent: state.plan?.intent ?? 'SEARCH',
     round: state.rounds[0],
     seeds: state.seeds ?? [],
+    extraHits: state.extraHits ?? [],
     nodes: state.nodes ?? [],
+    spare: state.spare ?? [],
+    left: state.left ?? [],
     fetched: state.pool,
     evidence: state.evidence,
     budget,

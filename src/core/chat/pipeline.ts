@@ -86,6 +86,20 @@ export const pipelineSettingsSchema = z.strictObject({
     })
     .prefault({}),
   node_text_fetch_top_n: z.number().int().min(1).max(100).default(12),
+  /**
+   * Files past the bodies go as excerpts while the evidence fits max_context_tokens (evidencePack.ts):
+   * `lines` around the line that matters (0: bodies only); bodies take at most `body_share` of the
+   * budget; the files are the nodes past the bodies, then `extra_hits` search hits past the seeds and
+   * `extra_neighbours` neighbours the node cap left out.
+   */
+  excerpts: z
+    .strictObject({
+      lines: z.number().int().min(0).max(40).default(0),
+      body_share: z.number().gt(0).max(1).default(1),
+      extra_hits: z.number().int().min(0).max(100).default(0),
+      extra_neighbours: z.number().int().min(0).max(100).default(0),
+    })
+    .prefault({}),
   /** Summaries of the summary tree (RAPTOR) sent ahead of the evidence: at most top_k, similarity ≥ min_score (top_k 0: none). */
   summaries: z
     .strictObject({

@@ -32,9 +32,13 @@ export function answerPrompt(
   if (options.summary !== undefined) {
     parts.push('## Evidence (condensed for the question)', options.summary, '', `Sources: ${evidence.map((e) => `[${e.path}:${e.startLine}-${e.endLine}]`).join(' ')}`);
   } else {
+    // Files sent as a few lines go after the bodies, under a heading that says how to get more of them.
+    const bodies = evidence.filter((e) => !e.excerpt);
+    const excerpts = evidence.filter((e) => e.excerpt);
     parts.push('## Evidence');
     if (evidence.length === 0) parts.push('(none: no file of the repository matched)');
-    else parts.push(formatEvidence(evidence));
+    else if (bodies.length > 0) parts.push(formatEvidence(bodies));
+    if (excerpts.length > 0) parts.push('', '## More files that may matter (a few lines each; ask for more of one with [Requesting data on:])', formatEvidence(excerpts));
   }
   if (options.requests?.length) parts.push('', '## Your earlier requests (searched; their results are in the evidence)', ...options.requests.map((r) => `- ${r}`));
   parts.push('', '## Question', question);

@@ -127,4 +127,15 @@ describe('retrieval for chat', () => {
     const c = { ...a, path: 'c.py' };
     expect(mergeEvidence([a], [b, c]).map((e) => e.path)).toEqual(['a.py', 'c.py']);
   });
+
+  it('a body of a later round takes the place of an earlier excerpt of its lines; an excerpt never replaces a body', () => {
+    const excerpt = { path: 'a.py', startLine: 6, endLine: 11, score: 1, role: 'seed' as const, excerpt: true, why: [], text: 'six lines' };
+    const other = { ...excerpt, path: 'b.py' };
+    const body = { path: 'a.py', startLine: 1, endLine: 40, score: 2, role: 'seed' as const, why: [], text: 'the body' };
+    expect(mergeEvidence([excerpt, other], [body]).map((e) => [e.path, e.text])).toEqual([
+      ['a.py', 'the body'],
+      ['b.py', 'six lines'],
+    ]);
+    expect(mergeEvidence([body], [excerpt])).toEqual([body]);
+  });
 });

@@ -72,8 +72,22 @@ const SYMBOLS_PER_NODE = 3;
  * call edge is anchored at the symbol on the other end, so its body is fetched by identity.
  */
 export function expand(kb: KnowledgeBase, seeds: GraphNode[], plan: ExpansionPlan): GraphNode[] {
+  return expandGraph(kb, seeds, plan).nodes;
+}
+
+/** The evidence graph after expansion: the nodes within the cap, and the neighbours the cap left out. */
+export interface ExpandedGraph {
+  /** Seeds and neighbours within `maxNodes`, best first. */
+  nodes: GraphNode[];
+  /** Neighbours the walk reached but the node cap left out (not walked further), best first. */
+  spare: GraphNode[];
+}
+
+/** {@link expand}, keeping the neighbours the node cap left out (`spare`). */
+export function expandGraph(kb: KnowledgeBase, seeds: GraphNode[], plan: ExpansionPlan): ExpandedGraph {
   const allowed = new Set<EdgeKind>(plan.edges ?? EDGE_KINDS);
   const nodes = new Map<number, GraphNode>();
+  const spare = new Map<number, GraphNode>();
   for (const seed of seeds.slice(0, plan.maxNodes)) nodes.set(seed.fileId, seed);
   let frontier = [...nodes.values()];
   for (let level = 1; level <= plan.depth && frontier.length > 0; level++) {
@@ -97,12 +111,22 @@ export function expand(kb: KnowledgeBase, seeds: GraphNode[], plan: ExpansionPla
       };
       neighboursOf(kb, parent, allowed).forEach(reach);
     }
-    const room = plan.maxNodes - nodes.size;
-    const added = [...found.values()].sort((a, b) => b.score - a.score || a.path.localeCompare(b.path)).slice(0, Math.max(0, room));
-    for (const node of added) nodes.set(node.fileId, node);
+    const room = Math.max(0, plan.maxNodes - nodes.size);
+    const ranked = [...found.values()].sort(byScore);
+    const added = ranked.slice(0, room);
+    for (const node of added) {
+      nodes.set(node.fileId, node);
+      spare.delete(node.fileId);
+    }
+    for (const node of ranked.slice(room)) if ((spare.get(node.fileId)?.score ?? -Infinity) < node.score) spare.set(node.fileId, node);
     frontier = added;
   }
-  return [...nodes.values()].sort((a, b) => b.score - a.score || a.path.localeCompare(b.path));
+  return { nodes: [...nodes.values()].sort(byScore), spare: [...spare.values()].sort(byScore) };
+}
+
+/** Best score first, then by path (a stable order for ties). */
+function byScore(a: GraphNode, b: GraphNode): number {
+  return b.score - a.score || a.path.localeCompare(b.path);
 }
 
 /** One edge of a walk: the file reached, why, and the line to anchor it at. */
@@ -164,7 +188,7 @@ export function edgeOf(reason: Reason): EdgeKind | undefined {
 }
 
 /** The body of a node: the chunk holding its anchor line (else its first chunk), cut to a window. */
-function bodyOf(kb: KnowledgeBase, node: GraphNode): { startLine: number; endLine: number; text: string } | undefined {
+export function bodyOf(kb: KnowledgeBase, node: GraphNode): { startLine: number; endLine: number; text: string } | undefined {
   const anchor = node.anchor;
   const chunk = kb.getChunkOfFileAt(node.fileId, anchor);
   if (!chunk) return undefined;
@@ -209,9 +233,16 @@ export function trimEvidence(evidence: readonly ChatEvidence[], budget: number):
   return { evidence: kept, tokens, left };
 }
 
-/** Evidence of an earlier round and a new one, without repeating the same lines (the earlier first). */
+/**
+ * Evidence of an earlier round and a new one, without repeating the same lines (the earlier first).
+ * A body takes the place of an earlier excerpt of its lines: a follow-up that asked for the file gets it.
+ */
 export function mergeEvidence(earlier: readonly ChatEvidence[], later: readonly ChatEvidence[]): ChatEvidence[] {
   const out = [...earlier];
-  for (const e of later) if (!out.some((o) => o.path === e.path && o.startLine <= e.endLine && e.startLine <= o.endLine)) out.push(e);
+  for (const e of later) {
+    const at = out.findIndex((o) => o.path === e.path && o.startLine <= e.endLine && e.startLine <= o.endLine);
+    if (at < 0) out.push(e);
+    else if (out[at]!.excerpt && !e.excerpt) out[at] = e;
+  }
   return out;
 }

@@ -8,7 +8,8 @@ import { historyForPrompt } from './history';
 import { detectLanguage, languageName, translateSystem } from './language';
 import type { PipelineAction, PipelineSettings } from './pipeline';
 import { AnswerStreamFilter, missingStatement } from './protocol';
-import { edgeOf, evidenceCost, expand, fetchNodeTexts, mergeEvidence, seedsOf, trimEvidence, type ChatEvidence, type GraphNode } from './retrieve';
+import { packEvidence } from './evidencePack';
+import { edgeOf, evidenceCost, expandGraph, mergeEvidence, seedsOf, trimEvidence, type ChatEvidence, type GraphNode } from './retrieve';
 import { chosenRoute, detectIntent, FALLBACK_MODE, INTENT_PLANS, routeQuestion, type IntentPlan } from './router';
 import { ANSWER_SYSTEM, answerPrompt, overviewOf } from './prompts';
 import type { TurnDeps, TurnInput } from './turn';
@@ -38,7 +39,13 @@ export interface TurnState {
   requests: string[];
   notes: string[];
   seeds?: GraphNode[];
+  /** Search hits past the seeds: not walked, sent as excerpts at most. */
+  extraHits?: GraphNode[];
   nodes?: GraphNode[];
+  /** Neighbours the node cap left out, best first. */
+  spare?: GraphNode[];
+  /** Nodes and files past them that the last round's pack left out for the budget. */
+  left?: GraphNode[];
   /** Every body fetched so far (all rounds). */
   pool: ChatEvidence[];
   /** The evidence sent: the pool, or what fits, or what the summary covers. */
@@ -189,11 +196,16 @@ export class TurnActions {
     // Summaries are looked up beside the search (embedding the question may take a while).
     const summaries = round === 0 ? this.fetchSummaries(query) : Promise.resolve();
     const plan = this.state.plan!;
-    const [found] = await Promise.all([searchRound(this.deps.kb, { mode, queries, retrieval: this.settings.retrieval, embedder: this.deps.embedder, limit: searchLimit(this.settings.retrieval.rerank, plan.seeds), signal: this.input.signal }), summaries]);
-    const rerank = await rerankRound(found, { kb: this.deps.kb, embedder: this.deps.embedder, calls: this.calls, query, settings: this.settings.retrieval.rerank, seeds: plan.seeds, signal: this.input.signal });
+    // Hits past the seeds are searched only to be sent as excerpts.
+    const wanted = plan.seeds + (this.settings.excerpts.lines > 0 ? this.settings.excerpts.extra_hits : 0);
+    const [found] = await Promise.all([searchRound(this.deps.kb, { mode, queries, retrieval: this.settings.retrieval, embedder: this.deps.embedder, limit: searchLimit(this.settings.retrieval.rerank, wanted), signal: this.input.signal }), summaries]);
+    const rerank = await rerankRound(found, { kb: this.deps.kb, embedder: this.deps.embedder, calls: this.calls, query, settings: this.settings.retrieval.rerank, seeds: wanted, signal: this.input.signal });
     if (found.results.length === 0) found.notes.push(`No file matched “${query}”.`);
-    this.state.seeds = seedsOf(this.deps.kb, found.results);
+    const hits = seedsOf(this.deps.kb, found.results);
+    this.state.seeds = hits.slice(0, plan.seeds);
+    this.state.extraHits = hits.slice(plan.seeds);
     this.state.nodes = this.state.seeds;
+    this.state.spare = [];
     this.state.rounds.push({
       round,
       ...(request !== undefined ? { request } : {}),
@@ -244,8 +256,9 @@ export class TurnActions {
 
   private expandTree(): string {
     const plan = this.state.plan!;
-    const nodes = expand(this.deps.kb, this.state.seeds ?? [], { depth: plan.depth, decay: plan.decay, maxNodes: plan.maxNodes, edges: plan.edges ?? this.settings.graph.edge_allowlist });
+    const { nodes, spare } = expandGraph(this.deps.kb, this.state.seeds ?? [], { depth: plan.depth, decay: plan.decay, maxNodes: plan.maxNodes, edges: plan.edges ?? this.settings.graph.edge_allowlist });
     this.state.nodes = nodes;
+    this.state.spare = spare;
     const byEdge: Record<string, number> = {};
     for (const n of nodes) {
       if (n.role !== 'neighbour') continue;
@@ -257,8 +270,15 @@ export class TurnActions {
   }
 
   private fetchTexts(): string {
-    const fetched = fetchNodeTexts(this.deps.kb, this.state.nodes ?? [], this.settings.node_text_fetch_top_n);
+    const { excerpts } = this.settings;
+    const candidates = excerpts.lines > 0 ? [...(this.state.extraHits ?? []), ...(this.state.spare ?? []).slice(0, excerpts.extra_neighbours)] : [];
+    const packed = packEvidence(this.deps.kb, { nodes: this.state.nodes ?? [], candidates, bodies: this.settings.node_text_fetch_top_n, budgetTokens: this.settings.max_context_tokens, excerpts });
+    const fetched = packed.evidence;
+    this.state.left = packed.left;
     this.round.fetched = fetched.length;
+    const excerptCount = fetched.filter((e) => e.excerpt).length;
+    if (excerptCount > 0) this.round.excerpts = excerptCount;
+    if (packed.packed && packed.left.length > 0) this.round.notes.push(`${packed.left.length} more file${packed.left.length === 1 ? '' : 's'} of the evidence graph left out: no room for an excerpt in the budget (${this.settings.max_context_tokens} tokens).`);
     this.state.pool = mergeEvidence(this.state.pool, fetched);
     this.state.evidence = this.state.pool;
     this.state.evidenceSummary = undefined;

@@ -59,9 +59,11 @@ export async function evaluateChatEvidenceTask(args: { kb: KnowledgeBase; store:
     { runId: `eval-${task.id}`, repoId: 'eval', conversationId: `eval-${task.id}`, question: task.task, mode: args.options.mode, language: pipeline.settings.model_language, signal: args.signal ?? new AbortController().signal },
   );
   const sent = new Set(found.evidence.map((e) => e.path));
+  const asBody = new Set(found.evidence.filter((e) => !e.excerpt).map((e) => e.path));
   const fetched = new Set(found.fetched.map((e) => e.path));
+  const left = new Set(found.left.map((n) => n.path));
   const nodes = new Set(found.nodes.map((n) => n.path));
-  const hitRank = new Map(found.seeds.map((s, i) => [s.path, i + 1]));
+  const hitRank = new Map([...found.seeds, ...found.extraHits].map((s, i) => [s.path, i + 1]));
   // What the walk would have reached without its node cap: a gold file there was lost by the cap.
   let uncapped: Set<string> | undefined;
   const reachedWithoutCap = (path: string) => {
@@ -76,11 +78,11 @@ export async function evaluateChatEvidenceTask(args: { kb: KnowledgeBase; store:
     let stage: EvalChatEvidenceStage;
     if (sent.has(path)) stage = 'sent';
     else if (!kb.getFileByPath(path)) stage = 'not-indexed';
-    else if (fetched.has(path)) stage = 'budget';
+    else if (fetched.has(path) || left.has(path)) stage = 'budget';
     else if (nodes.has(path)) stage = 'fetch';
     else if (reachedWithoutCap(path)) stage = 'expansion';
     else stage = 'retrieval';
-    gold[path] = { stage, hitRank: hitRank.get(path) ?? null };
+    gold[path] = { stage, hitRank: hitRank.get(path) ?? null, ...(stage === 'sent' && !asBody.has(path) ? { excerpt: true } : {}) };
   }
   const inEvidence = task.gold.filter((g) => sent.has(g)).length;
   // Condensed evidence reaches the answer model as a summary; what fits the budget raw is the stricter measure.
@@ -98,6 +100,7 @@ export async function evaluateChatEvidenceTask(args: { kb: KnowledgeBase; store:
     hits: found.seeds.length,
     nodes: found.nodes.length,
     fetched: found.fetched.length,
+    excerpts: found.evidence.filter((e) => e.excerpt).length,
     gold,
     ms: Math.round(performance.now() - started),
   };
@@ -127,6 +130,8 @@ export function chatEvidenceSummary(options: ChatEvidenceEvalOptions, pipeline: 
     evidenceTokensMean: Math.round(mean(c.map((x) => x.evidenceTokens))),
     msMean: Math.round(mean(c.map((x) => x.ms))),
     lost,
+    goldAsExcerpt: c.flatMap((x) => Object.values(x.gold)).filter((g) => g.excerpt).length,
+    condensed: c.filter((x) => x.budget !== 'fits').length,
     ...(search10.length === ran.length && ran.length > 0 ? { searchRecallAt10Mean: round3(mean(search10)) } : {}),
   };
 }

@@ -16,6 +16,8 @@ export function formatChatEvidence(report: EvalReport): string[] {
     `Chat evidence (route ${s.mode}, pipeline "${s.pipeline}", budget ${s.budgetTokens} tokens) over ${s.tasks} task(s): all gold in the evidence ${s.allGoldRate.toFixed(3)}${s.allGoldRawRate !== undefined ? ` (raw within the budget, without condensing: ${s.allGoldRawRate.toFixed(3)})` : ''}, gold fraction ${s.goldFractionMean.toFixed(3)}, ` +
       `files median ${s.filesMedian}, ${s.evidenceTokensMean} tokens mean, ${s.msMean} ms/task mean` +
       (s.searchRecallAt10Mean !== undefined ? `; search R@10 ${s.searchRecallAt10Mean.toFixed(3)}` : '') +
+      (s.goldAsExcerpt ? `; ${s.goldAsExcerpt} gold file(s) sent as excerpts` : '') +
+      (s.condensed ? `; ${s.condensed} task(s) over the budget (a summarize call)` : '') +
       (lost ? `; gold files lost at: ${lost}` : '') +
       (s.errors > 0 ? `; ${s.errors} task(s) failed` : ''),
     ['task'.padEnd(12), 'gold', ' all', 'goldF', 'S@10', 'intent'.padEnd(14), 'hits', 'nodes', 'files', 'tokens', 'budget'.padEnd(10), 'task text'].join('  '),

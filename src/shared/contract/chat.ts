@@ -37,6 +37,8 @@ export interface ChatSource {
   score: number;
   /** `seed`: a search hit; `neighbour`: reached by graph expansion. */
   role: 'seed' | 'neighbour';
+  /** A few lines around the line that matters instead of the body (a file past the bodies the budget holds). */
+  excerpt?: boolean;
   why: Reason[];
 }
 
@@ -144,14 +146,16 @@ export interface ChatTraceRound {
   fusion?: 'rrf' | 'dist';
   /** Queries searched (the route's, then any expanded phrasings). */
   queries: string[];
-  /** Search hits (graph seeds) with their scores, best first. */
+  /** Search hits with their scores, best first: the graph seeds (`expansion.seeds`), then hits sent as excerpts at most. */
   hits: Array<{ path: string; score: number }>;
   /** Graph expansion: neighbours added per edge kind, depth, decay, node cap and the edges allowed. */
   expansion: { seeds: number; added: number; depth: number; decay: number; maxNodes: number; edges: string[]; byEdge: Record<string, number> };
   /** Re-ranking of the fused pool (when the pipeline turns it on): which method ran, over how many candidates, and why a fallback ran. */
   rerank?: ChatTraceRerank;
-  /** Node bodies fetched by identity. */
+  /** Pieces fetched by identity: bodies, and excerpts when the pipeline packs them. */
   fetched: number;
+  /** Of the pieces fetched, how many are excerpts (files past the bodies the budget holds). */
+  excerpts?: number;
   evidenceTokens: number;
   budgetTokens: number;
   /** `summarized`: a query-aware call condensed the evidence; `trimmed`: the worst bodies were left out. */

@@ -135,9 +135,10 @@ export interface EvalPipelineSummary {
 
 /**
  * Where a gold file got to in a chat turn's evidence assembly: `sent` (in the evidence), else the
- * step that lost it — `retrieval` (neither a search hit nor reached by graph expansion),
- * `expansion` (a neighbour the walk found but its node cap left out), `fetch` (a node past
- * node_text_fetch_top_n, or without a body), `budget` (fetched, but over the evidence budget) —
+ * step that lost it — `retrieval` (neither a search hit taken nor reached by graph expansion),
+ * `expansion` (a neighbour the walk found but its node cap, and the excerpts past it, left out),
+ * `fetch` (a node past node_text_fetch_top_n, or without a body), `budget` (fetched or packed, but
+ * no room in the evidence budget) —
  * or `not-indexed` (the index of the parent has no such file).
  */
 export type EvalChatEvidenceStage = 'sent' | 'retrieval' | 'expansion' | 'fetch' | 'budget' | 'not-indexed';
@@ -157,11 +158,14 @@ export interface EvalChatEvidenceResult {
   evidenceTokens: number;
   budget: 'fits' | 'summarized' | 'trimmed';
   budgetTokens: number;
-  /** Search hits taken as seeds, nodes after expansion, bodies fetched. */
+  /** Search hits taken as seeds, nodes after expansion, pieces fetched (bodies and excerpts). */
   hits: number;
   nodes: number;
   fetched: number;
-  gold: Record<string, { stage: EvalChatEvidenceStage; hitRank: number | null }>;
+  /** Pieces of the evidence sent as excerpts (a few lines) rather than bodies. */
+  excerpts?: number;
+  /** `excerpt`: the gold file is in the evidence only as an excerpt. `hitRank`: its rank among the search hits taken. */
+  gold: Record<string, { stage: EvalChatEvidenceStage; hitRank: number | null; excerpt?: boolean }>;
   ms: number;
   error?: string;
 }
@@ -184,6 +188,10 @@ export interface EvalChatEvidenceSummary {
   msMean: number;
   /** Gold files lost, by the step that lost them. */
   lost: Partial<Record<EvalChatEvidenceStage, number>>;
+  /** Gold files in the evidence only as an excerpt (a few lines, not the body). */
+  goldAsExcerpt?: number;
+  /** Tasks whose evidence was over the budget: the turn would make a summarize call before its answer. */
+  condensed?: number;
   /** The search's recall@10 over the same tasks, for comparison. */
   searchRecallAt10Mean?: number;
 }

@@ -22,7 +22,10 @@ const turnWith = (trace: Record<string, unknown>): Turn => ({
   runId: 'chat-1',
   status: 'done',
   trace: trace as unknown as ChatTrace,
-  sources: [{ path: 'config.py', startLine: 1, endLine: 9, score: 2.5, role: 'seed', why: [] }],
+  sources: [
+    { path: 'config.py', startLine: 1, endLine: 9, score: 2.5, role: 'seed', why: [] },
+    { path: 'app.py', startLine: 3, endLine: 8, score: 0.9, role: 'seed', excerpt: true, why: [] },
+  ],
 });
 
 let calls: Array<{ method: string; input: Record<string, unknown> }>;
@@ -46,7 +49,10 @@ describe('How this answer was made', () => {
     render(<TracePanel turn={turnWith({ ...base })} openAt={() => {}} />);
     fireEvent.click(screen.getByText(/How this answer was made/));
     expect(screen.getByLabelText('Router reply').textContent).toBe('[BM25:] load_config');
-    expect(within(screen.getByRole('table', { name: 'Hits' })).getByRole('button').textContent).toBe('config.py:1-9');
+    const hits = within(screen.getByRole('table', { name: 'Hits' }));
+    expect(hits.getAllByRole('button').map((b) => b.textContent)).toEqual(['config.py:1-9', 'app.py:3-8']);
+    // A file sent as a few lines, not its body, says so.
+    expect(hits.getAllByRole('row').map((r) => r.children[1]!.textContent)).toEqual(['seed', 'seed, excerpt']);
     expect(screen.getByText('2 seeds → 1 neighbours (depth 1, decay 0.7)')).toBeTruthy();
     await waitFor(() => expect(calls).toEqual([{ method: 'logs/list', input: { repoId: 'shop', runId: 'chat-1', errorsOnly: false, limit: 100, offset: 0 } }]));
     await waitFor(() => expect(screen.getByText('none logged yet')).toBeTruthy());
@@ -56,7 +62,7 @@ describe('How this answer was made', () => {
     const trace = {
       ...base,
       rounds: [
-        { round: 0, mode: 'BM25', searchMode: 'keyword', queries: ['load_config'], hits: [{ path: 'config.py', score: 2.5 }], expansion: { seeds: 1, added: 1, depth: 1, decay: 0.7, byEdge: { imports: 1 } }, fetched: 2, evidenceTokens: 120, budgetTokens: 4000, budget: 'fits', notes: [] },
+        { round: 0, mode: 'BM25', searchMode: 'keyword', queries: ['load_config'], hits: [{ path: 'config.py', score: 2.5 }], expansion: { seeds: 1, added: 1, depth: 1, decay: 0.7, byEdge: { imports: 1 } }, fetched: 3, excerpts: 1, evidenceTokens: 120, budgetTokens: 4000, budget: 'fits', notes: [] },
         { round: 1, request: 'the callers of load_config', mode: 'BM25', searchMode: 'keyword', queries: ['load_config callers'], hits: [], budget: 'summarized', summary: 'main() calls it', notes: ['one more round'] },
       ],
       calls: [{ purpose: 'answer', stage: 'chat', callId: 42, model: 'qwen3:0.6b', system: 'You answer…', prompt: '## Evidence…', reply: '[Answer:] …', promptTokens: 10, completionTokens: 3, latencyMs: 5, round: 0 }],
@@ -71,6 +77,7 @@ describe('How this answer was made', () => {
     expect(rounds).toHaveLength(2);
     expect(rounds[1]!.textContent).toContain('Round 1 · asked for “the callers of load_config”');
     expect(rounds[0]!.textContent).toContain('graph: 1 seeds → 1 neighbours (imports 1)');
+    expect(rounds[0]!.textContent).toContain('2 bodies + 1 excerpts');
     expect(screen.getByLabelText('Evidence summary').textContent).toBe('main() calls it');
     expect(screen.getByLabelText('Prompt').textContent).toBe('## Evidence…');
     expect(screen.getByText(/1 of 2/).textContent).toContain('“the callers of load_config”');

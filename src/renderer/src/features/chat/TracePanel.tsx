@@ -140,7 +140,7 @@ function HitsTable(props: { sources: readonly ChatSource[]; openAt(path: string,
                 {s.path}:{s.startLine}-{s.endLine}
               </button>
             </td>
-            <td>{s.role}</td>
+            <td>{s.excerpt ? `${s.role}, excerpt` : s.role}</td>
             <td className="num">{s.score}</td>
             <td className="muted">{formatReasons(s.why, { compact: true })}</td>
           </tr>

@@ -41,7 +41,7 @@ export function TurnView(props: { turn: Turn; openAt: OpenAt }) {
 function SourceChip(props: { source: ChatSource; onOpen(): void }) {
   const s = props.source;
   return (
-    <button type="button" className={`chat-chip ${s.role}`} title={`${formatReasons(s.why)} · score ${s.score}`} onClick={props.onOpen}>
+    <button type="button" className={`chat-chip ${s.role}${s.excerpt ? ' excerpt' : ''}`} title={`${formatReasons(s.why)} · score ${s.score}${s.excerpt ? ' · excerpt' : ''}`} onClick={props.onOpen}>
       {s.path}:{s.startLine}-{s.endLine}
     </button>
   );

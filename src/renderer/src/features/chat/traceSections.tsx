@@ -33,6 +33,7 @@ interface RoundView {
   hits?: Array<{ path: string; score: number }>;
   expansion?: { seeds?: number; added?: number; depth?: number; decay?: number; byEdge?: Record<string, number> };
   fetched?: number;
+  excerpts?: number;
   evidenceTokens?: number;
   budgetTokens?: number;
   budget?: string;
@@ -100,7 +101,8 @@ function RoundBlock(props: { round: RoundView }) {
       <span className="muted">
         {[r.mode, r.searchMode, r.fusion, r.budget ? `budget ${r.budget}` : null].filter(Boolean).join(' · ')}
         {r.evidenceTokens !== undefined ? ` · ${r.evidenceTokens} of ${r.budgetTokens ?? '?'} tokens` : ''}
-        {r.fetched !== undefined ? ` · ${r.fetched} bodies` : ''}
+        {r.fetched !== undefined ? ` · ${r.fetched - (r.excerpts ?? 0)} bodies` : ''}
+        {r.excerpts ? ` + ${r.excerpts} excerpts` : ''}
       </span>
       {r.queries?.length ? <div className="mono">{r.queries.map((q) => `“${q}”`).join('  ')}</div> : null}
       {r.hits?.length ? <div className="mono muted">{r.hits.map((h) => `${h.path} ${h.score}`).join(' · ')}</div> : null}
