@@ -100,7 +100,7 @@ test.describe('Context inspector (cra serve, loopback model server)', () => {
       const priceBook = main.getByTestId('package-item').filter({ hasText: FIXTURE.classInFunctionFile }).first();
       await expect(priceBook).toContainText('primary');
       await expect(priceBook).toContainText(/full source|signature/);
-      await expect(main.getByTestId('package-item').filter({ hasText: /^Cart/ })).toHaveCount(0);
+      await expect(main.getByTestId('package-item').filter({ hasText: /^Cart\b/ })).toHaveCount(0);
       const judgedOut = main.locator('details', { hasText: 'Judged out by scope' });
       await judgedOut.locator('summary').click();
       await expect(judgedOut.getByRole('button', { name: /^scope no · P 0\.05: open call \d+ in Logs$/ }).first()).toBeVisible();
