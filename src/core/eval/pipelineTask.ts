@@ -126,16 +126,14 @@ export async function evaluatePipelineTask(args: { kb: KnowledgeBase; root: stri
 
 /**
  * Why a gold candidate is not in the package: scope judged it out, precision kept none of its
- * symbols (how many were judged, how many were past the symbol caps), or the budget dropped it.
+ * symbols (how many were judged one by one, how many in groups past the symbol caps), or the budget dropped it.
  */
 export function packageMiss(path: string, decisions: readonly DecisionRecord[], dropped: ReadonlyArray<{ path: string }>): string[] {
   const out: string[] = [];
   const scope = decisions.find((d) => d.stage === 'scope' && d.subject === path);
   if (scope?.decision === 'excluded') out.push('scope: judged not needed');
-  const pass1 = decisions.filter((d) => d.stage === 'precision_pass1' && d.subject.startsWith(`${path}:`));
-  const capped = pass1.filter((d) => d.decision === 'over-cap').length;
-  const judged = pass1.filter((d) => d.decision !== 'over-cap').length;
-  if (decisions.some((d) => d.stage === 'precision' && d.subject === path && d.decision === 'excluded')) out.push(`precision: no symbol kept (${judged} judged, ${capped} past the symbol caps)`);
+  const mine = (stage: string) => decisions.filter((d) => d.stage === stage && d.subject.startsWith(`${path}:`)).length;
+  if (decisions.some((d) => d.stage === 'precision' && d.subject === path && d.decision === 'excluded')) out.push(`precision: no symbol kept (${mine('precision_pass1')} judged one by one, ${mine('precision_group')} in groups past the symbol caps)`);
   const lost = dropped.filter((d) => d.path === path).length;
   if (lost > 0) out.push(`budget: ${lost} item(s) dropped`);
   return out.length > 0 ? out : ['not in the package (no recorded reason)'];

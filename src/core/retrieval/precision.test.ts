@@ -5,7 +5,7 @@ import type { LlmClient } from '../llm/client';
 import type { ScriptedReply } from '../testing/ollamaTestServer';
 import { RawDecisionLog } from './decisionLog';
 import { runPipeline } from './stage';
-import { PRECISION_QUESTIONS, PrecisionStage, symbolCandidates } from './stages/precision';
+import { GROUP_QUESTION, PRECISION_QUESTIONS, PrecisionStage, symbolCandidates } from './stages/precision';
 import { SCOPE_QUESTION, ScopeStage } from './stages/scope';
 import { analyzeTask, type TaskRecord } from './taskAnalysis';
 import { loopbackClient, useRetrievalHarness } from '../testing/retrievalHarness';
@@ -114,5 +114,32 @@ describe('precision stage: the 3-pass cascade', () => {
     const result = await runPipeline({ stages: [new ScopeStage({ searchSeeds: 0 }), new PrecisionStage()], kb: h.fx.kb, task: await task(), llm, runId: 'run-q', budgetTokens: 28_000, decisions: new RawDecisionLog(raw) });
     expect(result.context.files.map((f) => [f.path, f.symbols?.map((s) => `${s.qualifiedName}:${s.role}`)])).toEqual([['calc/tokenizer.py', ['tokenize:primary']]]);
     expect(decisions('precision')).toEqual({ 'calc/parser.py': 'excluded' });
+  });
+
+  it('judges the symbols past the caps in groups, one call per group, and keeps a yes group as signatures', async () => {
+    const items: string[] = [];
+    h.server.script.respond = (prompt) => {
+      const system = (h.server.requests.at(-1)?.body as { messages: Array<{ content: string }> }).messages[0]?.content ?? '';
+      if (system.includes(SCOPE_QUESTION)) return { json: { answer: prompt.includes('path: calc/parser.py') ? 'yes' : 'no' } };
+      if (system.includes(GROUP_QUESTION)) {
+        const item = prompt.slice(prompt.lastIndexOf('Item:\n'));
+        items.push(item);
+        return { json: { answer: item.includes(' Parser.parse (method)') ? 'yes' : 'no' } };
+      }
+      return { json: { answer: system.includes(PRECISION_QUESTIONS.precision_pass2) ? 'yes' : 'no' } };
+    };
+    // One symbol judged one by one: the named tokenize (never capped); the other four go to groups of two.
+    const result = await runPipeline({ stages: [new ScopeStage({ searchSeeds: 0 }), new PrecisionStage({ maxSymbols: 1, groupSize: 2 })], kb: h.fx.kb, task: await task(), llm, runId: 'run-g', budgetTokens: 28_000, decisions: new RawDecisionLog(raw) });
+    expect(result.context.files.map((f) => [f.path, f.symbols?.map((s) => `${s.qualifiedName}:${s.role}`)])).toEqual([
+      ['calc/tokenizer.py', ['tokenize:primary']],
+      ['calc/parser.py', ['Parser:type_context', 'Parser.parse:type_context']],
+    ]);
+    // Each group lists its file and each symbol's lines, name and kind.
+    expect(items).toHaveLength(3);
+    expect(items.find((i) => i.includes('Parser.parse'))).toMatch(/file: calc\/parser\.py\nsymbols \(2\):\n {2}7-9 Parser\.parse \(method\): def parse\(self, text\)\n {2}\d+-\d+ Parser \(class\)/);
+    const parse = result.context.files[1]!.symbols!.find((s) => s.qualifiedName === 'Parser.parse')!;
+    expect(parse.reasons).toEqual([{ kind: 'symbol-link', detail: { symbol: 'tokenize', direction: 'calls' } }, { kind: 'group-verdict', detail: { size: 2, answer: 'yes', model: 'qwen3:0.6b', probability: 1 } }]);
+    expect(decisions('precision_group')).toEqual({ 'calc/parser.py:Parser.parse': 'type_context', 'calc/parser.py:Parser': 'type_context', 'calc/tokenizer.py:_split_lines': 'excluded', 'calc/parser.py:Parser.expression': 'excluded' });
+    expect(raw.prepare("select count(*) from model_calls where stage = 'precision_group'").pluck().get()).toBe(3);
   });
 });

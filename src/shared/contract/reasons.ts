@@ -51,6 +51,8 @@ export const reasonSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('symbol-link'), detail: z.object({ symbol: z.string().min(1), direction: z.enum(['calls', 'called-by']) }) }),
   /** A later precision pass's verdict: pass 2 "directly involved?", pass 3 "full source needed?". */
   z.object({ kind: z.literal('precision-verdict'), detail: z.object({ pass: z.union([z.literal(2), z.literal(3)]), answer: z.enum(['yes', 'no']), model: z.string().min(1), probability: z.number().min(0).max(1).optional() }) }),
+  /** Past precision's caps: judged with the other symbols of its group (`size` symbols of one file) by one "is any of these relevant?" judgment. */
+  z.object({ kind: z.literal('group-verdict'), detail: z.object({ size: z.number().int().min(1), answer: z.enum(['yes', 'no']), model: z.string().min(1), probability: z.number().min(0).max(1).optional() }) }),
   /** Enrichment metadata (promoted into the index) shares these concepts, domain or module with the task. */
   z.object({ kind: z.literal('metadata-match'), detail: z.object({ matched: z.array(z.string().min(1)).min(1) }) }),
   /** A refinement request asked for it (`evidence`: what kind of evidence, `text`: the evidence), or the previous package held it. */
@@ -140,6 +142,10 @@ export function formatReason(reason: Reason, options: { compact?: boolean } = {}
       const q = reason.detail.pass === 2 ? 'directly involved' : 'full source needed';
       const p = reason.detail.probability !== undefined && !options.compact ? ` (P ${reason.detail.probability.toFixed(2)})` : '';
       return `${q}: ${reason.detail.answer}${p}`;
+    }
+    case 'group-verdict': {
+      const p = reason.detail.probability !== undefined && !options.compact ? ` (P ${reason.detail.probability.toFixed(2)})` : '';
+      return `judged in a group of ${reason.detail.size} symbols: ${reason.detail.answer === 'yes' ? 'relevant' : 'not relevant'}${p}`;
     }
     case 'metadata-match':
       return `metadata matches the task (${reason.detail.matched.join(', ')})`;
