@@ -6,6 +6,7 @@ import type { ScriptedReply } from '../testing/ollamaTestServer';
 import { RawDecisionLog } from './decisionLog';
 import { runPipeline } from './stage';
 import { GROUP_QUESTION, PRECISION_QUESTIONS, PrecisionStage, symbolCandidates } from './stages/precision';
+import { importBindings, namesInAssertion } from './stages/precisionExtract';
 import { SCOPE_QUESTION, ScopeStage } from './stages/scope';
 import { analyzeTask, type TaskRecord } from './taskAnalysis';
 import { loopbackClient, useRetrievalHarness } from '../testing/retrievalHarness';
@@ -59,6 +60,44 @@ describe('symbol extraction', () => {
   });
 });
 
+describe('test assertions', () => {
+  it('reads the names an assertion uses, in Python, unittest, pytest, Jest/Vitest, node:assert and AVA form', () => {
+    expect(namesInAssertion('    assert tokenize("1+2") == ["1", "+", "2"]')).toEqual(['tokenize']);
+    expect(namesInAssertion('        self.assertEqual(parse_header(value), expected)')).toEqual(['parse_header', 'value', 'expected']);
+    expect(namesInAssertion('    with pytest.raises(ValueError):')).toEqual(['ValueError']);
+    expect(namesInAssertion("  expect(formatResult(2)).toBe('2.00');")).toEqual(['formatResult']);
+    expect(namesInAssertion('  assert.deepEqual(router.match(path), route);')).toEqual(['router', 'match', 'path', 'route']);
+    expect(namesInAssertion("  t.is(normalizeUrl('x'), 'y');")).toEqual(['normalizeUrl']);
+    expect(namesInAssertion('    result = tokenize(text)')).toEqual([]);
+  });
+
+  it('puts a symbol named in an assertion of a test among the files before the rest, with the test line as its reason', async () => {
+    const files = [
+      { fileId: h.fx.kb.getFileByPath('calc/tokenizer.py')!.id, path: 'calc/tokenizer.py', tier: 1, reasons: [] },
+      { fileId: h.fx.kb.getFileByPath('tests/test_tokenizer.py')!.id, path: 'tests/test_tokenizer.py', tier: 2, reasons: [] },
+    ];
+    // The task's words are in _split_lines' code (lines, text), not in tokenize's: by them alone, _split_lines would come first.
+    const c = symbolCandidates(h.fx.kb, await task('splitting lines loses text'), files);
+    expect(c.map((x) => [x.symbol.qualifiedName, x.found])).toEqual([
+      ['tokenize', [{ kind: 'test-assertion', detail: { test: 'tests/test_tokenizer.py', line: 5 } }]],
+      ['_split_lines', []],
+      ['test_tokenize', []],
+    ]);
+  });
+});
+
+describe('library symbols', () => {
+  it('reads the local names a Python or JS/TS import binds, each to its name in the library', () => {
+    const of = (language: string, specifier: string, text: string) => Object.fromEntries(importBindings(language, specifier, text));
+    expect(of('python', 'httpx', 'from httpx import (Client, Timeout as T)')).toEqual({ Client: 'httpx.Client', T: 'httpx.Timeout' });
+    expect(of('python', 'numpy', 'import numpy as np')).toEqual({ np: 'numpy' });
+    expect(of('python', 'os.path', 'import os.path')).toEqual({ os: 'os' });
+    expect(of('typescript', 'node:fs', "import fs, { readFile as rf, type Stats } from 'node:fs';")).toEqual({ rf: 'node:fs.readFile', Stats: 'node:fs.Stats', fs: 'node:fs.default' });
+    expect(of('typescript', 'node:path', "import * as path from 'node:path';")).toEqual({ path: 'node:path' });
+    expect(of('typescript', 'stream', "import type { Readable } from 'stream';")).toEqual({ Readable: 'stream.Readable' });
+  });
+});
+
 describe('precision stage: the 3-pass cascade', () => {
   it('classifies each symbol by three binary passes, surviving odd replies, and logs each pass as its own decision', async () => {
     scriptBy((q, item) => {
@@ -79,10 +118,13 @@ describe('precision stage: the 3-pass cascade', () => {
     const result = await runPipeline({ stages: [new ScopeStage({ searchSeeds: 0 }), new PrecisionStage()], kb: h.fx.kb, task: await task(), llm, runId: 'run-p', budgetTokens: 28_000, decisions: new RawDecisionLog(raw) });
     const files = result.context.files;
     expect(files.map((f) => [f.path, (f.symbols ?? []).map((s) => [s.qualifiedName, s.role])])).toEqual([
-      ['calc/tokenizer.py', [['tokenize', 'primary'], ['_split_lines', 'type_context']]],
+      // tokenize calls re.findall: `import re` is a library symbol, type_context without a judgment.
+      ['calc/tokenizer.py', [['tokenize', 'primary'], ['_split_lines', 'type_context'], ['re.findall', 'type_context']]],
       ['calc/parser.py', [['Parser.parse', 'supporting']]],
       ['docs/CHANGELOG.md', []],
     ]);
+    expect(files[0]!.symbols![2]).toMatchObject({ symbolId: null, kind: 'library', signature: 'import re', startLine: 1, endLine: 1, reasons: [{ kind: 'library', detail: { module: 're' } }] });
+    expect(decisions('precision')).toEqual({ 'calc/tokenizer.py:re.findall': 'type_context' });
     const tokenize = files[0]!.symbols![0]!;
     expect(tokenize.reasons).toEqual([
       { kind: 'named-in-task', detail: { text: 'tokenize' } },
@@ -112,8 +154,8 @@ describe('precision stage: the 3-pass cascade', () => {
   it('drops a file none of whose symbols is kept, and records it', async () => {
     scriptBy((q, item) => ({ json: { answer: q === 'scope' ? (item === 'calc/parser.py' ? 'yes' : 'no') : q === 'precision_pass2' ? 'yes' : 'no' } }));
     const result = await runPipeline({ stages: [new ScopeStage({ searchSeeds: 0 }), new PrecisionStage()], kb: h.fx.kb, task: await task(), llm, runId: 'run-q', budgetTokens: 28_000, decisions: new RawDecisionLog(raw) });
-    expect(result.context.files.map((f) => [f.path, f.symbols?.map((s) => `${s.qualifiedName}:${s.role}`)])).toEqual([['calc/tokenizer.py', ['tokenize:primary']]]);
-    expect(decisions('precision')).toEqual({ 'calc/parser.py': 'excluded' });
+    expect(result.context.files.map((f) => [f.path, f.symbols?.map((s) => `${s.qualifiedName}:${s.role}`)])).toEqual([['calc/tokenizer.py', ['tokenize:primary', 're.findall:type_context']]]);
+    expect(decisions('precision')).toEqual({ 'calc/tokenizer.py:re.findall': 'type_context', 'calc/parser.py': 'excluded' });
   });
 
   it('judges the symbols past the caps in groups, one call per group, and keeps a yes group as signatures', async () => {
@@ -131,7 +173,7 @@ describe('precision stage: the 3-pass cascade', () => {
     // One symbol judged one by one: the named tokenize (never capped); the other four go to groups of two.
     const result = await runPipeline({ stages: [new ScopeStage({ searchSeeds: 0 }), new PrecisionStage({ maxSymbols: 1, groupSize: 2 })], kb: h.fx.kb, task: await task(), llm, runId: 'run-g', budgetTokens: 28_000, decisions: new RawDecisionLog(raw) });
     expect(result.context.files.map((f) => [f.path, f.symbols?.map((s) => `${s.qualifiedName}:${s.role}`)])).toEqual([
-      ['calc/tokenizer.py', ['tokenize:primary']],
+      ['calc/tokenizer.py', ['tokenize:primary', 're.findall:type_context']],
       ['calc/parser.py', ['Parser:type_context', 'Parser.parse:type_context']],
     ]);
     // Each group lists its file and each symbol's lines, name and kind.

@@ -4,7 +4,7 @@ import type { LlmClient } from '../../llm/client';
 import { judgeAll, judgmentFacts, judgmentReason, type Judgment } from '../judge';
 import { judgeSetupOf, type ContextFile, type ContextSymbol, type RetrievalStage, type StageContext } from '../stage';
 import type { TaskRecord } from '../taskAnalysis';
-import { describeSymbol, symbolCandidates, type SymbolCandidate } from './precisionExtract';
+import { describeSymbol, librarySymbols, symbolCandidates, type SymbolCandidate } from './precisionExtract';
 
 export { describeSymbol, symbolCandidates, type SymbolCandidate } from './precisionExtract';
 
@@ -56,8 +56,9 @@ const callOf = (j: Judgment) => (j.callId !== undefined ? { modelCallId: j.callI
  * and a yes keeps the group's signatures as type_context, so a large file's relevant symbol deep
  * in its list still reaches the package (as a signature; a refinement can ask for its body).
  *
- * A file keeps its kept symbols; a file with symbols none of which was kept leaves the context; a
- * file without symbols (docs, config) stays as a whole file.
+ * A file keeps its kept symbols, and the library symbols they use ({@link librarySymbols}: from
+ * outside the repository, type_context without a judgment); a file with symbols none of which was
+ * kept leaves the context; a file without symbols (docs, config) stays as a whole file.
  */
 export class PrecisionStage implements RetrievalStage {
   readonly name = 'precision';
@@ -142,7 +143,10 @@ export class PrecisionStage implements RetrievalStage {
           const p = pYes.get(c);
           return { symbolId: s.id, name: s.name, qualifiedName: s.qualifiedName, kind: s.kind, signature: s.signature || s.name, startLine: s.startLine, endLine: s.endLine, parentId: s.parentId, role: role.get(c) as ContextSymbol['role'], reasons: reasons.get(c) ?? [], ...(p !== undefined ? { pYes: p } : {}) };
         });
-      files.push({ ...f, symbols });
+      // Library symbols the kept ones use: type_context without a judgment.
+      const library = librarySymbols(kb, f.fileId, kept.map((c) => c.symbol));
+      for (const l of library) decisions.push({ stage: 'precision', subjectKind: 'symbol', subject: `${f.path}:${l.qualifiedName}`, decision: 'type_context', reasons: l.reasons });
+      files.push({ ...f, symbols: [...symbols, ...library] });
     }
     return { ...context, files, decisions };
   }
