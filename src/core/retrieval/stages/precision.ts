@@ -58,7 +58,9 @@ const callOf = (j: Judgment) => (j.callId !== undefined ? { modelCallId: j.callI
  *
  * A file keeps its kept symbols, and the library symbols they use ({@link librarySymbols}: from
  * outside the repository, type_context without a judgment); a file with symbols none of which was
- * kept leaves the context; a file without symbols (docs, config) stays as a whole file.
+ * kept leaves the context, unless it was given with the task (tier 0: a plan's file, a refinement's
+ * evidence): that one stays as a whole file, placed last and only where the budget has room; a
+ * file without symbols (docs, config) stays as a whole file.
  */
 export class PrecisionStage implements RetrievalStage {
   readonly name = 'precision';
@@ -132,6 +134,12 @@ export class PrecisionStage implements RetrievalStage {
     for (const f of context.files) {
       const kept = all.filter((c) => c.file.fileId === f.fileId && role.has(c));
       if (hadSymbols.has(f.fileId) && kept.length === 0) {
+        // A file given with the task (a plan's, a refinement's evidence) stays, whole, where it fits.
+        if (isGiven(f)) {
+          decisions.push({ stage: 'precision', subjectKind: 'file', subject: f.path, tier: String(f.tier), decision: 'whole-file', reasons: f.reasons });
+          files.push({ ...f, symbols: [] });
+          continue;
+        }
         decisions.push({ stage: 'precision', subjectKind: 'file', subject: f.path, tier: String(f.tier), decision: 'excluded', reasons: f.reasons });
         continue;
       }
@@ -185,5 +193,8 @@ export function groupsOf(overCap: readonly SymbolCandidate[], size: number): Sym
   for (const list of perFile.values()) for (let i = 0; i < list.length; i += n) out.push(list.slice(i, i + n));
   return out;
 }
+
+/** Given with the task (tier 0: a plan's file, a refinement's evidence), not just carried over from the previous package. */
+const isGiven = (f: ContextFile) => f.tier === 0 && !f.reasons.some((r) => r.kind === 'refinement' && r.detail.evidence === 'previous-package');
 
 const rank = (r: ContextSymbol['role'] | undefined) => (r === 'primary' ? 0 : r === 'supporting' ? 1 : 2);
