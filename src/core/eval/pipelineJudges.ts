@@ -39,7 +39,7 @@ export function itemOf(stage: string, document: string): { path: string; span?: 
     const m = /^file: (.+)$/m.exec(document);
     const spans = [...document.matchAll(/^ {2}(\d+)-(\d+) /gm)].map((x) => ({ start: Number(x[1]), end: Number(x[2]) }));
     if (m && spans.length) return { path: m[1] as string, spans };
-  } else if (stage === 'scope') {
+  } else if (stage === 'scope' || stage === 'precision_file') {
     const m = /^path: (.+)$/m.exec(document);
     if (m) return { path: m[1] as string };
   } else if (stage.startsWith('precision')) {
@@ -51,7 +51,7 @@ export function itemOf(stage: string, document: string): { path: string; span?: 
 }
 
 /**
- * Answers yes exactly for gold files (scope) and gold symbols (every precision pass: relevant,
+ * Answers yes exactly for gold files (scope, precision's file judgments) and gold symbols (every precision pass: relevant,
  * primary, full source), and for a group of symbols past precision's caps that holds a gold one.
  * Anything else is a no.
  */

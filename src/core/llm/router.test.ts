@@ -30,6 +30,7 @@ describe('ModelRouter.resolve', () => {
     const router = routerFor(`${CONFIG}precision = "qwen3:1.7b"\n`);
     expect(router.resolve('reasoning', 'precision_pass2')).toMatchObject({ model: 'qwen3:1.7b', source: 'override', stage: 'precision_pass2' });
     expect(router.resolve('reasoning', 'precision_group')).toMatchObject({ model: 'qwen3:1.7b', source: 'override', stage: 'precision_group' });
+    expect(router.resolve('reasoning', 'precision_file')).toMatchObject({ model: 'qwen3:1.7b', source: 'override', stage: 'precision_file' });
     expect(router.resolve('reasoning', 'precision_extra')).toMatchObject({ model: 'qwen3:4b', source: 'role' });
   });
 

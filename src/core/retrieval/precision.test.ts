@@ -4,7 +4,7 @@ import { openRawDatabase } from '../db/raw';
 import type { LlmClient } from '../llm/client';
 import type { ScriptedReply } from '../testing/ollamaTestServer';
 import { RawDecisionLog } from './decisionLog';
-import { runPipeline } from './stage';
+import { runPipeline, type ContextFile, type RetrievalStage } from './stage';
 import { GROUP_QUESTION, PRECISION_QUESTIONS, PrecisionStage, symbolCandidates } from './stages/precision';
 import { importBindings, namesInAssertion } from './stages/precisionExtract';
 import { SCOPE_QUESTION, ScopeStage } from './stages/scope';
@@ -156,6 +156,30 @@ describe('precision stage: the 3-pass cascade', () => {
     const result = await runPipeline({ stages: [new ScopeStage({ searchSeeds: 0 }), new PrecisionStage()], kb: h.fx.kb, task: await task(), llm, runId: 'run-q', budgetTokens: 28_000, decisions: new RawDecisionLog(raw) });
     expect(result.context.files.map((f) => [f.path, f.symbols?.map((s) => `${s.qualifiedName}:${s.role}`)])).toEqual([['calc/tokenizer.py', ['tokenize:primary', 're.findall:type_context']]]);
     expect(decisions('precision')).toEqual({ 'calc/tokenizer.py:re.findall': 'type_context', 'calc/parser.py': 'excluded' });
+  });
+
+  it('judges a search hit without symbols once (scope\'s question); a named one goes in unjudged', async () => {
+    const asked: string[] = [];
+    let answer = 'no';
+    h.server.script.respond = (prompt) => {
+      const system = (h.server.requests.at(-1)?.body as { messages: Array<{ content: string }> }).messages[0]?.content ?? '';
+      if (system.includes(SCOPE_QUESTION)) asked.push(/path: (\S+)/.exec(prompt)?.[1] ?? '');
+      return { json: { answer } };
+    };
+    const t = await task();
+    const changelog = { fileId: h.fx.kb.getFileByPath('docs/CHANGELOG.md')!.id, path: 'docs/CHANGELOG.md', tier: 1 };
+    const given = (reasons: ContextFile['reasons']): RetrievalStage => ({ name: 'given', run: async (ctx) => ({ ...ctx, files: [{ ...changelog, reasons }] }) });
+    const run = (reasons: ContextFile['reasons'], runId: string) => runPipeline({ stages: [given(reasons), new PrecisionStage()], kb: h.fx.kb, task: t, llm, runId, budgetTokens: 28_000, decisions: new RawDecisionLog(raw) });
+    const seed = [{ kind: 'seed' as const, detail: { rank: 1 } }];
+    expect((await run(seed, 'run-f1')).context.files).toEqual([]);
+    expect(decisions('precision_file')).toEqual({ 'docs/CHANGELOG.md': 'excluded' });
+    answer = 'yes';
+    expect((await run(seed, 'run-f2')).context.files.map((f) => [f.path, f.reasons.map((r) => r.kind)])).toEqual([['docs/CHANGELOG.md', ['seed', 'judged-relevant']]]);
+    expect(asked).toEqual(['docs/CHANGELOG.md', 'docs/CHANGELOG.md']);
+    // Named in the task: in without a call.
+    expect((await run([{ kind: 'named-in-task', detail: { text: 'CHANGELOG.md' } }], 'run-f3')).context.files.map((f) => f.path)).toEqual(['docs/CHANGELOG.md']);
+    expect(asked).toHaveLength(2);
+    expect(raw.prepare("select count(*) from model_calls where stage = 'precision_file'").pluck().get()).toBe(2);
   });
 
   it('judges the symbols past the caps in groups, one call per group, and keeps a yes group as signatures', async () => {

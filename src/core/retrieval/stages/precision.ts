@@ -3,6 +3,7 @@ import type { KnowledgeBase } from '../../kb/knowledgeBase';
 import type { LlmClient } from '../../llm/client';
 import { judgeAll, judgmentFacts, judgmentReason, type Judgment } from '../judge';
 import { judgeSetupOf, type ContextFile, type ContextSymbol, type RetrievalStage, type StageContext } from '../stage';
+import { describeFile, SCOPE_QUESTION } from './scope';
 import type { TaskRecord } from '../taskAnalysis';
 import { describeSymbol, librarySymbols, symbolCandidates, type SymbolCandidate } from './precisionExtract';
 
@@ -60,7 +61,8 @@ const callOf = (j: Judgment) => (j.callId !== undefined ? { modelCallId: j.callI
  * outside the repository, type_context without a judgment); a file with symbols none of which was
  * kept leaves the context, unless it was given with the task (tier 0: a plan's file, a refinement's
  * evidence): that one stays as a whole file, placed last and only where the budget has room; a
- * file without symbols (docs, config) stays as a whole file.
+ * file without symbols (docs, config) stays as a whole file — after one judgment (call stage
+ * precision_file, scope's question) when it is only a search hit, which nothing judged before.
  */
 export class PrecisionStage implements RetrievalStage {
   readonly name = 'precision';
@@ -130,8 +132,19 @@ export class PrecisionStage implements RetrievalStage {
     });
 
     const hadSymbols = new Set(all.map((c) => c.file.fileId));
+    // A search hit without symbols (docs, a changelog) was judged by no one: one file judgment, else it would go in whole unseen.
+    const unjudged = context.files.filter((f) => !hadSymbols.has(f.fileId) && f.reasons.length > 0 && f.reasons.every((r) => r.kind === 'seed'));
+    const vf = await judgeAll(judgeSetupOf(context, llm, task, 'precision_file', SCOPE_QUESTION), unjudged.map((f) => describeFile(kb, f)));
+    const fileVerdicts = new Map(unjudged.map((f, i) => [f.fileId, vf[i] as Judgment]));
     const files: ContextFile[] = [];
     for (const f of context.files) {
+      const fj = fileVerdicts.get(f.fileId);
+      if (fj) {
+        const reasons = [...f.reasons, judgmentReason(fj)];
+        decisions.push({ stage: 'precision_file', subjectKind: 'file', subject: f.path, tier: String(f.tier), decision: fj.verdict === 'yes' ? 'included' : 'excluded', reasons, judgment: judgmentFacts(fj), ...callOf(fj) });
+        if (fj.verdict === 'yes') files.push({ ...f, reasons, ...(fj.pYes !== undefined ? { pYes: fj.pYes } : {}) });
+        continue;
+      }
       const kept = all.filter((c) => c.file.fileId === f.fileId && role.has(c));
       if (hadSymbols.has(f.fileId) && kept.length === 0) {
         // A file given with the task (a plan's, a refinement's evidence) stays, whole, where it fits.
