@@ -8,7 +8,7 @@ import { runBinaryJudgment, type BinaryJudge } from '../retrieval/judge';
 import { buildPackage, effectiveBudget, type BudgetConfig } from '../retrieval/package';
 import { runPipeline } from '../retrieval/stage';
 import { PrecisionStage, type PrecisionOptions } from '../retrieval/stages/precision';
-import { ScopeStage, type ScopeOptions } from '../retrieval/stages/scope';
+import { SCOPE_DEFAULTS, ScopeStage, type ScopeOptions } from '../retrieval/stages/scope';
 import { analyzeTask } from '../retrieval/taskAnalysis';
 import { searchRepository } from '../search/search';
 import { changedLines } from './goldLines';
@@ -102,7 +102,7 @@ export async function evaluatePipelineTask(args: { kb: KnowledgeBase; root: stri
     const tier = candidates.get(path) ?? null;
     const entry: EvalPipelineGold = { tier, inPackage: inPackage.has(path) };
     if (tier !== null && !entry.inPackage) entry.miss = packageMiss(path, decisions.all, pkg.dropped);
-    if (tier === null) entry.miss = await diagnoseMiss(kb, path, { task: task.task, seeds, overCap, gold: task.gold, minCoChange: options.scope?.minCoChange ?? 2, searchSeeds: options.scope?.searchSeeds ?? 5, signal: args.signal });
+    if (tier === null) entry.miss = await diagnoseMiss(kb, path, { task: task.task, seeds, overCap, gold: task.gold, minCoChange: options.scope?.minCoChange ?? SCOPE_DEFAULTS.minCoChange, searchSeeds: options.scope?.searchSeeds ?? SCOPE_DEFAULTS.searchSeeds, signal: args.signal });
     gold[path] = entry;
   }
   const n = task.gold.length || 1;

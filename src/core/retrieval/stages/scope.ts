@@ -4,15 +4,18 @@ import type { LlmClient } from '../../llm/client';
 import { searchRepository } from '../../search/search';
 import { judgeAll, judgmentFacts, judgmentReason } from '../judge';
 import { judgeSetupOf, type ContextFile, type RetrievalStage, type StageContext } from '../stage';
+import { SCOPE_DEFAULTS } from '../scopeDefaults';
 import type { TaskRecord } from '../taskAnalysis';
+
+export { SCOPE_DEFAULTS } from '../scopeDefaults';
 
 /** Settings of the scope stage. */
 export interface ScopeOptions {
-  /** Top hits of the model-free search taken as seeds (default 5). */
+  /** Top hits of the model-free search taken as seeds (default {@link SCOPE_DEFAULTS}). */
   searchSeeds?: number;
   /** Co-change neighbours need at least this many shared commits (default 2). */
   minCoChange?: number;
-  /** At most this many candidates, seeds included (default 60); the rest are recorded as over the cap. */
+  /** At most this many candidates, seeds included (default {@link SCOPE_DEFAULTS}); the rest are recorded as over the cap. */
   maxCandidates?: number;
   /** Tier 4 metadata matches taken at most (default 10); only when enrichment was promoted into the index. */
   maxMetadataMatches?: number;
@@ -80,7 +83,7 @@ export async function scopeCandidates(kb: KnowledgeBase, task: TaskRecord, optio
       if (file && !file.skipReason) add(file.id, file.path, 1, { kind: 'named-in-task', detail: { text: `${frame.file}:${frame.line}` } }, n++);
     }
   }
-  const seedCount = options.searchSeeds ?? 5;
+  const seedCount = options.searchSeeds ?? SCOPE_DEFAULTS.searchSeeds;
   // The search ranks deeper than the seeds it gives: a neighbour it also ranks comes first in its tier.
   const hits = await searchRepository(kb, task.text, { limit: Math.max(seedCount, NEIGHBOUR_RANK_DEPTH), mode: 'keyword', signal });
   hits.slice(0, seedCount).forEach((hit, i) => {
@@ -103,7 +106,7 @@ export async function scopeCandidates(kb: KnowledgeBase, task: TaskRecord, optio
   [...deps.entries()].sort(([, a], [, b]) => byRank(a.path, b.path) || b.links - a.links || a.first - b.first || a.path.localeCompare(b.path)).forEach(([id, d], i) => add(id, d.path, 2, d.relation, i));
   // Tier 3: the search's rank first, then the co-change count.
   const co: Array<{ fileId: number; path: string; seed: string; count: number }> = [];
-  for (const seed of seeds) for (const c of kb.getCoChangeNeighbors(seed.fileId, options.minCoChange ?? 2)) co.push({ ...c, seed: seed.path });
+  for (const seed of seeds) for (const c of kb.getCoChangeNeighbors(seed.fileId, options.minCoChange ?? SCOPE_DEFAULTS.minCoChange)) co.push({ ...c, seed: seed.path });
   co.sort((a, b) => byRank(a.path, b.path) || b.count - a.count || a.path.localeCompare(b.path)).forEach((c, i) => add(c.fileId, c.path, 3, { kind: 'co-change', detail: { path: c.seed, commits: c.count } }, i));
   // Tier 4: rank by how many of the task's terms the metadata shares.
   metadataMatches(kb, task, options.maxMetadataMatches ?? 10).forEach((m, i) => add(m.fileId, m.path, 4, { kind: 'metadata-match', detail: { matched: m.matched } }, i));
@@ -143,7 +146,7 @@ export class ScopeStage implements RetrievalStage {
   /** Expand, judge the non-seeds, and keep the seeds and the yeses. */
   async run(context: StageContext, kb: KnowledgeBase, task: TaskRecord, llm: LlmClient): Promise<StageContext> {
     const all = await scopeCandidates(kb, task, this.options, context.signal);
-    const cap = Math.max(this.options.maxCandidates ?? 60, all.filter((c) => isSeedTier(c.tier)).length);
+    const cap = Math.max(this.options.maxCandidates ?? SCOPE_DEFAULTS.maxCandidates, all.filter((c) => isSeedTier(c.tier)).length);
     const candidates = all.slice(0, cap);
     const decisions: StageContext['decisions'] = all.slice(cap).map((c) => ({ subjectKind: 'file', subject: c.path, tier: String(c.tier), decision: 'over-cap', reasons: [c.relation] }));
     const seeds = candidates.filter((c) => isSeedTier(c.tier));
