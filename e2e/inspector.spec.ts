@@ -13,8 +13,9 @@ const YES = { text: 'yes', logprobs: [{ token: 'yes', logprob: -0.1, top: [{ tok
 const NO = { text: 'no', logprobs: [{ token: 'no', logprob: -0.05, top: [{ token: 'yes', logprob: -3.0 }] }] };
 
 /**
- * Modules that import the fixture's pricing module: with at most five search hits as seeds, most
- * of them are tier-2 candidates that scope judges. The judge keeps the first six and drops the others.
+ * Modules that import the fixture's pricing module: with five search hits as seeds (the config sets
+ * [retrieval] search_seeds; the default 20 would take most of this small fixture as seeds), most of
+ * them are tier-2 candidates that scope judges. The judge keeps the first six and drops the others.
  */
 const KEEP = ['shipping', 'tax', 'coupons', 'loyalty', 'bundles', 'gift_cards'];
 const DROP = ['report', 'export', 'audit', 'metrics', 'backup', 'banner'];
@@ -35,7 +36,7 @@ test.afterEach(() => repo.remove());
 
 /** Serve the app against the test model server with a config naming it, add and index the fixture, open the inspector. */
 async function openInspector(page: Page, server: OllamaTestServer, app: ServedApp) {
-  writeFileSync(join(app.dataDir, 'config.toml'), `[models]\nreasoning = "qwen3:0.6b"\ncoding = "qwen3:0.6b"\nbase_url = "${server.url}"\n\n[budget]\ncontext_window = 16384\nreserved_tokens = 4096\n`);
+  writeFileSync(join(app.dataDir, 'config.toml'), `[models]\nreasoning = "qwen3:0.6b"\ncoding = "qwen3:0.6b"\nbase_url = "${server.url}"\n\n[budget]\ncontext_window = 16384\nreserved_tokens = 4096\n\n[retrieval]\nsearch_seeds = 5\n`);
   await page.goto(app.url);
   await page.getByLabel('Repository folder path').fill(repo.dir);
   await page.getByRole('button', { name: 'Add repository' }).click();

@@ -9,6 +9,7 @@ import { createPlan } from '../orchestrator/plan';
 import { listPlans, loadPlan, newPlanId, savePlan } from '../orchestrator/planStore';
 import { readPlanValue, type PlanRepoView } from '../orchestrator/planValidate';
 import { RawDecisionLog } from '../retrieval/decisionLog';
+import { retrievalSettings } from '../retrieval/settings';
 import { openIndexedRepo } from '../repos/indexed';
 import { repoPaths } from '../repos/registry';
 
@@ -29,7 +30,7 @@ type PlanHandlers = Pick<Handlers, 'plans/create' | 'plans/list' | 'plans/get' |
  * Plans (issue #15, plan mode): `plans/create` starts a `plan` run — one atomic pass whose plan is
  * saved as `<dataDir>/repos/<id>/plans/<planId>.json` — and the saved plans are listed and read.
  */
-export function createPlansHandlers(ctx: EngineContext, llm: Pick<ModelServices, 'client'>): PlanHandlers {
+export function createPlansHandlers(ctx: EngineContext, llm: Pick<ModelServices, 'client' | 'loadUserConfig'>): PlanHandlers {
   return {
     'plans/create': async ({ repoId, task, judgeScope }) => {
       // NOT_FOUND / NOT_INDEXED before a run starts.
@@ -52,6 +53,7 @@ export function createPlansHandlers(ctx: EngineContext, llm: Pick<ModelServices,
               runId,
               signal,
               judgeScope,
+              scope: retrievalSettings(llm.loadUserConfig().values).stageOptions.scope ?? {},
               ...(raw ? { decisions: new RawDecisionLog(raw) } : {}),
               ...(commit ? { commit } : {}),
               onPhase: (phase) => progress({ phase, done: done++ }),

@@ -4,7 +4,8 @@ import type { OllamaTestServer } from '../testing/ollamaTestServer';
 import { useIndexedChatCore } from '../testing/chatCore';
 
 const fx = useIndexedChatCore({
-  config: '\n[budget]\ncontext_window = 9000\nreserved_tokens = 1000\n',
+  // Five search seeds (not the default 20, which would take every file of this small repository as a seed).
+  config: '\n[budget]\ncontext_window = 9000\nreserved_tokens = 1000\n[retrieval]\nsearch_seeds = 5\n',
   // Files that import app.py (a search hit) without a word of the task: tier-2 candidates scope judges.
   prepare: (repo) => {
     repo.writeFiles({ 'cli.py': 'from app import main\n\nmain()\n', 'server.py': 'import app\n\n\ndef serve():\n    app.main()\n', 'worker.py': 'from app import main\n' });

@@ -127,7 +127,7 @@ export function createRetrieveHandlers(ctx: EngineContext, llm: Pick<ModelServic
               tokensUsed: pkg.budget.used,
               budget: budgetTokens,
               dropped: pkg.dropped.length,
-              judgments: raw.prepare("select count(*) from model_calls where run_id = ? and stage in ('scope', 'similarity', 'precision_pass1', 'precision_pass2', 'precision_pass3')").pluck().get(runId) as number,
+              judgments: raw.prepare("select count(*) from model_calls where run_id = ? and stage in ('scope', 'similarity', 'precision_pass1', 'precision_pass2', 'precision_pass3', 'precision_group', 'precision_file')").pluck().get(runId) as number,
               analysis: { enrichment: e.status, ...(e.status !== 'ok' ? { reason: e.reason } : {}) },
               info: checks.info,
               stages: done.result.stages.map(({ usage: _u, ...s }) => s),

@@ -6,7 +6,7 @@ import type { StageContext } from '../retrieval/stage';
 import type { RunProgressUpdate } from '../runtime/runs';
 
 /** Call stages that are binary judgments (task analysis is not one). */
-const JUDGED = /^(scope|precision_pass[1-3]|similarity)$/;
+const JUDGED = /^(scope|precision_pass[1-3]|precision_group|precision_file|similarity)$/;
 
 /** The pipeline stage a call stage belongs to (precision_pass2 → precision). */
 function pipelineStageOf(callStage: string): string {
@@ -29,6 +29,10 @@ export function judgedItem(prompt: string): string {
   const symbol = /^symbol: (\S+)/.exec(first);
   const file = /^file: (.+):\d+-\d+$/.exec(second);
   if (symbol?.[1] && file?.[1]) return `${file[1]}:${symbol[1]}`;
+  // A group of symbols past precision's caps: `file: path` then `symbols (n):`.
+  const group = /^symbols \((\d+)\):$/.exec(second);
+  const groupFile = /^file: (.+)$/.exec(first);
+  if (group && groupFile?.[1]) return `${groupFile[1]} (${group[1]} symbols)`;
   return first.trim().slice(0, 160);
 }
 
@@ -163,7 +167,7 @@ export class RetrieveWatch {
       const sum: Count = { done: calls.reduce((n, [, c]) => n + c.done, 0), yes: 0 };
       const status = this.status.get(stage) ?? 'pending';
       if (status === 'done') sum.total = sum.done;
-      const children = stage === 'precision' ? calls.map(([s, c]) => this.node(s, s.replace('precision_pass', 'pass '), c.total !== undefined ? 'done' : status, c)) : [];
+      const children = stage === 'precision' ? calls.map(([s, c]) => this.node(s, s.replace('precision_pass', 'pass ').replace('precision_group', 'groups').replace('precision_file', 'files'), c.total !== undefined ? 'done' : status, c)) : [];
       steps.push({ ...this.node(stage, stage, status, sum), ...(children.length ? { children } : {}) });
     }
     const done = [...this.counts.values()].reduce((n, c) => n + c.done, 0);

@@ -16,6 +16,7 @@ import { formatReport } from './format';
 import { changedLines, parseHunks } from './goldLines';
 import { mineTasks } from './mine';
 import { goldTruth, itemOf, oracleJudge } from './pipelineJudges';
+import { describeGroup } from '../retrieval/stages/precision';
 import { median } from './pipelineSummary';
 import { productRetrieval } from './product';
 import { runEval } from './run';
@@ -48,8 +49,8 @@ describe('changed lines of a gold file', () => {
 describe('why a gold candidate is not in the package', () => {
   it('names precision keeping none of its symbols (judged and past the caps), the budget, or scope', () => {
     const d = (stage: string, subject: string, decision: string) => ({ runId: 'r', stage, subjectKind: 'symbol' as const, subject, decision, reasons: [] });
-    const decisions = [d('scope', 'a.py', 'included'), d('precision_pass1', 'a.py:f', 'excluded'), d('precision_pass1', 'a.py:g', 'over-cap'), d('precision_pass1', 'a.py:h', 'over-cap'), d('precision', 'a.py', 'excluded')];
-    expect(packageMiss('a.py', decisions, [])).toEqual(['precision: no symbol kept (1 judged, 2 past the symbol caps)']);
+    const decisions = [d('scope', 'a.py', 'included'), d('precision_pass1', 'a.py:f', 'excluded'), d('precision_group', 'a.py:g', 'excluded'), d('precision_group', 'a.py:h', 'excluded'), d('precision', 'a.py', 'excluded')];
+    expect(packageMiss('a.py', decisions, [])).toEqual(['precision: no symbol kept (1 judged one by one, 2 in groups past the symbol caps)']);
     expect(packageMiss('b.py', [d('scope', 'b.py', 'excluded')], [])).toEqual(['scope: judged not needed']);
     expect(packageMiss('c.py', [], [{ path: 'c.py' }])).toEqual(['budget: 1 item(s) dropped']);
   });
@@ -89,6 +90,10 @@ describe('the oracle judge', () => {
         expect(await ask('scope', 'path: src/app/util.py\nlanguage: python')).toBe('no');
         expect(await ask('precision_pass2', `symbol: dispatch (function)\nfile: src/app/routing.py:${dispatch.startLine}-${dispatch.endLine}`)).toBe('yes');
         expect(await ask('precision_pass1', `symbol: route (function)\nfile: src/app/routing.py:${route.startLine}-${route.endLine}`)).toBe('no');
+        // A group past the caps is a yes when it holds a gold symbol, as describeGroup lists them.
+        const asCandidate = (s: typeof route) => ({ symbol: s, file: { fileId: s.fileId, path: s.path, tier: 1, reasons: [] }, found: [], named: false });
+        expect(await ask('precision_group', describeGroup([asCandidate(route), asCandidate(dispatch)]))).toBe('yes');
+        expect(await ask('precision_group', describeGroup([asCandidate(route)]))).toBe('no');
         await expect(ask('similarity', 'a|b')).rejects.toThrow(/cannot tell which item a similarity judgment/);
         // Without a commit, every symbol of a gold file is gold.
         expect(goldTruth(kb, ['src/app/routing.py'], undefined).symbols.get('src/app/routing.py')!.length).toBe(kb.getSymbolsForFile(kb.getFileByPath('src/app/routing.py')!.id).filter((s) => s.parentId === null || s.kind === 'method').length);
@@ -105,6 +110,7 @@ describe('the oracle judge', () => {
   it('reads the item from what the judge sees, and refuses a description it cannot read', () => {
     expect(itemOf('scope', 'path: a/b.py\nlanguage: python')).toEqual({ path: 'a/b.py' });
     expect(itemOf('precision_pass3', 'symbol: f (function)\nfile: a/b.py:3-9\nsignature: def f()')).toEqual({ path: 'a/b.py', span: { start: 3, end: 9 } });
+    expect(itemOf('precision_group', 'file: a/b.py\nsymbols (2):\n  3-9 f (function): def f()\n  12-20 C (class): class C')).toEqual({ path: 'a/b.py', spans: [{ start: 3, end: 9 }, { start: 12, end: 20 }] });
     expect(() => itemOf('scope', 'file a/b.py')).toThrow(/cannot tell/);
   });
 

@@ -33,9 +33,13 @@ const answer = (verdict: 'yes' | 'no', model: string): Judgment => ({ verdict, r
 /** Keeps everything: every judgment is yes. */
 export const yesJudge: BinaryJudge = async () => answer('yes', 'eval:yes');
 
-/** The item a judgment is about, read from what the judge sees of it (the stages' own descriptions). */
-export function itemOf(stage: string, document: string): { path: string; span?: Span } {
-  if (stage === 'scope') {
+/** The item a judgment is about, read from what the judge sees of it (the stages' own descriptions); a group of symbols gives each one's span. */
+export function itemOf(stage: string, document: string): { path: string; span?: Span; spans?: Span[] } {
+  if (stage === 'precision_group') {
+    const m = /^file: (.+)$/m.exec(document);
+    const spans = [...document.matchAll(/^ {2}(\d+)-(\d+) /gm)].map((x) => ({ start: Number(x[1]), end: Number(x[2]) }));
+    if (m && spans.length) return { path: m[1] as string, spans };
+  } else if (stage === 'scope' || stage === 'precision_file') {
     const m = /^path: (.+)$/m.exec(document);
     if (m) return { path: m[1] as string };
   } else if (stage.startsWith('precision')) {
@@ -47,16 +51,17 @@ export function itemOf(stage: string, document: string): { path: string; span?: 
 }
 
 /**
- * Answers yes exactly for gold files (scope) and gold symbols (every precision pass: relevant,
- * primary, full source). Anything else is a no.
+ * Answers yes exactly for gold files (scope, precision's file judgments) and gold symbols (every precision pass: relevant,
+ * primary, full source), and for a group of symbols past precision's caps that holds a gold one.
+ * Anything else is a no.
  */
 export function oracleJudge(truth: GoldTruth): BinaryJudge {
   return async (setup: JudgeSetup, document: string) => {
     const item = itemOf(setup.stage, document);
     if (!truth.files.has(item.path)) return answer('no', 'eval:oracle');
-    if (!item.span) return answer('yes', 'eval:oracle');
-    const span = item.span;
-    const gold = (truth.symbols.get(item.path) ?? []).some((s) => s.start === span.start && s.end === span.end);
+    const spans = item.spans ?? (item.span ? [item.span] : undefined);
+    if (!spans) return answer('yes', 'eval:oracle');
+    const gold = (truth.symbols.get(item.path) ?? []).some((s) => spans.some((span) => s.start === span.start && s.end === span.end));
     return answer(gold ? 'yes' : 'no', 'eval:oracle');
   };
 }

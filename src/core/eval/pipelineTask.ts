@@ -8,7 +8,7 @@ import { runBinaryJudgment, type BinaryJudge } from '../retrieval/judge';
 import { buildPackage, effectiveBudget, type BudgetConfig } from '../retrieval/package';
 import { runPipeline } from '../retrieval/stage';
 import { PrecisionStage, type PrecisionOptions } from '../retrieval/stages/precision';
-import { ScopeStage, type ScopeOptions } from '../retrieval/stages/scope';
+import { SCOPE_DEFAULTS, ScopeStage, type ScopeOptions } from '../retrieval/stages/scope';
 import { analyzeTask } from '../retrieval/taskAnalysis';
 import { searchRepository } from '../search/search';
 import { changedLines } from './goldLines';
@@ -102,7 +102,7 @@ export async function evaluatePipelineTask(args: { kb: KnowledgeBase; root: stri
     const tier = candidates.get(path) ?? null;
     const entry: EvalPipelineGold = { tier, inPackage: inPackage.has(path) };
     if (tier !== null && !entry.inPackage) entry.miss = packageMiss(path, decisions.all, pkg.dropped);
-    if (tier === null) entry.miss = await diagnoseMiss(kb, path, { task: task.task, seeds, overCap, gold: task.gold, minCoChange: options.scope?.minCoChange ?? 2, searchSeeds: options.scope?.searchSeeds ?? 5, signal: args.signal });
+    if (tier === null) entry.miss = await diagnoseMiss(kb, path, { task: task.task, seeds, overCap, gold: task.gold, minCoChange: options.scope?.minCoChange ?? SCOPE_DEFAULTS.minCoChange, searchSeeds: options.scope?.searchSeeds ?? SCOPE_DEFAULTS.searchSeeds, signal: args.signal });
     gold[path] = entry;
   }
   const n = task.gold.length || 1;
@@ -126,16 +126,14 @@ export async function evaluatePipelineTask(args: { kb: KnowledgeBase; root: stri
 
 /**
  * Why a gold candidate is not in the package: scope judged it out, precision kept none of its
- * symbols (how many were judged, how many were past the symbol caps), or the budget dropped it.
+ * symbols (how many were judged one by one, how many in groups past the symbol caps), or the budget dropped it.
  */
 export function packageMiss(path: string, decisions: readonly DecisionRecord[], dropped: ReadonlyArray<{ path: string }>): string[] {
   const out: string[] = [];
   const scope = decisions.find((d) => d.stage === 'scope' && d.subject === path);
   if (scope?.decision === 'excluded') out.push('scope: judged not needed');
-  const pass1 = decisions.filter((d) => d.stage === 'precision_pass1' && d.subject.startsWith(`${path}:`));
-  const capped = pass1.filter((d) => d.decision === 'over-cap').length;
-  const judged = pass1.filter((d) => d.decision !== 'over-cap').length;
-  if (decisions.some((d) => d.stage === 'precision' && d.subject === path && d.decision === 'excluded')) out.push(`precision: no symbol kept (${judged} judged, ${capped} past the symbol caps)`);
+  const mine = (stage: string) => decisions.filter((d) => d.stage === stage && d.subject.startsWith(`${path}:`)).length;
+  if (decisions.some((d) => d.stage === 'precision' && d.subject === path && d.decision === 'excluded')) out.push(`precision: no symbol kept (${mine('precision_pass1')} judged one by one, ${mine('precision_group')} in groups past the symbol caps)`);
   const lost = dropped.filter((d) => d.path === path).length;
   if (lost > 0) out.push(`budget: ${lost} item(s) dropped`);
   return out.length > 0 ? out : ['not in the package (no recorded reason)'];

@@ -9,7 +9,7 @@ import { judgePrompt } from '../retrieval/judgePrompts';
 import { buildPackage, renderMarkdown } from '../retrieval/package';
 import type { ContextFile, ContextSymbol } from '../retrieval/stage';
 import { describeSymbol, PRECISION_QUESTIONS, symbolCandidates, type SymbolCandidate } from '../retrieval/stages/precision';
-import { describeFile, SCOPE_QUESTION, scopeCandidates, type ScopeOptions } from '../retrieval/stages/scope';
+import { describeFile, SCOPE_DEFAULTS, SCOPE_QUESTION, scopeCandidates, type ScopeOptions } from '../retrieval/stages/scope';
 import { analyzeTask } from '../retrieval/taskAnalysis';
 import { throwIfAborted } from '../runtime/runs';
 import { BootstrapDataset, type ChatExample, type DatasetStage } from './dataset';
@@ -212,7 +212,7 @@ async function commitPairs(repo: string, checkout: string, curatedFile: string, 
     const neededPaths = new Set(needed.map((n) => n.path));
     // The candidates only: nothing is judged, no model is called.
     const all = await scopeCandidates(kb, record, options.scope, options.signal);
-    const cap = Math.max(options.scope?.maxCandidates ?? 60, all.filter((c) => c.tier === 1).length);
+    const cap = Math.max(options.scope?.maxCandidates ?? SCOPE_DEFAULTS.maxCandidates, all.filter((c) => c.tier === 1).length);
     const subjects = new Map(all.slice(0, cap).map((c) => [c.path, { fileId: c.fileId, path: c.path, tier: c.tier, relation: c.relation }]));
     for (const path of [...task.gold, ...neededPaths]) {
       const file = kb.getFileByPath(path);

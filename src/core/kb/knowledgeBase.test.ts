@@ -64,6 +64,17 @@ describe('KnowledgeBase', () => {
     expect(incoming).toEqual([expect.objectContaining({ direction: 'incoming', referenceKind: 'call', path: 'pkg/core.py', symbol: expect.objectContaining({ qualifiedName: 'Engine.start' }) })]);
   });
 
+  it('reads a file’s imports, resolved to an indexed file or not, and the names a symbol uses', () => {
+    expect(kb.getImports(id('pkg/core.py'))).toEqual([
+      { specifier: 'os', names: [], alias: null, level: 0, line: 2, resolved: false },
+      { specifier: 'pkg.util', names: ['helper', 'CONSTANT'], alias: null, level: 0, line: 3, resolved: true },
+    ]);
+    const stop = kb.searchSymbolsByName('Engine.stop')[0]!;
+    expect(kb.getReferencesFrom(stop.id)).toEqual([expect.objectContaining({ kind: 'attribute_call', name: 'os.getcwd', line: 21, resolved: false })]);
+    const start = kb.searchSymbolsByName('Engine.start')[0]!;
+    expect(kb.getReferencesFrom(start.id).filter((r) => r.resolved).map((r) => r.name)).toEqual(expect.arrayContaining(['helper']));
+  });
+
   it('reads dependencies, the subgraph and co-change neighbours', () => {
     const core = id('pkg/core.py');
     expect(kb.getDependencies(core, 'outgoing').map((d) => d.path)).toEqual(['pkg/util.py']);

@@ -15,11 +15,13 @@ import type {
   FileDocstrings,
   FileMetadataRecord,
   FileRecord,
+  ImportRecord,
   RationaleRecord,
   RepoOverview,
   StageAdapter,
   SymbolNeighbor,
   SymbolRecord,
+  SymbolReferenceRecord,
 } from './types';
 
 export type * from './types';
@@ -301,6 +303,24 @@ export class KnowledgeBase {
       .rowsOf('select id as symbolId, qualified_name as qualifiedName, kind, docstring from symbols where file_id = ? and docstring is not null order by start_line')
       .all(fileId) as FileDocstrings['symbols'];
     return { moduleDoc, symbols };
+  }
+
+  /** A file's import statements in source order, each with whether it resolved to an indexed file. */
+  getImports(fileId: number): ImportRecord[] {
+    const rows = this.sql
+      .rowsOf(
+        `select i.specifier, i.names_json as names, i.alias, i.level, i.line,
+           exists(select 1 from file_dependencies d where d.from_file_id = i.file_id and d.specifier = i.specifier) as resolved
+         from imports i where i.file_id = ? order by i.line, i.id`,
+      )
+      .all(fileId) as Row[];
+    return rows.map((r) => ({ specifier: String(r.specifier), names: JSON.parse(String(r.names)) as string[], alias: (r.alias as string | null) ?? null, level: Number(r.level), line: Number(r.line), resolved: r.resolved === 1 }));
+  }
+
+  /** The names a symbol's own code uses (calls, base classes, decorators) in source order, resolved or not. */
+  getReferencesFrom(symbolId: number): SymbolReferenceRecord[] {
+    const rows = this.sql.rowsOf('select name, kind, line, target_symbol_id is not null as resolved from symbol_references where from_symbol_id = ? order by line, id').all(symbolId) as Row[];
+    return rows.map((r) => ({ name: String(r.name), kind: String(r.kind), line: Number(r.line), resolved: r.resolved === 1 }));
   }
 
   /** TODO / FIXME / HACK / NOTE / WHY / XXX and "because" comments of a file. */

@@ -79,6 +79,28 @@ export interface FileDocstrings {
   symbols: Array<{ symbolId: number; qualifiedName: string; kind: string; docstring: string }>;
 }
 
+/** An import statement of a file, as written, and whether it resolved to an indexed file. */
+export interface ImportRecord {
+  /** The module as written (Python: without the leading dots of a relative import, see `level`). */
+  specifier: string;
+  /** Names imported from it (`*` for a star import); empty for `import a.b`. */
+  names: string[];
+  alias: string | null;
+  /** Python relative import level (leading dots), 0 otherwise. */
+  level: number;
+  line: number;
+  /** False: no indexed file answers it (a library, the standard library, or a file the index lacks). */
+  resolved: boolean;
+}
+
+/** A name a symbol's code uses (a call, a base class, a decorator), resolved to a symbol of the index or not. */
+export interface SymbolReferenceRecord {
+  name: string;
+  kind: string;
+  line: number;
+  resolved: boolean;
+}
+
 /** A rationale comment (TODO, FIXME, HACK, NOTE, WHY, XXX, BECAUSE). */
 export interface RationaleRecord {
   tag: string;

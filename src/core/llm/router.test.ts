@@ -26,9 +26,11 @@ describe('ModelRouter.resolve', () => {
     expect(routerFor(CONFIG).resolve('reasoning', 'scope')).toMatchObject({ model: 'qwen3:0.6b', contextWindow: 8192, maxTokens: 16, temperature: 0.2, source: 'override' });
   });
 
-  it('gives the passes of a stage (precision_pass2) the stage override', () => {
+  it('gives the passes of a stage (precision_pass2) and its group judgments the stage override', () => {
     const router = routerFor(`${CONFIG}precision = "qwen3:1.7b"\n`);
     expect(router.resolve('reasoning', 'precision_pass2')).toMatchObject({ model: 'qwen3:1.7b', source: 'override', stage: 'precision_pass2' });
+    expect(router.resolve('reasoning', 'precision_group')).toMatchObject({ model: 'qwen3:1.7b', source: 'override', stage: 'precision_group' });
+    expect(router.resolve('reasoning', 'precision_file')).toMatchObject({ model: 'qwen3:1.7b', source: 'override', stage: 'precision_file' });
     expect(router.resolve('reasoning', 'precision_extra')).toMatchObject({ model: 'qwen3:4b', source: 'role' });
   });
 

@@ -50,8 +50,8 @@ export class ModelRouter {
       role,
       ...(stage ? { stage } : {}),
     };
-    // precision_pass1..3 are passes of the precision stage and take its override.
-    const stageKey = stage?.replace(/_pass\d+$/, '');
+    // precision_pass1..3, precision_group and precision_file are calls of the precision stage and take its override.
+    const stageKey = stage?.replace(/^(\w+?)_(?:pass\d+|group|file)$/, '$1');
     const override = stageKey && isStage(stageKey) ? models.overrides[stageKey] : undefined;
     if (typeof override === 'string') {
       return { ...base, model: override, maxTokens: models.max_tokens, contextWindow: models.context_window, source: 'override' };

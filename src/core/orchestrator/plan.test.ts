@@ -129,7 +129,8 @@ describe('createPlan', () => {
     // search's hits (evaluator.py among them) are seeds, kept unjudged.
     server.script.respond = (prompt) => (/path: /.test(prompt) ? { json: { answer: /path: docs\/CHANGELOG\.md/.test(prompt) ? 'yes' : 'no' } } : analysis(prompt));
     server.script.chat.push({ json: GOOD_PLAN });
-    const artifact = await createPlan({ kb: fx.kb, repoId: 'calc', task: TASK, llm, runId: 'run-2', judgeScope: true, decisions: new RawDecisionLog(raw), maxContextFiles: 20 });
+    // Five search seeds: the default 20 would take every file of this small fixture as a seed.
+    const artifact = await createPlan({ kb: fx.kb, repoId: 'calc', task: TASK, llm, runId: 'run-2', judgeScope: true, decisions: new RawDecisionLog(raw), maxContextFiles: 20, scope: { searchSeeds: 5 } });
     const rows = raw.prepare("select subject, tier, decision from retrieval_decisions where run_id = 'run-2' and stage = 'scope'").all() as Array<{ subject: string; tier: string; decision: string }>;
     expect(rows).toContainEqual({ subject: 'calc/evaluator.py', tier: '1', decision: 'included' });
     expect(rows).toContainEqual({ subject: 'docs/CHANGELOG.md', tier: '3', decision: 'included' });

@@ -10,7 +10,7 @@ import type { LlmClient } from '../llm/client';
 import type { CallLogger } from '../llm/types';
 import type { DecisionSink } from '../retrieval/decisionLog';
 import { runPipeline } from '../retrieval/stage';
-import { scopeCandidates, ScopeStage } from '../retrieval/stages/scope';
+import { scopeCandidates, ScopeStage, type ScopeOptions } from '../retrieval/stages/scope';
 import { analyzeTask } from '../retrieval/taskAnalysis';
 import { newPlanId } from './planStore';
 import { readPlanReply, type PlanRepoView } from './planValidate';
@@ -35,6 +35,8 @@ export interface PlanInput {
   judgeScope?: boolean;
   /** Where scope decisions go when they are judged (the repository's raw DB). */
   decisions?: DecisionSink;
+  /** Scope settings (the config's [retrieval] keys; default: the scope defaults). */
+  scope?: ScopeOptions;
   /** Most files described to the planner (default 12). */
   maxContextFiles?: number;
   /** The commit the index describes (recorded with the plan). */
@@ -83,10 +85,10 @@ export async function createPlan(input: PlanInput): Promise<PlanArtifact> {
   let files: string[];
   if (input.judgeScope) {
     if (!input.decisions) throw new Error('A judged scope needs a decision sink.');
-    const result = await runPipeline({ stages: [new ScopeStage()], kb, task, llm, runId: input.runId ?? task.id, budgetTokens: 1_000_000, decisions: input.decisions, log: input.log, signal });
+    const result = await runPipeline({ stages: [new ScopeStage(input.scope)], kb, task, llm, runId: input.runId ?? task.id, budgetTokens: 1_000_000, decisions: input.decisions, log: input.log, signal });
     files = result.context.files.map((f) => f.path);
   } else {
-    files = (await scopeCandidates(kb, task, {}, signal)).map((c) => c.path);
+    files = (await scopeCandidates(kb, task, input.scope ?? {}, signal)).map((c) => c.path);
   }
   // Files the model's task analysis named (checked against the index) come first after the seeds.
   if (task.enrichment.status === 'ok') files = [...new Set([...files.slice(0, 1), ...task.enrichment.files, ...files.slice(1)])];

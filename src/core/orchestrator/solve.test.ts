@@ -44,8 +44,21 @@ describe('the solve orchestrator', () => {
         // Every pass has its task_runs row, and its model calls carry that run id.
         const linked = db.prepare(`select count(*) from orchestrator_passes p join task_runs t on t.id = p.task_run_id where p.orchestrator_run_id = ? and t.status = 'done'`).pluck().get(id);
         expect(linked).toBe(9);
-        const stages = db.prepare(`select m.stage from model_calls m join orchestrator_passes p on p.task_run_id = m.run_id where p.orchestrator_run_id = ? order by m.id`).pluck().all(id);
-        expect(stages).toEqual(['plan', 'plan', 'execute', 'plan', 'execute', 'plan', 'plan', 'execute', 'plan']);
+        const stages = db.prepare(`select m.stage from model_calls m join orchestrator_passes p on p.task_run_id = m.run_id where p.orchestrator_run_id = ? order by m.id`).pluck().all(id) as string[];
+        const judged = (s: string) => s === 'scope' || s.startsWith('precision');
+        expect(stages.filter((s) => !judged(s))).toEqual(['plan', 'plan', 'execute', 'plan', 'execute', 'plan', 'plan', 'execute', 'plan']);
+        // Retrieval ran the pipeline (scope, precision) for each of the six passes that read context: its
+        // judgments carry the pass's run id, its decisions too, and its session was archived under it.
+        expect(stages.filter(judged).length).toBeGreaterThan(0);
+        const retrieving = detail.passes.filter((p) => p.type !== 'adjustment');
+        expect(retrieving).toHaveLength(6);
+        for (const p of retrieving) {
+          expect(db.prepare("select count(*) from retrieval_decisions where run_id = ? and stage = 'precision_pass1'").pluck().get(p.taskRunId)).toBeGreaterThan(0);
+          expect(db.prepare('select count(*) from session_archives where run_id = ?').pluck().get(p.taskRunId)).toBe(1);
+        }
+        // The implement pass saw its plan file (given with the step: tier 0), whole where precision kept none of its symbols.
+        const implement = detail.passes.find((p) => p.type === 'step_implement')!;
+        expect(implement.context!.package.files[0]).toMatchObject({ path: 'lib/math.js', tier: 0, reasons: [{ kind: 'plan-file' }] });
         // The session is archived into the raw DB at the end, its file deleted.
         expect(db.prepare('select count(*) from session_archives where run_id = ?').pluck().get(id)).toBe(1);
         expect(existsSync(solveSessionFile(repoPaths(h.fx.dataDir, REPO_ID).sessions, id))).toBe(false);
@@ -107,6 +120,9 @@ describe('the solve orchestrator', () => {
       expect(passes[0]!.validation!.checks[0]!.output).toContain('not ok');
       expect(passes[0]!.output).toMatchObject({ refinementRequest: { missing_symbols: ['mul'], missing_tests: ['mul'] } });
       expect(passes[1]!.output).toMatchObject({ refinement: { missing_symbols: ['mul'] } });
+      // The refined attempt re-entered the first attempt's retrieval session (refineContext): the evidence is logged under its run.
+      expect(db.prepare("select subject, decision from retrieval_decisions where run_id = ? and stage = 'refinement' order by id").all(passes[1]!.taskRunId)).toEqual(expect.arrayContaining([{ subject: 'symbol mul', decision: 'unresolved' }]));
+      expect(db.prepare("select count(*) from retrieval_decisions where run_id = ? and stage = 'refinement'").pluck().get(passes[0]!.taskRunId)).toBe(0);
       // The failed attempt's edits were undone: the step's diff is the refined attempt's alone.
       expect(passes[1]!.diff).toContain('+function mul(a, b) {');
     } finally {

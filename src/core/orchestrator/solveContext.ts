@@ -1,24 +1,29 @@
 /**
- * Retrieval for the solve passes, behind a small interface (`SolveRetriever`) so the session-backed
- * retrieval entry point with refinement can replace it without touching the orchestrator.
+ * Retrieval for the solve passes, behind a small interface (`SolveRetriever`) so a test can put a
+ * scripted retriever in its place without touching the orchestrator.
  *
- * The default: task analysis (enriched only when asked), the plan's files as tier-0 files (the
- * scope stage has no plan-file input yet, so they are handed to it as files the task names — it
- * expands from them — and put in front of its candidates here, marked `plan-file`), the scope stage's seeds and their neighbours (judged by the scope model when
- * asked), then a context package read from the run's worktree — so a pass sees the files as
- * earlier steps left them. A RefinementRequest adds its missing files and the definitions of its
- * missing symbols as tier-0 files and its error signatures to the search text.
+ * The default runs the retrieval pipeline itself ({@link retrieve}: task analysis, scope and
+ * precision, the package within the budget), with the plan's files as tier 0 (given with the task,
+ * never judged; precision keeps a given file whole when it keeps none of its symbols), so a pass
+ * sees the symbols the task needs rather than whole files. Files are read from the run's worktree,
+ * so a pass sees them as earlier steps left them. Each pass's retrieval keeps its session open
+ * until the next pass with the same text, or until the run closes the retriever: a
+ * RefinementRequest on that text re-enters the same session ({@link refineContext}), bounded by
+ * max_refinement_loops. Sessions are archived into the raw DB when they close.
  */
 import type { ContextPackage } from '../../shared/contract/retrieval';
 import type { RefinementRequest } from '../../shared/contract/solve';
+import type { Db } from '../db/open';
 import { readConfinedFile } from '../fs/confine';
 import type { KnowledgeBase } from '../kb/knowledgeBase';
 import type { LlmClient } from '../llm/client';
 import type { CallLogger } from '../llm/types';
 import type { DecisionSink } from '../retrieval/decisionLog';
-import { buildPackage, renderMarkdown } from '../retrieval/package';
-import { runPipeline, type ContextFile } from '../retrieval/stage';
-import { scopeCandidates, ScopeStage } from '../retrieval/stages/scope';
+import { renderMarkdown } from '../retrieval/package';
+import { retrieve, type RetrievalDeps } from '../retrieval/pipeline';
+import { refineContext, resolveEvidence, type RefinementRequest as RetrievalRefinement } from '../retrieval/refine';
+import type { RetrievalSession } from '../retrieval/session';
+import type { RetrievalSettings } from '../retrieval/settings';
 import { analyzeTask } from '../retrieval/taskAnalysis';
 
 /** What one pass asks retrieval for. */
@@ -48,6 +53,8 @@ export interface SolveContext {
 /** The retrieval the orchestrator calls: one context per pass (refinement included). */
 export interface SolveRetriever {
   retrieve(request: SolveContextRequest): Promise<SolveContext>;
+  /** Close what the retriever keeps open (retrieval sessions, archived). */
+  close?(): void;
 }
 
 /** Settings of the default retriever. */
@@ -57,45 +64,30 @@ export interface KbSolveRetrieverOptions {
   budgetTokens: number;
   /** Enrich task analysis with the task_analysis model (default false). */
   enrich?: boolean;
-  /** Judge non-seed candidates with the scope model (needs `decisions`); default false: seeds and their nearest neighbours. */
-  judgeScope?: boolean;
-  decisions?: DecisionSink;
-  /** Most files besides tier 0 (default 8). */
-  maxFiles?: number;
+  /** Where every retrieval decision goes (the repository's raw DB). */
+  decisions: DecisionSink;
+  /** Folder of the repository's session files. */
+  sessionsDir: string;
+  /** The raw DB the sessions are archived into when they close. */
+  archiveTo?: Db;
+  /** [retrieval] settings: stage options, concurrency, safety margin, refinement loops. */
+  settings: RetrievalSettings;
+  /** The stages run for each pass (default scope, precision). */
+  stages?: readonly string[];
 }
 
 const MAX_SOURCE_BYTES = 512 * 1024;
 
-/** The default retriever over the repository's index (see the module comment). */
+/** The default retriever: the retrieval pipeline over the repository's index (see the module comment). */
 export class KbSolveRetriever implements SolveRetriever {
+  /** The open session of each pass text, for refinement re-entry. */
+  private readonly sessions = new Map<string, { session: RetrievalSession; runId: string }>();
+
   constructor(private readonly options: KbSolveRetrieverOptions) {}
 
-  /** Build the pass's context package. */
+  /** Build the pass's context package: a new retrieval, or a refinement of the last one on the same text. */
   async retrieve(request: SolveContextRequest): Promise<SolveContext> {
-    const { kb } = this.options;
-    const evidence = request.refinement;
-    const text = evidence ? `${request.text}\n${[...evidence.error_signatures, ...evidence.missing_tests].join('\n')}` : request.text;
-    const task = await analyzeTask(text, kb, { runId: request.runId, log: request.log, signal: request.signal, ...(this.options.enrich ? { llm: this.options.llm } : {}) });
-    const tier0 = [...request.planFiles, ...(evidence ? this.evidenceFiles(evidence) : [])];
-    // The scope stage has no plan-file input: tier-0 files it knows are added as files the task
-    // names, so it expands from them too (their import neighbours); they stay tier 0 below.
-    for (const path of tier0) if (kb.getFileByPath(path) && !task.extraction.files.some((f) => f.path === path)) task.extraction.files.push({ text: path, path });
-    const files: ContextFile[] = [];
-    const seen = new Set<string>();
-    const add = (file: ContextFile) => {
-      if (seen.has(file.path)) return;
-      seen.add(file.path);
-      files.push(file);
-    };
-    for (const path of tier0) add({ fileId: kb.getFileByPath(path)?.id ?? 0, path, tier: 0, reasons: [{ kind: 'plan-file', detail: {} }] });
-    let found: ContextFile[];
-    if (this.options.judgeScope && this.options.decisions) {
-      const result = await runPipeline({ stages: [new ScopeStage()], kb, task, llm: this.options.llm, runId: request.runId, budgetTokens: this.options.budgetTokens, decisions: this.options.decisions, log: request.log, signal: request.signal });
-      found = result.context.files;
-    } else {
-      found = (await scopeCandidates(kb, task, {}, request.signal)).filter((c) => c.tier <= 2).map((c) => ({ fileId: c.fileId, path: c.path, tier: c.tier, reasons: [c.relation] }));
-    }
-    for (const file of found.slice(0, this.options.maxFiles ?? 8)) add(file);
+    const { kb, settings } = this.options;
     const readSource = (path: string) => {
       try {
         const read = readConfinedFile(request.checkout, path, MAX_SOURCE_BYTES);
@@ -104,24 +96,55 @@ export class KbSolveRetriever implements SolveRetriever {
         return null;
       }
     };
-    const pkg = buildPackage({ task: { id: task.id, text: request.text }, files, budgetTokens: this.options.budgetTokens, readSource, kb });
-    return { package: pkg, markdown: renderMarkdown(pkg), files: pkg.files.map((f) => f.path) };
+    const deps: RetrievalDeps = {
+      kb,
+      llm: this.options.llm,
+      decisions: this.options.decisions,
+      runId: request.runId,
+      sessionsDir: this.options.sessionsDir,
+      readSource,
+      concurrency: settings.concurrency,
+      safetyMargin: settings.safetyMargin,
+      ...(request.log ? { log: request.log } : {}),
+      ...(request.signal ? { signal: request.signal } : {}),
+    };
+    const evidence = request.refinement ? toRetrievalRefinement(request.refinement) : undefined;
+    const open = this.sessions.get(request.text);
+    if (evidence && open && !open.session.isClosed) {
+      const refined = await refineContext(open.session, evidence, { ...deps, maxRefinementLoops: settings.maxRefinementLoops, options: settings.stageOptions });
+      return contextOf(refined.package);
+    }
+    this.closeSession(request.text);
+    const task = await analyzeTask(request.text, kb, { runId: request.runId, log: request.log, signal: request.signal, ...(this.options.enrich ? { llm: this.options.llm } : {}) });
+    // The plan's files, and (when the pass that had the session is gone, e.g. after a resume) the evidence's, as tier 0.
+    const given = [
+      ...request.planFiles.filter((path) => kb.getFileByPath(path)).map((path) => ({ path, reason: { kind: 'plan-file' as const, detail: {} } })),
+      ...(evidence ? resolveEvidence(kb, evidence).files : []),
+    ];
+    task.givenFiles = given.filter((g, i) => given.findIndex((x) => x.path === g.path) === i);
+    const done = await retrieve({ task, stages: this.options.stages ?? ['scope', 'precision'], budgetTokens: this.options.budgetTokens, options: settings.stageOptions }, deps, this.options.archiveTo);
+    this.sessions.set(request.text, { session: done.session, runId: request.runId });
+    return contextOf(done.package);
   }
 
-  /** Files named by evidence: paths the index knows (module names matched by their file name), and where missing symbols are defined. */
-  private evidenceFiles(evidence: RefinementRequest): string[] {
-    const { kb } = this.options;
-    const out: string[] = [];
-    for (const name of evidence.missing_files) {
-      const clean = name.replace(/^\.\/+/, '');
-      if (kb.getFileByPath(clean)) out.push(clean);
-      else {
-        const base = clean.split(/[\\/.]/).filter(Boolean).pop();
-        const match = base ? kb.getFiles().find((f) => f.path.split('/').pop()?.replace(/\.[^.]+$/, '') === base) : undefined;
-        if (match) out.push(match.path);
-      }
-    }
-    for (const symbol of evidence.missing_symbols) for (const s of kb.searchSymbolsByName(symbol, 5)) if (s.name === symbol) out.push(s.path);
-    return out.filter(Boolean);
+  /** Close every open session (archived into the raw DB when one was given). */
+  close(): void {
+    for (const text of [...this.sessions.keys()]) this.closeSession(text);
   }
+
+  private closeSession(text: string): void {
+    const open = this.sessions.get(text);
+    if (!open) return;
+    this.sessions.delete(text);
+    open.session.close(this.options.archiveTo ? { raw: this.options.archiveTo, runId: open.runId } : undefined);
+  }
+}
+
+/** The solve contract's refinement request (snake_case, from validation) as retrieval takes it. */
+function toRetrievalRefinement(r: RefinementRequest): RetrievalRefinement {
+  return { reason: r.reason, missingFiles: r.missing_files, missingSymbols: r.missing_symbols, missingTests: r.missing_tests, errorSignatures: r.error_signatures };
+}
+
+function contextOf(pkg: ContextPackage): SolveContext {
+  return { package: pkg, markdown: renderMarkdown(pkg), files: pkg.files.map((f) => f.path) };
 }

@@ -14,7 +14,9 @@ import { KnowledgeBase } from '../kb/knowledgeBase';
 import type { LlmClient } from '../llm/client';
 import { RawCallLog } from '../logs/callLog';
 import { repoPaths } from '../repos/registry';
+import { RawDecisionLog } from '../retrieval/decisionLog';
 import { effectiveBudget } from '../retrieval/package';
+import { retrievalSettings } from '../retrieval/settings';
 import { initialProgress, reviveProgress, runSolve } from './solve';
 import { KbSolveRetriever, type SolveRetriever } from './solveContext';
 import type { SolveProgressListener } from './solveProgress';
@@ -43,7 +45,7 @@ export interface ExecuteSolveInput {
   resume?: boolean;
   signal?: AbortSignal;
   onProgress?: SolveProgressListener;
-  /** Replace the default retrieval (tests of refinement wiring, the pipeline's session-backed entry point later). */
+  /** Replace the default retrieval (the pipeline with scope and precision), e.g. a scripted one in tests. */
   retriever?: SolveRetriever;
 }
 
@@ -56,6 +58,7 @@ export async function executeSolve(input: ExecuteSolveInput): Promise<SolveOutco
   let kb: KnowledgeBase | undefined;
   let workspace: SolveWorkspace | undefined;
   let session: SqliteSolveSession | undefined;
+  let retriever: SolveRetriever | undefined;
   /** Set once the run's row is ours to end (a refused resume must not touch a finished run). */
   let started = false;
   try {
@@ -86,9 +89,18 @@ export async function executeSolve(input: ExecuteSolveInput): Promise<SolveOutco
     }
     kb = KnowledgeBase.open(input.repo.curatedFile, input.repo.id);
     const config = input.config;
-    const retriever =
+    retriever =
       input.retriever ??
-      new KbSolveRetriever({ kb, llm: input.llm, budgetTokens: effectiveBudget({ contextWindow: config.budget.context_window, reservedTokens: config.budget.reserved_tokens }), enrich: config.models?.overrides.task_analysis !== undefined });
+      new KbSolveRetriever({
+        kb,
+        llm: input.llm,
+        budgetTokens: effectiveBudget({ contextWindow: config.budget.context_window, reservedTokens: config.budget.reserved_tokens }),
+        enrich: config.models?.overrides.task_analysis !== undefined,
+        decisions: new RawDecisionLog(raw),
+        sessionsDir: paths.sessions,
+        archiveTo: raw,
+        settings: retrievalSettings(config),
+      });
     const validation = config.validation[input.repo.id];
     const outcome = await runSolve(
       { llm: input.llm, retriever, records, session, workspace, limits: config.orchestrator, log: new RawCallLog(raw), ...(validation ? { validation } : {}), ...(input.signal ? { signal: input.signal } : {}), ...(input.onProgress ? { onProgress: input.onProgress } : {}) },
@@ -108,6 +120,8 @@ export async function executeSolve(input: ExecuteSolveInput): Promise<SolveOutco
     }
     throw error;
   } finally {
+    // The retrieval sessions of the passes are archived into raw before it closes.
+    retriever?.close?.();
     session?.close();
     await workspace?.remove();
     kb?.close();

@@ -139,7 +139,7 @@ describe('sessions', () => {
 });
 
 describe('sweeping abandoned sessions', () => {
-  it('archives and removes the files of dead processes and old unowned files; leaves live and fresh ones', () => {
+  it('archives and removes the files of dead processes and old unowned files; leaves live and fresh ones, and files that are not retrieval sessions', () => {
     const dead = spawnSync(process.execPath, ['-e', '0']).pid as number;
     const mk = (id: string, owner?: Record<string, unknown>) => {
       const s = RetrievalSession.create(sessionsDir, id, 'run-x');
@@ -154,10 +154,15 @@ describe('sweeping abandoned sessions', () => {
       db.exec('create table retrieval_state (key text primary key, value_json text not null, updated_at text not null)');
       db.close();
     }
+    // An old file of another kind (a cancelled solve run's session, kept for its resume) is not a retrieval session.
+    const solve = openDatabase(join(sessionsDir, 'solve-run-1.sqlite'), { journal: 'rollback' });
+    solve.exec('create table solve_state (key text primary key, value_json text not null)');
+    solve.close();
     const past = new Date(Date.now() - 3_600_000);
     utimesSync(join(sessionsDir, 'old.sqlite'), past, past);
+    utimesSync(join(sessionsDir, 'solve-run-1.sqlite'), past, past);
     expect(sweepAbandonedSessions(sessionsDir, raw).sort()).toEqual(['dead', 'old']);
-    expect(readdirSync(sessionsDir).sort()).toEqual(['fresh.sqlite', 'live.sqlite']);
+    expect(readdirSync(sessionsDir).sort()).toEqual(['fresh.sqlite', 'live.sqlite', 'solve-run-1.sqlite']);
     expect(raw.prepare('select run_id from session_archives order by run_id').pluck().all()).toEqual(['abandoned:old', 'run-dead']);
     live.close();
   });
@@ -219,6 +224,18 @@ describe('refinement re-entry', () => {
       { subject: 'file no/such.py', decision: 'unresolved' },
     ]);
     await expect(refineContext(session, request({ missingFiles: ['calc/units.py'] }), refineDeps)).rejects.toThrow(/refined 1 time: the limit \(\[retrieval\] max_refinement_loops\) is 1/);
+    session.close();
+  });
+
+  it('a plan file whose symbols are all judged out stays whole, and keeps its plan-file reason through a refinement', async () => {
+    scriptJudge((system, prompt) => (system.includes(PRECISION_QUESTIONS.precision_pass1) && prompt.includes('file: calc/units.py') ? { json: { answer: 'no' } } : undefined));
+    const t = { ...(await task()), givenFiles: [{ path: 'calc/units.py', reason: { kind: 'plan-file' as const, detail: {} } }] };
+    const { session, package: first } = await retrieve({ task: t, stages: ['scope', 'precision'], budgetTokens: 4000, options: scope0 }, deps());
+    const whole = (pkg: typeof first) => pkg.files.find((f) => f.path === 'calc/units.py');
+    expect(whole(first)).toMatchObject({ tier: 0, reasons: [{ kind: 'plan-file', detail: {} }], items: [{ detail: 'file', startLine: 1 }] });
+    expect(raw.prepare("select decision from retrieval_decisions where stage = 'precision' and subject = 'calc/units.py'").pluck().all()).toEqual(['whole-file']);
+    const r = await refineContext(session, request({ missingFiles: ['calc/cli.py'] }), { ...deps({ runId: 'run-r2' }), maxRefinementLoops: 1, options: scope0 });
+    expect(whole(r.package)).toMatchObject({ tier: 0, reasons: [{ kind: 'plan-file', detail: {} }], items: [{ detail: 'file' }] });
     session.close();
   });
 

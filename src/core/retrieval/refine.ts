@@ -111,10 +111,12 @@ export async function refineContext(session: RetrievalSession, request: Refineme
   const loop = done + 1;
   for (const f of evidence.files) deps.decisions.record({ runId: deps.runId, stage: 'refinement', subjectKind: 'file', subject: f.path, tier: '0', decision: 'requested', reasons: [f.reason], judgment: { loop } });
   for (const u of evidence.unresolved) deps.decisions.record({ runId: deps.runId, stage: 'refinement', subjectKind: 'file', subject: u, decision: 'unresolved', reasons: [], judgment: { loop } });
-  const kept = previous.files.filter((f) => !evidence.files.some((e) => e.path === f.path)).map((f) => ({ path: f.path, reason: { kind: 'refinement', detail: { evidence: 'previous-package', text: '' } } as Reason }));
+  // The files given with the task (a plan's) keep their own reason; the rest of the previous package comes back as such.
+  const given = (task.givenFiles ?? []).filter((g) => !evidence.files.some((e) => e.path === g.path));
+  const kept = previous.files.filter((f) => !evidence.files.some((e) => e.path === f.path) && !given.some((g) => g.path === f.path)).map((f) => ({ path: f.path, reason: { kind: 'refinement', detail: { evidence: 'previous-package', text: '' } } as Reason }));
   const refined: TaskRecord = {
     ...task,
-    givenFiles: [...evidence.files, ...kept],
+    givenFiles: [...evidence.files, ...given, ...kept],
     extraction: { ...task.extraction, symbols: [...task.extraction.symbols, ...evidence.symbols.filter((s) => !task.extraction.symbols.some((t) => t.text === s.text))] },
   };
   // Routing already chose on the first pass; a refinement re-runs the stages that ran.

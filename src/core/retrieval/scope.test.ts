@@ -39,6 +39,12 @@ describe('scope candidates', () => {
     expect((await scopeCandidates(h.fx.kb, await task(), { searchSeeds: 0, minCoChange: 5 })).map((x) => x.path)).not.toContain('docs/CHANGELOG.md');
   });
 
+  it('orders a tier by the search rank first: a neighbour the search ranks below the seeds comes before the rest', async () => {
+    // Without the search's ranking, parser.py comes first in tier 2 (both link to one seed; then by path).
+    const c = await scopeCandidates(h.fx.kb, await task('Fix `tokenize` in calc/tokenizer.py: the test asserts the wrong token list'), { searchSeeds: 0 });
+    expect(c.filter((x) => x.tier === 2).map((x) => x.path)).toEqual(['tests/test_tokenizer.py', 'calc/parser.py']);
+  });
+
   it('takes the top hits of the model-free search as seeds for a task that names nothing', async () => {
     const c = await scopeCandidates(h.fx.kb, await task('convert feet to meters'), { searchSeeds: 1 });
     expect(c[0]).toMatchObject({ tier: 1, path: 'calc/units.py', relation: { kind: 'seed', detail: { rank: 1 } } });

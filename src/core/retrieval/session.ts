@@ -139,8 +139,9 @@ function isAlive(pid: number): boolean {
 /**
  * Archive (into `raw`, when given) and remove every session file in `dir` whose owning process is
  * gone — what killed runs left — so a folder of sessions never fills with dead ones and nothing
- * of a dead run is read back. Sessions of live processes (this one included) are left alone; a
- * file that cannot be read is removed. Returns the task ids swept.
+ * of a dead run is read back. Sessions of live processes (this one included) are left alone, and
+ * so are other SQLite files of the folder (a solve run's session, kept for its resume); a file that
+ * cannot be read is removed. Returns the task ids swept.
  */
 export function sweepAbandonedSessions(dir: string, raw?: Db): string[] {
   if (!existsSync(dir)) return [];
@@ -149,10 +150,13 @@ export function sweepAbandonedSessions(dir: string, raw?: Db): string[] {
     if (!name.endsWith('.sqlite')) continue;
     const file = join(dir, name);
     let owner: { pid?: number; runId?: string } | undefined;
+    let foreign = false;
     try {
       const db = openDatabase(file, { readOnly: true });
       try {
-        const row = db.prepare("select value_json from retrieval_state where key = 'owner'").pluck().get() as string | undefined;
+        // Another kind of session shares the folder (a solve run's, kept for its resume): not ours to sweep.
+        foreign = !db.prepare("select 1 from sqlite_master where type = 'table' and name = 'retrieval_state'").get() && db.prepare("select count(*) from sqlite_master where type = 'table'").pluck().get() !== 0;
+        const row = foreign ? undefined : (db.prepare("select value_json from retrieval_state where key = 'owner'").pluck().get() as string | undefined);
         owner = row ? (JSON.parse(row) as typeof owner) : undefined;
       } finally {
         db.close();
@@ -160,6 +164,7 @@ export function sweepAbandonedSessions(dir: string, raw?: Db): string[] {
     } catch {
       owner = undefined;
     }
+    if (foreign) continue;
     if (owner?.pid !== undefined && isAlive(owner.pid)) continue;
     // A file without an owner yet may be one another process is creating right now: only an old one is dead.
     if (owner?.pid === undefined && Date.now() - statSync(file).mtimeMs < UNOWNED_GRACE_MS) continue;

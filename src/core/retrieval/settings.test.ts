@@ -6,7 +6,7 @@ const values = (toml: string) => validateConfig(parseToml(toml, 't'), 't');
 
 describe('retrieval settings from [retrieval]', () => {
   it('uses the defaults, and concurrency from OLLAMA_NUM_PARALLEL when the config names none', () => {
-    expect(retrievalSettings(values(''), {})).toEqual({ stageOptions: { scope: { maxCandidates: 60, minCoChange: 2, searchSeeds: 5 } }, concurrency: 1, safetyMargin: 0.1, maxRefinementLoops: 2 });
+    expect(retrievalSettings(values(''), {})).toEqual({ stageOptions: { scope: { maxCandidates: 90, minCoChange: 2, searchSeeds: 20 } }, concurrency: 1, safetyMargin: 0.1, maxRefinementLoops: 2 });
     expect(retrievalSettings(values(''), { OLLAMA_NUM_PARALLEL: '4' }).concurrency).toBe(4);
     expect(retrievalSettings(values(''), { OLLAMA_NUM_PARALLEL: 'lots' }).concurrency).toBe(1);
   });

@@ -4,6 +4,7 @@
  */
 import type { ConfigValues } from '../config/schema';
 import type { StageOptions } from './pipeline';
+import { SCOPE_DEFAULTS } from './scopeDefaults';
 
 /** Resolved pipeline settings. */
 export interface RetrievalSettings {
@@ -14,7 +15,7 @@ export interface RetrievalSettings {
 }
 
 /** Defaults of the [retrieval] pipeline keys. */
-export const RETRIEVAL_DEFAULTS = { max_candidates: 60, min_co_change: 2, search_seeds: 5, safety_margin: 0.1, max_refinement_loops: 2 } as const;
+export const RETRIEVAL_DEFAULTS = { max_candidates: SCOPE_DEFAULTS.maxCandidates, min_co_change: SCOPE_DEFAULTS.minCoChange, search_seeds: SCOPE_DEFAULTS.searchSeeds, safety_margin: 0.1, max_refinement_loops: 2 } as const;
 
 /** Settings from the config; concurrency defaults to the server's parallel slots when OLLAMA_NUM_PARALLEL says them, else 1. */
 export function retrievalSettings(values: Pick<ConfigValues, 'retrieval'>, env: NodeJS.ProcessEnv = process.env): RetrievalSettings {

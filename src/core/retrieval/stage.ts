@@ -29,7 +29,8 @@ export type { SymbolRole };
 
 /** A symbol kept by the precision stage. */
 export interface ContextSymbol {
-  symbolId: number;
+  /** Null for a library symbol (defined outside the repository; its signature is the import that brings it). */
+  symbolId: number | null;
   name: string;
   qualifiedName: string;
   kind: string;

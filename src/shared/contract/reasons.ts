@@ -54,8 +54,14 @@ export const reasonSchema = z.discriminatedUnion('kind', [
   // Produced by retrieval's precision stage and the context package.
   /** The symbol calls (`calls`) or is called by (`called-by`) a symbol the task names (`symbol`). */
   z.object({ kind: z.literal('symbol-link'), detail: z.object({ symbol: z.string().min(1), direction: z.enum(['calls', 'called-by']) }) }),
+  /** An assertion of a test among the files scope kept names the symbol (`test`, `line`). */
+  z.object({ kind: z.literal('test-assertion'), detail: z.object({ test: path, line: z.number().int().min(1) }) }),
+  /** A library symbol (from outside the repository: a dependency or the standard library) that a kept symbol uses; type_context without a judgment. */
+  z.object({ kind: z.literal('library'), detail: z.object({ module: z.string().min(1) }) }),
   /** A later precision pass's verdict: pass 2 "directly involved?", pass 3 "full source needed?". */
   z.object({ kind: z.literal('precision-verdict'), detail: z.object({ pass: z.union([z.literal(2), z.literal(3)]), answer: z.enum(['yes', 'no']), model: z.string().min(1), probability: z.number().min(0).max(1).optional() }) }),
+  /** Past precision's caps: judged with the other symbols of its group (`size` symbols of one file) by one "is any of these relevant?" judgment. */
+  z.object({ kind: z.literal('group-verdict'), detail: z.object({ size: z.number().int().min(1), answer: z.enum(['yes', 'no']), model: z.string().min(1), probability: z.number().min(0).max(1).optional() }) }),
   /** Enrichment metadata (promoted into the index) shares these concepts, domain or module with the task. */
   z.object({ kind: z.literal('metadata-match'), detail: z.object({ matched: z.array(z.string().min(1)).min(1) }) }),
   /** A refinement request asked for it (`evidence`: what kind of evidence, `text`: the evidence), or the previous package held it. */
@@ -145,10 +151,18 @@ export function formatReason(reason: Reason, options: { compact?: boolean } = {}
       return reason.detail.cause === 'call-failed' ? `left out: the call to ${reason.detail.model} failed` : `left out: ${reason.detail.model} gave no yes or no (${reason.detail.cause})`;
     case 'symbol-link':
       return reason.detail.direction === 'calls' ? `calls ${reason.detail.symbol}` : `called by ${reason.detail.symbol}`;
+    case 'test-assertion':
+      return `named in an assertion of ${p(reason.detail.test)}:${reason.detail.line}`;
+    case 'library':
+      return `library symbol from ${reason.detail.module} (no judgment)`;
     case 'precision-verdict': {
       const q = reason.detail.pass === 2 ? 'directly involved' : 'full source needed';
       const p = reason.detail.probability !== undefined && !options.compact ? ` (P ${reason.detail.probability.toFixed(2)})` : '';
       return `${q}: ${reason.detail.answer}${p}`;
+    }
+    case 'group-verdict': {
+      const p = reason.detail.probability !== undefined && !options.compact ? ` (P ${reason.detail.probability.toFixed(2)})` : '';
+      return `judged in a group of ${reason.detail.size} symbols: ${reason.detail.answer === 'yes' ? 'relevant' : 'not relevant'}${p}`;
     }
     case 'metadata-match':
       return `metadata matches the task (${reason.detail.matched.join(', ')})`;

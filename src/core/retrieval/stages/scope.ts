@@ -4,19 +4,25 @@ import type { LlmClient } from '../../llm/client';
 import { searchRepository } from '../../search/search';
 import { judgeAll, judgmentFacts, judgmentReason } from '../judge';
 import { judgeSetupOf, type ContextFile, type RetrievalStage, type StageContext } from '../stage';
+import { SCOPE_DEFAULTS } from '../scopeDefaults';
 import type { TaskRecord } from '../taskAnalysis';
+
+export { SCOPE_DEFAULTS } from '../scopeDefaults';
 
 /** Settings of the scope stage. */
 export interface ScopeOptions {
-  /** Top hits of the model-free search taken as seeds (default 5). */
+  /** Top hits of the model-free search taken as seeds (default {@link SCOPE_DEFAULTS}). */
   searchSeeds?: number;
   /** Co-change neighbours need at least this many shared commits (default 2). */
   minCoChange?: number;
-  /** At most this many candidates, seeds included (default 60); the rest are recorded as over the cap. */
+  /** At most this many candidates, seeds included (default {@link SCOPE_DEFAULTS}); the rest are recorded as over the cap. */
   maxCandidates?: number;
   /** Tier 4 metadata matches taken at most (default 10); only when enrichment was promoted into the index. */
   maxMetadataMatches?: number;
 }
+
+/** How deep the search's ranking orders tier 2 and 3 (beyond the seeds it gives tier 1). */
+const NEIGHBOUR_RANK_DEPTH = 100;
 
 /** Tier 0 and tier 1 candidates skip judgment: the caller or the task named them. */
 export const isSeedTier = (tier: number): boolean => tier <= 1;
@@ -43,7 +49,8 @@ export const SCOPE_QUESTION = 'Is this file needed to understand or change the c
  * Tiered expansion outward from seeds — tier 0: files given with the task (a plan's files, a
  * refinement's evidence); tier 1: files the task names (or that define symbols it names, or that
  * its stack traces pass through) and the top hits of our model-free search; tier 2: import
- * dependencies of seeds both ways; tier 3: co-change neighbours of seeds above a minimum count;
+ * dependencies of seeds both ways; tier 3: co-change neighbours of seeds above a minimum count
+ * (in tiers 2 and 3, the neighbours the search ranks below the seeds come first, by that rank);
  * tier 4: files whose promoted enrichment metadata shares concepts, domain or module with the
  * task (skipped when the index has none) — ordered within tiers and capped. Tiers 0 and 1 skip
  * judgment; every other candidate gets one binary judgment, and is kept on a yes (ordered by
@@ -76,13 +83,17 @@ export async function scopeCandidates(kb: KnowledgeBase, task: TaskRecord, optio
       if (file && !file.skipReason) add(file.id, file.path, 1, { kind: 'named-in-task', detail: { text: `${frame.file}:${frame.line}` } }, n++);
     }
   }
-  const hits = await searchRepository(kb, task.text, { limit: options.searchSeeds ?? 5, mode: 'keyword', signal });
-  hits.forEach((hit, i) => {
+  const seedCount = options.searchSeeds ?? SCOPE_DEFAULTS.searchSeeds;
+  // The search ranks deeper than the seeds it gives: a neighbour it also ranks comes first in its tier.
+  const hits = await searchRepository(kb, task.text, { limit: Math.max(seedCount, NEIGHBOUR_RANK_DEPTH), mode: 'keyword', signal });
+  hits.slice(0, seedCount).forEach((hit, i) => {
     const file = kb.getFileByPath(hit.path);
     if (file) add(file.id, hit.path, 1, { kind: 'seed', detail: { rank: i + 1 } }, n++);
   });
+  const searchRank = new Map(hits.map((h, i) => [h.path, i]));
+  const byRank = (a: string, b: string) => (searchRank.get(a) ?? Infinity) - (searchRank.get(b) ?? Infinity);
   const seeds = [...out.values()];
-  // Tier 2: rank by how many seeds a file is linked to, then by the first seed's order.
+  // Tier 2: the search's rank first (a neighbour it ranks), then how many seeds a file is linked to, then the first seed's order.
   const deps = new Map<number, { path: string; relation: Reason; links: number; first: number }>();
   for (const [i, seed] of seeds.entries()) {
     for (const edge of kb.getDependencies(seed.fileId, 'both')) {
@@ -92,11 +103,11 @@ export async function scopeCandidates(kb: KnowledgeBase, task: TaskRecord, optio
       else deps.set(edge.fileId, { path: edge.path, relation, links: 1, first: i });
     }
   }
-  [...deps.entries()].sort(([, a], [, b]) => b.links - a.links || a.first - b.first || a.path.localeCompare(b.path)).forEach(([id, d], i) => add(id, d.path, 2, d.relation, i));
-  // Tier 3: rank by the co-change count.
+  [...deps.entries()].sort(([, a], [, b]) => byRank(a.path, b.path) || b.links - a.links || a.first - b.first || a.path.localeCompare(b.path)).forEach(([id, d], i) => add(id, d.path, 2, d.relation, i));
+  // Tier 3: the search's rank first, then the co-change count.
   const co: Array<{ fileId: number; path: string; seed: string; count: number }> = [];
-  for (const seed of seeds) for (const c of kb.getCoChangeNeighbors(seed.fileId, options.minCoChange ?? 2)) co.push({ ...c, seed: seed.path });
-  co.sort((a, b) => b.count - a.count || a.path.localeCompare(b.path)).forEach((c, i) => add(c.fileId, c.path, 3, { kind: 'co-change', detail: { path: c.seed, commits: c.count } }, i));
+  for (const seed of seeds) for (const c of kb.getCoChangeNeighbors(seed.fileId, options.minCoChange ?? SCOPE_DEFAULTS.minCoChange)) co.push({ ...c, seed: seed.path });
+  co.sort((a, b) => byRank(a.path, b.path) || b.count - a.count || a.path.localeCompare(b.path)).forEach((c, i) => add(c.fileId, c.path, 3, { kind: 'co-change', detail: { path: c.seed, commits: c.count } }, i));
   // Tier 4: rank by how many of the task's terms the metadata shares.
   metadataMatches(kb, task, options.maxMetadataMatches ?? 10).forEach((m, i) => add(m.fileId, m.path, 4, { kind: 'metadata-match', detail: { matched: m.matched } }, i));
   return [...out.values()].sort((a, b) => a.tier - b.tier || a.order - b.order);
@@ -135,7 +146,7 @@ export class ScopeStage implements RetrievalStage {
   /** Expand, judge the non-seeds, and keep the seeds and the yeses. */
   async run(context: StageContext, kb: KnowledgeBase, task: TaskRecord, llm: LlmClient): Promise<StageContext> {
     const all = await scopeCandidates(kb, task, this.options, context.signal);
-    const cap = Math.max(this.options.maxCandidates ?? 60, all.filter((c) => isSeedTier(c.tier)).length);
+    const cap = Math.max(this.options.maxCandidates ?? SCOPE_DEFAULTS.maxCandidates, all.filter((c) => isSeedTier(c.tier)).length);
     const candidates = all.slice(0, cap);
     const decisions: StageContext['decisions'] = all.slice(cap).map((c) => ({ subjectKind: 'file', subject: c.path, tier: String(c.tier), decision: 'over-cap', reasons: [c.relation] }));
     const seeds = candidates.filter((c) => isSeedTier(c.tier));

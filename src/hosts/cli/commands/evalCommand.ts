@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { InvalidArgumentError, Option } from 'commander';
 import { DEFAULT_COMMITS } from '../../../core/eval/defaults';
 import { parseKs } from '../../../core/eval/metrics';
+import { SCOPE_DEFAULTS } from '../../../core/retrieval/scopeDefaults';
 import type * as Evaluate from '../../../core/eval/evaluate';
 import type * as Format from '../../../core/eval/format';
 import type * as Product from '../../../core/eval/product';
@@ -76,8 +77,8 @@ export const registerEval: CommandModule = (program, ctx) => {
     .addOption(new Option('--judge <judge>', 'pipeline judge: yes keeps every candidate, oracle answers yes exactly for the gold files and changed symbols, model asks the configured model').choices(['yes', 'oracle', 'model']).default('model'))
     .option('--context-window <n>', 'pipeline budget: context window in tokens (default: [budget] of the config)', wholeNumber('context window', 1))
     .option('--reserved-tokens <n>', 'pipeline budget: tokens kept back (default: [budget] of the config)', wholeNumber('reserved token count', 0))
-    .option('--max-candidates <n>', 'scope: at most this many candidates (default 60)', wholeNumber('candidate cap', 1))
-    .option('--search-seeds <n>', "scope: the search's top hits taken as seeds (default 5)", wholeNumber('seed count', 0))
+    .option('--max-candidates <n>', `scope: at most this many candidates (default ${SCOPE_DEFAULTS.maxCandidates})`, wholeNumber('candidate cap', 1))
+    .option('--search-seeds <n>', `scope: the search's top hits taken as seeds (default ${SCOPE_DEFAULTS.searchSeeds})`, wholeNumber('seed count', 0))
     .option('--min-co-change <n>', 'scope: shared commits a co-change neighbour needs (default 2)', wholeNumber('co-change count', 1))
     .option('--max-symbols <n>', 'precision: at most this many symbols judged in all (default 150)', wholeNumber('symbol cap', 1))
     .option('--max-symbols-per-file <n>', 'precision: at most this many symbols judged per file (default 40)', wholeNumber('symbol cap', 1))

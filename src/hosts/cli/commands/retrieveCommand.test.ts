@@ -69,18 +69,20 @@ describe('cra retrieve', () => {
     expect(human.stderr).toBe(`info: enrichment not found: no file metadata in the index of ${repo.root}, so scope tier 4 (metadata matches) is skipped. \`cra enrich ${repo.root} --promote\` adds it.\n`);
     expect(human.status).toBe(0);
     expect(human.stdout).toContain('Task analysis: deterministic only (skipped: no model assigned to task_analysis in [models.overrides])');
-    expect(human.stdout).toMatch(/Package: 3 files · 1 primary, 1 supporting, 0 type_context · \d+ of 28672 tokens · \d+ judgments/);
-    expect(human.stdout).toMatch(/\nconfig\.py {2}tier 1 · named in the task \(“config\.py”\)\n {2}load_config {2}primary, full source · lines 4-7 · \d+ tokens · named in the task \(“load_config”\); directly involved: yes \(P 1\.00\)\n/);
+    // load_config calls json.load: the library symbol is type_context without a judgment.
+    expect(human.stdout).toMatch(/Package: 3 files · 1 primary, 1 supporting, 1 type_context · \d+ of 28672 tokens · \d+ judgments/);
+    expect(human.stdout).toMatch(/\nconfig\.py {2}tier 1 · named in the task \(“config\.py”\)\n {2}json\.load {2}type_context, signature · lines 2-2 · \d+ tokens · library symbol from json \(no judgment\)\n {2}load_config {2}primary, full source · lines 4-7 · \d+ tokens · named in the task \(“load_config”\); directly involved: yes \(P 1\.00\)\n/);
     expect(human.stdout).toMatch(/\napp\.py {2}tier 1 .*\n {2}main {2}supporting, full source · lines 4-6 · \d+ tokens · calls load_config; judged relevant by qwen3:0\.6b \(P 1\.00\); directly involved: no \(P 0\.00\); full source needed: yes \(P 1\.00\)\n/);
     expect(human.stdout).not.toContain('mailer.py');
 
     const json = await cra(['retrieve', TASK, '--repo', repo.root, ...STAGES, '--format', 'json', '--context-window', '6000', '--reserved-tokens', '1000']);
     expect(json.status).toBe(0);
     const { summary, package: pkg } = JSON.parse(json.stdout) as { summary: RetrievalSummary; package: ContextPackage };
-    expect(summary).toMatchObject({ files: 3, symbols: { primary: 1, supporting: 1, type_context: 0 }, budget: 5000, dropped: 0, analysis: { enrichment: 'skipped' } });
+    expect(summary).toMatchObject({ files: 3, symbols: { primary: 1, supporting: 1, type_context: 1 }, budget: 5000, dropped: 0, analysis: { enrichment: 'skipped' } });
     expect(pkg.budget.used).toBe(summary.tokensUsed);
     expect(pkg.budget.used).toBeLessThanOrEqual(5000);
-    expect(pkg.files.find((f) => f.path === 'config.py')?.items[0]?.text).toContain('def load_config(path):');
+    expect(pkg.files.find((f) => f.path === 'config.py')?.items.find((i) => i.symbol?.role === 'primary')?.text).toContain('def load_config(path):');
+    expect(pkg.files.find((f) => f.path === 'config.py')?.items[0]).toMatchObject({ symbol: { qualifiedName: 'json.load', kind: 'library', role: 'type_context' }, detail: 'signature', text: 'import json' });
     expect(pkg.edges).toContainEqual({ from: 'app.py', to: 'config.py' });
 
     // Every decision of the run is in the repository's raw DB under its pass, beside its model call.
@@ -92,6 +94,7 @@ describe('cra retrieve', () => {
       expect(rows.filter((r) => r.stage === 'precision_pass2').map((r) => [r.subject, r.decision])).toContainEqual(['config.py:load_config', 'primary']);
       expect(rows.filter((r) => r.stage === 'precision_pass3').map((r) => [r.subject, r.decision])).toEqual([['app.py:main', 'supporting']]);
       expect(rows.find((r) => r.stage === 'precision' && r.subject === 'mailer.py')?.decision).toBe('excluded');
+      expect(rows.find((r) => r.subject === 'config.py:json.load')).toMatchObject({ stage: 'precision', decision: 'type_context', model_call_id: null });
       const calls = raw.prepare('select count(*) from model_calls where run_id = ?').pluck().get(runId) as number;
       expect(calls).toBe(summary.judgments);
       expect(rows.filter((r) => r.model_call_id !== null)).toHaveLength(calls);

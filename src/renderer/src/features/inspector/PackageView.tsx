@@ -6,7 +6,7 @@ import { useOpenCall, VerdictChip } from './VerdictChip';
 
 const DETAIL: Record<PackageItem['detail'], string> = { full: 'full source', signature: 'signature', file: 'whole file' };
 /** Verdict reasons are shown as chips (with their calls); the header keeps the relation that brought the file. */
-const VERDICT_KINDS = new Set(['judged-relevant', 'judged-irrelevant', 'default-deny', 'precision-verdict']);
+const VERDICT_KINDS = new Set(['judged-relevant', 'judged-irrelevant', 'default-deny', 'precision-verdict', 'group-verdict']);
 const DETAIL_ORDER: Record<PackageItem['detail'], number> = { full: 0, signature: 1, file: 2 };
 
 function Verdicts(props: { verdicts: RetrievalVerdict[]; onOpen(callId: number): void; none: string }) {

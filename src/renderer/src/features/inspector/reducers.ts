@@ -74,10 +74,10 @@ export function verdictsFor(verdicts: readonly RetrievalVerdict[], subject: stri
   return verdicts.filter((v) => v.subject === subject && v.verdict !== undefined).sort((a, b) => a.stage.localeCompare(b.stage));
 }
 
-/** A stage's name as the page shows it (precision_pass2 → pass 2). */
+/** A stage's name as the page shows it (precision_pass2 → pass 2, precision_group → groups, precision_file → files). */
 export function stageLabel(stage: string): string {
   const pass = /^precision_pass(\d)$/.exec(stage);
-  return pass ? `pass ${pass[1]}` : stage;
+  return pass ? `pass ${pass[1]}` : stage === 'precision_group' ? 'groups' : stage === 'precision_file' ? 'files' : stage;
 }
 
 /** Used share of the budget in percent (0..100), for the budget bar. */
