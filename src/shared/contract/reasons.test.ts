@@ -27,6 +27,9 @@ const EXAMPLES: Reason[] = [
   { kind: 'demoted', detail: { fullTokens: 420 } },
   { kind: 'over-budget', detail: { tokens: 300, left: 12 } },
   { kind: 'past-commits', detail: { score: 0.7, commits: 2, sha: '3f2a9c1d0e', message: 'Do not compress server sent events' } },
+  { kind: 'test-assertion', detail: { test: 'tests/test_parser.py', line: 42 } },
+  { kind: 'library', detail: { module: 'collections' } },
+  { kind: 'group-verdict', detail: { size: 12, answer: 'yes', model: 'qwen3:0.6b', probability: 0.8 } },
 ];
 
 describe('reasons', () => {
@@ -69,8 +72,11 @@ describe('reasons', () => {
       'signature only (full source, 420 tokens, did not fit)',
       'over budget (needs 300 tokens, 12 left)',
       'changed by 2 past commits like the task (best: 3f2a9c1d “Do not compress server sent events”)',
+      'named in an assertion of tests/test_parser.py:42',
+      'library symbol from collections (no judgment)',
+      'judged in a group of 12 symbols: relevant (P 0.80)',
     ]);
-    expect(formatReason(EXAMPLES.at(-1)!, { compact: true })).toBe('changed by similar commits (2)');
+    expect(formatReason(EXAMPLES.find((r) => r.kind === 'past-commits')!, { compact: true })).toBe('changed by similar commits (2)');
     const neighbours = EXAMPLES.slice(4, 8);
     expect(formatReasons(neighbours, { compact: true })).toBe('defines load_config · imported by main.py · imports config.py · changes with tax.toml (4 commits)');
     expect(formatReasons(neighbours)).toBe('defines load_config; imported by app/main.py; imports app/config.py; changes with conf/tax.toml (4 commits)');
