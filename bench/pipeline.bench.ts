@@ -27,7 +27,7 @@ import { RawDecisionLog } from '../src/core/retrieval/decisionLog';
 import { buildPackage } from '../src/core/retrieval/package';
 import { runPipeline } from '../src/core/retrieval/stage';
 import { PrecisionStage, type PrecisionOptions } from '../src/core/retrieval/stages/precision';
-import { ScopeStage, type ScopeOptions } from '../src/core/retrieval/stages/scope';
+import { SCOPE_DEFAULTS, ScopeStage, type ScopeOptions } from '../src/core/retrieval/stages/scope';
 import { analyzeTask } from '../src/core/retrieval/taskAnalysis';
 import { indexerDeps } from '../src/core/search/testRepo';
 import { benchQueries, stdlibRoot } from './search.bench';
@@ -158,7 +158,7 @@ export async function run(ctx: BenchContext): Promise<BenchFigure[]> {
       );
       if (concurrency === 1) {
         figures.push(
-          { name: 'pipeline.task.candidates.median', value: median(runs.map((r) => r.candidates)), unit: 'files', better: 'lower', note: 'scope candidates within the cap (default 60), seeds included' },
+          { name: 'pipeline.task.candidates.median', value: median(runs.map((r) => r.candidates)), unit: 'files', better: 'lower', note: `scope candidates within the cap (default ${SCOPE_DEFAULTS.maxCandidates}), seeds included` },
           { name: 'pipeline.task.judgments.median', value: median(runs.map((r) => r.judgments)), unit: 'calls', better: 'lower', note: 'scope + precision passes, a judge saying yes to all (the most a task makes)' },
           { name: 'pipeline.task.ms.median', value: r2(median(runs.map((r) => r.ms))), unit: 'ms', better: 'lower' },
         );

@@ -1,7 +1,8 @@
 /**
  * Solve orchestrator benchmark (issue #15, item 10). With the loopback model server answering at
- * once: the orchestration overhead per pass (a pass's wall time less its validation: retrieval,
- * prompt, the HTTP round trip, applying edits, git, the raw and session writes), target ≤ 20 ms;
+ * once: the orchestration overhead per pass (a pass's wall time less its validation: retrieval
+ * with its judgments, prompt, the HTTP round trip, applying edits, git, the raw and session
+ * writes), target ≤ 20 ms, and retrieval's judgments per pass;
  * the size of the raw records per pass; and the time to create and remove a run's worktree on this
  * repository and on a git repository of a copy of the Python standard library.
  *
@@ -59,6 +60,7 @@ async function passOverhead(ctx: BenchContext, runs: number): Promise<BenchFigur
     const validation: number[] = [];
     const bytes: number[] = [];
     const runWall: number[] = [];
+    const judgments: number[] = [];
     for (let i = 0; i < runs; i++) {
       const { respond } = solveResponder(TWO_PARTS);
       server.script.respond = respond;
@@ -77,6 +79,8 @@ async function passOverhead(ctx: BenchContext, runs: number): Promise<BenchFigur
           perPass.push(overhead);
           byType.set(p.pass_type, [...(byType.get(p.pass_type) ?? []), overhead]);
           const calls = raw.prepare("select coalesce(sum(length(prompt) + length(coalesce(response, '')) + length(coalesce(system, ''))), 0) from model_calls where run_id = ?").pluck().get(p.task_run_id) as number;
+          // Retrieval's binary judgments (scope, precision): part of the overhead since solve runs the pipeline.
+          if (p.pass_type !== 'adjustment') judgments.push(raw.prepare("select count(*) from model_calls where run_id = ? and (stage = 'scope' or stage like 'precision%')").pluck().get(p.task_run_id) as number);
           bytes.push(p.own + calls);
         }
       } finally {
@@ -88,6 +92,7 @@ async function passOverhead(ctx: BenchContext, runs: number): Promise<BenchFigur
       { name: 'solve.pass.overheadMs.p50', value: round(median(perPass)), unit: 'ms', better: 'lower', note: `per pass, validation excluded (zero-latency loopback server; ${perPass.length} passes of ${runs} two-part runs); target ≤ 20 ms` },
       ...[...byType].map(([type, xs]): BenchFigure => ({ name: `solve.pass.${type}.overheadMs.p50`, value: round(median(xs)), unit: 'ms', better: 'lower' })),
       { name: 'solve.pass.overheadMs.max', value: round(Math.max(...perPass)), unit: 'ms', better: 'lower' },
+      { name: 'solve.pass.judgments.p50', value: median(judgments), unit: 'calls', better: 'lower', note: "retrieval's binary judgments (scope, precision) per pass that reads context, in the overhead above" },
       { name: 'solve.pass.validationMs.p50', value: round(median(validation.filter((v) => v > 0))), unit: 'ms', better: 'lower', note: 'tree-sitter syntax check of the changed files (no command configured)' },
       { name: 'solve.run.wallMs.p50', value: round(median(runWall)), unit: 'ms', better: 'lower', note: '9 passes, worktree create/remove and session archive included' },
       { name: 'solve.pass.rawBytes.p50', value: Math.round(median(bytes)), unit: 'bytes', better: 'lower', note: 'model calls (system, prompt, response) + pass row (output, diff, validation)' },

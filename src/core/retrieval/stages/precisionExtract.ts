@@ -12,7 +12,7 @@ import type { TaskRecord } from '../taskAnalysis';
 export interface SymbolCandidate {
   symbol: SymbolRecord;
   file: ContextFile;
-  /** named-in-task / symbol-link; empty for the file's other symbols. */
+  /** named-in-task / symbol-link / test-assertion; empty for the file's other symbols. */
   found: Reason[];
   /** Named in the task: relevant without a pass-1 judgment (as seed files skip scope's). */
   named: boolean;
