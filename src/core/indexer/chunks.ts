@@ -1,3 +1,4 @@
+import { detach } from './detach';
 import type { ExtractedSymbol } from './extract/types';
 
 /** A symbol-aligned piece of a file, the unit of full-text search. Lines are 1-based, inclusive. */
@@ -40,30 +41,52 @@ function addIdentifierWords(words: Set<string>, text: string, limit: number): vo
   const re = /\b(?=[A-Za-z_])\w*?(?:_|[a-z0-9][A-Z]|[A-Z]{2}[a-z])\w*/g;
   for (let m = re.exec(text); m !== null && words.size < limit; m = re.exec(text)) {
     if (m[0].length < 2) continue;
-    for (const word of wordsOf(m[0])) words.add(word);
+    for (const word of wordCache.of(m[0])) words.add(word);
   }
 }
 
-/** A compound identifier's words, lower-cased: the identifier itself, then its parts of 2+ characters. */
-const wordCache = new Map<string, readonly string[]>();
-/** Identifiers remembered per thread before the cache starts over (bounds its memory). */
-const WORD_CACHE_LIMIT = 100_000;
+/**
+ * Identifiers remembered per thread before the cache starts over. At 100k, held as slices, the
+ * cache was ≈ 70 MB of a parse worker on the 50k-file corpus (42 MB of it file texts; README,
+ * "Measuring retrieval … and benchmarks"); 20k copies chunk 12k development-set files as fast.
+ */
+export const WORD_CACHE_LIMIT = 20_000;
 
-function wordsOf(ident: string): readonly string[] {
-  let words = wordCache.get(ident);
-  if (words === undefined) {
-    const parts = ident
-      .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-      .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
-      .split(/[_\s]+/)
-      .filter((p) => p.length > 1)
-      .map((p) => p.toLowerCase());
-    words = [ident.toLowerCase(), ...parts];
-    if (wordCache.size >= WORD_CACHE_LIMIT) wordCache.clear();
-    wordCache.set(ident, words);
+/**
+ * A compound identifier's words, cached per identifier (a thread chunks one file after another, and
+ * identifiers repeat across them), at most `limit` identifiers at a time. Keys and words are copies:
+ * a match or a split part of a source text is a slice that keeps the whole file's text alive, so a
+ * cache of slices held the texts of thousands of files.
+ */
+export class WordCache {
+  private readonly words = new Map<string, readonly string[]>();
+
+  constructor(private readonly limit = WORD_CACHE_LIMIT) {}
+
+  /** Identifiers held now (never more than the limit). */
+  get size(): number {
+    return this.words.size;
   }
-  return words;
+
+  /** The identifier itself lower-cased, then its parts of 2+ characters, lower-cased. */
+  of(ident: string): readonly string[] {
+    let words = this.words.get(ident);
+    if (words === undefined) {
+      const parts = ident
+        .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+        .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+        .split(/[_\s]+/)
+        .filter((p) => p.length > 1)
+        .map((p) => detach(p.toLowerCase()));
+      words = [detach(ident.toLowerCase()), ...parts];
+      if (this.words.size >= this.limit) this.words.clear();
+      this.words.set(detach(ident), words);
+    }
+    return words;
+  }
 }
+
+const wordCache = new WordCache();
 
 /** Words of a path for the path index: `src/core/userStore.ts` → src core user store ts userstore. */
 export function pathTokens(path: string): string {

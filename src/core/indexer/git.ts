@@ -1,4 +1,5 @@
 import { runGit } from '../git';
+import { detach } from './detach';
 
 // Repository queries live in core/git; re-exported so the indexer's imports stay as they were.
 export { gitHead, isAncestor, isGitWorkTree } from '../git';
@@ -26,7 +27,8 @@ export async function gitListFiles(dir: string, signal?: AbortSignal): Promise<{
   for (const entry of staged.split('\0')) {
     if (!entry) continue;
     const tab = entry.indexOf('\t');
-    const path = entry.slice(tab + 1);
+    // Copied: a slice would keep the whole listing (≈ 11 MB at 50k files) alive for the run.
+    const path = detach(entry.slice(tab + 1));
     if (entry.startsWith('160000 ')) submodules.add(path);
     else files.add(path);
   }
@@ -34,7 +36,7 @@ export async function gitListFiles(dir: string, signal?: AbortSignal): Promise<{
     if (!path) continue;
     // `--directory` reports an untracked nested repository as "dir/"; record it like a submodule.
     if (path.endsWith('/')) submodules.add(path.slice(0, -1));
-    else files.add(path);
+    else files.add(detach(path));
   }
   return { files: [...files].sort(), submodules: [...submodules].sort() };
 }

@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../../db/open';
 import { indexRepository, type IndexOptions } from '../indexer';
@@ -85,7 +85,7 @@ describe('parallel parsing in worker threads', () => {
     const code = `
       const { ParsePool, defaultWorkerScript } = require(${JSON.stringify(pool)});
       const p = new ParsePool({ script: defaultWorkerScript(), size: 1, languages: ['python'] });
-      p.prepare({ absolutePath: ${JSON.stringify(join(repo.root, 'mod.py'))}, relPath: 'mod.py', size: 30, maxFileBytes: 1e6, knownHash: null, knownSkipReason: null })
+      p.prepare({ root: ${JSON.stringify(repo.root)}, relPath: 'mod.py', size: 30, maxFileBytes: 1e6, knownHash: null, knownSkipReason: null })
         .then((r) => { console.log(JSON.stringify(r.extraction.symbols.map((s) => s.name))); return p.terminate(); });`;
     const out = spawnSync(process.execPath, ['--no-liftoff', '--require', 'tsx/cjs', '-e', code], { cwd: join(__dirname, '..', '..', '..', '..'), encoding: 'utf8', timeout: 60_000 });
     expect(out.stderr).not.toMatch(/ERR_WORKER_INVALID_EXEC_ARGV/);
@@ -217,7 +217,7 @@ describe('parallel parsing in worker threads', () => {
 
   it('terminating the pool rejects outstanding jobs', async () => {
     const pool = new ParsePool({ script: defaultWorkerScript()!, size: 1, languages: ['python'] });
-    const job = { absolutePath: __filename, relPath: 'x.py', size: 10, maxFileBytes: 1_000_000, knownHash: null, knownSkipReason: null };
+    const job = { root: __dirname, relPath: basename(__filename), size: 10, maxFileBytes: 1_000_000, knownHash: null, knownSkipReason: null };
     const pending = pool.prepare(job);
     await pool.terminate();
     await expect(pending).rejects.toThrow(/stopped/);

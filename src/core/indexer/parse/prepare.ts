@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import type { SkipReason } from '../../../shared/contract';
 import { buildChunks, type Chunk } from '../chunks';
 import type { Extractor } from '../extract/extractor';
@@ -7,7 +8,8 @@ import { readAndClassify } from '../read';
 
 /** One file to prepare: everything a worker thread needs (plain data, structured-clone safe). */
 export interface PrepareJob {
-  absolutePath: string;
+  /** The repository's absolute path (one string shared by every job of a run). */
+  root: string;
   relPath: string;
   size: number;
   maxFileBytes: number;
@@ -38,7 +40,7 @@ export type ExtractFn = (extraction: { language: NonNullable<ReturnType<typeof d
  * main thread and in the parse workers.
  */
 export function prepareFile(job: PrepareJob, extract: ExtractFn | null): PreparedFile {
-  const read = readAndClassify(job.absolutePath, job.relPath, job.size, job.maxFileBytes);
+  const read = readAndClassify(join(job.root, job.relPath), job.relPath, job.size, job.maxFileBytes);
   const base = { hash: read.hash, encoding: read.encoding, lines: read.lines, skipReason: read.skipReason };
   if (job.knownHash !== null && read.hash !== null && job.knownHash === read.hash && job.knownSkipReason === read.skipReason) {
     return { ...base, unchanged: true, extraction: null, chunks: null };
