@@ -2,7 +2,7 @@ import type { KnowledgeBase } from '../kb/knowledgeBase';
 import type { FilePrior } from './graph';
 import type { FileHit } from './keyword';
 import { round } from './keyword';
-import { withoutStopWords, type ParsedQuery } from './query';
+import { quoteFts, withoutStopWords, type ParsedQuery } from './query';
 import { HISTORY, KEYWORD } from './rankingConstants';
 
 /** What the history ranker found for one file: its score and the best past commit that changed it. */
@@ -25,7 +25,7 @@ export function historyRanking(kb: KnowledgeBase, query: ParsedQuery): Map<numbe
   const words = [...new Set((withoutStopWords(query.raw).match(/[\p{L}\p{N}]+/gu) ?? []).map((w) => w.toLowerCase()))].slice(0, HISTORY.maxTerms);
   const out = new Map<number, HistoryHit>();
   if (words.length === 0 || HISTORY.share <= 0) return out;
-  const expression = words.map((w) => `"${w}"`).join(' OR ');
+  const expression = words.map(quoteFts).join(' OR ');
   const commits = kb.searchIndex.similarCommits(expression, HISTORY.commits);
   const bestCommit = commits[0]?.score ?? 0;
   if (bestCommit <= 0) return out;
