@@ -24,13 +24,16 @@ export function comparisonVerdicts(comparisons: readonly EvalComparison[]): Comp
   return [...pairs.values()].map((list) => {
     const { method, reference } = list[0]!;
     const lost = list.filter((c) => !c.beats);
+    // A reference that found every gold file cannot be beaten, only matched.
+    const ceiling = lost.filter((c) => c.referenceRecall >= 1 && c.methodRecall >= 1);
+    const atCeiling = ceiling.length > 0 ? `; ties it at the ceiling at ${ceiling.map((c) => `R@${c.k}`).join(', ')} (1.000: the reference found every gold file, nothing can beat it)` : '';
     const verdict =
       lost.length === 0
         ? `${method} beats ${reference}`
         : lost.length === list.length
           ? `${method} does not beat ${reference}`
           : `${method} does not beat ${reference} at ${lost.map((c) => `R@${c.k}`).join(', ')}`;
-    return { method, reference, beatsAll: lost.length === 0, text: `${verdict} (${figures(list)})` };
+    return { method, reference, beatsAll: lost.length === 0, text: `${verdict} (${figures(list)})${atCeiling}` };
   });
 }
 

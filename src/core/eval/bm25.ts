@@ -104,6 +104,13 @@ export class Bm25Reference {
     return rows.map((r) => r.path);
   }
 
+  /** How many source files of the given language families the source-only reference holds. */
+  sourceCount(languages: ReadonlySet<string>): number {
+    if (languages.size === 0) return 0;
+    const list = [...languages];
+    return (this.db.prepare(`select count(*) as n from source_fts where language in (${list.map(() => '?').join(', ')})`).get(...list) as { n: number }).n;
+  }
+
   /** How many files the reference holds. */
   size(): number {
     return (this.db.prepare('select count(*) as n from files').get() as { n: number }).n;

@@ -91,4 +91,13 @@ describe('formatComparisons', () => {
       'search-source does not beat bm25-source (R@5 0.700 vs 0.720, R@10 0.800 vs 0.800)',
     ]);
   });
+
+  it('says when a search ties a reference that found every gold file (nothing can beat it)', () => {
+    const c = (k: number, m: number, r: number) => ({ method: 'search-source' as const, reference: 'bm25-source' as const, k, methodRecall: m, referenceRecall: r, beats: m > r });
+    expect(formatComparisons([c(5, 0.95, 0.9), c(10, 1, 1)])).toEqual([
+      'search-source does not beat bm25-source at R@10 (R@5 0.950 vs 0.900, R@10 1.000 vs 1.000); ties it at the ceiling at R@10 (1.000: the reference found every gold file, nothing can beat it)',
+    ]);
+    // Below the ceiling, or behind a reference at it, a tie or loss is no more than that.
+    expect(formatComparisons([c(5, 0.9, 0.9), c(10, 0.98, 1)])).toEqual(['search-source does not beat bm25-source (R@5 0.900 vs 0.900, R@10 0.980 vs 1.000)']);
+  });
 });

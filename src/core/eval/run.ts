@@ -194,6 +194,7 @@ async function runTask(args: {
   result.results.bm25 = methodResult(bm25.rank(task.task, RANK_DEPTH), task.gold, options.ks, syncMs + performance.now() - bm25Start);
   const sourceStart = performance.now();
   result.results['bm25-source'] = methodResult(bm25.rankSource(task.task, languages, RANK_DEPTH), task.gold, options.ks, syncMs + performance.now() - sourceStart);
+  result.sourceCandidates = bm25.sourceCount(languages);
   return result;
 }
 
@@ -233,7 +234,8 @@ function buildReport(args: {
     methodMsMean[method] = mean(per.map((m) => m.ms));
   }
   const failed = results.length - scored.length;
-  const notes = failed > 0 ? [...args.notes, `${failed} task(s) could not be run; see their errors.`] : args.notes;
+  const notes = [...args.notes, ...ceilingNotes(scored, args.methods, options.ks)];
+  if (failed > 0) notes.push(`${failed} task(s) could not be run; see their errors.`);
   const createdAt = new Date().toISOString();
   return {
     id: createdAt.replace(/[:.]/g, '-'),
@@ -250,6 +252,25 @@ function buildReport(args: {
     comparisons: compareWithReferences(args.methods, summary, options.ks),
     ...(options.pipeline ? { pipeline: pipelineSummary(options.pipeline, scored) } : {}),
   };
+}
+
+/**
+ * Where the source-only reference is at its ceiling by construction: tasks whose language has no
+ * more source files than a compared k, so that reference ranks all of them and finds every gold file
+ * there (a repository of seven source files gives any ranking of them recall@10 = 1).
+ */
+function ceilingNotes(scored: EvalTaskResult[], methods: readonly EvalMethod[], ks: readonly number[]): string[] {
+  if (!methods.includes('bm25-source')) return [];
+  const notes: string[] = [];
+  for (const k of ks.filter((k) => COMPARED_KS.includes(k))) {
+    const small = scored.filter((r) => r.sourceCandidates !== undefined && r.sourceCandidates <= k);
+    if (small.length === 0) continue;
+    const most = Math.max(...small.map((r) => r.sourceCandidates!));
+    notes.push(
+      `In ${small.length} of ${scored.length} task(s) the repository has at most ${most} source file(s) of the task's language: bm25-source ranks all of them, so its R@${k} is 1 there by construction and no search can beat it on those tasks.`,
+    );
+  }
+  return notes;
 }
 
 /**

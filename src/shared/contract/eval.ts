@@ -72,6 +72,11 @@ export interface EvalTaskResult extends EvalTask {
   embedMs?: number;
   /** Files the incremental index parsed for this task (all of them for the first task only). */
   parsedFiles?: number;
+  /**
+   * Source files of the task's language the source-only reference could rank (at the parent). When
+   * it is no more than k, that reference ranks every one of them: its recall@k is 1 by construction.
+   */
+  sourceCandidates?: number;
   results: Partial<Record<EvalMethod, EvalMethodResult>>;
   /** The retrieval pipeline's outcome (`cra eval --pipeline`). */
   pipeline?: EvalPipelineResult;
