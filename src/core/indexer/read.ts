@@ -17,7 +17,15 @@ export interface ReadFile {
   encoding: 'utf8' | 'latin1' | null;
   lines: number;
   skipReason: SkipReason | null;
+  /**
+   * The head of a generated code file (see {@link generatedHead}): not parsed, but searchable, so
+   * the file can be found by its name, its generator and its first definitions. Null otherwise.
+   */
+  head?: string | null;
 }
+
+/** Lines of a generated file's head that search sees, and the characters kept of each. */
+export const GENERATED_HEAD = { lines: 40, lineChars: 240 } as const;
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 const PROSE = /\.(md|markdown|mdx|rst|txt|adoc)$/;
@@ -46,7 +54,19 @@ export function readAndClassify(absolutePath: string, relPath: string, size: num
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   const lines = countLines(text);
   const skipReason = minifiedOrGenerated(relPath, text, lines);
-  return { hash, text: skipReason ? null : text, encoding, lines, skipReason };
+  const head = skipReason === 'generated' && !LOCKFILES.has(relPath.slice(relPath.lastIndexOf('/') + 1).toLowerCase()) ? generatedHead(text) : null;
+  return { hash, text: skipReason ? null : text, encoding, lines, skipReason, head };
+}
+
+/**
+ * The first `GENERATED_HEAD.lines` lines of a generated file, each cut at `GENERATED_HEAD.lineChars`
+ * characters (a generated table or pattern is one enormous line). A generated file is edited when
+ * its generator or its subject changes ("update identifier pattern for Python 3.10"), and its head
+ * says what it is: the comment naming the generator, the names it defines. Lock files have none.
+ */
+export function generatedHead(text: string): string {
+  const lines = text.split('\n', GENERATED_HEAD.lines);
+  return lines.map((line) => (line.length > GENERATED_HEAD.lineChars ? line.slice(0, GENERATED_HEAD.lineChars) : line)).join('\n');
 }
 
 /** Bytes read to tell a binary file (a NUL byte among them) from text. */

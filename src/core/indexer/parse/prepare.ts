@@ -27,7 +27,7 @@ export interface PreparedFile {
   /** Content identical to what the index holds: nothing else was computed. */
   unchanged: boolean;
   extraction: FileExtraction | null;
-  /** Search chunks of the text (null for skipped files and unchanged ones). */
+  /** Search chunks of the text (a generated file: of its head; null for other skipped files and unchanged ones). */
   chunks: Chunk[] | null;
 }
 
@@ -45,7 +45,8 @@ export function prepareFile(job: PrepareJob, extract: ExtractFn | null): Prepare
   if (job.knownHash !== null && read.hash !== null && job.knownHash === read.hash && job.knownSkipReason === read.skipReason) {
     return { ...base, unchanged: true, extraction: null, chunks: null };
   }
-  if (read.text === null) return { ...base, unchanged: false, extraction: null, chunks: null };
+  // A generated file is not parsed; its head alone is chunked, so search can still find it.
+  if (read.text === null) return { ...base, unchanged: false, extraction: null, chunks: read.head ? buildChunks(read.head, []) : null };
   const language = detectLanguage(job.relPath);
   const extraction = language && extract ? extract({ language, text: read.text, path: job.relPath }) : null;
   return { ...base, unchanged: false, extraction, chunks: buildChunks(read.text, extraction?.symbols ?? []) };
