@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../db/open';
+import { roundScore } from './details';
 import { searchRepository, searchWithMode } from './search';
 import { makeIndexedRepo } from './testRepo';
 
@@ -139,5 +140,15 @@ describe('searchRepository (keyword)', () => {
     const outcome = await searchWithMode(db, 'user', { limit: 2 });
     expect(outcome.mode).toBe('keyword');
     expect(outcome.results).toHaveLength(2);
+  });
+});
+
+describe('roundScore', () => {
+  it('rounds to its places, but a positive score below the last place keeps two significant digits instead of reading 0', () => {
+    expect(roundScore(0.31850081904919125)).toBe(0.3185);
+    expect(roundScore(0.31850081904919125, 3)).toBe(0.319);
+    expect(roundScore(0.0000012023298538098824)).toBe(0.0000012);
+    expect(roundScore(5.951373340485724e-7, 3)).toBe(6e-7);
+    expect(roundScore(0)).toBe(0);
   });
 });
