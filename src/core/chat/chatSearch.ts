@@ -4,6 +4,7 @@ import type { KnowledgeBase } from '../kb/knowledgeBase';
 import { throwIfAborted } from '../runtime/runs';
 import type { Embedder } from '../search/embedder';
 import { reciprocalRankFusion } from '../search/fusion';
+import { roundScore } from '../search/details';
 import { searchWithMode } from '../search/search';
 import type { PipelineSettings } from './pipeline';
 
@@ -131,5 +132,5 @@ async function searchOne(kb: KnowledgeBase, query: string, searchMode: SearchRou
           { weight: options.retrieval.weights[0], ranked: toRanked(keyword) },
           { weight: options.retrieval.weights[1], ranked: toRanked(vector) },
         ]);
-  return ranked.slice(0, options.limit).map((r) => ({ ...all.get(r.path)!, score: Math.round(r.score * 1000) / 1000 }));
+  return ranked.slice(0, options.limit).map((r) => ({ ...all.get(r.path)!, score: roundScore(r.score, 3) }));
 }

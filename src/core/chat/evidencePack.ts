@@ -1,4 +1,5 @@
 import type { KnowledgeBase } from '../kb/knowledgeBase';
+import { roundScore } from '../search/details';
 import type { PipelineSettings } from './pipeline';
 import { bodyOf, evidenceCost, fetchNodeTexts, type ChatEvidence, type GraphNode } from './retrieve';
 
@@ -59,7 +60,7 @@ const piece = (node: GraphNode, part: { startLine: number; endLine: number; text
   path: node.path,
   startLine: part.startLine,
   endLine: part.endLine,
-  score: Math.round(node.score * 1000) / 1000,
+  score: roundScore(node.score, 3),
   role: node.role,
   ...(excerpt ? { excerpt: true } : {}),
   why: node.why,

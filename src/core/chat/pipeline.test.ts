@@ -115,6 +115,19 @@ describe('validation', () => {
     expect(problemOf('pipeline:\n  name: bad\n  extends: basic\n')).toMatch(/:3: pipeline "bad": extends "basic", which is not a known pipeline/);
     expect(problemOf('pipeline:\n  name: bad\n  steps: [\n')).toMatch(/^.*p\.yaml:\d+: not valid YAML/);
   });
+  it('a parent that does not exist: the refusal lists the pipelines that could be extended, not itself nor another refused one', () => {
+    const root = repoWith({
+      'a-broken.yaml': 'pipeline:\n  name: broken\n  extends: nothing\n',
+      'b-team.yaml': 'pipeline:\n  name: team\n  extends: default\n',
+      'c-child.yaml': 'pipeline:\n  name: child\n  extends: broken\n',
+      'd-loops.yaml': 'pipeline:\n  name: loops\n  extends: default\n  settings:\n    max_turn_loops: many\n',
+    });
+    const { pipelines, problems } = loadPipelines({ repoRoot: root });
+    expect([...pipelines.keys()]).toEqual(['default', 'team']);
+    const broken = problems.find((p) => p.name === 'broken')!;
+    expect(describeProblem(broken)).toBe(`${join(REPO_PIPELINE_DIR, 'a-broken.yaml')}:3: pipeline "broken": extends "nothing", which is not a known pipeline (known: default, team)`);
+    expect(problems.find((p) => p.name === 'child')?.message).toBe('extends "broken", which was refused (see its own problem)');
+  });
   it('a cycle of extends, and a name that is taken', () => {
     const root = repoWith({ 'a.yaml': 'pipeline:\n  name: a\n  extends: b\n', 'b.yaml': 'pipeline:\n  name: b\n  extends: a\n', 'c.yaml': 'pipeline:\n  name: default\n' });
     const { pipelines, problems } = loadPipelines({ repoRoot: root });

@@ -292,8 +292,14 @@ function resolve(raw: RawPipeline, parent: ChatPipeline | undefined, rawSettings
   return { pipeline: { name: raw.name, file: raw.file, lineage, settings, steps, warnings }, settings: merged };
 }
 
-/** Build pipelines from parsed files: parents first, refusing cycles, unknown parents and duplicate names. */
+/**
+ * Build pipelines from parsed files: parents first, refusing cycles, unknown parents and duplicate
+ * names. A refusal for an unknown parent lists the pipelines that could be extended instead: the
+ * usable ones, known only once every file is built (never the refused pipeline itself, nor another
+ * refused one).
+ */
 export function buildPipelines(raws: readonly RawPipeline[], problems: PipelineProblem[] = []): PipelineSet {
+  const unknownParents: PipelineProblem[] = [];
   const byName = new Map<string, RawPipeline>();
   for (const raw of raws) {
     const known = byName.get(raw.name);
@@ -308,7 +314,11 @@ export function buildPipelines(raws: readonly RawPipeline[], problems: PipelineP
     try {
       if (raw.extendsName !== undefined) {
         if (chain.includes(raw.extendsName) || raw.extendsName === name) throw new ProblemError({ name, file: raw.file, line: raw.lineOf(['pipeline', 'extends']), message: `extends forms a cycle: ${[...chain, name, raw.extendsName].join(' → ')}` });
-        if (!byName.has(raw.extendsName)) throw new ProblemError({ name, file: raw.file, line: raw.lineOf(['pipeline', 'extends']), message: `extends "${raw.extendsName}", which is not a known pipeline (known: ${[...byName.keys()].join(', ')})` });
+        if (!byName.has(raw.extendsName)) {
+          const problem = { name, file: raw.file, line: raw.lineOf(['pipeline', 'extends']), message: `extends "${raw.extendsName}", which is not a known pipeline` };
+          unknownParents.push(problem);
+          throw new ProblemError(problem);
+        }
         parent = build(raw.extendsName, [...chain, name]);
         if (!parent) throw new ProblemError({ name, file: raw.file, line: raw.lineOf(['pipeline', 'extends']), message: `extends "${raw.extendsName}", which was refused (see its own problem)` });
       }
@@ -327,6 +337,8 @@ export function buildPipelines(raws: readonly RawPipeline[], problems: PipelineP
     const built = build(name, []);
     if (built) pipelines.set(name, built.pipeline);
   }
+  const extendable = pipelines.size ? `known: ${[...pipelines.keys()].join(', ')}` : 'no pipeline could be loaded';
+  for (const problem of unknownParents) problem.message += ` (${extendable})`;
   return { pipelines, problems };
 }
 

@@ -2,6 +2,7 @@ import type { ChatSource } from '../../shared/contract/chat';
 import type { Reason } from '../../shared/contract/reasons';
 import type { SearchResult } from '../../shared/contract/search';
 import type { KnowledgeBase } from '../kb/knowledgeBase';
+import { roundScore } from '../search/details';
 import { EDGE_KINDS, type EdgeKind } from './pipeline';
 import type { IntentPlan } from './router';
 
@@ -211,7 +212,7 @@ export function fetchNodeTexts(kb: KnowledgeBase, nodes: readonly GraphNode[], t
     if (evidence.length >= topN) break;
     const body = bodyOf(kb, node);
     if (!body) continue;
-    evidence.push({ path: node.path, startLine: body.startLine, endLine: body.endLine, score: Math.round(node.score * 1000) / 1000, role: node.role, why: node.why, text: body.text });
+    evidence.push({ path: node.path, startLine: body.startLine, endLine: body.endLine, score: roundScore(node.score, 3), role: node.role, why: node.why, text: body.text });
   }
   return evidence;
 }

@@ -104,6 +104,23 @@ describe('the answer protocol', () => {
     expect(decisions.every((d) => d.decision === 'included')).toBe(true);
   });
 
+  it("a follow-up round's sources carry their search score, however small, never a rounded 0", async () => {
+    // `py` is in every file: asked for mailer.py, the search also finds config.py and app.py by it
+    // alone, at FTS5's smallest weight (about 1e-6); a neighbour of theirs scores that × decay.
+    const { seen, message, trace } = await ask('Where is mail sent from?', ['[Requesting data on:] mailer.py', '[Answer:] In [mailer.py:1-3].']);
+    const round = trace.rounds![1]!;
+    expect(round.hits.map((h) => h.path).sort()).toEqual(['app.py', 'config.py', 'mailer.py']);
+    for (const hit of round.hits) expect(hit.score).toBeGreaterThan(0);
+    const followUp = of(seen, 'chat/sources').find((s) => s.round === 1)!;
+    const added = followUp.sources.filter((s) => s.path !== 'mailer.py');
+    expect(added.filter((s) => s.role === 'seed').map((s) => s.path).sort()).toEqual(['app.py', 'config.py']);
+    for (const source of [...followUp.sources, ...message.sources!]) expect(source.score).toBeGreaterThan(0);
+    // A seed shows its hit's score; a neighbour its parent's × decay, below the parent's.
+    for (const s of added.filter((s) => s.role === 'seed')) expect(s.score).toBe(round.hits.find((h) => h.path === s.path)!.score);
+    expect(added.filter((s) => s.role === 'neighbour').map((s) => s.path)).toEqual(['docs/settings.md']);
+    for (const s of added.filter((s) => s.role === 'neighbour')) expect(s.score).toBeLessThan(Math.max(...added.filter((a) => a.role === 'seed').map((a) => a.score)));
+  });
+
   it('after max_turn_loops follow-ups the turn says plainly what is missing, without another answer call', async () => {
     const { message, trace, tokens } = await ask('Where is the payment gateway configured?', ['[Requesting data on:] payment gateway', '[Requesting data on:] stripe keys', '[Requesting data on:] billing config']);
     expect(prompts()).toHaveLength(3);

@@ -1,4 +1,5 @@
 import type { ChatRoute, ChatTraceHistory, ChatTraceLanguage, ChatTraceRound, ChatTraceStep, RouteMode } from '../../shared/contract/chat';
+import { roundScore } from '../search/details';
 import { summarizeEvidence } from './budget';
 import type { TurnCalls } from './calls';
 import { searchRound } from './chatSearch';
@@ -213,7 +214,7 @@ export class TurnActions {
       searchMode: found.searchMode,
       ...(found.fusion ? { fusion: found.fusion } : {}),
       queries,
-      hits: found.results.map((r) => ({ path: r.path, score: Math.round(r.score * 1000) / 1000 })),
+      hits: found.results.map((r) => ({ path: r.path, score: roundScore(r.score, 3) })),
       ...(rerank ? { rerank } : {}),
       expansion: { seeds: this.state.seeds.length, added: 0, depth: plan.depth, decay: plan.decay, maxNodes: plan.maxNodes, edges: [...(plan.edges ?? this.settings.graph.edge_allowlist)], byEdge: {} },
       fetched: 0,

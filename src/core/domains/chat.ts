@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { AppError, type ChatPipelineInfo, type ChatPipelines, type Handlers, type RepoInfo } from '../../shared/contract';
-import { DEFAULT_PIPELINE, describeProblem, loadPipelines, type ChatPipeline, type PipelineSet } from '../chat/pipeline';
+import { DEFAULT_PIPELINE, describeProblem, loadPipelines, REPO_PIPELINE_DIR, type ChatPipeline, type PipelineSet } from '../chat/pipeline';
 import { runChatTurn } from '../chat/turn';
 import { conversationMarkdown } from '../chat/exportMarkdown';
 import { RetrievedNodeCache, withNodeCache } from '../chat/nodeCache';
@@ -191,7 +191,10 @@ export function createChatDomain(ctx: EngineContext, llm: Pick<ModelServices, 'c
       if (pipeline !== null && pipeline !== DEFAULT_PIPELINE) {
         const set = loadPipelines({ repoRoot: info.path });
         if (!set.pipelines.has(pipeline)) {
-          throw new AppError('VALIDATION', `The chat pipeline "${pipeline}" cannot be the default of ${info.name}: ${unusable(set, pipeline)}. Fix the file, or choose another pipeline.`);
+          if (set.problems.some((p) => p.name === pipeline)) {
+            throw new AppError('VALIDATION', `The chat pipeline "${pipeline}" cannot be the default of ${info.name}: ${unusable(set, pipeline)}. Fix the file, or choose another pipeline.`);
+          }
+          throw new AppError('VALIDATION', `${info.name} has no chat pipeline "${pipeline}"; choose one of ${[...set.pipelines.keys()].join(', ')} (a repository adds its own in ${REPO_PIPELINE_DIR}/*.yaml).`);
         }
       }
       // Choosing `default` is the same as choosing nothing: the built-in one.

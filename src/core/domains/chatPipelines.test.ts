@@ -76,9 +76,12 @@ describe("a repository's default chat pipeline", () => {
       message: expect.stringContaining('refused: .cleanroom/pipelines/broken.yaml:3: pipeline "broken": extends "nothing", which is not a known pipeline'),
     });
     expect((await core.handlers['chat/pipelines']({ repoId })).refused).toEqual([
-      { name: 'broken', file: '.cleanroom/pipelines/broken.yaml', line: 3, message: 'extends "nothing", which is not a known pipeline (known: default, broken, team)' },
+      { name: 'broken', file: '.cleanroom/pipelines/broken.yaml', line: 3, message: 'extends "nothing", which is not a known pipeline (known: default, team)' },
     ]);
-    await expect(core.handlers['chat/setDefaultPipeline']({ repoId, pipeline: 'nope' })).rejects.toMatchObject({ code: 'VALIDATION', message: expect.stringContaining('no pipeline file defines it') });
+    await expect(core.handlers['chat/setDefaultPipeline']({ repoId, pipeline: 'nope' })).rejects.toMatchObject({
+      code: 'VALIDATION',
+      message: expect.stringMatching(/ has no chat pipeline "nope"; choose one of default, team \(a repository adds its own in \.cleanroom\/pipelines\/\*\.yaml\)\.$/),
+    });
     expect((await core.handlers['repos/get']({ repoId })).settings).toEqual({ chatPipeline: 'team' });
   });
 

@@ -11,6 +11,18 @@ const MAX_LINE_CHARS = 200;
 
 type ChunkRow = ChunkLines;
 
+/**
+ * A score as results carry it: `decimals` places, except that a positive score below the last place
+ * keeps two significant digits instead of reading 0. A file matched only by a term that every file
+ * has (the `py` of `mailer.py`: FTS5's smallest weight) scores about 1e-6; it is a hit, ranked last,
+ * not a file without a score.
+ */
+export function roundScore(score: number, decimals = 4): number {
+  const step = 10 ** decimals;
+  const rounded = Math.round(score * step) / step;
+  return rounded === 0 && score !== 0 ? Number(score.toPrecision(2)) : rounded;
+}
+
 /** Turn ranked file hits into results: path, best symbols with line ranges, matching lines, reasons. */
 export function describeResults(
   index: SearchIndex,
@@ -42,7 +54,7 @@ export function describeResults(
     const definition = definitions.get(hit.fileId)?.[0];
     return {
       path: index.pathOf(hit.fileId) ?? '',
-      score: Math.round(hit.score * 10_000) / 10_000,
+      score: roundScore(hit.score),
       symbols: withoutModuleDunders(symbols),
       lines: chunks[0] ? matchingLines(chunks[0], query) : [],
       bestLine: chunks[0] ? bestLine(chunks[0], query) : (definition?.startLine ?? null),

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../db/open';
+import { roundScore } from './details';
 import { searchRepository, searchWithMode } from './search';
 import { makeIndexedRepo } from './testRepo';
 
@@ -171,5 +172,15 @@ describe('generated files', () => {
     // What search holds of it is the head: rows past its first lines are not searchable.
     expect((await searchRepository(generated, 'code10', { mode: 'keyword' })).map((r) => r.path)).toEqual(['shop/_country_codes.py']);
     expect(await searchRepository(generated, 'code79', { mode: 'keyword' })).toEqual([]);
+  });
+});
+
+describe('roundScore', () => {
+  it('rounds to its places, but a positive score below the last place keeps two significant digits instead of reading 0', () => {
+    expect(roundScore(0.31850081904919125)).toBe(0.3185);
+    expect(roundScore(0.31850081904919125, 3)).toBe(0.319);
+    expect(roundScore(0.0000012023298538098824)).toBe(0.0000012);
+    expect(roundScore(5.951373340485724e-7, 3)).toBe(6e-7);
+    expect(roundScore(0)).toBe(0);
   });
 });

@@ -19,7 +19,7 @@ function parseLanguage(value: string): string {
   return value;
 }
 
-function parsePipeline(value: string): string {
+export function parsePipeline(value: string): string {
   if (!/^[A-Za-z0-9_.-]{1,64}$/.test(value)) throw new InvalidArgumentError(`"${value}" is not a pipeline name; use the name: of a pipeline (resources/pipelines or the repository's .cleanroom/pipelines).`);
   return value;
 }
@@ -80,7 +80,7 @@ export const registerChat: CommandModule = (program, ctx) => {
     .option('--conversation <id>', 'continue this conversation (its id is printed at the end of each answer)', parseConversation)
     .option('--mode <mode>', `retrieval: ${MODES.join(' | ')} (auto asks the routing model)`, parseMode, 'auto' as ChatMode)
     .option('--language <code>', 'the question\'s language: auto (detected offline) or an ISO 639-1 code; other than English, the question is translated in and the answer back', parseLanguage)
-    .option('--pipeline <name>', "the chat pipeline (default: the conversation's, else the repository's default chosen on the Chat page, else default; a repository may add its own in .cleanroom/pipelines/*.yaml)", parsePipeline)
+    .option('--pipeline <name>', "the chat pipeline (default: the conversation's, else the repository's default chosen on the Chat page or with cra pipelines --set-default, else default; a repository may add its own in .cleanroom/pipelines/*.yaml)", parsePipeline)
     .option('--json', 'print JSON lines: {type:"sources", sources, trace, round?} (again per follow-up round), {type:"token", text}…, {type:"done", message}')
     .action(async (question: string | undefined, opts: BrowseOptions & { repo: string; conversation?: string; mode: ChatMode; language?: string; pipeline?: string; json?: boolean }) => {
       // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded when the command runs (see context.ts)

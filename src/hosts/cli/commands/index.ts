@@ -15,6 +15,7 @@ import { registerSummarize } from './summarizeCommand';
 import { registerEnrich } from './enrichCommand';
 import { registerSolve } from './solveCommand';
 import { registerTraining } from './trainingCommands';
+import { registerPipelines } from './pipelinesCommand';
 
 /** Every command of the CLI, in the order `cra --help` lists them (one per line, so additions merge). */
 export const commandModules: CommandModule[] = [
@@ -34,4 +35,5 @@ export const commandModules: CommandModule[] = [
   registerBootstrap,
   registerEnrich,
   registerTraining,
+  registerPipelines,
 ];
