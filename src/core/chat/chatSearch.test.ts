@@ -1,18 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseToml, validateConfig } from '../config/load';
-import { openDatabase } from '../db/open';
-import { openRawDatabase } from '../db/raw';
-import { KnowledgeBase } from '../kb/knowledgeBase';
-import { LlmClient } from '../llm/client';
-import { ModelRouter } from '../llm/router';
-import { RawCallLog } from '../logs/callLog';
-import { repoPaths } from '../repos/registry';
-import { embedRepository } from '../search/embedRun';
-import { createEmbedder, type Embedder } from '../search/embedder';
-import { createChatRepo } from '../testing/chatRepo';
-import type { TestRepo } from '../testing/gitRepo';
-import { OllamaTestServer } from '../testing/ollamaTestServer';
-import { createTempCore } from '../testing/tempCore';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { KnowledgeBase } from '../kb/knowledgeBase';
+import type { Embedder } from '../search/embedder';
+import { useChatFixture } from '../testing/chatFixture';
+import type { OllamaTestServer } from '../testing/ollamaTestServer';
 import { distributionFusion, rerankByKeywords, searchRound } from './chatSearch';
 import { pipelineSettingsSchema } from './pipeline';
 
@@ -57,35 +47,13 @@ describe('score fusion', () => {
 });
 
 describe('vector modes over real vectors from the loopback embedding model', () => {
-  const temp = createTempCore();
+  const fx = useChatFixture({ embedding: true, embedChunks: true });
   let server: OllamaTestServer;
-  let repo: TestRepo;
   let kb: KnowledgeBase;
   let embedder: Embedder;
   const retrieval = pipelineSettingsSchema.parse({ entry_step_id: 'x' }).retrieval;
 
-  beforeAll(async () => {
-    server = await OllamaTestServer.start();
-    server.install('nomic-embed-text');
-    const toml = `[models]\nreasoning = "qwen3:0.6b"\ncoding = "qwen3:0.6b"\nembedding = "nomic-embed-text"\nbase_url = "${server.url}"\n`;
-    const router = new ModelRouter({ values: validateConfig(parseToml(toml, 't'), 't'), files: ['t'], primaryFile: 't' });
-    const client = new LlmClient({ router: () => router, log: new RawCallLog(openRawDatabase(':memory:')), retry: { attempts: 1 } });
-    embedder = createEmbedder({ id: 'loopback-nomic', dimensions: 8, embedBatch: async (texts, signal) => (await client.embed(texts, { signal })).vectors });
-    repo = createChatRepo();
-    const { repo: info, runId } = await temp.core.handlers['repos/add']({ path: repo.root });
-    await temp.core.runs.wait(runId);
-    const curated = repoPaths(temp.dataDir, info.id).curated;
-    const db = openDatabase(curated);
-    await embedRepository(db, embedder);
-    db.close();
-    kb = KnowledgeBase.open(curated, info.id, { withVectors: true });
-  }, 60_000);
-  afterAll(async () => {
-    kb.close();
-    await server.close();
-    repo.cleanup();
-    await temp.cleanup();
-  });
+  beforeAll(() => ({ server, kb, embedder } = fx));
 
   it('SEMANTIC_RERANK widens the vector pool and re-ranks it by keyword evidence', async () => {
     expect(kb.vectorCount(embedder.id)).toBeGreaterThan(0);

@@ -1,21 +1,12 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { ChatSource, EventPayload } from '../../shared/contract';
-import { openRawDatabase } from '../db/raw';
-import { KnowledgeBase } from '../kb/knowledgeBase';
-import { repoPaths } from '../repos/registry';
 import { EventBus } from '../runtime/events';
-import { sharedDefaultEmbedder } from '../search/search';
-import { createChatRepo } from '../testing/chatRepo';
-import type { TestRepo } from '../testing/gitRepo';
-import { OllamaTestServer } from '../testing/ollamaTestServer';
-import { loopbackClient } from '../testing/retrievalHarness';
-import { createTempCore } from '../testing/tempCore';
+import { useChatFixture } from '../testing/chatFixture';
+import type { OllamaTestServer } from '../testing/ollamaTestServer';
 import { evidenceBeforeAnswer } from './evidence';
-import { DEFAULT_PIPELINE, loadPipelines, REPO_PIPELINE_DIR, type ChatPipeline } from './pipeline';
-import { ConversationStore } from './store';
-import { runChatTurn, type TurnDeps } from './turn';
+import type { ChatPipeline } from './pipeline';
+import type { ConversationStore } from './store';
+import { runChatTurn } from './turn';
 
 /*
  * The evidence walk (`cra eval --chat-evidence`) against real turns over the same index: the walk's
@@ -23,55 +14,19 @@ import { runChatTurn, type TurnDeps } from './turn';
  * model call (the walk makes none) and one that is trimmed.
  */
 
-const temp = createTempCore();
+const fx = useChatFixture();
+const { deps, pipeline } = fx;
 let server: OllamaTestServer;
-let repo: TestRepo;
-let kb: KnowledgeBase;
 let store: ConversationStore;
-let raw: ReturnType<typeof openRawDatabase>;
 
-beforeAll(async () => {
-  server = await OllamaTestServer.start();
-  server.install('qwen3:0.6b');
-  repo = createChatRepo();
-  const { repo: info, runId } = await temp.core.handlers['repos/add']({ path: repo.root });
-  await temp.core.runs.wait(runId);
-  kb = KnowledgeBase.open(repoPaths(temp.dataDir, info.id).curated, info.id, { withVectors: true });
-  store = ConversationStore.open(join(temp.dataDir, 'evidence-raw.sqlite'));
-  raw = openRawDatabase(join(temp.dataDir, 'calls-raw.sqlite'));
-  mkdirSync(join(repo.root, REPO_PIPELINE_DIR), { recursive: true });
-  writeFileSync(
-    join(repo.root, REPO_PIPELINE_DIR, 'small.yaml'),
-    'pipeline:\n  name: small\n  extends: default\n  settings:\n    max_context_tokens: 30\n',
-  );
-  writeFileSync(
-    join(repo.root, REPO_PIPELINE_DIR, 'trim.yaml'),
+beforeAll(() => {
+  ({ server, store } = fx);
+  fx.pipelineFile('small.yaml', 'pipeline:\n  name: small\n  extends: default\n  settings:\n    max_context_tokens: 30\n');
+  fx.pipelineFile(
+    'trim.yaml',
     'pipeline:\n  name: trim\n  extends: small\n  steps:\n    - id: budget\n      action: check_context_budget\n      on_ok: answer\n      on_over_limit: trim\n    - id: trim\n      action: trim_context\n      next: answer\n',
   );
-}, 60_000);
-afterAll(async () => {
-  raw.close();
-  store.close();
-  kb.close();
-  await server.close();
-  repo.cleanup();
-  await temp.cleanup();
 });
-beforeEach(() => {
-  server.script.chat = [];
-  server.requests.length = 0;
-});
-
-function pipeline(name: string): ChatPipeline {
-  const set = loadPipelines({ repoRoot: repo.root });
-  expect(set.problems).toEqual([]);
-  return set.pipelines.get(name ?? DEFAULT_PIPELINE)!;
-}
-
-function deps(p: ChatPipeline, events = new EventBus()): TurnDeps {
-  const client = loopbackClient(server, raw);
-  return { kb, store, events, embedder: sharedDefaultEmbedder(), pipeline: p, complete: (prompt, o) => client.complete(prompt, o), stream: (prompt, o) => client.stream(prompt, o) };
-}
 
 const input = (question: string, conversationId: string) => ({ runId: `r-${conversationId}`, repoId: 'fx', conversationId, question, mode: 'bm25' as const, language: 'en', signal: new AbortController().signal });
 const lines = (sources: readonly Pick<ChatSource, 'path' | 'startLine' | 'endLine'>[]) => sources.map((s) => `${s.path}:${s.startLine}-${s.endLine}`);
@@ -82,7 +37,7 @@ async function turnSources(p: ChatPipeline, question: string, conversationId: st
   const events = new EventBus();
   const first: Array<EventPayload<'chat/sources'>> = [];
   events.on('chat/sources', (s) => first.push(s));
-  const message = await runChatTurn(deps(p, events), input(question, conversationId));
+  const message = await runChatTurn(deps(p, { events }), input(question, conversationId));
   return { first: first[0]!.sources, stored: message.sources ?? [], trace: message.trace! };
 }
 

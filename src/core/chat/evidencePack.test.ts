@@ -1,24 +1,18 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { EventPayload } from '../../shared/contract';
-import { openRawDatabase } from '../db/raw';
 import { evaluateChatEvidenceTask } from '../eval/chatEvidence';
-import { KnowledgeBase } from '../kb/knowledgeBase';
-import { repoPaths } from '../repos/registry';
+import type { KnowledgeBase } from '../kb/knowledgeBase';
 import { EventBus } from '../runtime/events';
 import { sharedDefaultEmbedder } from '../search/search';
+import { useChatFixture } from '../testing/chatFixture';
 import { createTestRepo, type TestRepo } from '../testing/gitRepo';
-import { OllamaTestServer } from '../testing/ollamaTestServer';
-import { loopbackClient } from '../testing/retrievalHarness';
-import { createTempCore } from '../testing/tempCore';
+import type { OllamaTestServer } from '../testing/ollamaTestServer';
 import { evidenceBeforeAnswer } from './evidence';
 import { excerptOf, packEvidence } from './evidencePack';
-import { loadPipelines, REPO_PIPELINE_DIR, type ChatPipeline } from './pipeline';
 import { evidenceCost, expand, expandGraph, fetchNodeTexts, seedsOf, type GraphNode } from './retrieve';
 import { searchRound } from './chatSearch';
-import { ConversationStore } from './store';
-import { runChatTurn, type TurnDeps } from './turn';
+import type { ConversationStore } from './store';
+import { runChatTurn } from './turn';
 
 /*
  * Evidence packed to the budget: the best nodes as bodies, the files past them (nodes past the
@@ -38,54 +32,25 @@ function invoiceModule(n: number): string {
   return lines.join('\n');
 }
 
-const temp = createTempCore();
+/** The invoice repository, one commit. */
+function invoiceRepo(): TestRepo {
+  const repo = createTestRepo({ prefix: 'cra-pack-' });
+  repo.write('billing/money.py', 'def round_money(value):\n    """Round an amount to cents."""\n    return round(value, 2)\n');
+  for (let n = 1; n <= MODULES; n++) repo.write(`billing/invoice_${String(n).padStart(2, '0')}.py`, invoiceModule(n));
+  repo.commit('invoices');
+  return repo;
+}
+
+const fx = useChatFixture({ repo: invoiceRepo, pipelines: { 'bodies.yaml': 'pipeline:\n  name: bodies\n  extends: default\n  settings:\n    excerpts: {lines: 0}\n' } });
+const { deps, pipeline } = fx;
 let server: OllamaTestServer;
 let repo: TestRepo;
 let kb: KnowledgeBase;
 let store: ConversationStore;
-let raw: ReturnType<typeof openRawDatabase>;
 
-beforeAll(async () => {
-  server = await OllamaTestServer.start();
-  server.install('qwen3:0.6b');
-  repo = createTestRepo({ prefix: 'cra-pack-' });
-  repo.write('billing/money.py', 'def round_money(value):\n    """Round an amount to cents."""\n    return round(value, 2)\n');
-  for (let n = 1; n <= MODULES; n++) repo.write(`billing/invoice_${String(n).padStart(2, '0')}.py`, invoiceModule(n));
-  repo.commit('invoices');
-  mkdirSync(join(repo.root, REPO_PIPELINE_DIR), { recursive: true });
-  writeFileSync(join(repo.root, REPO_PIPELINE_DIR, 'bodies.yaml'), 'pipeline:\n  name: bodies\n  extends: default\n  settings:\n    excerpts: {lines: 0}\n');
-  const { repo: info, runId } = await temp.core.handlers['repos/add']({ path: repo.root });
-  await temp.core.runs.wait(runId);
-  kb = KnowledgeBase.open(repoPaths(temp.dataDir, info.id).curated, info.id, { withVectors: true });
-  store = ConversationStore.open(join(temp.dataDir, 'pack-raw.sqlite'));
-  raw = openRawDatabase(join(temp.dataDir, 'calls-raw.sqlite'));
-}, 60_000);
-afterAll(async () => {
-  raw.close();
-  store.close();
-  kb.close();
-  await server.close();
-  repo.cleanup();
-  await temp.cleanup();
-});
-beforeEach(() => {
-  server.script.chat = [];
-  server.requests.length = 0;
-});
-
-function pipeline(name: string): ChatPipeline {
-  const set = loadPipelines({ repoRoot: repo.root });
-  expect(set.problems).toEqual([]);
-  return set.pipelines.get(name)!;
-}
-
-function deps(p: ChatPipeline, events = new EventBus()): TurnDeps {
-  const client = loopbackClient(server, raw);
-  return { kb, store, events, embedder: sharedDefaultEmbedder(), pipeline: p, complete: (prompt, o) => client.complete(prompt, o), stream: (prompt, o) => client.stream(prompt, o) };
-}
+beforeAll(() => ({ server, repo, kb, store } = fx));
 
 const input = (conversationId: string) => ({ runId: `r-${conversationId}`, repoId: 'fx', conversationId, question: QUESTION, mode: 'bm25' as const, language: 'en', signal: new AbortController().signal });
-const answerPrompts = () => server.requests.filter((r) => r.path === '/api/chat').map((r) => (r.body as { messages: Array<{ content: string }> }).messages.at(-1)!.content);
 
 /** The search hits of the question as graph nodes, best first. */
 async function hits(limit: number): Promise<GraphNode[]> {
@@ -177,7 +142,7 @@ describe('a chat turn with the default pipeline', () => {
     const events = new EventBus();
     const sources: Array<EventPayload<'chat/sources'>> = [];
     events.on('chat/sources', (s) => sources.push(s));
-    const message = await runChatTurn(deps(pipeline('default'), events), input('pack-turn'));
+    const message = await runChatTurn(deps(pipeline('default'), { events }), input('pack-turn'));
     const round = message.trace!.rounds![0]!;
     expect(message.trace!.calls!.map((c) => c.purpose)).toEqual(['answer']);
     expect(round).toMatchObject({ budget: 'fits', budgetTokens: 4000 });
@@ -193,7 +158,7 @@ describe('a chat turn with the default pipeline', () => {
     // The answer model reads the bodies, then the excerpts' lines under a heading of their own.
     const excerpt = sent.find((s) => s.excerpt)!;
     const body = sent.find((s) => !s.excerpt)!;
-    const prompt = answerPrompts()[0]!;
+    const prompt = fx.prompts()[0]!;
     const more = prompt.indexOf('## More files that may matter');
     expect(prompt.indexOf(`[Source: ${body.path}:${body.startLine}-${body.endLine}]`)).toBeGreaterThan(prompt.indexOf('## Evidence'));
     expect(prompt.indexOf(`[Source: ${body.path}:${body.startLine}-${body.endLine}]`)).toBeLessThan(more);

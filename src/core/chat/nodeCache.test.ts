@@ -1,31 +1,21 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { KnowledgeBase } from '../kb/knowledgeBase';
 import { repoPaths } from '../repos/registry';
 import { sharedDefaultEmbedder } from '../search/search';
-import { createChatRepo } from '../testing/chatRepo';
-import type { TestRepo } from '../testing/gitRepo';
-import { createTempCore } from '../testing/tempCore';
+import { useChatFixture } from '../testing/chatFixture';
 import { searchRound } from './chatSearch';
 import { RetrievedNodeCache, withNodeCache } from './nodeCache';
 import { pipelineSettingsSchema } from './pipeline';
 import { expand, fetchNodeTexts, seedsOf } from './retrieve';
 import { detectIntent } from './router';
 
-const temp = createTempCore();
-let repo: TestRepo;
+const fx = useChatFixture();
 let repoId: string;
 let curated: string;
 
-beforeAll(async () => {
-  repo = createChatRepo();
-  const { repo: info, runId } = await temp.core.handlers['repos/add']({ path: repo.root });
-  await temp.core.runs.wait(runId);
-  repoId = info.id;
-  curated = repoPaths(temp.dataDir, info.id).curated;
-}, 60_000);
-afterAll(async () => {
-  repo.cleanup();
-  await temp.cleanup();
+beforeAll(() => {
+  repoId = fx.repoId;
+  curated = repoPaths(fx.dataDir, repoId).curated;
 });
 
 const plan = detectIntent('Where is load_config?');

@@ -1,27 +1,14 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { SearchResult } from '../../shared/contract/search';
-import { parseToml, validateConfig } from '../config/load';
-import { openDatabase } from '../db/open';
-import { openRawDatabase } from '../db/raw';
-import { KnowledgeBase } from '../kb/knowledgeBase';
-import { LlmClient } from '../llm/client';
-import { ModelRouter } from '../llm/router';
-import { RawCallLog } from '../logs/callLog';
-import { repoPaths } from '../repos/registry';
-import { EventBus } from '../runtime/events';
-import { embedRepository } from '../search/embedRun';
+import type { KnowledgeBase } from '../kb/knowledgeBase';
+import type { LlmClient } from '../llm/client';
 import { createEmbedder, type Embedder } from '../search/embedder';
-import { createChatRepo } from '../testing/chatRepo';
-import type { TestRepo } from '../testing/gitRepo';
-import { OllamaTestServer } from '../testing/ollamaTestServer';
-import { createTempCore } from '../testing/tempCore';
+import { useChatFixture } from '../testing/chatFixture';
+import type { OllamaTestServer } from '../testing/ollamaTestServer';
 import { TurnCalls } from './calls';
 import { searchRound } from './chatSearch';
-import { loadPipelines, pipelineSettingsSchema, REPO_PIPELINE_DIR } from './pipeline';
+import { pipelineSettingsSchema } from './pipeline';
 import { parseRelevance, parseRerankOrder, rerankPool } from './rerank';
-import { ConversationStore } from './store';
 import { runChatTurn } from './turn';
 
 /*
@@ -54,9 +41,8 @@ describe('reading the re-ranker strictly', () => {
 });
 
 describe('re-ranking over the loopback model server', () => {
-  const temp = createTempCore();
+  const fx = useChatFixture({ embedding: true, embedChunks: true });
   let server: OllamaTestServer;
-  let repo: TestRepo;
   let kb: KnowledgeBase;
   let embedder: Embedder;
   let client: LlmClient;
@@ -64,32 +50,8 @@ describe('re-ranking over the loopback model server', () => {
   const retrieval = pipelineSettingsSchema.parse({ entry_step_id: 'x' }).retrieval;
 
   beforeAll(async () => {
-    server = await OllamaTestServer.start();
-    server.install('qwen3:0.6b');
-    server.install('nomic-embed-text');
-    const toml = `[models]\nreasoning = "qwen3:0.6b"\ncoding = "qwen3:0.6b"\nembedding = "nomic-embed-text"\nbase_url = "${server.url}"\n`;
-    const router = new ModelRouter({ values: validateConfig(parseToml(toml, 't'), 't'), files: ['t'], primaryFile: 't' });
-    client = new LlmClient({ router: () => router, log: new RawCallLog(openRawDatabase(':memory:')), retry: { attempts: 1 } });
-    embedder = createEmbedder({ id: 'loopback-nomic', dimensions: 8, embedBatch: async (texts, signal) => (await client.embed(texts, { signal })).vectors });
-    repo = createChatRepo();
-    const { repo: info, runId } = await temp.core.handlers['repos/add']({ path: repo.root });
-    await temp.core.runs.wait(runId);
-    const curated = repoPaths(temp.dataDir, info.id).curated;
-    const db = openDatabase(curated);
-    await embedRepository(db, embedder);
-    db.close();
-    kb = KnowledgeBase.open(curated, info.id, { withVectors: true });
+    ({ server, kb, embedder, client } = fx);
     pool = (await searchRound(kb, { mode: 'BM25', queries: ['load_config send_mail settings'], retrieval, embedder, limit: 20 })).results;
-  }, 60_000);
-  afterAll(async () => {
-    kb.close();
-    await server.close();
-    repo.cleanup();
-    await temp.cleanup();
-  });
-  beforeEach(() => {
-    server.script.chat = [];
-    server.requests.length = 0;
   });
 
   const paths = (results: readonly SearchResult[]) => results.map((r) => r.path);
@@ -150,30 +112,19 @@ describe('re-ranking over the loopback model server', () => {
   });
 
   it('a turn whose pipeline turns re-ranking on: the rerank call comes before the answer, the seeds follow its order, the trace says which ran', async () => {
-    mkdirSync(join(repo.root, REPO_PIPELINE_DIR), { recursive: true });
-    writeFileSync(join(repo.root, REPO_PIPELINE_DIR, 'rr.yaml'), 'pipeline:\n  name: rr\n  extends: default\n  settings:\n    retrieval:\n      rerank:\n        enabled: true\n        pool: 10\n');
-    const set = loadPipelines({ repoRoot: repo.root });
-    expect(set.problems).toEqual([]);
-    const pipeline = set.pipelines.get('rr')!;
+    fx.pipelineFile('rr.yaml', 'pipeline:\n  name: rr\n  extends: default\n  settings:\n    retrieval:\n      rerank:\n        enabled: true\n        pool: 10\n');
+    const pipeline = fx.pipeline('rr');
     expect(pipeline.settings.retrieval.rerank).toEqual({ enabled: true, style: 'batch', pool: 10 });
     const question = 'load_config send_mail settings';
     const fused = (await searchRound(kb, { mode: 'BM25', queries: [question], retrieval, embedder, limit: 10 })).results;
     server.script.chat.push({ text: `${fused.length}` }, { text: '[Answer:] Done.' });
-    const store = ConversationStore.open(join(temp.dataDir, 'rr-raw.sqlite'));
-    try {
-      const message = await runChatTurn(
-        { kb, store, events: new EventBus(), embedder, pipeline, complete: (p, o) => client.complete(p, o), stream: (p, o) => client.stream(p, o) },
-        { runId: 'r-rr', repoId: 'fx', conversationId: 'c-rr', question, mode: 'bm25', language: 'en', signal: new AbortController().signal },
-      );
-      const trace = message.trace!;
-      expect(trace.calls!.map((c) => [c.purpose, c.stage])).toEqual([
-        ['rerank', 'rerank'],
-        ['answer', 'chat'],
-      ]);
-      expect(trace.rounds![0]!.rerank).toEqual({ method: 'model', style: 'batch', pool: fused.length });
-      expect(trace.rounds![0]!.hits.map((h) => h.path)).toEqual([fused.at(-1)!.path, ...paths(fused.slice(0, -1))]);
-    } finally {
-      store.close();
-    }
+    const message = await runChatTurn(fx.deps(pipeline), { runId: 'r-rr', repoId: 'fx', conversationId: 'c-rr', question, mode: 'bm25', language: 'en', signal: new AbortController().signal });
+    const trace = message.trace!;
+    expect(trace.calls!.map((c) => [c.purpose, c.stage])).toEqual([
+      ['rerank', 'rerank'],
+      ['answer', 'chat'],
+    ]);
+    expect(trace.rounds![0]!.rerank).toEqual({ method: 'model', style: 'batch', pool: fused.length });
+    expect(trace.rounds![0]!.hits.map((h) => h.path)).toEqual([fused.at(-1)!.path, ...paths(fused.slice(0, -1))]);
   });
 });

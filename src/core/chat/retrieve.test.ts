@@ -1,31 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { RouteMode } from '../../shared/contract/chat';
-import { KnowledgeBase } from '../kb/knowledgeBase';
-import { repoPaths } from '../repos/registry';
-import { createChatRepo } from '../testing/chatRepo';
-import type { TestRepo } from '../testing/gitRepo';
-import { createTempCore } from '../testing/tempCore';
+import type { KnowledgeBase } from '../kb/knowledgeBase';
+import { useChatFixture } from '../testing/chatFixture';
 import { sharedDefaultEmbedder } from '../search/search';
 import { searchRound } from './chatSearch';
 import { pipelineSettingsSchema } from './pipeline';
 import { edgeOf, expand, fetchNodeTexts, mergeEvidence, seedsOf, trimEvidence } from './retrieve';
 import { detectIntent, INTENT_PLANS } from './router';
 
-const temp = createTempCore();
-let repo: TestRepo;
+const fx = useChatFixture();
 let kb: KnowledgeBase;
 
-beforeAll(async () => {
-  repo = createChatRepo();
-  const { repo: info, runId } = await temp.core.handlers['repos/add']({ path: repo.root });
-  await temp.core.runs.wait(runId);
-  kb = KnowledgeBase.open(repoPaths(temp.dataDir, info.id).curated, info.id, { withVectors: true });
-}, 60_000);
-afterAll(async () => {
-  kb.close();
-  repo.cleanup();
-  await temp.cleanup();
-});
+beforeAll(() => ({ kb } = fx));
 
 const retrieval = pipelineSettingsSchema.parse({ entry_step_id: 'x' }).retrieval;
 const embedder = sharedDefaultEmbedder();

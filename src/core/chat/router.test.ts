@@ -1,33 +1,20 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { parseToml, validateConfig } from '../config/load';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { Db } from '../db/open';
-import { openRawDatabase } from '../db/raw';
-import { LlmClient } from '../llm/client';
-import { ModelRouter } from '../llm/router';
-import { RawCallLog } from '../logs/callLog';
-import { OllamaTestServer } from '../testing/ollamaTestServer';
+import type { LlmClient } from '../llm/client';
+import { clientFromToml, loopbackToml, useLoopbackModels } from '../testing/loopbackModels';
+import type { OllamaTestServer } from '../testing/ollamaTestServer';
 import { detectIntent, FALLBACK_MODE, parseRoute, routeQuestion, stripThinking, type RouterModel } from './router';
 
 const QUESTION = 'Where is the config file loaded?';
 
+const loopback = useLoopbackModels({ 'qwen3:0.6b': {} });
 let server: OllamaTestServer;
 let db: Db;
 let client: LlmClient;
 
-beforeAll(async () => {
-  server = await OllamaTestServer.start();
-});
-afterAll(async () => {
-  await server.close();
-});
 beforeEach(() => {
-  server.script.chat = [];
-  server.requests.length = 0;
-  server.install('qwen3:0.6b');
-  db = openRawDatabase(':memory:');
-  const toml = `[models]\nreasoning = "qwen3:0.6b"\ncoding = "qwen3:0.6b"\nbase_url = "${server.url}"\n`;
-  const router = new ModelRouter({ values: validateConfig(parseToml(toml, 't'), 't'), files: ['t'], primaryFile: 't' });
-  client = new LlmClient({ router: () => router, log: new RawCallLog(db), retry: { attempts: 1 } });
+  ({ server, db } = loopback);
+  client = clientFromToml(loopbackToml(server.url), db);
 });
 
 const model: RouterModel = (prompt, options) => client.complete(prompt, options);

@@ -1,13 +1,12 @@
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ChatMessage, EventKey, EventPayload } from '../../shared/contract';
 import { openRawDatabase } from '../db/raw';
 import { repoPaths } from '../repos/registry';
+import { useChatFixture } from '../testing/chatFixture';
 import type { TestRepo } from '../testing/gitRepo';
 import type { OllamaTestServer } from '../testing/ollamaTestServer';
-import { useIndexedChatCore } from '../testing/chatCore';
-import { REPO_PIPELINE_DIR } from './pipeline';
 
 /*
  * Chat turns end to end through the chat domain, with the loopback model server answering each
@@ -15,24 +14,14 @@ import { REPO_PIPELINE_DIR } from './pipeline';
  * repository pipelines, and the trace of every call.
  */
 
-const fx = useIndexedChatCore();
-const { core } = fx;
+const fx = useChatFixture({ engineConfig: '' });
+const { core, pipelineFile, prompts } = fx;
 let server: OllamaTestServer;
 let repo: TestRepo;
 let repoId: string;
 
 beforeAll(() => ({ server, repo, repoId } = fx));
-beforeEach(() => {
-  server.script.chat = [];
-  server.requests.length = 0;
-  rmSync(join(repo.root, '.cleanroom'), { recursive: true, force: true });
-});
-
-/** Put a pipeline file into the repository's .cleanroom/pipelines. */
-function pipelineFile(name: string, text: string): void {
-  mkdirSync(join(repo.root, REPO_PIPELINE_DIR), { recursive: true });
-  writeFileSync(join(repo.root, REPO_PIPELINE_DIR, name), text);
-}
+beforeEach(() => rmSync(join(repo.root, '.cleanroom'), { recursive: true, force: true }));
 
 type Seen = { key: EventKey; payload: unknown };
 /** Event keys in order, a run of tokens counted once. */
@@ -52,11 +41,6 @@ async function ask(question: string, replies: Array<string | { chunks: string[] 
   } finally {
     stops.forEach((s) => s());
   }
-}
-
-/** The prompts the server received, in order (the last user message of each chat call). */
-function prompts(): string[] {
-  return server.requests.filter((r) => r.path === '/api/chat').map((r) => (r.body as { messages: Array<{ content: string }> }).messages.at(-1)!.content);
 }
 
 /** Each call of the trace is a row of the repository's model-call log, on the stage it says. */

@@ -1,23 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { parseToml, validateConfig } from '../config/load';
-import { openRawDatabase } from '../db/raw';
-import { KnowledgeBase } from '../kb/knowledgeBase';
-import { LlmClient } from '../llm/client';
-import { ModelRouter } from '../llm/router';
-import { RawCallLog } from '../logs/callLog';
-import { repoPaths } from '../repos/registry';
-import { EventBus } from '../runtime/events';
-import { createEmbedder, type Embedder } from '../search/embedder';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Embedder } from '../search/embedder';
 import { SummaryStore } from '../summaries/store';
-import { createChatRepo } from '../testing/chatRepo';
-import type { TestRepo } from '../testing/gitRepo';
-import { OllamaTestServer } from '../testing/ollamaTestServer';
-import { createTempCore } from '../testing/tempCore';
+import { useChatFixture } from '../testing/chatFixture';
+import type { OllamaTestServer } from '../testing/ollamaTestServer';
 import { loadPipelines, type ChatPipeline } from './pipeline';
-import { ConversationStore } from './store';
 import { runChatTurn } from './turn';
 
 /*
@@ -27,42 +14,11 @@ import { runChatTurn } from './turn';
  */
 
 const QUESTION = 'Where are the settings loaded?';
-const temp = createTempCore();
+const fx = useChatFixture({ embedding: true });
 let server: OllamaTestServer;
-let repo: TestRepo;
-let kb: KnowledgeBase;
-let client: LlmClient;
 let embedder: Embedder;
-let dir: string;
-let conversations: ConversationStore;
 
-beforeAll(async () => {
-  server = await OllamaTestServer.start();
-  server.install('qwen3:0.6b');
-  server.install('nomic-embed-text');
-  const toml = `[models]\nreasoning = "qwen3:0.6b"\ncoding = "qwen3:0.6b"\nembedding = "nomic-embed-text"\nbase_url = "${server.url}"\n`;
-  const router = new ModelRouter({ values: validateConfig(parseToml(toml, 't'), 't'), files: ['t'], primaryFile: 't' });
-  client = new LlmClient({ router: () => router, log: new RawCallLog(openRawDatabase(':memory:')), retry: { attempts: 1 } });
-  embedder = createEmbedder({ id: 'loopback-nomic', dimensions: 8, embedBatch: async (texts, signal) => (await client.embed(texts, { signal })).vectors });
-  repo = createChatRepo();
-  const { repo: info, runId } = await temp.core.handlers['repos/add']({ path: repo.root });
-  await temp.core.runs.wait(runId);
-  kb = KnowledgeBase.open(repoPaths(temp.dataDir, info.id).curated, info.id, { withVectors: true });
-  dir = mkdtempSync(join(tmpdir(), 'cra-chat-summaries-'));
-  conversations = ConversationStore.open(join(dir, 'raw.sqlite'));
-}, 60_000);
-afterAll(async () => {
-  conversations.close();
-  kb.close();
-  await server.close();
-  repo.cleanup();
-  rmSync(dir, { recursive: true, force: true });
-  await temp.cleanup();
-});
-beforeEach(() => {
-  server.script.chat = [];
-  server.requests.length = 0;
-});
+beforeAll(() => ({ server, embedder } = fx));
 
 /** The default pipeline with the summaries' minimum score raised: the loopback vectors are all alike. */
 function pipeline(minScore: number): ChatPipeline {
@@ -73,7 +29,7 @@ function pipeline(minScore: number): ChatPipeline {
 /** A summary tree of `embedderId` with one summary made from the question's own text and one unrelated. */
 async function tree(file: string, embedderId: string): Promise<SummaryStore> {
   const [near, far] = await embedder.embed([QUESTION, 'zz qq xx: an unrelated summary of mail delivery over SMTP in mailer.py']);
-  const store = SummaryStore.open(join(dir, file));
+  const store = SummaryStore.open(join(fx.dataDir, file));
   const builtAt = new Date().toISOString();
   store.replace(embedderId, [
     { level: 1, memberKey: 'a', text: 'Configuration: load_config in config.py reads the JSON settings; app.py calls it at start-up.', files: ['config.py', 'app.py'], vector: near!, model: 'qwen3:0.6b', builtAt },
@@ -84,12 +40,8 @@ async function tree(file: string, embedderId: string): Promise<SummaryStore> {
 
 async function turn(summaries: SummaryStore, id: string) {
   server.script.chat.push({ text: '[Answer:] ok' });
-  const message = await runChatTurn(
-    { kb, store: conversations, events: new EventBus(), embedder, complete: (p, o) => client.complete(p, o), stream: (p, o) => client.stream(p, o), pipeline: pipeline(0.999), summaries },
-    { runId: `r-${id}`, repoId: 'repo', conversationId: id, question: QUESTION, mode: 'bm25', signal: new AbortController().signal },
-  );
-  const chat = server.requests.filter((r) => r.path === '/api/chat').map((r) => (r.body as { messages: Array<{ content: string }> }).messages.at(-1)!.content);
-  return { trace: message.trace!, prompt: chat.at(-1)! };
+  const message = await runChatTurn(fx.deps(pipeline(0.999), { summaries }), { runId: `r-${id}`, repoId: 'repo', conversationId: id, question: QUESTION, mode: 'bm25', signal: new AbortController().signal });
+  return { trace: message.trace!, prompt: fx.prompts().at(-1)! };
 }
 
 describe('summaries in a chat turn', () => {

@@ -1,18 +1,14 @@
-import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { EventKey, EventPayload } from '../../shared/contract';
 import type { OllamaTestServer } from '../testing/ollamaTestServer';
-import { useIndexedChatCore } from '../testing/chatCore';
+import { useChatFixture } from '../testing/chatFixture';
 
-const fx = useIndexedChatCore();
+const fx = useChatFixture({ engineConfig: '' });
 const { core } = fx;
 let server: OllamaTestServer;
 let repoId: string;
 
 beforeAll(() => ({ server, repoId } = fx));
-beforeEach(() => {
-  server.script.chat = [];
-  server.requests.length = 0;
-});
 
 type Seen = { key: EventKey; payload: unknown };
 /** Record the chat events of the run a request starts, in order. */

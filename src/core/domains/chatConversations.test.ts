@@ -1,21 +1,16 @@
-import { beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { chatRequests, type EventPayload } from '../../shared/contract';
 import type { TestRepo } from '../testing/gitRepo';
 import type { OllamaTestServer } from '../testing/ollamaTestServer';
-import { useIndexedChatCore } from '../testing/chatCore';
+import { useChatFixture } from '../testing/chatFixture';
 
-const fx = useIndexedChatCore();
+const fx = useChatFixture({ engineConfig: '' });
 const { core } = fx;
 let server: OllamaTestServer;
 let repo: TestRepo;
 let repoId: string;
 
 beforeAll(() => ({ server, repo, repoId } = fx));
-beforeEach(() => {
-  server.script.chat = [];
-  delete server.script.respond;
-  server.requests.length = 0;
-});
 
 /** Ask in keyword mode (no routing call) and wait for the run. */
 async function ask(question: string, conversationId?: string): Promise<string> {

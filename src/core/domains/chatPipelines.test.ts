@@ -1,34 +1,28 @@
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { chatRequests, type RepoInfo } from '../../shared/contract';
 import { REPO_PIPELINE_DIR } from '../chat/pipeline';
 import type { TestRepo } from '../testing/gitRepo';
 import type { OllamaTestServer } from '../testing/ollamaTestServer';
-import { useIndexedChatCore } from '../testing/chatCore';
+import { useChatFixture } from '../testing/chatFixture';
 
 /*
  * Which pipeline a turn runs when the request names none: the conversation's, else the
  * repository's chosen default (chat/setDefaultPipeline, kept in the registry), else `default`.
  */
 
-const fx = useIndexedChatCore();
-const { core } = fx;
+const fx = useChatFixture({ engineConfig: '' });
+const { core, pipelineFile } = fx;
 let server: OllamaTestServer;
 let repo: TestRepo;
 let repoId: string;
 
 beforeAll(() => ({ server, repo, repoId } = fx));
 beforeEach(async () => {
-  server.script.chat = [];
   rmSync(join(repo.root, '.cleanroom'), { recursive: true, force: true });
   await core.handlers['chat/setDefaultPipeline']({ repoId, pipeline: null });
 });
-
-function pipelineFile(name: string, text: string): void {
-  mkdirSync(join(repo.root, REPO_PIPELINE_DIR), { recursive: true });
-  writeFileSync(join(repo.root, REPO_PIPELINE_DIR, name), text);
-}
 
 const TEAM = 'pipeline:\n  name: team\n  extends: default\n  settings:\n    max_turn_loops: 1\n';
 

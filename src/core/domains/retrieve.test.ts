@@ -1,15 +1,18 @@
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { retrievalRequests, type EventPayload, type RunProgress } from '../../shared/contract';
 import type { OllamaTestServer } from '../testing/ollamaTestServer';
-import { useIndexedChatCore } from '../testing/chatCore';
+import { useChatFixture } from '../testing/chatFixture';
+import { createChatRepo } from '../testing/chatRepo';
 
-const fx = useIndexedChatCore({
+const fx = useChatFixture({
   // Five search seeds (not the default 20, which would take every file of this small repository as a seed).
-  config: '\n[budget]\ncontext_window = 9000\nreserved_tokens = 1000\n[retrieval]\nsearch_seeds = 5\n',
+  engineConfig: '\n[budget]\ncontext_window = 9000\nreserved_tokens = 1000\n[retrieval]\nsearch_seeds = 5\n',
   // Files that import app.py (a search hit) without a word of the task: tier-2 candidates scope judges.
-  prepare: (repo) => {
+  repo: () => {
+    const repo = createChatRepo();
     repo.writeFiles({ 'cli.py': 'from app import main\n\nmain()\n', 'server.py': 'import app\n\n\ndef serve():\n    app.main()\n', 'worker.py': 'from app import main\n' });
     repo.commit('entry points');
+    return repo;
   },
 });
 const { core } = fx;
@@ -19,7 +22,6 @@ const TASK = 'Fix `load_config` in config.py: it crashes when the settings file 
 
 beforeAll(() => ({ server, repoId } = fx));
 beforeEach(() => {
-  server.script.chat = [];
   // Scope keeps cli.py and nothing else it is asked about; every precision pass says yes.
   server.script.respond = (prompt) => {
     if (/^path: /m.test(prompt)) return { json: { answer: /path: cli\.py/.test(prompt) ? 'yes' : 'no' } };

@@ -5,12 +5,12 @@ import { retrievalRequests } from '../../shared/contract/retrieval';
 import { repoPaths } from '../repos/registry';
 import { PRECISION_QUESTIONS } from '../retrieval/stages/precision';
 import type { OllamaTestServer } from '../testing/ollamaTestServer';
-import { useIndexedChatCore } from '../testing/chatCore';
+import { useChatFixture } from '../testing/chatFixture';
 
 // The app's path into the pipeline: the retrieve/run request through a real engine, the loopback
 // model server and a real indexed git repository.
 
-const fx = useIndexedChatCore();
+const fx = useChatFixture({ engineConfig: '' });
 const { core } = fx;
 let server: OllamaTestServer;
 let repoId: string;
@@ -18,9 +18,7 @@ const TASK = 'Fix `load_config` in config.py: it crashes when the settings file 
 
 beforeAll(() => ({ server, repoId } = fx));
 beforeEach(() => {
-  server.script.chat = [];
   server.script.respond = () => ({ json: { answer: 'yes' } });
-  server.requests.length = 0;
 });
 
 describe('retrieve/run', () => {

@@ -1,35 +1,20 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { AppError } from '../../shared/contract';
-import { parseToml, validateConfig } from '../config/load';
 import type { Provider } from '../config/schema';
 import type { Db } from '../db/open';
-import { openRawDatabase } from '../db/raw';
-import { RawCallLog } from '../logs/callLog';
+import { clientFromToml, useLoopbackModels } from '../testing/loopbackModels';
 import { OllamaTestServer } from '../testing/ollamaTestServer';
-import { LlmClient } from './client';
-import { ModelRouter } from './router';
+import type { LlmClient } from './client';
 
+const loopback = useLoopbackModels({ 'qwen3:0.6b': {}, 'nomic-embed-text': { family: 'nomic-bert' } });
 let server: OllamaTestServer;
 let db: Db;
 
-beforeAll(async () => {
-  server = await OllamaTestServer.start();
-});
-afterAll(async () => {
-  await server.close();
-});
-beforeEach(() => {
-  server.script.chat = [];
-  server.requests.length = 0;
-  server.install('qwen3:0.6b');
-  server.install('nomic-embed-text', { family: 'nomic-bert' });
-  db = openRawDatabase(':memory:');
-});
+beforeEach(() => ({ server, db } = loopback));
 
 function clientFor(provider: Provider, baseUrl = server.url): LlmClient {
   const toml = `[models]\nprovider = "${provider}"\nreasoning = "qwen3:0.6b"\ncoding = "qwen3:0.6b"\nembedding = "nomic-embed-text"\nbase_url = "${baseUrl}"\ncontext_window = 8192\nmax_tokens = 64\n[models.overrides]\nscope = {model = "qwen3:0.6b", max_tokens = 16}\n`;
-  const router = new ModelRouter({ values: validateConfig(parseToml(toml, 't'), 't'), files: ['t'], primaryFile: 't' });
-  return new LlmClient({ router: () => router, log: new RawCallLog(db), retry: { baseDelayMs: 5, maxDelayMs: 20 } });
+  return clientFromToml(toml, db, { baseDelayMs: 5, maxDelayMs: 20 });
 }
 
 function rows(): Array<Record<string, unknown>> {

@@ -1,13 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../shared/contract';
-import type { LoadedConfig } from '../config/load';
-import { parseToml, validateConfig } from '../config/load';
+import { routerFromToml } from '../testing/loopbackModels';
 import { parseOllamaHost, resolveServerUrl } from './address';
-import { ModelRouter } from './router';
+import type { ModelRouter } from './router';
 
 function routerFor(toml: string, env: NodeJS.ProcessEnv = {}): ModelRouter {
-  const loaded: LoadedConfig = { values: validateConfig(parseToml(toml, 't'), 't'), files: ['/x/config.toml'], primaryFile: '/x/config.toml' };
-  return new ModelRouter(loaded, env);
+  return routerFromToml(toml, { env, file: '/x/config.toml' });
 }
 
 const CONFIG = `[models]

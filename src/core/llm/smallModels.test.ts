@@ -1,37 +1,23 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { parseToml, validateConfig } from '../config/load';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { Provider } from '../config/schema';
 import type { Db } from '../db/open';
-import { openRawDatabase } from '../db/raw';
-import { RawCallLog } from '../logs/callLog';
-import { OllamaTestServer } from '../testing/ollamaTestServer';
-import { LlmClient } from './client';
-import { ModelRouter } from './router';
+import { clientFromToml, useLoopbackModels } from '../testing/loopbackModels';
+import type { OllamaTestServer } from '../testing/ollamaTestServer';
+import type { LlmClient } from './client';
 
 // Small models as they really behave (thinking, cut-offs, structured output, log-probabilities),
 // over real HTTP to the loopback server, through the one client.
 
+const loopback = useLoopbackModels({ 'qwen3:0.6b': {} });
 let server: OllamaTestServer;
 let db: Db;
 const SCHEMA = { type: 'object', properties: { answer: { type: 'string', enum: ['yes', 'no'] } }, required: ['answer'] };
 
-beforeAll(async () => {
-  server = await OllamaTestServer.start();
-});
-afterAll(async () => {
-  await server.close();
-});
-beforeEach(() => {
-  server.script.chat = [];
-  server.requests.length = 0;
-  server.install('qwen3:0.6b');
-  db = openRawDatabase(':memory:');
-});
+beforeEach(() => ({ server, db } = loopback));
 
 function clientFor(provider: Provider): LlmClient {
   const toml = `[models]\nprovider = "${provider}"\nreasoning = "qwen3:0.6b"\ncoding = "qwen3:0.6b"\nbase_url = "${server.url}"\ncontext_window = 8192\nmax_tokens = 64\n[models.overrides]\nscope = {model = "qwen3:0.6b", max_tokens = 8}\n`;
-  const router = new ModelRouter({ values: validateConfig(parseToml(toml, 't'), 't'), files: ['t'], primaryFile: 't' });
-  return new LlmClient({ router: () => router, log: new RawCallLog(db), retry: { attempts: 1 } });
+  return clientFromToml(toml, db);
 }
 
 function loggedParams(): Record<string, unknown> {

@@ -1,40 +1,23 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { parseToml, validateConfig } from '../config/load';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { Provider } from '../config/schema';
 import type { Db } from '../db/open';
-import { openRawDatabase } from '../db/raw';
-import { LlmClient } from '../llm/client';
-import { ModelRouter } from '../llm/router';
-import { RawCallLog } from '../logs/callLog';
-import { OllamaTestServer, type ScriptedReply } from '../testing/ollamaTestServer';
+import { clientFromToml, useLoopbackModels } from '../testing/loopbackModels';
+import type { OllamaTestServer, ScriptedReply } from '../testing/ollamaTestServer';
 import { judgeAll, judgmentReason, pYesFrom, readAnswer, runBinaryJudgment, type JudgeSetup } from './judge';
 import { RERANKER_SYSTEM } from './judgePrompts';
 
 // Every small-model behaviour the judge must survive, over real HTTP to the loopback server.
 
+const loopback = useLoopbackModels({ 'qwen3:0.6b': {}, 'qwen3-reranker:0.6b': {} });
 let server: OllamaTestServer;
 let db: Db;
 const TASK = 'Fix the off-by-one error in the tokenizer when the input ends with a newline';
 
-beforeAll(async () => {
-  server = await OllamaTestServer.start();
-});
-afterAll(async () => {
-  await server.close();
-});
-beforeEach(() => {
-  server.script.chat = [];
-  server.script.respond = undefined;
-  server.requests.length = 0;
-  server.install('qwen3:0.6b');
-  server.install('qwen3-reranker:0.6b');
-  db = openRawDatabase(':memory:');
-});
+beforeEach(() => ({ server, db } = loopback));
 
 function setup(provider: Provider = 'ollama', scopeModel = 'qwen3:0.6b', extra: Partial<JudgeSetup> = {}): JudgeSetup {
   const toml = `[models]\nprovider = "${provider}"\nreasoning = "qwen3:0.6b"\ncoding = "qwen3:0.6b"\nbase_url = "${server.url}"\ncontext_window = 8192\nmax_tokens = 256\n[models.overrides]\nscope = "${scopeModel}"\n`;
-  const router = new ModelRouter({ values: validateConfig(parseToml(toml, 't'), 't'), files: ['t'], primaryFile: 't' });
-  const llm = new LlmClient({ router: () => router, log: new RawCallLog(db), retry: { attempts: 1 } });
+  const llm = clientFromToml(toml, db);
   return { llm, stage: 'scope', instruct: 'Is this file needed to carry out the task?', task: TASK, runId: 'run-1', ...extra };
 }
 

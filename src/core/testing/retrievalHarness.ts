@@ -3,11 +3,9 @@
  * tests of one file, and a client that sends every role to one model there.
  */
 import { afterAll, beforeAll, beforeEach } from 'vitest';
-import { parseToml, validateConfig } from '../config/load';
 import type { Db } from '../db/open';
-import { LlmClient } from '../llm/client';
-import { ModelRouter } from '../llm/router';
-import { RawCallLog } from '../logs/callLog';
+import type { LlmClient } from '../llm/client';
+import { clientFromToml, LOOPBACK_CHAT_MODEL, loopbackToml } from './loopbackModels';
 import { OllamaTestServer } from './ollamaTestServer';
 import { createRetrievalFixture, type RetrievalFixture } from '../retrieval/testing/fixture';
 
@@ -36,8 +34,6 @@ export function useRetrievalHarness(model: string): RetrievalHarness {
 }
 
 /** A client whose reasoning and coding roles are `model` at the loopback server, logging every call to `raw`. */
-export function loopbackClient(server: OllamaTestServer, raw: Db, model = 'qwen3:0.6b'): LlmClient {
-  const toml = `[models]\nreasoning = "${model}"\ncoding = "${model}"\nbase_url = "${server.url}"\n`;
-  const router = new ModelRouter({ values: validateConfig(parseToml(toml, 't'), 't'), files: ['t'], primaryFile: 't' });
-  return new LlmClient({ router: () => router, log: new RawCallLog(raw), retry: { attempts: 1 } });
+export function loopbackClient(server: OllamaTestServer, raw: Db, model = LOOPBACK_CHAT_MODEL): LlmClient {
+  return clientFromToml(loopbackToml(server.url, { model }), raw);
 }
