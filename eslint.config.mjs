@@ -57,7 +57,7 @@ export default tseslint.config(
   {
     // The loopback model server is test support only: product code must never reach it.
     files: ['src/**/*.{ts,tsx}'],
-    ignores: ['src/**/*.test.{ts,tsx}', 'src/core/testing/**'],
+    ignores: ['src/**/*.test.{ts,tsx}', 'src/core/testing/**', 'src/hosts/cli/testing/**'],
     rules: {
       'no-restricted-syntax': [
         'error',

@@ -1,50 +1,32 @@
-import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { readdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { ContextPackage, RetrievalSummary } from '../../../shared/contract';
 import { openRawDatabase } from '../../../core/db/raw';
 import { packageRoot } from '../../../core/paths';
 import { repoPaths, RepoRegistry } from '../../../core/repos/registry';
 import { PRECISION_QUESTIONS } from '../../../core/retrieval/stages/precision';
-import { createChatRepo } from '../../../core/testing/chatRepo';
-import type { TestRepo } from '../../../core/testing/gitRepo';
-import { OllamaTestServer } from '../../../core/testing/ollamaTestServer';
+import { useCliModelRepo } from '../testing/modelRepo';
 import { runCra, type CraOutput } from '../testing/cra';
 
-let server: OllamaTestServer;
-let repo: TestRepo;
-let dataDir: string;
 const CONFIG = '[models]\nreasoning = "qwen3:0.6b"\ncoding = "qwen3:0.6b"\n';
 const TASK = 'Fix `load_config` in config.py: it crashes when the settings file is missing';
 const STAGES = ['--stages', 'scope,precision'];
 const BUDGET = ['--context-window', '32768', '--reserved-tokens', '4096'];
+// The model server is named by OLLAMA_HOST, not by the config.
+const fx = useCliModelRepo({ prefix: 'cra-cli-retrieve-', config: () => CONFIG });
 
 /** Run cra asynchronously (the test server answers in this process), the model server named by OLLAMA_HOST. */
-function cra(args: string[], host = server.url): Promise<CraOutput> {
-  return runCra(dataDir, args, { OLLAMA_HOST: host });
+function cra(args: string[], host = fx.server.url): Promise<CraOutput> {
+  return fx.cra(args, { OLLAMA_HOST: host });
 }
-
-beforeAll(async () => {
-  server = await OllamaTestServer.start();
-  server.install('qwen3:0.6b');
-  repo = createChatRepo();
-  dataDir = mkdtempSync(join(tmpdir(), 'cra-cli-retrieve-'));
-  writeFileSync(join(dataDir, 'config.toml'), CONFIG);
-  expect(spawnSync(process.execPath, [join(packageRoot(), 'bin', 'cra.js'), '--data-dir', dataDir, 'index', repo.root, '--json'], { encoding: 'utf8', timeout: 120_000 }).status).toBe(0);
-}, 180_000);
-afterAll(async () => {
-  await server.close();
-  repo.cleanup();
-  rmSync(dataDir, { recursive: true, force: true });
-});
 beforeEach(() => {
-  writeFileSync(join(dataDir, 'config.toml'), CONFIG);
+  writeFileSync(join(fx.dataDir, 'config.toml'), CONFIG);
   // The judge: scope keeps what it is asked about; pass 1 drops send_mail; pass 2 makes load_config primary; pass 3 gives main its body.
-  server.script.respond = (prompt) => {
-    const system = (server.requests.at(-1)?.body as { messages?: Array<{ content: string }> }).messages?.[0]?.content ?? '';
+  fx.server.script.respond = (prompt) => {
+    const system = (fx.server.requests.at(-1)?.body as { messages?: Array<{ content: string }> }).messages?.[0]?.content ?? '';
     const symbol = /symbol: (\S+)/.exec(prompt)?.[1];
     if (system.includes(PRECISION_QUESTIONS.precision_pass1)) return { text: symbol === 'send_mail' ? 'no' : ' Yes\n' };
     if (system.includes(PRECISION_QUESTIONS.precision_pass2)) return { json: { answer: symbol === 'load_config' ? 'yes' : 'no' } };
@@ -55,7 +37,7 @@ beforeEach(() => {
 });
 
 const repoId = () => {
-  const registry = new RepoRegistry(dataDir);
+  const registry = new RepoRegistry(fx.dataDir);
   try {
     return registry.list()[0]!.id;
   } finally {
@@ -65,8 +47,8 @@ const repoId = () => {
 
 describe('cra retrieve', () => {
   it('prints the package: files with tier and reasons, symbols with role and cost, tokens of budget; --json the same as data; every decision in the raw DB', async () => {
-    const human = await cra(['retrieve', TASK, '--repo', repo.root, ...STAGES, ...BUDGET]);
-    expect(human.stderr).toBe(`info: enrichment not found: no file metadata in the index of ${repo.root}, so scope tier 4 (metadata matches) is skipped. \`cra enrich ${repo.root} --promote\` adds it.\n`);
+    const human = await cra(['retrieve', TASK, '--repo', fx.repo.root, ...STAGES, ...BUDGET]);
+    expect(human.stderr).toBe(`info: enrichment not found: no file metadata in the index of ${fx.repo.root}, so scope tier 4 (metadata matches) is skipped. \`cra enrich ${fx.repo.root} --promote\` adds it.\n`);
     expect(human.status).toBe(0);
     expect(human.stdout).toContain('Task analysis: deterministic only (skipped: no model assigned to task_analysis in [models.overrides])');
     // load_config calls json.load: the library symbol is type_context without a judgment.
@@ -75,7 +57,7 @@ describe('cra retrieve', () => {
     expect(human.stdout).toMatch(/\napp\.py {2}tier 1 .*\n {2}main {2}supporting, full source · lines 4-6 · \d+ tokens · calls load_config; judged relevant by qwen3:0\.6b \(P 1\.00\); directly involved: no \(P 0\.00\); full source needed: yes \(P 1\.00\)\n/);
     expect(human.stdout).not.toContain('mailer.py');
 
-    const json = await cra(['retrieve', TASK, '--repo', repo.root, ...STAGES, '--format', 'json', '--context-window', '6000', '--reserved-tokens', '1000']);
+    const json = await cra(['retrieve', TASK, '--repo', fx.repo.root, ...STAGES, '--format', 'json', '--context-window', '6000', '--reserved-tokens', '1000']);
     expect(json.status).toBe(0);
     const { summary, package: pkg } = JSON.parse(json.stdout) as { summary: RetrievalSummary; package: ContextPackage };
     expect(summary).toMatchObject({ files: 3, symbols: { primary: 1, supporting: 1, type_context: 1 }, budget: 5000, dropped: 0, analysis: { enrichment: 'skipped' } });
@@ -86,7 +68,7 @@ describe('cra retrieve', () => {
     expect(pkg.edges).toContainEqual({ from: 'app.py', to: 'config.py' });
 
     // Every decision of the run is in the repository's raw DB under its pass, beside its model call.
-    const raw = openRawDatabase(repoPaths(dataDir, repoId()).raw);
+    const raw = openRawDatabase(repoPaths(fx.dataDir, repoId()).raw);
     try {
       const runId = raw.prepare("select id from task_runs where mode = 'retrieve' order by started_at desc, rowid desc limit 1").pluck().get() as string;
       const rows = raw.prepare('select stage, subject, decision, model_call_id from retrieval_decisions where run_id = ? order by id').all(runId) as Array<{ stage: string; subject: string; decision: string; model_call_id: number | null }>;
@@ -104,42 +86,42 @@ describe('cra retrieve', () => {
   }, 120_000);
 
   it('enriches the task analysis when a model is assigned to task_analysis, and prints the package as markdown', async () => {
-    writeFileSync(join(dataDir, 'config.toml'), `${CONFIG}[models.overrides]\ntask_analysis = "qwen3:0.6b"\n`);
-    const md = await cra(['retrieve', TASK, '--repo', repo.root, ...STAGES, ...BUDGET, '--format', 'markdown']);
+    writeFileSync(join(fx.dataDir, 'config.toml'), `${CONFIG}[models.overrides]\ntask_analysis = "qwen3:0.6b"\n`);
+    const md = await cra(['retrieve', TASK, '--repo', fx.repo.root, ...STAGES, ...BUDGET, '--format', 'markdown']);
     expect(md.status).toBe(0);
     expect(md.stdout).toMatch(/^# Context package\n\nTask: Fix `load_config`/);
     expect(md.stdout).toMatch(/\n### config\.py:4-7 · load_config \(primary, full source\)\n```\ndef load_config\(path\):/);
-    const human = await cra(['retrieve', TASK, '--repo', repo.root, ...STAGES, ...BUDGET]);
+    const human = await cra(['retrieve', TASK, '--repo', fx.repo.root, ...STAGES, ...BUDGET]);
     expect(human.stdout).toContain('Task analysis: deterministic + enrichment by the task_analysis model');
-    const analysis = server.requests.filter((r) => JSON.stringify(r.body).includes('You analyse a coding task'));
+    const analysis = fx.server.requests.filter((r) => JSON.stringify(r.body).includes('You analyse a coding task'));
     expect(analysis).toHaveLength(2);
   }, 120_000);
 
   it('within a small budget drops what does not fit, with what it needed', async () => {
-    const small = await cra(['retrieve', TASK, '--repo', repo.root, ...STAGES, '--format', 'json', '--context-window', '1120', '--reserved-tokens', '1000']);
+    const small = await cra(['retrieve', TASK, '--repo', fx.repo.root, ...STAGES, '--format', 'json', '--context-window', '1120', '--reserved-tokens', '1000']);
     expect(small.status).toBe(0);
     const { package: pkg } = JSON.parse(small.stdout) as { package: ContextPackage };
     expect(pkg.budget.used).toBeLessThanOrEqual(120);
     expect(pkg.dropped.length).toBeGreaterThan(0);
     for (const d of pkg.dropped) expect(d.reasons.at(-1)).toMatchObject({ kind: 'over-budget' });
-    const human = await cra(['retrieve', TASK, '--repo', repo.root, ...STAGES, '--context-window', '1120', '--reserved-tokens', '1000']);
+    const human = await cra(['retrieve', TASK, '--repo', fx.repo.root, ...STAGES, '--context-window', '1120', '--reserved-tokens', '1000']);
     expect(human.stdout).toMatch(/\nDropped:\n {2}\S+.* · over budget \(needs \d+ tokens, \d+ left\)/);
   }, 120_000);
 
   it('says run `cra init` without a [models] section, and names the address when no model server answers', async () => {
-    writeFileSync(join(dataDir, 'config.toml'), '[budget]\ncontext_window = 8192\nreserved_tokens = 1024\n');
-    const noModels = await cra(['retrieve', TASK, '--repo', repo.root, ...STAGES, ...BUDGET]);
+    writeFileSync(join(fx.dataDir, 'config.toml'), '[budget]\ncontext_window = 8192\nreserved_tokens = 1024\n');
+    const noModels = await cra(['retrieve', TASK, '--repo', fx.repo.root, ...STAGES, ...BUDGET]);
     expect(noModels.status).not.toBe(0);
     expect(noModels.stderr).toMatch(/No \[models\] section in .*config\.toml\. Run `cra init`/);
 
-    writeFileSync(join(dataDir, 'config.toml'), CONFIG);
+    writeFileSync(join(fx.dataDir, 'config.toml'), CONFIG);
     const port = await new Promise<number>((resolve) => {
       const s = createServer().listen(0, '127.0.0.1', () => {
         const p = (s.address() as { port: number }).port;
         s.close(() => resolve(p));
       });
     });
-    const down = await cra(['retrieve', TASK, '--repo', repo.root, ...STAGES, ...BUDGET], `http://127.0.0.1:${port}`);
+    const down = await cra(['retrieve', TASK, '--repo', fx.repo.root, ...STAGES, ...BUDGET], `http://127.0.0.1:${port}`);
     expect(down.status).not.toBe(0);
     expect(down.stderr).toContain(`No model server answers at http://127.0.0.1:${port} (set by OLLAMA_HOST)`);
   }, 120_000);
@@ -147,14 +129,14 @@ describe('cra retrieve', () => {
 
 describe('cra retrieve: strict flags (fail fast with the reason, before any model call)', () => {
   const fails = async (args: string[], message: RegExp | string) => {
-    const before = server.requests.length;
-    const out = await cra(['retrieve', TASK, '--repo', repo.root, ...args]);
+    const before = fx.server.requests.length;
+    const out = await cra(['retrieve', TASK, '--repo', fx.repo.root, ...args]);
     expect(out.status, out.stderr).not.toBe(0);
     if (typeof message === 'string') expect(out.stderr).toContain(message);
     else expect(out.stderr).toMatch(message);
     expect(out.stdout).toBe('');
     expect(out.stderr).not.toMatch(/internal error/i);
-    expect(server.requests.length).toBe(before);
+    expect(fx.server.requests.length).toBe(before);
   };
 
   it('needs an explicit, valid stage list', async () => {
@@ -169,26 +151,26 @@ describe('cra retrieve: strict flags (fail fast with the reason, before any mode
     await fails([...STAGES], 'A budget is required: give --context-window N and --reserved-tokens M');
     await fails([...STAGES, '--context-window', '8192'], '--context-window and --reserved-tokens go together: --reserved-tokens is missing');
     await fails([...STAGES, '--reserved-tokens', '100'], '--context-window is missing');
-    await fails([...STAGES, ...BUDGET, '--budget-config', join(dataDir, 'b.json')], '--budget-config cannot be combined with --context-window/--reserved-tokens');
+    await fails([...STAGES, ...BUDGET, '--budget-config', join(fx.dataDir, 'b.json')], '--budget-config cannot be combined with --context-window/--reserved-tokens');
     await fails([...STAGES, '--context-window', '0', '--reserved-tokens', '0'], '"0" is not a valid context window; give a whole number of tokens above 0');
     await fails([...STAGES, '--context-window', '100', '--reserved-tokens', '-1'], /is not a valid number of reserved tokens|unknown option|argument missing/);
     await fails([...STAGES, '--context-window', '4096', '--reserved-tokens', '4096'], 'The reserved tokens (4096) must be fewer than the context window (4096)');
     await fails([...STAGES, ...BUDGET, '--format', 'yaml'], '--format must be json or markdown (got "yaml")');
-    await fails([...STAGES, '--budget-config', join(dataDir, 'missing.json')], 'Cannot read the budget config');
+    await fails([...STAGES, '--budget-config', join(fx.dataDir, 'missing.json')], 'Cannot read the budget config');
   }, 120_000);
 
   it('takes the budget from --budget-config, the model and server from --model/--base-url, and says more with -v', async () => {
-    const file = join(dataDir, 'budget.json');
+    const file = join(fx.dataDir, 'budget.json');
     writeFileSync(file, '{"context_window": 9000, "reserved_tokens": 1000}');
     // The config points at a server that is not there; the flags name the loopback one and its model.
-    writeFileSync(join(dataDir, 'config.toml'), '[models]\nreasoning = "absent:1b"\ncoding = "absent:1b"\nbase_url = "http://127.0.0.1:9"\n');
-    server.install('qwen3:1.7b');
-    const seen = server.requests.length;
-    const out = await runCra(dataDir, ['retrieve', TASK, '--repo', repo.root, ...STAGES, '--budget-config', file, '--model', 'qwen3:1.7b', '--base-url', server.url, '--format', 'json', '-v']);
+    writeFileSync(join(fx.dataDir, 'config.toml'), '[models]\nreasoning = "absent:1b"\ncoding = "absent:1b"\nbase_url = "http://127.0.0.1:9"\n');
+    fx.server.install('qwen3:1.7b');
+    const seen = fx.server.requests.length;
+    const out = await runCra(fx.dataDir, ['retrieve', TASK, '--repo', fx.repo.root, ...STAGES, '--budget-config', file, '--model', 'qwen3:1.7b', '--base-url', fx.server.url, '--format', 'json', '-v']);
     expect(out.status, out.stderr).toBe(0);
     const { summary } = JSON.parse(out.stdout) as { summary: RetrievalSummary };
     expect(summary).toMatchObject({ budget: 8000, config: { stages: ['scope', 'precision'], contextWindow: 9000, reservedTokens: 1000, safetyMargin: 0.1, concurrency: 1 } });
-    const models = new Set(server.requests.slice(seen).filter((r) => r.path === '/api/chat').map((r) => (r.body as { model: string }).model));
+    const models = new Set(fx.server.requests.slice(seen).filter((r) => r.path === '/api/chat').map((r) => (r.body as { model: string }).model));
     expect(models).toEqual(new Set(['qwen3:1.7b']));
     expect(out.stderr).toContain('Budget: context window 9000 − reserved 1000 = 8000 tokens · safety margin 0.1 · concurrency 1');
     expect(out.stderr).toMatch(/Stage scope: \d+ files, \d+ decisions, \d+ ms\nStage precision: /);
@@ -196,26 +178,26 @@ describe('cra retrieve: strict flags (fail fast with the reason, before any mode
   }, 120_000);
 
   it('a killed run leaves its session file and no package; the next run sweeps it (archived into raw) and leaves no session behind', async () => {
-    const sessions = repoPaths(dataDir, repoId()).sessions;
+    const sessions = repoPaths(fx.dataDir, repoId()).sessions;
     // Every judgment stalls: the run is killed in the middle of scope.
-    const respond = server.script.respond;
-    server.script.respond = () => ({ fault: 'stall' });
-    const seen = server.requests.length;
-    const child = spawn(process.execPath, [join(packageRoot(), 'bin', 'cra.js'), '--data-dir', dataDir, 'retrieve', TASK, '--repo', repo.root, ...STAGES, ...BUDGET, '--format', 'json'], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, OLLAMA_HOST: server.url } });
+    const respond = fx.server.script.respond;
+    fx.server.script.respond = () => ({ fault: 'stall' });
+    const seen = fx.server.requests.length;
+    const child = spawn(process.execPath, [join(packageRoot(), 'bin', 'cra.js'), '--data-dir', fx.dataDir, 'retrieve', TASK, '--repo', fx.repo.root, ...STAGES, ...BUDGET, '--format', 'json'], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, OLLAMA_HOST: fx.server.url } });
     let stdout = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     const closed = new Promise((resolve) => child.on('close', resolve));
-    for (let i = 0; i < 600 && !server.requests.slice(seen).some((r) => r.path === '/api/chat'); i++) await new Promise((r) => setTimeout(r, 100));
+    for (let i = 0; i < 600 && !fx.server.requests.slice(seen).some((r) => r.path === '/api/chat'); i++) await new Promise((r) => setTimeout(r, 100));
     const left = readdirSync(sessions);
     expect(left.filter((f) => f.endsWith('.sqlite'))).toHaveLength(1);
     child.kill('SIGKILL');
     await closed;
     expect(stdout).toBe('');
-    server.script.respond = respond;
-    const again = await cra(['retrieve', TASK, '--repo', repo.root, ...STAGES, ...BUDGET, '--format', 'json']);
+    fx.server.script.respond = respond;
+    const again = await cra(['retrieve', TASK, '--repo', fx.repo.root, ...STAGES, ...BUDGET, '--format', 'json']);
     expect(again.status, again.stderr).toBe(0);
     expect(readdirSync(sessions)).toEqual([]);
-    const raw = openRawDatabase(repoPaths(dataDir, repoId()).raw);
+    const raw = openRawDatabase(repoPaths(fx.dataDir, repoId()).raw);
     try {
       const killedRun = raw.prepare("select id from task_runs where mode = 'retrieve' and status = 'running'").pluck().all() as string[];
       expect(killedRun).toHaveLength(1);
