@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -27,6 +27,20 @@ describe('a retrieval session file', () => {
     // Writes still go through whole, and read back.
     session.set('final_context', { files: [] });
     expect(session.get('final_context')).toEqual({ files: [] });
+    session.close();
+  });
+
+  it('gets its schema and its owner in one write: a file is never seen with its table and without the process that holds it', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cra-session-'));
+    dirs.push(dir);
+    const session = RetrievalSession.create(dir, 'task-2', 'run-2');
+    // SQLite's file change counter (header bytes 24-27) counts the commits of a rollback-journal file.
+    const commits = () => readFileSync(session.file).readUInt32BE(24);
+    expect(commits()).toBe(1);
+    expect(session.keys()).toEqual(['owner']);
+    expect(session.get('owner')).toMatchObject({ pid: process.pid, runId: 'run-2' });
+    session.set('task', { text: 'x' });
+    expect(commits()).toBe(2);
     session.close();
   });
 });
