@@ -25,6 +25,16 @@ describe('openDatabase', () => {
     db.close();
   });
 
+  it('syncs at each commit unless asked not to (synchronous off, for a scratch file)', () => {
+    const normal = openDatabase(tempFile(), { journal: 'rollback' });
+    const scratch = openDatabase(tempFile(), { journal: 'rollback', synchronous: 'off', migrations: [v1] });
+    // SQLite's numbers: 0 OFF, 1 NORMAL.
+    expect(normal.pragma('synchronous', { simple: true })).toBe(1);
+    expect(scratch.pragma('synchronous', { simple: true })).toBe(0);
+    normal.close();
+    scratch.close();
+  });
+
   it('upgrades an older file and keeps its rows', () => {
     const file = tempFile();
     const old = openDatabase(file, { migrations: [v1] });

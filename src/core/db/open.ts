@@ -23,6 +23,13 @@ export interface OpenOptions {
   withVectors?: boolean;
   /** Journal of a writable file database: `wal` (default) or SQLite's own rollback journal (a lock file: no -wal/-shm files). */
   journal?: 'wal' | 'rollback';
+  /**
+   * `normal` (default) syncs at each commit (rollback journal) or checkpoint (WAL). `off` leaves
+   * writing to the OS: for a scratch file whose loss on a power cut costs nothing (a retrieval
+   * session). A killed process still leaves each transaction whole; only an OS crash can lose
+   * or damage the file.
+   */
+  synchronous?: 'normal' | 'off';
 }
 
 let defaultNativeBinding: string | undefined;
@@ -49,7 +56,7 @@ export function openDatabase(file: string, options: OpenOptions = {}): Db {
   db.pragma('busy_timeout = 5000');
   if (!options.readOnly) {
     if (file !== ':memory:' && options.journal !== 'rollback') enableWal(db);
-    db.pragma('synchronous = NORMAL');
+    db.pragma(`synchronous = ${options.synchronous === 'off' ? 'OFF' : 'NORMAL'}`);
   }
   db.pragma('foreign_keys = ON');
   if (options.withVectors) loadVectors(db);

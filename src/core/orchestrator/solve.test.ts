@@ -1,7 +1,9 @@
+import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { MetaPlan } from '../../shared/contract/solve';
+import { openDatabase } from '../db/open';
 import { worktreesDir } from '../git';
 import { repoPaths } from '../repos/registry';
 import { solveRunDetail, solveRunDiffs } from './solveDiffs';
@@ -156,6 +158,50 @@ describe('the solve orchestrator', () => {
     expect(transcript.passes).toEqual(['meta_plan', 'part_plan p1', 'implement p1/s1 #1', 'adjustment p1/s1', 'part_plan p2', 'implement p2/s1 #1', 'implement p2/s1 #2']);
     expect(outcome.files).toEqual(['lib/math.js']);
     expect(userState()).toEqual(before);
+  }, 60_000);
+
+  it('sweeps the session files killed runs left once, at its first retrieval, not at every pass (a sweep opens every session file, the run\'s own open ones too)', async () => {
+    const sessions = repoPaths(h.fx.dataDir, REPO_ID).sessions;
+    const dead = spawnSync(process.execPath, ['-e', '0']).pid as number;
+    // What a killed process leaves: a retrieval session whose owner is gone.
+    const leave = (taskId: string) => {
+      const db = openDatabase(join(sessions, `${taskId}.sqlite`), { journal: 'rollback' });
+      db.exec('create table retrieval_state (key text primary key, value_json text not null, updated_at text not null)');
+      db.prepare('insert into retrieval_state values (?, ?, ?)').run('owner', JSON.stringify({ pid: dead, runId: `killed-${taskId}` }), new Date().toISOString());
+      db.close();
+    };
+    const left = () => readdirSync(sessions).filter((f) => f.startsWith('left-'));
+    const archived = () => {
+      const db = raw();
+      try {
+        return db.prepare("select run_id from session_archives where run_id like 'killed-left-%' order by id").pluck().all();
+      } finally {
+        db.close();
+      }
+    };
+    const script: SolveScript = {
+      metaPlan: { task_summary: 'mul', parts: [{ id: 'p1', title: 'Multiply', description: 'mul', files: ['lib/math.js'], depends_on: [] }] },
+      partPlans: { p1: { steps: [P1.steps[0]!], rationale: '' } },
+      edits: { 'p1/s1': MUL },
+    };
+    leave('left-before');
+    let planted = false;
+    // Left while the run is at its second pass (the part plan), after the meta-plan's retrieval swept.
+    const onProgress = (update: { phase: string }) => {
+      if (planted || !update.phase.startsWith('part plan')) return;
+      planted = true;
+      leave('left-during');
+    };
+    const first = await solve(script, { onProgress });
+    expect(first.outcome.status).toBe('complete');
+    expect(first.transcript.passes).toEqual(['meta_plan', 'part_plan p1', 'implement p1/s1 #1', 'adjustment p1/s1']);
+    expect(planted).toBe(true);
+    expect(left()).toEqual(['left-during.sqlite']);
+    expect(archived()).toEqual(['killed-left-before']);
+    // The next run sweeps it.
+    await solve(script);
+    expect(left()).toEqual([]);
+    expect(archived()).toEqual(['killed-left-before', 'killed-left-during']);
   }, 60_000);
 
   it('fails with the problems when the meta-plan is invalid twice, and refuses a given meta-plan with a cycle before starting', async () => {

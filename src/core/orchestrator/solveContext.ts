@@ -9,7 +9,8 @@
  * so a pass sees them as earlier steps left them. Each pass's retrieval keeps its session open
  * until the next pass with the same text, or until the run closes the retriever: a
  * RefinementRequest on that text re-enters the same session ({@link refineContext}), bounded by
- * max_refinement_loops. Sessions are archived into the raw DB when they close.
+ * max_refinement_loops. Sessions are archived into the raw DB when they close. The session files
+ * killed runs left are swept at the retriever's first retrieval, not at every pass.
  */
 import type { ContextPackage } from '../../shared/contract/retrieval';
 import type { RefinementRequest } from '../../shared/contract/solve';
@@ -82,6 +83,8 @@ const MAX_SOURCE_BYTES = 512 * 1024;
 export class KbSolveRetriever implements SolveRetriever {
   /** The open session of each pass text, for refinement re-entry. */
   private readonly sessions = new Map<string, { session: RetrievalSession; runId: string }>();
+  /** Whether a retrieval of this retriever swept the sessions folder yet. */
+  private swept = false;
 
   constructor(private readonly options: KbSolveRetrieverOptions) {}
 
@@ -105,6 +108,7 @@ export class KbSolveRetriever implements SolveRetriever {
       readSource,
       concurrency: settings.concurrency,
       safetyMargin: settings.safetyMargin,
+      sweep: !this.swept,
       ...(request.log ? { log: request.log } : {}),
       ...(request.signal ? { signal: request.signal } : {}),
     };
@@ -123,6 +127,7 @@ export class KbSolveRetriever implements SolveRetriever {
     ];
     task.givenFiles = given.filter((g, i) => given.findIndex((x) => x.path === g.path) === i);
     const done = await retrieve({ task, stages: this.options.stages ?? ['scope', 'precision'], budgetTokens: this.options.budgetTokens, options: settings.stageOptions }, deps, this.options.archiveTo);
+    this.swept = true;
     this.sessions.set(request.text, { session: done.session, runId: request.runId });
     return contextOf(done.package);
   }

@@ -50,13 +50,26 @@ export function readStructured<T>(reply: string, schema: z.ZodType<T>, check: (v
   return errors.length ? { ok: false, errors } : { ok: true, value: shape.data };
 }
 
+/** The structured-output schema of each pass schema, built once: building it cost ~0.4 ms per plan or adjustment pass. */
+const formats = new WeakMap<z.ZodType, Record<string, unknown>>();
+
+/** The JSON schema a structured pass asks the server to follow (the same object for every pass of one schema). */
+export function passFormat(schema: z.ZodType): Record<string, unknown> {
+  let format = formats.get(schema);
+  if (!format) {
+    format = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+    formats.set(schema, format);
+  }
+  return format;
+}
+
 /**
  * One structured plan-mode pass: ask the reasoning model (stage `plan`, structured output with the
  * schema), read and check the reply; an invalid reply is retried with its problems named, up to
  * `attempts` calls in all.
  */
 export async function structuredPass<T>(call: PassCall, spec: { system: string; prompt: string; schema: z.ZodType<T>; check: (value: T) => string[]; attempts: number }): Promise<PassReading<T>> {
-  const format = z.toJSONSchema(spec.schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  const format = passFormat(spec.schema);
   let problems: { errors: string[]; reply: string } | undefined;
   for (let attempt = 1; attempt <= spec.attempts; attempt++) {
     const prompt = problems

@@ -86,6 +86,12 @@ export interface RetrievalDeps {
   /** Judgment calls at once (default 1; results do not depend on it). */
   concurrency?: number;
   safetyMargin?: number;
+  /**
+   * Sweep the session files killed runs left before this retrieval (default true). A caller that
+   * runs many retrievals (a solve run, one per pass) sweeps at its first only: the sweep opens
+   * every session file in the folder, that caller's own open ones included.
+   */
+  sweep?: boolean;
   onJudged?: (stage: string, done: number, total: number) => void;
   onStage?: (name: string, context: StageContext) => void;
   onStageStart?: (name: string) => void;
@@ -107,14 +113,15 @@ export interface Retrieval {
 }
 
 /**
- * Run a retrieval: sweep the session files killed runs left (archived into `archiveTo`), create
+ * Run a retrieval: sweep the session files killed runs left (archived into `archiveTo`; unless
+ * `deps.sweep` is false), create
  * the task's session, run the stages writing it between them, and build the package within the
  * budget. On failure the session is closed — archived into `archiveTo` when given — and deleted,
  * and the error goes on: nothing half-done is left to read back.
  */
 export async function retrieve(request: RetrievalRequest, deps: RetrievalDeps, archiveTo?: Db): Promise<Retrieval> {
   const stages = buildStages(request.stages, request.options);
-  sweepAbandonedSessions(deps.sessionsDir, archiveTo);
+  if (deps.sweep !== false) sweepAbandonedSessions(deps.sessionsDir, archiveTo);
   const session = RetrievalSession.create(deps.sessionsDir, request.task.id, deps.runId);
   try {
     const result = await runPipeline({ stages, kb: deps.kb, task: request.task, llm: deps.llm, runId: deps.runId, budgetTokens: request.budgetTokens, decisions: deps.decisions, session, loop: 0, readSource: deps.readSource, ...optional(deps) });

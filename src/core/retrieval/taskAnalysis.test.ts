@@ -1,4 +1,4 @@
-import { beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { parseToml, validateConfig } from '../config/load';
 import type { Db } from '../db/open';
 import { openRawDatabase } from '../db/raw';
@@ -37,6 +37,20 @@ describe('deterministic extraction', () => {
     expect(x.taskType).toBe('other');
     expect(x.keywords).toEqual(expect.arrayContaining(['tokenizer', 'tokenize', 'newlines', 'parser']));
     expect(x.keywords).not.toContain('the');
+  });
+
+  it('reads the index\'s file list once, and only for a text that names a path or has a stack frame', () => {
+    const getFiles = vi.spyOn(h.fx.kb, 'getFiles');
+    try {
+      const plain = extractTask('Make `tokenize` keep newlines', h.fx.kb);
+      expect(plain.symbols.map((s) => s.text)).toEqual(['tokenize']);
+      expect(getFiles).not.toHaveBeenCalled();
+      const named = extractTask('Compare calc/parser.py with tokenizer.py', h.fx.kb);
+      expect(named.files.map((f) => f.path)).toEqual(['calc/parser.py', 'calc/tokenizer.py']);
+      expect(getFiles).toHaveBeenCalledTimes(1);
+    } finally {
+      getFiles.mockRestore();
+    }
   });
 
   it('reads a Python traceback: error type and message, frames with indexed paths, lines and functions', () => {
