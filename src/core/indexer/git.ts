@@ -54,6 +54,12 @@ export async function gitLog(dir: string, options: { maxCount: number; since?: s
   return parseLog(text);
 }
 
+/** The newest `maxCount` commits of HEAD, in `git log`'s order (what a full pass would read). */
+export async function gitRevList(dir: string, options: { maxCount: number; signal?: AbortSignal }): Promise<string[]> {
+  const text = (await runGit(['rev-list', `--max-count=${options.maxCount}`, 'HEAD', '--'], { cwd: dir, signal: options.signal })).toString('utf8');
+  return text.split('\n').filter((line) => line.length > 0);
+}
+
 /** Parse the output of `git log -z --name-only` with LOG_FORMAT. */
 export function parseLog(text: string): GitCommit[] {
   const commits: GitCommit[] = [];

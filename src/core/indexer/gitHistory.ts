@@ -1,5 +1,5 @@
 import type { Db } from '../db/open';
-import { coChangePairs, gitHead, gitLog, isAncestor, type GitCommit } from './git';
+import { coChangePairs, gitHead, gitLog, gitRevList, isAncestor, type GitCommit } from './git';
 
 /** Bounds of the git pass. */
 export interface GitHistoryOptions {
@@ -22,8 +22,12 @@ export function setMeta(db: Db, key: string, value: string): void {
   db.prepare('insert into index_meta (key, value) values (?, ?) on conflict(key) do update set value = excluded.value').run(key, value);
 }
 
-/** What the git pass found to write: null when HEAD did not move (nothing to do). */
-export type GitHistoryRead = { head: string | null; incremental: boolean; commits: GitCommit[] } | null;
+/**
+ * What the git pass found to write: null when HEAD did not move (nothing to do). `keep`: on an
+ * incremental pass that takes the history past `maxCommits`, the commits a full pass would hold
+ * (the newest `maxCommits`); the older ones are evicted.
+ */
+export type GitHistoryRead = { head: string | null; incremental: boolean; commits: GitCommit[]; keep?: string[] } | null;
 
 /**
  * Read what is needed to bring commits, file_commits and co_changes up to date with HEAD: nothing
@@ -38,6 +42,12 @@ export async function readGitHistory(db: Db, root: string, isGit: boolean, optio
   if (!options.full && previous === head) return null;
   const incremental = !options.full && !!previous && (await isAncestor(root, previous, head));
   const commits = await gitLog(root, { maxCount: options.maxCommits, since: incremental ? previous! : undefined, signal: options.signal });
+  // Incremental passes add commits; past the bound the oldest go, so the tables stay what a full
+  // pass at this HEAD would write (same commits, same co-change counts), not a window that grows.
+  const stored = incremental ? (db.prepare('select count(*) from commits').pluck().get() as number) : 0;
+  if (incremental && stored + commits.length > options.maxCommits) {
+    return { head, incremental, commits, keep: await gitRevList(root, { maxCount: options.maxCommits, signal: options.signal }) };
+  }
   return { head, incremental, commits };
 }
 
@@ -51,12 +61,37 @@ export function writeGitHistory(db: Db, read: GitHistoryRead, maxFilesPerCommit:
   }
   if (!read.incremental) clearHistory(db);
   writeCommits(db, read.commits, maxFilesPerCommit);
+  if (read.keep) evictCommits(db, new Set(read.keep), maxFilesPerCommit);
   setMeta(db, 'git_head', read.head);
   return { newCommits: read.commits.length };
 }
 
 function clearHistory(db: Db): void {
   db.exec('delete from co_changes; delete from file_commits; delete from commits;');
+}
+
+/**
+ * Remove the stored commits outside `keep` with their paths, and take their co-change pairs back
+ * out of the counts (a pair no commit supports any more goes). A commit's paths are all of them
+ * (file_commits is written for every path), so its pairs are the ones it added.
+ */
+function evictCommits(db: Db, keep: ReadonlySet<string>, maxFilesPerCommit: number): void {
+  const gone = (db.prepare('select sha from commits').pluck().all() as string[]).filter((sha) => !keep.has(sha));
+  if (gone.length === 0) return;
+  const pathsOf = db.prepare('select path from file_commits where sha = ?').pluck();
+  const evicted = gone.map((sha) => ({ sha, author: '', email: '', date: '', message: '', files: pathsOf.all(sha) as string[] }));
+  const decrement = db.prepare('update co_changes set count = count - ? where file_a = ? and file_b = ?');
+  for (const [key, count] of coChangePairs(evicted, maxFilesPerCommit)) {
+    const [a, b] = key.split('\0');
+    decrement.run(count, a, b);
+  }
+  db.exec('delete from co_changes where count <= 0');
+  const dropPaths = db.prepare('delete from file_commits where sha = ?');
+  const dropCommit = db.prepare('delete from commits where sha = ?');
+  for (const sha of gone) {
+    dropPaths.run(sha);
+    dropCommit.run(sha);
+  }
 }
 
 function writeCommits(db: Db, commits: GitCommit[], maxFilesPerCommit: number): void {

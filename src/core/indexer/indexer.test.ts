@@ -166,6 +166,31 @@ describe('indexRepository on a real git repository', () => {
     expect(db.prepare("select count from co_changes where file_a = 'pkg/core.py' and file_b = 'pkg/util.py'").pluck().get()).toBe(4);
   });
 
+  it('keeps the history bounded: past maxCommits an incremental pass holds what a full pass would (same commits, paths, co-change counts)', async () => {
+    const env = setup();
+    writeSample(env.repo);
+    await env.index({ maxCommits: 3 });
+    // Five more commits, each changing core.py with util.py or app.ts: the oldest pairs must leave the counts.
+    for (let i = 0; i < 5; i++) {
+      env.repo.write('pkg/core.py', `X = ${i}\n`);
+      env.repo.write(i % 2 === 0 ? 'pkg/util.py' : 'web/app.ts', `// change ${i}\n`);
+      env.repo.commit(`change ${i}`);
+    }
+    await env.index({ maxCommits: 3 });
+    const dump = (db: Db) => ({
+      commits: db.prepare('select sha, message from commits order by sha').all(),
+      paths: db.prepare('select path, sha from file_commits order by sha, path').all(),
+      pairs: db.prepare('select file_a, file_b, count from co_changes order by file_a, file_b').all(),
+    });
+    const incremental = dump(env.open());
+    expect(incremental.commits.map((c) => (c as { message: string }).message).sort()).toEqual(['change 2', 'change 3', 'change 4']);
+    const full = setup();
+    const fresh = await indexRepository({ root: env.repo.root, curatedFile: full.curatedFile, extractor, maxCommits: 3 });
+    expect(fresh.commits).toBe(3);
+    expect(incremental).toEqual(dump(full.open()));
+    expect(incremental.pairs).toContainEqual({ file_a: 'pkg/core.py', file_b: 'pkg/util.py', count: 2 });
+  });
+
   it('leaves the previous index intact when a run is cancelled or fails', async () => {
     const env = setup();
     writeSample(env.repo);
