@@ -97,18 +97,16 @@ export class Bm25Reference {
   rankSource(text: string, languages: ReadonlySet<string>, limit = 50): string[] {
     const match = referenceQuery(text);
     if (!match || languages.size === 0) return [];
-    const list = [...languages];
     const rows = this.db
-      .prepare(`select path from source_fts where source_fts match ? and language in (${list.map(() => '?').join(', ')}) order by bm25(source_fts) limit ?`)
-      .all(match, ...list, limit) as Array<{ path: string }>;
+      .prepare(`select path from source_fts where source_fts match ? and ${languageIn(languages)} order by bm25(source_fts) limit ?`)
+      .all(match, ...languages, limit) as Array<{ path: string }>;
     return rows.map((r) => r.path);
   }
 
   /** How many source files of the given language families the source-only reference holds. */
   sourceCount(languages: ReadonlySet<string>): number {
     if (languages.size === 0) return 0;
-    const list = [...languages];
-    return (this.db.prepare(`select count(*) as n from source_fts where language in (${list.map(() => '?').join(', ')})`).get(...list) as { n: number }).n;
+    return (this.db.prepare(`select count(*) as n from source_fts where ${languageIn(languages)}`).get(...languages) as { n: number }).n;
   }
 
   /** How many files the reference holds. */
@@ -119,6 +117,11 @@ export class Bm25Reference {
   close(): void {
     this.db.close();
   }
+}
+
+/** `language in (?, …)` with one placeholder per language family (bound in the set's order). */
+function languageIn(languages: ReadonlySet<string>): string {
+  return `language in (${[...languages].map(() => '?').join(', ')})`;
 }
 
 /** The FTS5 query for a task text: every distinct word as a quoted term, OR-ed (null when none). */

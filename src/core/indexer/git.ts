@@ -78,7 +78,7 @@ export function parseLog(text: string): GitCommit[] {
 }
 
 /** Co-change pairs (a < b) with counts over commits touching 2..maxFilesPerCommit files. */
-export function coChangePairs(commits: GitCommit[], maxFilesPerCommit: number): Map<string, number> {
+export function coChangePairs(commits: ReadonlyArray<Pick<GitCommit, 'files'>>, maxFilesPerCommit: number): Map<string, number> {
   const pairs = new Map<string, number>();
   for (const commit of commits) {
     if (commit.files.length < 2 || commit.files.length > maxFilesPerCommit) continue;

@@ -79,7 +79,7 @@ function evictCommits(db: Db, keep: ReadonlySet<string>, maxFilesPerCommit: numb
   const gone = (db.prepare('select sha from commits').pluck().all() as string[]).filter((sha) => !keep.has(sha));
   if (gone.length === 0) return;
   const pathsOf = db.prepare('select path from file_commits where sha = ?').pluck();
-  const evicted = gone.map((sha) => ({ sha, author: '', email: '', date: '', message: '', files: pathsOf.all(sha) as string[] }));
+  const evicted = gone.map((sha) => ({ files: pathsOf.all(sha) as string[] }));
   const decrement = db.prepare('update co_changes set count = count - ? where file_a = ? and file_b = ?');
   for (const [key, count] of coChangePairs(evicted, maxFilesPerCommit)) {
     const [a, b] = key.split('\0');

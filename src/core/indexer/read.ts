@@ -53,8 +53,9 @@ export function readAndClassify(absolutePath: string, relPath: string, size: num
   }
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   const lines = countLines(text);
-  const skipReason = minifiedOrGenerated(relPath, text, lines);
-  const head = skipReason === 'generated' && !LOCKFILES.has(relPath.slice(relPath.lastIndexOf('/') + 1).toLowerCase()) ? generatedHead(text) : null;
+  const name = fileNameOf(relPath);
+  const skipReason = minifiedOrGenerated(name, text, lines);
+  const head = skipReason === 'generated' && !LOCKFILES.has(name) ? generatedHead(text) : null;
   return { hash, text: skipReason ? null : text, encoding, lines, skipReason, head };
 }
 
@@ -106,8 +107,13 @@ export function countLines(text: string): number {
   return text.endsWith('\n') ? n - 1 : n;
 }
 
-function minifiedOrGenerated(relPath: string, text: string, lines: number): SkipReason | null {
-  const name = relPath.slice(relPath.lastIndexOf('/') + 1).toLowerCase();
+/** The lower-cased file name of a repository path. */
+function fileNameOf(relPath: string): string {
+  return relPath.slice(relPath.lastIndexOf('/') + 1).toLowerCase();
+}
+
+/** `name`: the lower-cased file name ({@link fileNameOf}). */
+function minifiedOrGenerated(name: string, text: string, lines: number): SkipReason | null {
   if (/\.min\.(js|mjs|cjs|css)$/.test(name) || name.endsWith('.map')) return 'minified';
   if (LOCKFILES.has(name)) return 'generated';
   if (text.length > 2000 && text.length / Math.max(lines, 1) > 300) return 'minified';
