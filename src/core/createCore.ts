@@ -99,7 +99,7 @@ export function createCore(ports: HostPorts, options: CoreOptions = {}): Core {
     ...createEnrichHandlers(context, llm),
     ...createDataHandlers(context, llm),
   };
-  // A changed embeddings switch applies at once, without a restart (README, "Code search").
+  // A changed embeddings switch applies at once, without a restart (docs/search.md).
   const setConfig = handlers['config/set'];
   handlers['config/set'] = async (request) => {
     const snapshot = await setConfig(request);
