@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -32,8 +32,8 @@ beforeAll(async () => {
   // A link that points out of the repository, committed: the index lists it, reading it must be refused.
   symlinkSync('/etc/hostname', join(repo.root, 'escape.txt'));
   // One long function: more than a small budget holds.
-  const steps = Array.from({ length: 80 }, (_, i) => `    jobs.append(("step_${'$'}{i}", throttle * ${'$'}{i}))`).join('\n');
-  repo.write('pkg/scheduler.py', `def schedule_throttled_jobs(throttle):\n    jobs = []\n${'$'}{steps}\n    return jobs\n`);
+  const steps = Array.from({ length: 80 }, (_, i) => `    jobs.append(("step_${i}", throttle * ${i}))`).join('\n');
+  repo.write('pkg/scheduler.py', `def schedule_throttled_jobs(throttle):\n    jobs = []\n${steps}\n    return jobs\n`);
   repo.commit('add a link', 4);
   other = createTestRepo();
   other.write('src/billing.ts', 'export function computeInvoiceTotal(lines: number[]): number {\n  return lines.reduce((a, b) => a + b, 0);\n}\n');
@@ -97,7 +97,7 @@ describe('cra mcp --repo (one repository)', () => {
     const r = await session.call('get_context', { task: 'schedule_throttled_jobs', budgetTokens: 200, useModels: false });
     const s = r.structuredContent as Structured;
     expect(s.budget.used).toBeLessThanOrEqual(200);
-    expect(s.dropped[0]).toMatchObject({ path: 'pkg/scheduler.py', symbol: 'schedule_throttled_jobs' });
+    expect(s.dropped[0], JSON.stringify(s).slice(0, 1500)).toMatchObject({ path: 'pkg/scheduler.py', symbol: 'schedule_throttled_jobs' });
     expect(s.dropped[0].why).toMatch(/needs \d+ tokens/);
     expect(text(r)).toMatch(/Left out:\n {2}pkg\/scheduler\.py schedule_throttled_jobs/);
   });
@@ -223,5 +223,59 @@ describe('cra mcp (every repository)', () => {
     } finally {
       await fixed.close();
     }
+  }, 120_000);
+});
+
+describe('cra mcp --wait 0 (an update that takes longer than a call may wait)', () => {
+  it('answers from the previous index saying so, and fresh once the update has finished', async () => {
+    const impatient = await connectCraMcp(dataDir, ['--repo', repo.root, '--wait', '0']);
+    try {
+      await impatient.call('repo_overview'); // the first call knows nothing yet: it starts (and may not wait for) an update
+      repo.write('pkg/late.py', 'def arrives_late():\n    return 1\n');
+      const first = (await impatient.call('search_code', { query: 'arrives_late' })).structuredContent as Structured;
+      expect(first.index.state).toBe('updating');
+      expect(first.index.note).toMatch(/previous index/);
+      let state = first.index.state as string;
+      for (let i = 0; i < 300 && state !== 'fresh'; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        state = ((await impatient.call('repo_overview')).structuredContent as Structured).index.state;
+      }
+      expect(state).toBe('fresh');
+      const later = (await impatient.call('search_code', { query: 'arrives_late' })).structuredContent as Structured;
+      expect(later.results[0].path).toBe('pkg/late.py');
+    } finally {
+      await impatient.close();
+    }
+  }, 120_000);
+});
+
+describe('cra mcp on the wire', () => {
+  it('speaks the current protocol version and writes nothing but JSON-RPC to stdout, also while it re-indexes', async () => {
+    const { LATEST_PROTOCOL_VERSION } = await import('@modelcontextprotocol/sdk/types.js');
+    repo.write('web/wire.ts', 'export const wire = 1;\n'); // a change, so the call below re-indexes first
+    const child = spawn(process.execPath, [join(packageRoot(), 'bin', 'cra.js'), '--data-dir', dataDir, 'mcp', '--repo', repo.root], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    const send = (message: object) => child.stdin.write(`${JSON.stringify(message)}\n`);
+    const reply = (id: number) =>
+      new Promise<Structured>((resolve) => {
+        const check = () => {
+          const found = out.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Structured).find((m) => m.id === id);
+          if (found) resolve(found);
+          else setTimeout(check, 50);
+        };
+        check();
+      });
+    send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+    expect((await reply(1)).result.protocolVersion).toBe(LATEST_PROTOCOL_VERSION);
+    send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'search_code', arguments: { query: 'wire' } } });
+    const answer = await reply(2);
+    expect(answer.result.structuredContent.index.reindexed).toBe(true);
+    child.stdin.end();
+    await new Promise((resolve) => child.once('exit', resolve));
+    // Every line parsed above; nothing else (no log line, no progress) reached stdout.
+    for (const line of out.split('\n').filter(Boolean)) expect(JSON.parse(line)).toHaveProperty('jsonrpc', '2.0');
+    expect(child.exitCode).toBe(0);
   }, 120_000);
 });
