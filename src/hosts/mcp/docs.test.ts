@@ -2,9 +2,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { mcpSnippets, PLACEHOLDER_LAUNCHER, type McpSnippet } from './mcpSnippets';
+import { packageRoot } from '../../core/paths';
+import { mcpSnippets, PLACEHOLDER_LAUNCHER, type McpSnippet } from '../../shared/mcpSnippets';
 
-const docs = readFileSync(join(__dirname, '..', '..', 'docs', 'mcp.md'), 'utf8');
+const docs = readFileSync(join(packageRoot(), 'docs', 'mcp.md'), 'utf8');
 
 /** The fenced blocks of a markdown text, with their language. */
 function fencedBlocks(markdown: string): Array<{ language: string; text: string }> {
