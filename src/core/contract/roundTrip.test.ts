@@ -116,6 +116,7 @@ step('repos/list', async () => expect(((await call('repos/list')) as unknown[]).
 step('repos/get', async () => expect(await call('repos/get', { repoId: repoId() })).toMatchObject({ status: 'ready' }));
 step('repos/find', async () => expect(await call('repos/find', { path: repo.root })).toBeTruthy());
 step('repos/file', async () => expect(await call('repos/file', { repoId: repoId(), path: 'mailer.py' })).toBeTruthy());
+step('repos/overview', async () => expect(await call('repos/overview', { repoId: repoId() })).toMatchObject({ files: expect.any(Number) }));
 step('repos/skipped', async () => expect(await call('repos/skipped', { repoId: repoId() })).toBeTruthy());
 step('repos/watch', async () => expect(await call('repos/watch', { repoId: repoId() })).toBeTruthy());
 step('repos/reindex', async () => {
