@@ -1,6 +1,6 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { resolve as resolvePath } from 'node:path';
+import { delimiter, resolve as resolvePath } from 'node:path';
 import { AppError } from '../../shared/contract';
 import { DriverCache, parseDrivers, withoutDrivers } from './neutral';
 
@@ -75,6 +75,17 @@ function driverEnvSync(cwd: string): Record<string, string> {
 /** Variables of the parent kept although they start with GIT_ (where git's helpers live). */
 const KEPT_GIT_VARS = new Set(['GIT_EXEC_PATH']);
 
+/** Object folders of ours every command may also read (see worktree.ts, keptObjectsDir). */
+const extraObjects = new Set<string>();
+
+/**
+ * Let every git command of this process read objects from `dir` too (GIT_ALTERNATE_OBJECT_DIRECTORIES):
+ * commits our checkouts made and kept, read in the user's repository without writing them there.
+ */
+export function readObjectsFrom(dir: string): void {
+  extraObjects.add(resolvePath(dir));
+}
+
 /**
  * The environment of every git command: the parent's, less every GIT_* variable, plus no system
  * or global config (GIT_CONFIG_GLOBAL needs git ≥ 2.32; git for Windows maps /dev/null to NUL),
@@ -97,6 +108,7 @@ export function gitEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
     PAGER: 'cat',
     GIT_OPTIONAL_LOCKS: '0',
     LC_ALL: 'C',
+    ...(extraObjects.size ? { GIT_ALTERNATE_OBJECT_DIRECTORIES: [...extraObjects].filter((dir) => existsSync(dir)).join(delimiter) } : {}),
     ...extra,
   };
 }
