@@ -134,6 +134,14 @@ const repoValidationSchema = z
   })
   .strict();
 
+/** Consent to run validation commands where the machine has no OS sandbox (user-level file only). */
+const sandboxSchema = z
+  .object({
+    /** Run [validation] commands without a sandbox (with your rights) where none exists; asked once. */
+    allow_unsandboxed_validation: z.boolean().default(false),
+  })
+  .strict();
+
 /** The whole config file. [models] is optional here; the router demands it (a missing one says `cra init`). */
 export const configSchema = z
   .object({
@@ -143,6 +151,8 @@ export const configSchema = z
     orchestrator: orchestratorSchema.default({ max_parts: 10, max_steps_per_part: 15, max_adjustment_rounds: 3, max_step_attempts: 3, max_refinement_loops: 2 }),
     /** [validation.<repoId>]: per-repository validation commands; read from the user-level file only (never a repository's). */
     validation: z.record(z.string().regex(/^[A-Za-z0-9_-]+$/), repoValidationSchema).default({}),
+    /** [sandbox]: read from the user-level file only, like [validation]. */
+    sandbox: sandboxSchema.default({ allow_unsandboxed_validation: false }),
   })
   .strict();
 

@@ -71,4 +71,11 @@ max_refinement_loops = 2
 # test = "npm test"
 # lint = "npx tsc --noEmit"
 # timeout_s = 600
+
+[sandbox]
+# Validation commands run model-written code before you review it, so they run in an OS sandbox:
+# bubblewrap on Linux (only the run's copy writable, no network, $HOME hidden, a minimal
+# environment), sandbox-exec on macOS. Where there is none, they run only when this is true (with
+# your rights), or for one run with \`cra solve --allow-unsandboxed-validation\`.
+allow_unsandboxed_validation = false
 `;

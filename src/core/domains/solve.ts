@@ -5,6 +5,7 @@ import type { EngineContext } from '../engine';
 import type { ModelServices } from '../llm/services';
 import { solveRunDetail, solveRunDiffs, type SolveRunDiffs } from '../orchestrator/solveDiffs';
 import { effectiveStatus, SolveRecords, worktreeIsLive, type SolveRunRow } from '../orchestrator/solveRecords';
+import { requireSandbox } from '../orchestrator/sandbox';
 import { executeSolve } from '../orchestrator/solveRun';
 import { SqliteSolveSession, solveSessionFile } from '../orchestrator/solveSession';
 import { openIndexedRepo } from '../repos/indexed';
@@ -38,12 +39,16 @@ export function createSolveDomain(ctx: EngineContext, llm: Pick<ModelServices, '
     }
   };
   const handlers: SolveHandlers = {
-    'solve/run': async ({ repoId, task, plan, metaPlan, includeUncommitted, resume }) => {
+    'solve/run': async ({ repoId, task, plan, metaPlan, includeUncommitted, allowUnsandboxedValidation, resume }) => {
       const { info, curatedFile } = openIndexedRepo(ctx, { repoId });
       // Before a run starts: a missing [models] section is CONFIG_MISSING (run `cra init`).
       llm.router().resolve('coding', 'execute');
       // Validation commands come from the user-level file only, never a repository's own config.
       const config = llm.loadUserConfig().values;
+      // Said before the run starts: validation commands run in an OS sandbox, or with the user's consent.
+      const commands = config.validation[info.id];
+      const allowUnsandboxed = Boolean(allowUnsandboxedValidation) || config.sandbox.allow_unsandboxed_validation;
+      if (commands?.test || commands?.lint) await requireSandbox(allowUnsandboxed);
       let runTask = task || plan?.task_summary || '';
       if (resume) {
         const row = withRaw(info.id, (raw) => new SolveRecords(raw).run(resume));
@@ -72,6 +77,7 @@ export function createSolveDomain(ctx: EngineContext, llm: Pick<ModelServices, '
               ...(plan ? { plan } : {}),
               ...(metaPlan ? { metaPlan } : {}),
               includeUncommitted,
+              allowUnsandboxedValidation: allowUnsandboxed,
               resume: Boolean(resume),
               signal,
               onProgress: (update) => progress(update),

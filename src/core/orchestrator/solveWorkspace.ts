@@ -95,6 +95,7 @@ export class SolveWorkspace {
         }
       }
       const snapshot = await commitAll(worktree.path, 'Uncommitted changes at the start of the solve run', options.signal);
+      worktree.keep(); // the snapshot outlives the checkout: resume and review read it
       return new SolveWorkspace(worktree, snapshot);
     } catch (error) {
       await worktree.remove();

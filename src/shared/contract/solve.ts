@@ -198,6 +198,8 @@ export const solveRequests = {
         metaPlan: metaPlanSchema.optional(),
         /** Start from the user's uncommitted changes (committed first in the run's worktree; the user's tree is not touched). */
         includeUncommitted: z.boolean().default(false),
+        /** Run validation commands without an OS sandbox where the machine has none (this run only; see [sandbox]). */
+        allowUnsandboxedValidation: z.boolean().optional(),
         resume: runIdSchema.optional(),
       })
       .refine((r) => !(r.plan && r.metaPlan), { error: 'plan and metaPlan are mutually exclusive: give one' })

@@ -48,10 +48,11 @@ export const registerSolve: CommandModule = (program, ctx) => {
     .option('--plan <file>', 'implement this plan (a cra plan --out file) in one pass')
     .option('--meta-plan <file>', 'use this decomposition (JSON: task_summary, parts) instead of the meta-plan pass')
     .option('--include-uncommitted', 'start from your uncommitted changes (copied into the run, not changed)')
+    .option('--allow-unsandboxed-validation', 'run the validation commands without an OS sandbox where this machine has none (with your rights; see [sandbox] in config.toml)')
     .option('--resume <run>', 'continue a cancelled or interrupted run from its last completed step')
     .option('--list', 'list the solve runs of the repository')
     .option('--json', 'print JSON')
-    .action(async (task: string | undefined, opts: { repo: string; plan?: string; metaPlan?: string; includeUncommitted?: boolean; resume?: string; list?: boolean; json?: boolean }) => {
+    .action(async (task: string | undefined, opts: { repo: string; plan?: string; metaPlan?: string; includeUncommitted?: boolean; allowUnsandboxedValidation?: boolean; resume?: string; list?: boolean; json?: boolean }) => {
       // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded when the command runs (see context.ts)
       const { findIndexedRepo } = require('../../../core/repos/indexed') as typeof Indexed;
       // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded when the command runs
@@ -83,7 +84,7 @@ export const registerSolve: CommandModule = (program, ctx) => {
         };
         process.once('SIGINT', stop);
         try {
-          const started = await core.handlers['solve/run']({ repoId: repo.id, task: task ?? '', includeUncommitted: Boolean(opts.includeUncommitted), ...(plan ? { plan } : {}), ...(metaPlan ? { metaPlan } : {}), ...(opts.resume ? { resume: opts.resume } : {}) });
+          const started = await core.handlers['solve/run']({ repoId: repo.id, task: task ?? '', includeUncommitted: Boolean(opts.includeUncommitted), allowUnsandboxedValidation: Boolean(opts.allowUnsandboxedValidation), ...(plan ? { plan } : {}), ...(metaPlan ? { metaPlan } : {}), ...(opts.resume ? { resume: opts.resume } : {}) });
           runId = started.runId;
           process.stderr.write(`Solve run ${started.solveRunId} (resume with cra solve --resume ${started.solveRunId} if it stops)\n`);
           const outcome = await core.runs.wait(runId, 'solve');

@@ -54,6 +54,17 @@ export const SETTING_SECTIONS: Array<{ title: string; fields: SettingField[] }> 
       { path: ['orchestrator', 'max_adjustment_rounds'], label: 'Max adjustment rounds', kind: 'int' },
     ],
   },
+  {
+    title: 'Validation sandbox',
+    fields: [
+      {
+        path: ['sandbox', 'allow_unsandboxed_validation'],
+        label: 'Run validation commands without a sandbox where this machine has none',
+        kind: 'bool',
+        help: 'Validation runs code the model may have written, before you review it. It runs in an OS sandbox (Linux: bubblewrap; macOS: sandbox-exec); where there is none it runs with your rights only when this is on',
+      },
+    ],
+  },
 ];
 
 /** The value at a key path of the config values. */
