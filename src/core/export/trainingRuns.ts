@@ -5,7 +5,7 @@ import { bootstrapDataset, type BootstrapSummary } from './bootstrap';
 import { curateData } from './curate';
 import type { CuratedManifest } from './curatedManifest';
 import { trainingPreflight } from './preflight';
-import { defaultPlanFile, loadTrainingPlan, saveTrainingPlan, writeTrainingPlan, type TrainingPlanArtifact } from './trainPlan';
+import { defaultPlanFile, loadTrainingPlan, refuseExistingPlanFile, saveTrainingPlan, writeTrainingPlan, type TrainingPlanArtifact } from './trainPlan';
 import { trainingStatistics } from './trainStats';
 
 /** Progress of a training run, as its phase/done/total. */
@@ -39,10 +39,12 @@ export function startBootstrap(runs: RunRegistry, input: { dataDir: string; repo
 /**
  * Start a `train-plan` run: the preflight (refuses an empty log), the deterministic statistics, then
  * the reasoning model writes the plan; saved to `out` or `<data dir>/training/plans/<id>.json`.
- * `onPlan` sees the artifact (the CLI prints it).
+ * An existing `out` file is refused (before the model is asked) unless `force`. `onPlan` sees the
+ * artifact (the CLI prints it).
  */
-export function startTrainPlan(runs: RunRegistry, llm: LlmClient, input: { dataDir: string; out?: string; onPlan?: (a: TrainingPlanArtifact, file: string) => void }) {
-  // Refused before a run starts: an empty log is the caller's problem, not a failed run.
+export function startTrainPlan(runs: RunRegistry, llm: LlmClient, input: { dataDir: string; out?: string; force?: boolean; onPlan?: (a: TrainingPlanArtifact, file: string) => void }) {
+  // Refused before a run starts: an existing --out file or an empty log is the caller's problem, not a failed run.
+  if (input.out && !input.force) refuseExistingPlanFile(resolve(input.out));
   const inputs = trainingPreflight(input.dataDir);
   return runs.start(
     'train-plan',
@@ -53,7 +55,7 @@ export function startTrainPlan(runs: RunRegistry, llm: LlmClient, input: { dataD
         const stats = trainingStatistics(inputs.sources, inputs.datasets);
         progress({ phase: 'plan', done: 1, total: 2 });
         const artifact = await writeTrainingPlan({ stats, llm, runId, signal });
-        const file = saveTrainingPlan(artifact, input.out ? resolve(input.out) : defaultPlanFile(input.dataDir, artifact.id));
+        const file = saveTrainingPlan(artifact, input.out ? resolve(input.out) : defaultPlanFile(input.dataDir, artifact.id), { force: input.force === true });
         input.onPlan?.(artifact, file);
         return { planId: artifact.id, file, stage: artifact.plan.stage };
       } finally {
