@@ -69,7 +69,8 @@ describe('a training plan file', () => {
     try {
       for (const stage of ['../../escaped', '/tmp/cra-escaped-abs', 'sub/../../../escaped2']) {
         const artifact = { ...ARTIFACT, plan: { ...ARTIFACT.plan, stage } } as TrainingPlanArtifact;
-        const out = join(root, `curated-${stage.length}`);
+        // Two folders down: the old code's escapes (../../) land in a folder of this test, checked below.
+        const out = join(root, 'nest', 'ed', `curated-${stage.length}`);
         const error = errorOf(() => curateData({ dataDir, plan: { artifact, sha256: 'x', file: 'p.json' }, sources, datasets: [], out }));
         expect(error.message).toMatch(/is not a stage name/);
         expect(existsSync(out)).toBe(false);
@@ -79,9 +80,8 @@ describe('a training plan file', () => {
     } finally {
       sources.close();
     }
+    expect(existsSync(join(root, 'nest'))).toBe(false);
     expect(readdirSync(root).filter((f) => f.includes('escaped'))).toEqual([]);
-    expect(existsSync(join(root, '..', 'escaped.train.jsonl'))).toBe(false);
-    expect(existsSync('/tmp/cra-escaped-abs.train.jsonl')).toBe(false);
     expect(readdirSync(dataDir)).toEqual(['datasets']);
     expect(readdirSync(join(dataDir, 'datasets'))).toEqual([]);
   });
