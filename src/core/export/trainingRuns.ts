@@ -12,7 +12,7 @@ import { trainingStatistics } from './trainStats';
 type Progress = (p: { done: number; total: number; message: string }) => void;
 
 /** Start a `bootstrap` run (the CLI and the Data page start it the same way). */
-export function startBootstrap(runs: RunRegistry, input: { dataDir: string; repoPath: string; commits?: number; out?: string; onProgress?: Progress; onSummary?: (s: BootstrapSummary) => void }) {
+export function startBootstrap(runs: RunRegistry, input: { dataDir: string; repoPath: string; commits?: number; out?: string; force?: boolean; onProgress?: Progress; onSummary?: (s: BootstrapSummary) => void }) {
   const repoPath = resolve(input.repoPath);
   return runs.start(
     'bootstrap',
@@ -22,6 +22,7 @@ export function startBootstrap(runs: RunRegistry, input: { dataDir: string; repo
         repoPath,
         dataDir: input.dataDir,
         ...(input.out ? { out: resolve(input.out) } : {}),
+        ...(input.force ? { force: true } : {}),
         ...(input.commits ? { commits: input.commits } : {}),
         signal,
         onProgress: (p) => {
