@@ -117,6 +117,23 @@ export function readConfinedFile(root: string, requested: string, maxBytes: numb
   }
 }
 
+/** The largest file `readConfinedText` reads whole. */
+export const MAX_CONFINED_TEXT_BYTES = 16 * 1024 * 1024;
+
+/**
+ * The whole text of a regular file inside the repository (read as `readConfinedFile` reads), or
+ * null when there is none to give: missing, refused (outside, a link out, a FIFO, a device, a
+ * folder) or over `maxBytes`. For a source read that may quietly skip what it cannot read.
+ */
+export function readConfinedText(root: string, requested: string, maxBytes = MAX_CONFINED_TEXT_BYTES): string | null {
+  try {
+    const read = readConfinedFile(root, requested, maxBytes);
+    return read.size > read.bytes.length ? null : read.bytes.toString('utf8');
+  } catch {
+    return null;
+  }
+}
+
 function refuseGitDir(parts: readonly string[], shown: string): void {
   // Case-insensitively: on macOS and Windows `.GIT/config` is `.git/config`.
   if (parts.some((p) => p.toLowerCase() === '.git')) {
