@@ -2,6 +2,8 @@ import type { AppError } from '../../shared/contract';
 import { defaultRoleOf, type Provider, type Role, type Stage, STAGES } from '../config/schema';
 import { activeRun } from '../runtime/runs';
 import { classifyError } from './errors';
+import { createBuiltinProvider, noBuiltinModels } from './builtin/builtinProvider';
+import { LlamaRuntime } from './builtin/runtime';
 import { ollamaProvider } from './ollamaProvider';
 import { openaiProvider } from './openaiProvider';
 import type { ModelRouter, ResolvedModel } from './router';
@@ -46,7 +48,8 @@ export class LlmClient {
 
   constructor(private readonly deps: LlmClientDeps) {
     this.retry = { ...DEFAULT_RETRY, ...deps.retry };
-    this.providers = { ollama: ollamaProvider, openai_compat: openaiProvider, ...deps.providers };
+    // The default built-in provider knows no models (services.ts gives it the data folder's store); it starts nothing until called.
+    this.providers = { ollama: ollamaProvider, openai_compat: openaiProvider, builtin: createBuiltinProvider(new LlamaRuntime(), noBuiltinModels), ...deps.providers };
   }
 
   /** Resolve the model a call with these options would use. */
