@@ -85,6 +85,8 @@ export class LlamaRuntime {
     if (!child || child.exitCode !== null || child.signalCode !== null) return;
     await new Promise<void>((resolve) => {
       child.once('exit', () => resolve());
+      // Held while it stops: an unreferenced child would let the process end before this settles.
+      child.ref();
       child.kill();
     });
   }
