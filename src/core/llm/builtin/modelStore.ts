@@ -4,11 +4,12 @@
  * Hugging Face cache, LM Studio's folder) added where it is, without copying.
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { AppError } from '../../../shared/contract';
 import { modelNameSchema } from '../../../shared/contract/models';
 import { writeFileAtomic } from '../../config/configFile';
+import { downloadModel, type DownloadOptions } from './download';
 import { readGgufFileHeader } from './gguf';
 
 /** One model of the store. */
@@ -74,6 +75,16 @@ export class ModelStore {
     const existing = this.read()[parsedName.data];
     if (existing && existing.path !== file) throw new AppError('VALIDATION', `The name '${parsedName.data}' is already used by ${existing.path}. Choose another name.`);
     const model: StoredModel = { name: parsedName.data, path: file, sizeBytes: statSync(file).size, source: 'path', addedAt: new Date().toISOString() };
+    this.put(model);
+    return model;
+  }
+
+  /** Download a model into the data folder (resumable, verified; see download.ts) and record it under `name`. */
+  async download(name: string, url: string, options: Omit<DownloadOptions, 'url' | 'dest'> = {}): Promise<StoredModel> {
+    const file = basename(new URL(url).pathname);
+    if (!/^[\w.-]+\.gguf$/i.test(file)) throw new AppError('VALIDATION', `${url} does not name a .gguf file.`);
+    const done = await downloadModel({ ...options, url, dest: join(this.downloadDir, file) });
+    const model: StoredModel = { name, path: done.path, sizeBytes: done.sizeBytes, sha256: done.sha256, source: 'download', addedAt: new Date().toISOString() };
     this.put(model);
     return model;
   }
