@@ -1,5 +1,5 @@
-// Builds the CLI into out/cli/: main.js (src/hosts/cli/main.ts) and the two worker entries it starts
-// beside itself (indexWorker.js, embedThread.js; see parsePool.ts and workerEmbedder.ts). Our code
+// Builds the CLI into out/cli/: main.js (src/hosts/cli/main.ts) and the worker entries it starts
+// beside itself (indexWorker.js, embedThread.js, llamaHost.js; see parsePool.ts, workerEmbedder.ts and llm/builtin/runtime.ts). Our code
 // is bundled with the pure-JS packages it needs at start (zod alone is ~95 files: resolving and
 // reading them one by one cost more than the search itself); packages that find native binaries,
 // wasm or model files beside their own code stay external (EXTERNAL), so native better-sqlite3 /
@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 /** Packages loaded from node_modules at run time: native addons, wasm/model files found by path, the loader. */
-const EXTERNAL = ['better-sqlite3', 'sqlite-vec', 'web-tree-sitter', 'tree-sitter-wasms', '@energetic-ai/*', 'tsx', 'ws', 'electron', 'esbuild'];
+const EXTERNAL = ['node-llama-cpp', '@node-llama-cpp/*', 'better-sqlite3', 'sqlite-vec', 'web-tree-sitter', 'tree-sitter-wasms', '@energetic-ai/*', 'tsx', 'ws', 'electron', 'esbuild'];
 
 /** Bundle the CLI of the checkout at `root` into `<root>/out/cli`. */
 export async function buildCli(root = join(import.meta.dirname, '..')) {
@@ -23,6 +23,7 @@ export async function buildCli(root = join(import.meta.dirname, '..')) {
       main: join(root, 'src', 'hosts', 'cli', 'main.ts'),
       indexWorker: join(root, 'src', 'core', 'indexer', 'parse', 'parseWorker.ts'),
       embedThread: join(root, 'src', 'core', 'search', 'embedWorker.ts'),
+      llamaHost: join(root, 'src', 'core', 'llm', 'builtin', 'llamaHost.ts'),
     },
     outdir: join(root, 'out', 'cli'),
     bundle: true,

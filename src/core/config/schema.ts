@@ -11,8 +11,8 @@ export const ROLES = ['coding', 'reasoning', 'embedding'] as const;
 /** One model role. */
 export type Role = (typeof ROLES)[number];
 
-/** Model server protocols. */
-export const PROVIDERS = ['ollama', 'openai_compat'] as const;
+/** Model server protocols, and `builtin`: llama.cpp inside the app (no server; base_url is not used). */
+export const PROVIDERS = ['ollama', 'openai_compat', 'builtin'] as const;
 /** One provider. */
 export type Provider = (typeof PROVIDERS)[number];
 

@@ -7,7 +7,8 @@ export const DEFAULT_CONFIG_TEMPLATE = `# Clean Room configuration.
 # Every key below can also be edited on the Settings and Models pages; your comments are kept.
 
 [models]
-# "ollama" (default) or "openai_compat" (llama-server, vLLM, LM Studio: /v1/chat/completions).
+# "ollama" (default), "openai_compat" (llama-server, vLLM, LM Studio: /v1/chat/completions) or
+# "builtin" (llama.cpp inside the app; model names are those of the built-in model store).
 provider = "ollama"
 # Code generation (execute stage in implement mode).
 coding = "qwen2.5-coder:3b"

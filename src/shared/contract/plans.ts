@@ -43,24 +43,27 @@ export type PlanFile = z.infer<typeof planFileSchema>;
 export const PLAN_JSON_SCHEMA = {
   type: 'object',
   properties: {
-    task_summary: { type: 'string' },
+    task_summary: { type: 'string', minLength: 1, maxLength: 1000 },
     affected_files: {
       type: 'array',
+      minItems: 1,
+      maxItems: 50,
       items: {
         type: 'object',
         properties: {
-          path: { type: 'string' },
+          path: { type: 'string', minLength: 1, maxLength: 500 },
           role: { type: 'string', enum: ['modify', 'create', 'delete'] },
           changes: {
             type: 'array',
+            maxItems: 50,
             items: {
               type: 'object',
               properties: {
-                symbol: { type: 'string' },
+                symbol: { type: 'string', minLength: 1, maxLength: 300 },
                 action: { type: 'string', enum: ['modify', 'add', 'delete', 'rename'] },
-                description: { type: 'string' },
-                depends_on: { type: 'array', items: { type: 'string' } },
-                depended_by: { type: 'array', items: { type: 'string' } },
+                description: { type: 'string', minLength: 1, maxLength: 2000 },
+                depends_on: { type: 'array', maxItems: 30, items: { type: 'string', minLength: 1 } },
+                depended_by: { type: 'array', maxItems: 30, items: { type: 'string', minLength: 1 } },
               },
               required: ['symbol', 'action', 'description', 'depends_on', 'depended_by'],
             },
@@ -69,8 +72,8 @@ export const PLAN_JSON_SCHEMA = {
         required: ['path', 'role', 'changes'],
       },
     },
-    execution_order: { type: 'array', items: { type: 'string' } },
-    rationale: { type: 'string' },
+    execution_order: { type: 'array', maxItems: 50, items: { type: 'string', minLength: 1 } },
+    rationale: { type: 'string', minLength: 1, maxLength: 4000 },
   },
   required: ['task_summary', 'affected_files', 'execution_order', 'rationale'],
 } as const;

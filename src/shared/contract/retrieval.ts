@@ -83,8 +83,8 @@ export const DEFAULT_RETRIEVAL_STAGES: readonly RetrievalStageName[] = ['scope',
 /** One stage of a retrieve run, by name. */
 export type RetrievalStageName = (typeof RETRIEVAL_STAGE_NAMES)[number];
 
-/** How a judge's answer was read (`default-deny`: neither yes nor no, so no). */
-export type JudgmentReading = 'exact' | 'lenient' | 'json' | 'default-deny';
+/** How a judge's answer was read (`next-token`: from the next-token distribution, nothing generated; `default-deny`: neither yes nor no, so no). */
+export type JudgmentReading = 'exact' | 'lenient' | 'json' | 'next-token' | 'default-deny';
 
 /**
  * One binary judgment of a retrieve run, pushed as its model call ends (event retrieve/judgment).

@@ -12,7 +12,7 @@ export const SETTING_SECTIONS: Array<{ title: string; fields: SettingField[] }> 
   {
     title: 'Model server',
     fields: [
-      { path: ['models', 'provider'], label: 'Provider', kind: 'select', options: ['ollama', 'openai_compat'] },
+      { path: ['models', 'provider'], label: 'Provider', kind: 'select', options: ['ollama', 'openai_compat', 'builtin'] },
       { path: ['models', 'base_url'], label: 'Server address', kind: 'text', help: 'Empty: $OLLAMA_HOST, else http://127.0.0.1:11434' },
       { path: ['models', 'start_ollama'], label: 'Start Ollama when it is not running', kind: 'bool' },
       { path: ['models', 'timeout_s'], label: 'Call timeout (s)', kind: 'float' },
