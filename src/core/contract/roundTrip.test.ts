@@ -155,7 +155,7 @@ step('plans/list', async () => {
 step('plans/get', async () => expect(await call('plans/get', { repoId: repoId(), planId: ids.planId })).toBeTruthy());
 step('plans/save', async () => {
   // The example's plan, on a file of this repository.
-  const { plan } = requests['plans/save'].example;
+  const plan = requests['plans/save'].example.plan as typeof MAIL_PLAN;
   const here = { ...plan, affected_files: [{ ...plan.affected_files[0]!, path: 'app.py' }], execution_order: ['app.py'] };
   expect(await call('plans/save', { repoId: repoId(), planId: ids.planId, plan: here })).toBeTruthy();
 });

@@ -93,7 +93,7 @@ export const TRAINING_PLAN_JSON_SCHEMA = {
       type: 'object',
       additionalProperties: false,
       required: ['metric', 'current', 'goal'],
-      properties: { metric: { type: 'string', minLength: 1 }, current: { type: ['number', 'null'] }, goal: { type: 'number' } },
+      properties: { metric: { type: 'string', minLength: 1, maxLength: 200 }, current: { type: ['number', 'null'] }, goal: { type: 'number' } },
     },
   },
 } as const;
