@@ -43,12 +43,13 @@ export async function diffPaths(repo: string, diff: string): Promise<string[]> {
   for (let i = 0; i < fields.length; i++) {
     const field = fields[i]!;
     if (field === '') continue;
-    const name = field.split('\t')[2];
+    // `added<TAB>deleted<TAB>path`: the path is the rest (a name may hold a tab).
+    const name = field.split('\t').slice(2).join('\t');
     if (name === '') {
       // A rename: its two names follow, each in a field of its own.
       paths.add(fields[++i]!);
       paths.add(fields[++i]!);
-    } else if (name !== undefined) paths.add(name);
+    } else paths.add(name);
   }
   return [...paths];
 }

@@ -24,8 +24,6 @@ export interface ApplyReviewOptions {
   undoFile: string;
   /** Named in the undo record (the run the change came from). */
   runId: string;
-  /** Called after each step of the write (tests kill the process there). */
-  onStep?: (step: string) => void;
 }
 
 /** The last apply, as review shows it. */
@@ -103,7 +101,7 @@ export function applyReviewed(options: ApplyReviewOptions): ApplyReviewResult {
   }
   if (files.length === 0) return { written: [], hunks: 0 };
   const entry: Journal = { version: 2, id: randomBytes(4).toString('hex'), kind: 'apply', runId: options.runId, appliedAt: new Date().toISOString(), files };
-  runJournal(options.repo, state, entry, options.onStep);
+  runJournal(options.repo, state, entry);
   return { written: files.map((p) => p.path).sort(), hunks };
 }
 
@@ -117,7 +115,7 @@ export function readUndo(undoFile: string): UndoRecord | null {
  * (CONFLICT) when a written file changed since (the user edited it after applying); then nothing
  * is restored.
  */
-export function undoLastApply(repo: string, undoFile: string, onStep?: (step: string) => void): { restored: string[]; runId: string } {
+export function undoLastApply(repo: string, undoFile: string): { restored: string[]; runId: string } {
   const state: ReviewState = { undoFile };
   recoverJournal(repo, state);
   const record = readUndoRecord(state);
@@ -127,7 +125,7 @@ export function undoLastApply(repo: string, undoFile: string, onStep?: (step: st
     throw new AppError('CONFLICT', `${edited.join(', ')} changed since the apply; nothing was undone. Revert those edits by hand (git diff shows them).`);
   }
   const files = record.files.map((f) => ({ ...f, previous: f.written, previousMode: f.writtenMode, written: f.previous, writtenMode: f.previousMode ?? f.writtenMode }));
-  runJournal(repo, state, { ...record, id: randomBytes(4).toString('hex'), kind: 'undo', files }, onStep);
+  runJournal(repo, state, { ...record, id: randomBytes(4).toString('hex'), kind: 'undo', files });
   return { restored: record.files.map((f) => f.path).sort(), runId: record.runId };
 }
 

@@ -115,7 +115,7 @@ export function readLedger(state: ReviewState): Ledger {
 const tempOf = (absolute: string, id: string) => `${absolute}.cra-${id}.tmp`;
 
 /** Put `bytes` (null: remove) at `path` with `mode`, through the journal's temporary file and a rename. */
-function replaceFile(repo: string, id: string, path: string, bytes: Buffer | null, mode: number | null, onStep?: (step: string) => void): void {
+function replaceFile(repo: string, id: string, path: string, bytes: Buffer | null, mode: number | null): void {
   const confined = confinePath(repo, path, { allowMissing: true, gitPath: true });
   if (bytes === null) {
     rmSync(confined.absolute, { force: true });
@@ -132,7 +132,6 @@ function replaceFile(repo: string, id: string, path: string, bytes: Buffer | nul
   } finally {
     closeSync(fd);
   }
-  onStep?.(`temp:${path}`);
   try {
     renameSync(temp, confined.absolute);
   } catch (error) {
@@ -158,7 +157,7 @@ const holds = (repo: string, path: string, bytes: string | null): boolean => {
 };
 
 /** The journal's end: the undo record and the ledger say what is now in place; the journal goes. */
-function commit(state: ReviewState, entry: Journal, onStep?: (step: string) => void): void {
+function commit(state: ReviewState, entry: Journal): void {
   const ledger = readLedger(state);
   const run = (ledger[entry.runId] ??= {});
   for (const file of entry.files) {
@@ -167,27 +166,22 @@ function commit(state: ReviewState, entry: Journal, onStep?: (step: string) => v
     else delete run[file.path];
   }
   writeState(ledgerFileOf(state), ledger);
-  onStep?.('ledger');
   if (entry.kind === 'apply') writeState(state.undoFile, entry);
   else rmSync(state.undoFile, { force: true });
-  onStep?.('undo');
   rmSync(journalFileOf(state), { force: true });
 }
 
 /**
  * Write every file of `entry` (journal first, then each file, then the undo record), all or
- * nothing: a failure puts back what was written and throws. `onStep` is called after each step
- * (tests kill the process there).
+ * nothing: a failure puts back what was written and throws.
  */
-export function runJournal(repo: string, state: ReviewState, entry: Journal, onStep?: (step: string) => void): void {
+export function runJournal(repo: string, state: ReviewState, entry: Journal): void {
   writeState(journalFileOf(state), entry);
-  onStep?.('journal');
   const done: JournalFile[] = [];
   try {
     for (const file of entry.files) {
-      replaceFile(repo, entry.id, file.path, decode(file.written), file.writtenMode, onStep);
+      replaceFile(repo, entry.id, file.path, decode(file.written), file.writtenMode);
       done.push(file);
-      onStep?.(`file:${done.length}`);
     }
   } catch (error) {
     for (const file of done.reverse()) replaceFile(repo, entry.id, file.path, decode(file.previous), file.previousMode);
@@ -195,7 +189,7 @@ export function runJournal(repo: string, state: ReviewState, entry: Journal, onS
     rmSync(journalFileOf(state), { force: true });
     throw new AppError('INTERNAL', `Writing ${entry.files[done.length]?.path ?? 'a file'} failed, and nothing was kept: ${(error as Error).message}`, { cause: error });
   }
-  commit(state, entry, onStep);
+  commit(state, entry);
 }
 
 /**
