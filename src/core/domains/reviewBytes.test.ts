@@ -18,7 +18,7 @@ const temp = createTempCore();
 let repo: TestRepo;
 let repoId: string;
 let base: string;
-let run: ReviewableRun;
+const runs: Record<string, ReviewableRun> = {};
 
 const numbered = (n: number, at: Record<number, string> = {}) => Array.from({ length: n }, (_, i) => at[i + 1] ?? `line ${i + 1}`).join('\n') + '\n';
 const latin = (line15: string) => Buffer.concat([Buffer.from('caf\xe9\n', 'latin1'), Buffer.from(numbered(28, { 14: line15 }), 'latin1'), Buffer.from('na\xefve\n', 'latin1')]);
@@ -43,17 +43,25 @@ beforeAll(async () => {
   repo.git('checkout', '-q', '--', '.');
   expect(readFileSync(join(repo.root, 'win/notes.txt'), 'latin1')).toBe('first\r\nsecond\r\nthird\r\n');
 
-  // The run: one commit on top of the base, its diff as a run keeps it, then the tree put back.
-  repo.write('latin.txt', latin('LINE 15'));
-  repo.write('tool.sh', '#!/bin/sh\necho two\n');
-  repo.write('win/notes.txt', 'first\r\nSECOND\r\nthird\r\n');
-  repo.write('data.bin', Buffer.concat([BIN, Buffer.from([0, 9, 9])]));
-  repo.write('new.bin', Buffer.from([0, 1, 2, 0, 255]));
-  repo.write('two.txt', numbered(40, { 3: 'LINE 3', 30: 'LINE 30' }));
-  for (const name of QUOTED) repo.write(name, 'changed\n');
-  const end = repo.commit('run');
-  run = { baseCommit: base, diff: await byteSafeDiff(repo.root, base, end), steps: [] };
-  repo.git('reset', '-q', '--hard', base);
+  // The runs, one per case: a commit on top of the base, its diff as a run keeps it, then the tree put back.
+  const makeRun = async (id: string, change: () => void) => {
+    change();
+    const end = repo.commit(id);
+    runs[id] = { baseCommit: base, diff: await byteSafeDiff(repo.root, base, end), steps: [] };
+    repo.git('reset', '-q', '--hard', base);
+  };
+  await makeRun('latin', () => repo.write('latin.txt', latin('LINE 15')));
+  await makeRun('mode', () => repo.write('tool.sh', '#!/bin/sh\necho two\n'));
+  await makeRun('crlf', () => repo.write('win/notes.txt', 'first\r\nSECOND\r\nthird\r\n'));
+  await makeRun('binary', () => {
+    repo.write('data.bin', Buffer.concat([BIN, Buffer.from([0, 9, 9])]));
+    repo.write('new.bin', Buffer.from([0, 1, 2, 0, 255]));
+    repo.write('two.txt', numbered(40, { 20: 'LINE 20' }));
+  });
+  await makeRun('quoted', () => {
+    for (const name of QUOTED) repo.write(name, 'changed\n');
+  });
+  await makeRun('two', () => repo.write('two.txt', numbered(40, { 3: 'LINE 3', 30: 'LINE 30' })));
 
   const added = await temp.core.handlers['repos/add']({ path: repo.root });
   await temp.core.runs.wait(added.runId);
@@ -68,61 +76,64 @@ beforeEach(() => {
   repo.git('clean', '-fdq');
 });
 
-const review = () => createReviewHandlers(temp.core.context, async () => run);
+const review = () => createReviewHandlers(temp.core.context, async (_repo, runId) => runs[runId]!);
 const bytes = (path: string) => (existsSync(join(repo.root, path)) ? readFileSync(join(repo.root, path)) : null);
 const file = (view: ReviewView, path: string) => view.files.find((f) => f.path === path)!;
-const apply = async (ids: string[]) => review()['review/apply']({ repoId, runId: 'run-1', accepted: ids });
+const apply = async (runId: string, ids: string[]) => review()['review/apply']({ repoId, runId, accepted: ids });
+const get = (runId: string) => review()['review/get']({ repoId, runId });
 
 describe('review on bytes', () => {
   it('keeps every byte of a latin-1 file outside the accepted hunk, and undo restores them', async () => {
-    const view = await review()['review/get']({ repoId, runId: 'run-1' });
+    const view = await get('latin');
     expect(file(view, 'latin.txt').hunks).toHaveLength(1);
-    await apply(file(view, 'latin.txt').hunks.map((h) => h.id));
+    await apply('latin', file(view, 'latin.txt').hunks.map((h) => h.id));
     expect(bytes('latin.txt')!.equals(latin('LINE 15'))).toBe(true);
     await review()['review/undo']({ repoId });
     expect(bytes('latin.txt')!.equals(latin('line 15'))).toBe(true);
   });
 
   it('keeps the executable bit', async () => {
-    const view = await review()['review/get']({ repoId, runId: 'run-1' });
-    await apply(file(view, 'tool.sh').hunks.map((h) => h.id));
+    const view = await get('mode');
+    await apply('mode', file(view, 'tool.sh').hunks.map((h) => h.id));
     expect(bytes('tool.sh')!.toString()).toBe('#!/bin/sh\necho two\n');
     expect(statSync(join(repo.root, 'tool.sh')).mode & 0o111).toBe(0o111);
     expect(repo.git('status', '--porcelain')).toBe(' M tool.sh\n');
   });
 
   it('applies to an untouched CRLF file (eol=crlf) and writes it in the working tree\'s form', async () => {
-    const view = await review()['review/get']({ repoId, runId: 'run-1' });
-    await apply(file(view, 'win/notes.txt').hunks.map((h) => h.id));
+    const view = await get('crlf');
+    await apply('crlf', file(view, 'win/notes.txt').hunks.map((h) => h.id));
     expect(bytes('win/notes.txt')!.toString('latin1')).toBe('first\r\nSECOND\r\nthird\r\n');
   });
 
   it('shows binary changes with their sizes and applies them explicitly', async () => {
-    const view = await review()['review/get']({ repoId, runId: 'run-1' });
+    const view = await get('binary');
     expect(file(view, 'data.bin')).toMatchObject({ status: 'modified', binary: { before: 11, after: 14 } });
     expect(file(view, 'new.bin')).toMatchObject({ status: 'added', binary: { before: null, after: 5 } });
     expect(file(view, 'new.bin').hunks).toHaveLength(1);
-    const result = await apply([...file(view, 'data.bin').hunks, ...file(view, 'new.bin').hunks].map((h) => h.id));
-    expect(result).toEqual({ written: ['data.bin', 'new.bin'], hunks: 2 });
+    // A mixed run: every file listed, and accepting everything writes every file.
+    expect(view.files.map((f) => f.path)).toEqual(['data.bin', 'new.bin', 'two.txt']);
+    const result = await apply('binary', view.files.flatMap((f) => f.hunks.map((h) => h.id)));
+    expect(result).toEqual({ written: ['data.bin', 'new.bin', 'two.txt'], hunks: 3 });
     expect(bytes('data.bin')!.equals(Buffer.concat([BIN, Buffer.from([0, 9, 9])]))).toBe(true);
     expect(bytes('new.bin')!.equals(Buffer.from([0, 1, 2, 0, 255]))).toBe(true);
   });
 
   it('writes files whose names git quotes to their own paths', async () => {
-    expect((await diffPaths(repo.root, run.diff)).filter((p) => QUOTED.includes(p)).sort()).toEqual([...QUOTED].sort());
-    const view = await review()['review/get']({ repoId, runId: 'run-1' });
+    expect((await diffPaths(repo.root, runs.quoted!.diff)).filter((p) => QUOTED.includes(p)).sort()).toEqual([...QUOTED].sort());
+    const view = await get('quoted');
     expect(view.files.map((f) => f.path)).toEqual(expect.arrayContaining(QUOTED));
-    await apply(QUOTED.flatMap((name) => file(view, name).hunks.map((h) => h.id)));
+    await apply('quoted', QUOTED.flatMap((name) => file(view, name).hunks.map((h) => h.id)));
     for (const name of QUOTED) expect(bytes(name)?.toString()).toBe('changed\n');
     expect(repo.git('status', '--porcelain', '-z', '--untracked-files=all').split('\0').filter(Boolean).sort()).toEqual(QUOTED.map((n) => ` M ${n}`).sort());
   });
 
   it('applies a second hunk of a file after the first one', async () => {
-    const view = await review()['review/get']({ repoId, runId: 'run-1' });
+    const view = await get('two');
     const [first, second] = file(view, 'two.txt').hunks;
-    await apply([first!.id]);
+    await apply('two', [first!.id]);
     expect(bytes('two.txt')!.toString()).toBe(numbered(40, { 3: 'LINE 3' }));
-    expect(await apply([second!.id])).toEqual({ written: ['two.txt'], hunks: 1 });
+    expect(await apply('two', [second!.id])).toEqual({ written: ['two.txt'], hunks: 1 });
     expect(bytes('two.txt')!.toString()).toBe(numbered(40, { 3: 'LINE 3', 30: 'LINE 30' }));
     await review()['review/undo']({ repoId });
     expect(bytes('two.txt')!.toString()).toBe(numbered(40, { 3: 'LINE 3' }));
