@@ -126,9 +126,10 @@ function replaceFile(repo: string, id: string, path: string, bytes: Buffer | nul
   rmSync(temp, { force: true }); // one a killed attempt of this journal left
   const fd = openSync(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0), 0o600);
   try {
+    // No fsync: a file whose bytes did not reach the disk does not hold what the journal says it
+    // was to hold, so the journal (synced) rolls the apply back.
     writeSync(fd, bytes);
     fchmodSync(fd, mode ?? 0o644);
-    fsyncSync(fd);
   } finally {
     closeSync(fd);
   }
