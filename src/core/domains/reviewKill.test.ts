@@ -62,10 +62,11 @@ const status = () => repo.git('status', '--porcelain', '-z', '--untracked-files=
 const WHOLE = [...Array.from({ length: MODIFIED }, (_, i) => ` M ${name(i)}`), ...Array.from({ length: 5 }, (_, i) => ` D gone/g${i}.txt`), ...Array.from({ length: 5 }, (_, i) => `?? new/n${i}.txt`)].sort();
 
 describe('an apply killed with SIGKILL', () => {
-  // Renames: the journal, 290 files (deletions are not renames), then the records; before and after each.
+  // Renames: the journal (1), 295 files (2–296: modified and added; deletions are not renames),
+  // the ledger (297), the undo record (298); killed just before or just after one of them.
   const points = [
-    ...[1, 2, 3, 10, 100, 200, 289, 290, 291, 292, 293].map((n) => ({ n, before: false })),
-    ...[1, 2, 3, 50, 150, 250, 290, 291, 292, 293, 294].map((n) => ({ n, before: true })),
+    ...[1, 2, 3, 10, 100, 150, 200, 295, 296, 297, 298].map((n) => ({ n, before: false })),
+    ...[1, 2, 3, 10, 50, 150, 250, 296, 297, 298, 299].map((n) => ({ n, before: true })),
   ];
   it(`leaves nothing or the whole change in place at each of ${points.length} points, and undo works`, async () => {
     const outcomes: string[] = [];
