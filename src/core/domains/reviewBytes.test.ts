@@ -33,6 +33,7 @@ beforeAll(async () => {
   repo.write('win/notes.txt', 'first\nsecond\nthird\n');
   repo.write('data.bin', BIN);
   repo.write('two.txt', numbered(40));
+  repo.write('auto.txt', 'one\ntwo\nthree\n');
   for (const name of QUOTED) repo.write(name, 'plain\n');
   chmodSync(join(repo.root, 'tool.sh'), 0o755);
   base = repo.commit('base');
@@ -61,6 +62,7 @@ beforeAll(async () => {
   await makeRun('quoted', () => {
     for (const name of QUOTED) repo.write(name, 'changed\n');
   });
+  await makeRun('autocrlf', () => repo.write('auto.txt', 'one\nTWO\nthree\n'));
   await makeRun('two', () => repo.write('two.txt', numbered(40, { 3: 'LINE 3', 30: 'LINE 30' })));
 
   const added = await temp.core.handlers['repos/add']({ path: repo.root });
@@ -104,6 +106,20 @@ describe('review on bytes', () => {
     const view = await get('crlf');
     await apply('crlf', file(view, 'win/notes.txt').hunks.map((h) => h.id));
     expect(bytes('win/notes.txt')!.toString('latin1')).toBe('first\r\nSECOND\r\nthird\r\n');
+  });
+
+  it('applies to an untouched file checked out with CRLF by core.autocrlf=true', async () => {
+    repo.git('config', 'core.autocrlf', 'true');
+    try {
+      repo.remove('auto.txt');
+      repo.git('checkout', '-q', '--', 'auto.txt');
+      expect(bytes('auto.txt')!.toString('latin1')).toBe('one\r\ntwo\r\nthree\r\n');
+      const view = await get('autocrlf');
+      await apply('autocrlf', file(view, 'auto.txt').hunks.map((h) => h.id));
+      expect(bytes('auto.txt')!.toString('latin1')).toBe('one\r\nTWO\r\nthree\r\n');
+    } finally {
+      repo.git('config', '--unset', 'core.autocrlf');
+    }
   });
 
   it('shows binary changes with their sizes and applies them explicitly', async () => {
