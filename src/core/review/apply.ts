@@ -120,11 +120,13 @@ export function undoLastApply(repo: string, undoFile: string): { restored: strin
   recoverJournal(repo, state);
   const record = readUndoRecord(state);
   if (!record) throw new AppError('NOT_FOUND', 'There is no apply to undo in this repository.');
-  const edited = record.files.filter((f) => !sameBytes(readCurrent(repo, f.path).bytes, decode(f.written))).map((f) => f.path);
+  const current = record.files.map((f) => readCurrent(repo, f.path));
+  const edited = record.files.filter((f, i) => !sameBytes(current[i]!.bytes, decode(f.written))).map((f) => f.path);
   if (edited.length) {
     throw new AppError('CONFLICT', `${edited.join(', ')} changed since the apply; nothing was undone. Revert those edits by hand (git diff shows them).`);
   }
-  const files = record.files.map((f) => ({ ...f, previous: f.written, previousMode: f.writtenMode, written: f.previous, writtenMode: f.previousMode ?? f.writtenMode }));
+  // A record of the first format has no modes: the file's own is kept.
+  const files = record.files.map((f, i) => ({ ...f, previous: f.written, previousMode: f.writtenMode, written: f.previous, writtenMode: f.previousMode ?? current[i]!.mode }));
   runJournal(repo, state, { ...record, id: randomBytes(4).toString('hex'), kind: 'undo', files });
   return { restored: record.files.map((f) => f.path).sort(), runId: record.runId };
 }

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -177,6 +177,14 @@ describe('applying reviewed hunks to the working tree', () => {
     expect(() => applyReviewed({ repo: repo.root, files: change(), accepted: ids, undoFile, runId: 'r1' })).toThrow(AppError);
     expect(readFileSync(join(outside, 'target.txt'), 'utf8')).toBe(before);
     rmSync(outside, { recursive: true, force: true });
+  });
+
+  it('still undoes an apply recorded in the first format (text contents, no modes)', () => {
+    repo.write('src/a.txt', after);
+    mkdirSync(join(data, 'review'), { recursive: true });
+    writeFileSync(undoFile, JSON.stringify({ runId: 'r0', appliedAt: '2024-01-01T00:00:00Z', files: [{ path: 'src/a.txt', previous: before, written: after }] }));
+    expect(undoLastApply(repo.root, undoFile)).toEqual({ restored: ['src/a.txt'], runId: 'r0' });
+    expect(read('src/a.txt')).toBe(before);
   });
 
   it('refuses to undo over edits made after the apply', () => {
