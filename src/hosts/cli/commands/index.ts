@@ -16,6 +16,7 @@ import { registerEnrich } from './enrichCommand';
 import { registerSolve } from './solveCommand';
 import { registerTraining } from './trainingCommands';
 import { registerPipelines } from './pipelinesCommand';
+import { registerInstallCli } from './installCli';
 
 /** Every command of the CLI, in the order `cra --help` lists them (one per line, so additions merge). */
 export const commandModules: CommandModule[] = [
@@ -36,4 +37,5 @@ export const commandModules: CommandModule[] = [
   registerEnrich,
   registerTraining,
   registerPipelines,
+  registerInstallCli,
 ];
