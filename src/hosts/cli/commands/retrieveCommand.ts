@@ -29,7 +29,8 @@ function describe(pkg: ContextPackage, summary: RetrievalSummary): string {
     out.push('', `${printable(f.path)}  tier ${f.tier} · ${printable(formatReasons(f.reasons))}`);
     for (const i of f.items) {
       const what = i.symbol ? `${printable(i.symbol.qualifiedName)}  ${i.symbol.role}, ${i.detail === 'full' ? 'full source' : 'signature'}` : 'whole file';
-      out.push(`  ${what} · lines ${i.startLine}-${i.endLine} · ${i.tokens} tokens${i.reasons.length ? ` · ${printable(formatReasons(i.reasons))}` : ''}`);
+      const also = i.alsoCovers?.length ? ` · also the line of ${i.alsoCovers.map((n) => printable(n)).join(', ')}` : '';
+      out.push(`  ${what} · lines ${i.startLine}-${i.endLine} · ${i.tokens} tokens${i.reasons.length ? ` · ${printable(formatReasons(i.reasons))}` : ''}${also}`);
     }
   }
   if (pkg.groups?.length) out.push('', 'Related groups:', ...pkg.groups.map((g) => `  ${g.map((p) => printable(p)).join(' · ')}`));
