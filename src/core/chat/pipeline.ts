@@ -60,7 +60,8 @@ export const pipelineSettingsSchema = z.strictObject({
   max_turn_loops: z.number().int().min(0).max(10).default(2),
   retrieval: z
     .strictObject({
-      mode: z.enum(['auto', 'bm25', 'semantic', 'semantic_rerank', 'hybrid']).default('auto'),
+      /** `keyword` as in search; `bm25`, its old name, is still accepted (for one release). */
+      mode: z.enum(['auto', 'keyword', 'bm25', 'semantic', 'semantic_rerank', 'hybrid']).default('auto'),
       fusion: z.enum(['rrf', 'dist']).default('rrf'),
       weights: z.tuple([z.number().min(0), z.number().min(0)]).default([0.5, 0.5]),
       widen: z.number().int().min(1).max(1000).default(50),

@@ -65,7 +65,7 @@ export interface TurnState {
   summaries?: Array<{ level: number; files: string[]; score: number; text: string }>;
 }
 
-const SETTING_MODES: Record<Exclude<PipelineSettings['retrieval']['mode'], 'auto'>, RouteMode> = { bm25: 'BM25', semantic: 'SEMANTIC', semantic_rerank: 'SEMANTIC_RERANK', hybrid: 'HYBRID' };
+const SETTING_MODES: Record<Exclude<PipelineSettings['retrieval']['mode'], 'auto'>, RouteMode> = { keyword: 'BM25', bm25: 'BM25', semantic: 'SEMANTIC', semantic_rerank: 'SEMANTIC_RERANK', hybrid: 'HYBRID' };
 
 /** The actions a pipeline's steps name; each returns its outcome. */
 export class TurnActions {

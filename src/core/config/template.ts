@@ -65,9 +65,10 @@ max_adjustment_rounds = 3
 max_step_attempts = 3
 max_refinement_loops = 2
 
-# Validation after each solve step, per repository (its id from \`cra repos\`), run in the run's own
-# worktree. Read from this file only: a repository's own config.toml cannot set commands. None set:
-# changed files are syntax-checked by parsing them.
+# Validation after each solve step, per repository (its id: the repoId that \`cra index <path> --json\`
+# prints, also its folder's name under repos/ in the data folder), run in the run's own worktree.
+# Read from this file only: a repository's own config.toml cannot set commands. None set: changed
+# files are syntax-checked by parsing them.
 # [validation.myrepo-1a2b3c4d]
 # test = "npm test"
 # lint = "npx tsc --noEmit"

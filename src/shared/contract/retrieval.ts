@@ -19,6 +19,11 @@ export interface PackageItem {
   /** Why it is here: relation, verdicts with P(yes), and `demoted` when its body did not fit. */
   reasons: Reason[];
   pYes?: number;
+  /**
+   * Other symbols whose lines this item already shows (a Python `import io, logging, os` line is the
+   * signature of each module it imports): packed once, named here, their tokens not counted again.
+   */
+  alsoCovers?: string[];
 }
 
 /** One file of a context package, with its tier, the reasons that brought it and its items in source order. */

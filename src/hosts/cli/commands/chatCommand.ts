@@ -7,9 +7,14 @@ import { AppError, type ChatMode } from '../../../shared/contract';
 import { printable } from '../../../shared/printable';
 import type { CliContext, CommandModule } from '../context';
 
-const MODES: readonly ChatMode[] = ['auto', 'bm25', 'semantic', 'hybrid'];
+const MODES: readonly ChatMode[] = ['auto', 'keyword', 'semantic', 'hybrid'];
 
+/** A --mode; `bm25`, the old name of `keyword` (search's name), is accepted for one release, with a note. */
 function parseMode(value: string): ChatMode {
+  if (value === 'bm25') {
+    process.stderr.write('Note: --mode bm25 is now --mode keyword (as in cra search); bm25 is accepted until the next release.\n');
+    return 'keyword';
+  }
   if (!(MODES as readonly string[]).includes(value)) throw new InvalidArgumentError(`"${value}" is not a mode; use one of ${MODES.join(', ')}.`);
   return value as ChatMode;
 }

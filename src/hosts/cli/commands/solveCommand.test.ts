@@ -56,9 +56,10 @@ describe('cra solve', () => {
     expect(run.passes.flatMap((p) => p.validation?.checks.map((c) => c.command) ?? [])).toEqual(['node --test', 'node --test', 'node --test']);
   }, 120_000);
 
-  it('prints the progress tree and the outcome; the working tree is untouched', async () => {
+  it('prints the progress tree and the outcome; the working tree is untouched; cra logs --run shows its calls', async () => {
     const { respond, transcript } = solveResponder(TWO_PARTS);
     server.script.respond = respond;
+    const chatCallsBefore = server.requests.filter((r) => r.path === '/api/chat').length;
     const before = userState();
     const out = await cra('solve', 'Add mul and formatProduct', '--repo', repo.root, '--meta-plan', metaFile);
     expect(out.status, out.stderr).toBe(0);
@@ -66,6 +67,14 @@ describe('cra solve', () => {
     expect(out.stdout).toContain('✓ Multiply\n  ✓ part plan\n  ✓ Add mul to lib/math.js and export it\n    ✓ implement\n    ✓ adjustment\n  ✓ Test mul in test/math.test.js\n    ✓ implement\n    ✓ adjustment\n✓ Format products\n');
     expect(out.stdout).toMatch(/Solve solve-\S+: complete\n {2}done {6}p1\/s1\n {2}done {6}p1\/s2\n {2}done {6}p2\/s1\n/);
     expect(userState()).toEqual(before);
+
+    // cra logs --run <solve run>: the calls of all its passes (logged under <solve run>-p<n>).
+    const solveRunId = /Solve run (\S+)/.exec(out.stderr)![1]!;
+    const logged = await cra('logs', '--run', solveRunId, '--repo', repo.root, '--json', '--limit', '500');
+    expect(logged.status, logged.stderr).toBe(0);
+    const { calls } = JSON.parse(logged.stdout) as { calls: Array<{ runId: string }> };
+    expect(calls.length).toBe(server.requests.filter((r) => r.path === '/api/chat').length - chatCallsBefore);
+    expect(calls.every((c) => c.runId.startsWith(`${solveRunId}-p`))).toBe(true);
   }, 120_000);
 
   it('refuses --plan with --meta-plan, an empty task and an invalid plan file, naming the problem', async () => {
