@@ -73,7 +73,7 @@ describe('answer markdown', () => {
     expect(markdownDepth(quotes)).toBe(20_000);
     const el = render(quotes, done([]));
     expect(el.querySelector('.chat-answer-plain')?.textContent).toBe(quotes);
-    expect(el.querySelector('button.chat-citation')?.dataset.path).toBe('src/app.py');
+    expect(el.querySelector<HTMLButtonElement>('button.chat-citation')?.dataset.path).toBe('src/app.py');
     expect(el.querySelector('.chat-answer-note')?.textContent).toBe(`An answer nested more than ${MARKDOWN_MAX_DEPTH} levels deep: shown as plain text.`);
 
     const nested = '- a\n  - b\n    - c\n\n> quoted\n\n```py\n' + `${' '.repeat(200)}deeply_indented()\n` + '```';
