@@ -5,6 +5,7 @@ import { z } from 'zod';
 import type { ChatIntent } from '../../shared/contract/chat';
 import { readConfinedFile } from '../fs/confine';
 import { packageRoot } from '../paths';
+import { repoFolder } from './repoFolder';
 
 /*
  * Chat pipelines as YAML step graphs (seed: rag-for-code-pipeline §10–11). A pipeline has settings
@@ -368,7 +369,9 @@ function signature(dir: string): string {
  */
 export function loadPipelines(options: { builtinDir?: string; repoRoot?: string } = {}): PipelineSet {
   const builtinDir = options.builtinDir ?? builtinPipelineDir();
-  const key = `${builtinDir}\0${signature(builtinDir)}\0${options.repoRoot ?? ''}\0${options.repoRoot ? signature(join(options.repoRoot, REPO_PIPELINE_DIR)) : ''}`;
+  // A linked folder is not listed, not even for the key: its problem is the same until it changes.
+  const repoDir = options.repoRoot ? repoFolder(options.repoRoot, REPO_PIPELINE_DIR, 'pipelines') : {};
+  const key = `${builtinDir}\0${signature(builtinDir)}\0${options.repoRoot ?? ''}\0${repoDir.dir ? signature(repoDir.dir) : (repoDir.problem?.message ?? '')}`;
   const known = loaded.get(key);
   if (known) return known;
   const set = readPipelines(builtinDir, options.repoRoot);
@@ -389,8 +392,10 @@ function readPipelines(builtinDir: string, repoRoot: string | undefined): Pipeli
     }
   };
   for (const name of yamlFiles(builtinDir)) parse(readFileSync(join(builtinDir, name), 'utf8'), join('resources', 'pipelines', name));
-  if (repoRoot) {
-    const dir = join(repoRoot, REPO_PIPELINE_DIR);
+  const repoDir = repoRoot ? repoFolder(repoRoot, REPO_PIPELINE_DIR, 'pipelines') : {};
+  if (repoDir.problem) problems.push(repoDir.problem);
+  if (repoRoot && repoDir.dir) {
+    const dir = repoDir.dir;
     for (const name of yamlFiles(dir)) {
       const rel = relative(repoRoot, join(dir, name));
       try {

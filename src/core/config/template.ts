@@ -65,6 +65,14 @@ max_adjustment_rounds = 3
 max_step_attempts = 3
 max_refinement_loops = 2
 
+[chat]
+# An answer is stored and shown up to this many KiB; a longer one is cut, with a note saying so.
+max_answer_kb = 256
+# Model calls one question may make, all steps of its pipeline together: a pipeline that loops
+# stops here with an error naming its file and the loop. Re-ranking per_item makes one call per
+# candidate each round: raise this when a pipeline uses it.
+max_model_calls = 40
+
 # Validation after each solve step, per repository (its id: the repoId that \`cra index <path> --json\`
 # prints, also its folder's name under repos/ in the data folder), run in the run's own worktree.
 # Read from this file only: a repository's own config.toml cannot set commands. None set: changed

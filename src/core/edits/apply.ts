@@ -9,6 +9,7 @@ import { dirname } from 'node:path';
 import { confinePath, readConfinedFile } from '../fs/confine';
 import { gitText, Worktree } from '../git';
 import { parseEditBlocks, type EditBlock } from './blocks';
+import { nestedRepositoryProblem } from './submodules';
 import { applyFilePatch, looksLikeUnifiedDiff, parseUnifiedDiff, type PatchEdit } from './unifiedDiff';
 
 export type { EditBlock } from './blocks';
@@ -145,6 +146,8 @@ export async function applyEdits(checkout: string, edits: string | readonly Edit
   const planned = prepare(checkout, blocks);
   if (typeof planned === 'string') return { ok: false, reason: planned };
   const changed = [...planned.values()].filter((f) => f.content !== f.original);
+  const nested = await nestedRepositoryProblem(checkout, changed.map((f) => f.relative), signal);
+  if (nested) return { ok: false, reason: nested };
   const written: Pending[] = [];
   try {
     for (const file of changed) {

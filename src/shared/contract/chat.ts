@@ -341,11 +341,24 @@ export function citationParts(answer: string): Array<string | CitationRef> {
   for (const match of answer.matchAll(CITATION)) {
     const index = match.index ?? 0;
     if (index > at) parts.push(answer.slice(at, index));
-    const a = Number(match[2]);
-    const b = match[3] !== undefined ? Number(match[3]) : a;
-    parts.push({ text: match[0], path: (match[1] as string).replace(/^\.\//, ''), startLine: Math.max(1, Math.min(a, b)), endLine: Math.max(1, a, b) });
+    parts.push(citationRef(match));
     at = index + match[0].length;
   }
   if (at < answer.length) parts.push(answer.slice(at));
   return parts;
+}
+
+const CITATION_HERE = new RegExp(CITATION.source, 'y');
+
+/** The citation `text` starts with, if it starts with one; reads no further than that citation could reach (a tokenizer calls it at every `[`). */
+export function citationAt(text: string): CitationRef | undefined {
+  CITATION_HERE.lastIndex = 0;
+  const match = CITATION_HERE.exec(text);
+  return match ? citationRef(match) : undefined;
+}
+
+function citationRef(match: RegExpExecArray | RegExpMatchArray): CitationRef {
+  const a = Number(match[2]);
+  const b = match[3] !== undefined ? Number(match[3]) : a;
+  return { text: match[0], path: (match[1] as string).replace(/^\.\//, ''), startLine: Math.max(1, Math.min(a, b)), endLine: Math.max(1, a, b) };
 }

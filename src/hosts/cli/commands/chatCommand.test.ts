@@ -94,6 +94,24 @@ describe('cra chat', () => {
     expect(exported.stdout).toContain('> Stopped before the answer finished.');
   }, 120_000);
 
+  it('--export escapes the terminal control sequences of a stored answer (window title, OSC 52 clipboard, clear screen); --json keeps them exact', async () => {
+    const hostile = 'Title\x1b]0;pwned\x07 clip\x1b]52;c;ZXZpbA==\x07 wipe\x1b[2J\x1b[H end\r\x9b1m';
+    fx.server.script.chat.push({ text: `[Answer:] ${hostile}` });
+    const asked = await cra('chat', 'Print something odd', '--repo', fx.repo.root, '--mode', 'bm25');
+    expect(asked.status).toBe(0);
+    const id = /Conversation: (c-[0-9a-f-]+)/.exec(asked.stderr)![1]!;
+
+    const md = await cra('chat', '--export', id, '--repo', fx.repo.root);
+    expect(md.status).toBe(0);
+    expect(md.stdout).not.toMatch(/[\x1b\x07\r\x9b]/);
+    expect(md.stdout).toContain('Title\\x1b]0;pwned\\x07 clip\\x1b]52;c;ZXZpbA==\\x07 wipe\\x1b[2J\\x1b[H end\\r\\x9b1m');
+    // Newlines of the markdown stay newlines.
+    expect(md.stdout).toMatch(/^# Print something odd\n/);
+
+    const json = await cra('chat', '--export', id, '--repo', fx.repo.root, '--json');
+    expect((JSON.parse(json.stdout) as { markdown: string }).markdown).toContain(hostile);
+  }, 120_000);
+
   it('--list shows the conversations, --export prints one as markdown, an unknown --conversation is refused before any model call', async () => {
     fx.server.script.chat.push({ text: 'Mail goes out by send_mail [mailer.py:1-3].' });
     const asked = await cra('chat', 'How is mail sent?', '--repo', fx.repo.root, '--mode', 'keyword');

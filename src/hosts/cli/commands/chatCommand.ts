@@ -47,7 +47,8 @@ async function browseConversations(ctx: CliContext, repoId: string, opts: Browse
   try {
     if (opts.export !== undefined) {
       const exported = await core.handlers['chat/export']({ repoId, conversationId: opts.export });
-      return void process.stdout.write(opts.json ? `${JSON.stringify(exported)}\n` : exported.markdown);
+      // The markdown holds the model's answers as they came: escapes (window title, OSC 52, clear screen) are shown, not run.
+      return void process.stdout.write(opts.json ? `${JSON.stringify(exported)}\n` : printable(exported.markdown, { multiline: true }));
     }
     const { conversations } = await core.handlers['chat/history']({ repoId });
     if (opts.json) return void process.stdout.write(`${JSON.stringify({ conversations })}\n`);

@@ -107,6 +107,24 @@ describe('cra solve', () => {
     expect(refused.stderr).not.toContain('Solve run');
   }, 120_000);
 
+  it('a run that ends before its record exists prints no --resume hint (there is nothing to resume)', async () => {
+    // The worktrees folder cannot be made (a file is in its way): the run fails before its record.
+    const worktrees = join(dataDir, 'worktrees');
+    rmSync(worktrees, { recursive: true, force: true });
+    writeFileSync(worktrees, 'in the way\n');
+    try {
+      server.script.respond = solveResponder(TWO_PARTS).respond;
+      const out = await cra('solve', 'Add mul and formatProduct', '--repo', repo.root, '--meta-plan', metaFile);
+      expect(out.status).toBe(1);
+      const solveRunId = /Solve run (\S+)/.exec(out.stderr)![1]!;
+      expect(out.stderr).not.toContain('--resume');
+      const resumed = await cra('solve', '--resume', solveRunId, '--repo', repo.root);
+      expect(resumed.stderr).toContain(`No solve run ${solveRunId}`);
+    } finally {
+      rmSync(worktrees, { force: true });
+    }
+  }, 120_000);
+
   it('a run killed with SIGKILL leaves the working tree untouched and resumes from its last completed step', async () => {
     const first = solveResponder({ metaPlan: META, partPlans: { p1: P1, p2: P2 }, edits: TWO_PARTS.edits });
     // The first process hangs in the adjustment after p1/s1; it is killed there.
@@ -124,6 +142,8 @@ describe('cra solve', () => {
     child.kill('SIGKILL');
     await exited;
     const solveRunId = /Solve run (\S+)/.exec(stderr)![1]!;
+    // The record existed when the process was killed: the hint was printed.
+    expect(stderr).toContain(`If it stops, resume it with cra solve --resume ${solveRunId}\n`);
     expect(userState()).toEqual(before);
 
     const listed = await cra('solve', '--list', '--json', '--repo', repo.root);

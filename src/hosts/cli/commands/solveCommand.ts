@@ -74,8 +74,17 @@ export const registerSolve: CommandModule = (program, ctx) => {
         loadUserConfigCached(ctx.dataDir());
         let runId: string | undefined;
         let lastPhase = '';
+        // The --resume hint only once the run's record exists (a resumed run's does; a new run's once
+        // it reports progress): a run killed before has nothing to resume, and the hint would fail.
+        let resumable: string | undefined;
+        const hint = () => {
+          if (resumable) process.stderr.write(`If it stops, resume it with cra solve --resume ${resumable}\n`);
+          resumable = undefined;
+        };
         const stopProgress = core.events.on('run/progress', (p) => {
-          if (p.runId !== runId || opts.json || p.phase === lastPhase) return;
+          if (p.runId !== runId) return;
+          hint();
+          if (opts.json || p.phase === lastPhase) return;
           lastPhase = p.phase;
           process.stderr.write(`${printable(p.phase)}…\n`);
         });
@@ -86,7 +95,9 @@ export const registerSolve: CommandModule = (program, ctx) => {
         try {
           const started = await core.handlers['solve/run']({ repoId: repo.id, task: task ?? '', includeUncommitted: Boolean(opts.includeUncommitted), allowUnsandboxedValidation: Boolean(opts.allowUnsandboxedValidation), ...(plan ? { plan } : {}), ...(metaPlan ? { metaPlan } : {}), ...(opts.resume ? { resume: opts.resume } : {}) });
           runId = started.runId;
-          process.stderr.write(`Solve run ${started.solveRunId} (resume with cra solve --resume ${started.solveRunId} if it stops)\n`);
+          resumable = started.solveRunId;
+          process.stderr.write(`Solve run ${started.solveRunId}\n`);
+          if (opts.resume) hint();
           const outcome = await core.runs.wait(runId, 'solve');
           const { run } = await core.handlers['solve/get']({ repoId: repo.id, solveRunId: started.solveRunId });
           if (opts.json) process.stdout.write(`${JSON.stringify({ outcome, run }, null, 2)}\n`);

@@ -47,6 +47,13 @@ export const SETTING_SECTIONS: Array<{ title: string; fields: SettingField[] }> 
     ],
   },
   {
+    title: 'Chat',
+    fields: [
+      { path: ['chat', 'max_answer_kb'], label: 'Longest answer kept (KB)', kind: 'int', help: 'A longer answer is cut, with a note; [chat].max_answer_kb' },
+      { path: ['chat', 'max_model_calls'], label: 'Model calls per question', kind: 'int', help: 'A pipeline that loops stops here; per_item re-ranking needs more; [chat].max_model_calls' },
+    ],
+  },
+  {
     title: 'Orchestrator',
     fields: [
       { path: ['orchestrator', 'max_parts'], label: 'Max parts', kind: 'int' },
