@@ -164,6 +164,7 @@ step('solve/run', async () => {
   ids.solveRunId = started.solveRunId;
   expect(await finished(started)).toMatchObject({ status: 'complete' });
 });
+step('solve/sandbox', async () => expect(await call('solve/sandbox', { repoId: repoId() })).toMatchObject({ commandsConfigured: false, wouldRefuse: false, message: expect.any(String) }));
 step('solve/list', async () => expect(((await call('solve/list', { repoId: repoId() })) as { runs: unknown[] }).runs.length).toBeGreaterThan(0));
 step('solve/get', async () => expect(await call('solve/get', { repoId: repoId(), solveRunId: ids.solveRunId })).toBeTruthy());
 step('review/get', async () => {
