@@ -1,6 +1,6 @@
 import type { ChatMessage, ChatTraceHistory } from '../../shared/contract/chat';
 import type { TurnCalls } from './calls';
-import { estimateTokens } from './retrieve';
+import { estimateTokens } from '../../shared/tokens';
 import type { ConversationStore, HistorySummary } from './store';
 
 /*

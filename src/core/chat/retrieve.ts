@@ -5,6 +5,7 @@ import type { KnowledgeBase } from '../kb/knowledgeBase';
 import { roundScore } from '../search/details';
 import { EDGE_KINDS, type EdgeKind } from './pipeline';
 import type { IntentPlan } from './router';
+import { estimateTokens } from '../../shared/tokens';
 
 /*
  * The evidence graph of a chat turn (seeds: rag-for-code-pipeline §5–6, query-engine "ASG-aware
@@ -27,10 +28,6 @@ const NEIGHBOURS_PER_EDGE = 6;
 /** Co-change pairs below this many commits are noise for a question. */
 const MIN_CO_CHANGES = 2;
 
-/** Rough tokens of a text (≈ 4 characters a token for code). */
-export function estimateTokens(text: string): number {
-  return Math.ceil(text.length / 4);
-}
 
 /** A file in the evidence graph: a search hit (seed) or a neighbour reached from one. */
 export interface GraphNode {

@@ -8,7 +8,8 @@
 import { AppError } from '../../shared/contract';
 import type { LlmClient } from '../llm/client';
 import type { CallLogger } from '../llm/types';
-import { estimateTokens } from './budget';
+import { estimateTokens } from '../../shared/tokens';
+import { DEFAULT_SAFETY_MARGIN } from './budget';
 
 /** One batched selection: the offered items and what the model picked of them. */
 export interface Selection {
@@ -51,7 +52,7 @@ const FATAL = new Set(['CANCELLED', 'OLLAMA_UNREACHABLE', 'MODEL_NOT_FOUND', 'CO
 export async function runSelection(call: SelectionCall): Promise<Selection> {
   const model = call.llm.resolve({ stage: call.stage });
   const maxTokens = Math.min(model.maxTokens, 32 + 24 * call.offered.length);
-  const promptTokens = estimateTokens(call.system + call.prompt);
+  const promptTokens = estimateTokens(call.system + call.prompt, DEFAULT_SAFETY_MARGIN);
   if (promptTokens + maxTokens > model.contextWindow) {
     return { unknown: [], problem: `prompt of ~${promptTokens} tokens does not fit the ${model.contextWindow}-token window of ${model.model}`, model: model.model, promptTokens: 0, completionTokens: 0 };
   }

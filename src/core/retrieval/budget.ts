@@ -33,10 +33,6 @@ export function validateSafetyMargin(margin: number): number {
   return margin;
 }
 
-/** Tokens of a text by the chars/4 rule with a safety margin (no tokenizer dependency; exact counts come from the server). */
-export function estimateTokens(text: string, margin = DEFAULT_SAFETY_MARGIN): number {
-  return Math.ceil((text.length / 4) * (1 + margin));
-}
 
 /** A budget file's content: the two numbers, and optionally the safety margin. */
 export interface BudgetFile extends BudgetConfig {

@@ -9,7 +9,7 @@ import type { LlmClient } from '../llm/client';
 import type { ScriptedReply } from '../testing/ollamaTestServer';
 import { loopbackClient, useRetrievalHarness } from '../testing/retrievalHarness';
 import { RawDecisionLog } from './decisionLog';
-import { estimateTokens, renderMarkdown } from './package';
+import { DEFAULT_SAFETY_MARGIN, estimateTokens, renderMarkdown } from './package';
 import { retrieve } from './pipeline';
 import { scopeCandidates } from './stages/scope';
 import { analyzeTask } from './taskAnalysis';
@@ -118,7 +118,7 @@ describe('gate 4 and 5: random runs of the whole pipeline', () => {
       const pkg = done.package;
       const context = `seed ${seed}, budget ${budget}, stages ${stages.join(',')}`;
       expect(pkg.budget.used, context).toBeLessThanOrEqual(budget);
-      expect(estimateTokens(renderMarkdown(pkg)), context).toBeLessThanOrEqual(budget);
+      expect(estimateTokens(renderMarkdown(pkg), DEFAULT_SAFETY_MARGIN), context).toBeLessThanOrEqual(budget);
       expect(pkg.taskId).toBe(`p${seed}`);
       expect(contextPackageIsCoherent(pkg, read), context).toEqual([]);
     }

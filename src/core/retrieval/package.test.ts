@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Reason } from '../../shared/contract/reasons';
-import { buildPackage, effectiveBudget, estimateTokens, renderJson, renderMarkdown, type ContextPackage } from './package';
+import { buildPackage, DEFAULT_SAFETY_MARGIN, effectiveBudget, estimateTokens, renderJson, renderMarkdown, type ContextPackage } from './package';
 import type { ContextFile, ContextSymbol, SymbolRole } from './stage';
 import { createRetrievalFixture, type RetrievalFixture } from './testing/fixture';
 
@@ -53,7 +53,7 @@ describe('context package', () => {
     const md = renderMarkdown(pkg);
     expect(md).toContain('\n## calc/tokenizer.py\n\ntier 1 · named in the task (“tokenize”)\n');
     expect(md).toMatch(/\n### calc\/tokenizer\.py:4-6 · tokenize \(primary, full source\)\n```\ndef tokenize\(text\):/);
-    expect(estimateTokens(md)).toBeLessThanOrEqual(pkg.budget.used);
+    expect(estimateTokens(md, DEFAULT_SAFETY_MARGIN)).toBeLessThanOrEqual(pkg.budget.used);
     expect(JSON.parse(renderJson(pkg))).toEqual(pkg);
   });
 
@@ -137,8 +137,8 @@ describe('context package, property: random files, symbols and budgets', () => {
       }
       const context = `seed ${seed}, budget ${budget}`;
       expect(pkg.budget.used, context).toBeLessThanOrEqual(budget);
-      expect(estimateTokens(renderMarkdown(pkg)), context).toBeLessThanOrEqual(pkg.budget.used);
-      const sum = (pkg.files.length ? estimateTokens('# Context package\n\nTask: do the thing\n') : 0) + pkg.files.reduce((n, f) => n + f.headerTokens + f.items.reduce((m, i) => m + i.tokens, 0), 0);
+      expect(estimateTokens(renderMarkdown(pkg), DEFAULT_SAFETY_MARGIN), context).toBeLessThanOrEqual(pkg.budget.used);
+      const sum = (pkg.files.length ? estimateTokens('# Context package\n\nTask: do the thing\n', DEFAULT_SAFETY_MARGIN) : 0) + pkg.files.reduce((n, f) => n + f.headerTokens + f.items.reduce((m, i) => m + i.tokens, 0), 0);
       if (pkg.files.length) expect(sum, context).toBe(pkg.budget.used);
       // The seed's primaries come first: whatever else is added, each of them is placed exactly as it is
       // when the package holds nothing but them (more context never displaces or demotes them).

@@ -3,9 +3,11 @@ import { formatReasons } from '../../shared/contract/reasons';
 import type { KnowledgeBase } from '../kb/knowledgeBase';
 import type { ContextPackage, DroppedItem, PackageFile, PackageItem } from '../../shared/contract/retrieval';
 import type { ContextFile, ContextSymbol } from './stage';
-import { DEFAULT_SAFETY_MARGIN, estimateTokens } from './budget';
+import { estimateTokens } from '../../shared/tokens';
+import { DEFAULT_SAFETY_MARGIN } from './budget';
 
-export { DEFAULT_SAFETY_MARGIN, effectiveBudget, estimateTokens, type BudgetConfig } from './budget';
+export { DEFAULT_SAFETY_MARGIN, effectiveBudget, type BudgetConfig } from './budget';
+export { estimateTokens };
 
 export type { ContextPackage, DroppedItem, PackageFile, PackageItem } from '../../shared/contract/retrieval';
 

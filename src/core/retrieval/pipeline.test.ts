@@ -9,7 +9,7 @@ import type { LlmClient } from '../llm/client';
 import type { ScriptedReply } from '../testing/ollamaTestServer';
 import { loopbackClient, useRetrievalHarness } from '../testing/retrievalHarness';
 import { RawDecisionLog } from './decisionLog';
-import { estimateTokens, renderMarkdown } from './package';
+import { DEFAULT_SAFETY_MARGIN, estimateTokens, renderMarkdown } from './package';
 import { retrieve, validateStageList, type RetrievalDeps } from './pipeline';
 import { refineContext, validateRefinementRequest, type RefinementRequest } from './refine';
 import { RetrievalSession, sweepAbandonedSessions, type StageProgressEntry } from './session';
@@ -206,7 +206,7 @@ describe('refinement re-entry', () => {
     expect(r.loop).toBe(1);
     expect(r.package.taskId).toBe('task-1');
     expect(r.package.budget.used).toBeLessThanOrEqual(2000);
-    expect(estimateTokens(renderMarkdown(r.package))).toBeLessThanOrEqual(2000);
+    expect(estimateTokens(renderMarkdown(r.package), DEFAULT_SAFETY_MARGIN)).toBeLessThanOrEqual(2000);
     const paths = r.package.files.map((f) => f.path);
     expect(paths).toEqual(expect.arrayContaining(['calc/units.py', 'calc/cli.py', ...first.files.map((f) => f.path)]));
     const units = r.package.files.find((f) => f.path === 'calc/units.py')!;

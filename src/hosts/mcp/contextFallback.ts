@@ -1,5 +1,6 @@
 import type { ContextPackage, DroppedItem, PackageFile, PackageItem, Reason, RepoInfo, SearchResult } from '../../shared/contract';
 import type { EngineClient } from './engine';
+import { estimateTokens } from '../../shared/tokens';
 
 /** Search hits a model-free package looks at. */
 const CANDIDATES = 20;
@@ -10,10 +11,6 @@ const WINDOW = 40;
 /** The longest item (lines); a longer symbol is cut to its head. */
 const MAX_ITEM_LINES = 300;
 
-/** Tokens of a text as the package counts them (about four characters a token). */
-export function estimateTokens(text: string): number {
-  return Math.ceil(text.length / 4);
-}
 
 /** Reasons that say the file itself matched (tier 1); a hit with only graph reasons is tier 2. */
 const DIRECT = new Set<Reason['kind']>(['text-match', 'path-match', 'file-text-match', 'definition', 'semantic-match', 'named-in-task', 'past-commits']);
