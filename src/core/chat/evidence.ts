@@ -3,7 +3,7 @@ import { summaryInput } from './budget';
 import { TurnCalls } from './calls';
 import { nextStep, type PipelineAction } from './pipeline';
 import type { ChatEvidence, GraphNode } from './retrieve';
-import type { TurnDeps, TurnInput } from './turn';
+import type { TurnDeps, TurnInput } from './turnTypes';
 import { TurnActions, type TurnState } from './turnActions';
 import { AnswerCap, DEFAULT_MAX_ANSWER_KB } from './limits';
 

@@ -1,17 +1,12 @@
-import type { ChatMessage, ChatMode, ChatTrace } from '../../shared/contract/chat';
-import type { EventBus } from '../runtime/events';
+import type { ChatMessage, ChatTrace } from '../../shared/contract/chat';
 import { throwIfAborted } from '../runtime/runs';
-import type { KnowledgeBase } from '../kb/knowledgeBase';
-import type { Embedder } from '../search/embedder';
-import { TurnCalls, type TurnModel } from './calls';
+import { TurnCalls } from './calls';
 import { parseCitations } from './citations';
-import { AnswerCap, cutNote, DEFAULT_MAX_ANSWER_KB, DEFAULT_MAX_MODEL_CALLS, loopError, type TurnLimits } from './limits';
-import { nextStep, type ChatPipeline, type PipelineStep } from './pipeline';
+import { AnswerCap, cutNote, DEFAULT_MAX_ANSWER_KB, DEFAULT_MAX_MODEL_CALLS, loopError } from './limits';
+import { nextStep, type PipelineStep } from './pipeline';
 import { FALLBACK_MODE } from './router';
-import type { DecisionSink } from '../retrieval/decisionLog';
-import type { SummaryStore } from '../summaries/store';
-import type { ConversationStore } from './store';
 import { TurnActions, type TurnState } from './turnActions';
+import type { TurnDeps, TurnInput } from './turnTypes';
 
 /*
  * One chat turn run from a pipeline (seed: rag-for-code-pipeline §10): the steps of the pipeline's
@@ -26,34 +21,7 @@ import { TurnActions, type TurnState } from './turnActions';
 /** Steps one turn may take before the run stops as a bug (a loop the loop guard does not bound). */
 const MAX_STEPS = 200;
 
-/** What a turn needs: the model calls it makes, the index, the store, the event bus and its pipeline. */
-export interface TurnDeps extends TurnModel {
-  kb: KnowledgeBase;
-  store: ConversationStore;
-  events: EventBus;
-  embedder: Embedder;
-  pipeline: ChatPipeline;
-  /** Refused pipelines of the repository (`file:line: reason`), for the trace. */
-  pipelineProblems?: string[];
-  /** Where the evidence decisions of each round are logged (stage `chat`). */
-  decisions?: DecisionSink;
-  /** The repository's summary tree, when one was built. */
-  summaries?: Pick<SummaryStore, 'nearest' | 'embedderId'>;
-  /** [chat] of config.toml; absent: its defaults. */
-  limits?: Partial<TurnLimits>;
-}
-
-/** One question of a conversation. */
-export interface TurnInput {
-  runId: string;
-  repoId: string;
-  conversationId: string;
-  question: string;
-  mode: ChatMode;
-  signal: AbortSignal;
-  /** `auto` or absent: detect; an ISO 639-1 code: the person's choice. */
-  language?: string;
-}
+export type { TurnDeps, TurnInput } from './turnTypes';
 
 export { ANSWER_SYSTEM, answerPrompt } from './prompts';
 

@@ -14,7 +14,7 @@ import { packEvidence } from './evidencePack';
 import { edgeOf, evidenceCost, expandGraph, mergeEvidence, seedsOf, trimEvidence, type ChatEvidence, type GraphNode } from './retrieve';
 import { chosenRoute, detectIntent, FALLBACK_MODE, INTENT_PLANS, routeQuestion, type IntentPlan } from './router';
 import { ANSWER_SYSTEM, answerPrompt, overviewOf } from './prompts';
-import type { TurnDeps, TurnInput } from './turn';
+import type { TurnDeps, TurnInput } from './turnTypes';
 
 /*
  * The actions of a chat pipeline's steps (seed: rag-for-code-pipeline §10.2). Each reads and

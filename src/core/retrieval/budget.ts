@@ -7,7 +7,6 @@
 import { readFileSync } from 'node:fs';
 import { AppError } from '../../shared/contract';
 import { parseToml } from '../config/load';
-import type { Judgment } from './judge';
 
 /** The model's window and what is kept back for the system prompt, the answer and retries. */
 export interface BudgetConfig {
@@ -85,8 +84,8 @@ export interface TokenUsage {
 export class TokenMeter {
   private readonly byStage = new Map<string, TokenUsage>();
 
-  /** Count one judgment of a stage. */
-  add(stage: string, j: Pick<Judgment, 'promptTokens' | 'completionTokens' | 'denyCause'>): void {
+  /** Count one judgment of a stage (a Judgment fits: its token counts, and `denyCause` 'call-failed' for a failed call). */
+  add(stage: string, j: { promptTokens: number; completionTokens: number; denyCause?: string }): void {
     const u = this.byStage.get(stage) ?? { calls: 0, promptTokens: 0, completionTokens: 0, failed: 0 };
     u.calls++;
     if (j.denyCause === 'call-failed') u.failed++;
