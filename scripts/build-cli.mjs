@@ -4,7 +4,8 @@
 // reading them one by one cost more than the search itself); packages that find native binaries,
 // wasm or model files beside their own code stay external (EXTERNAL), so native better-sqlite3 /
 // sqlite-vec, the tree-sitter wasm files and the embedding model load from node_modules as they do
-// from the sources.
+// from the sources. tinyld (800 kB of language tables, one file) stays external too: the chat requires
+// it on its first language detection, and every other command would only pay to compile it.
 // bin/cra.js runs this bundle while it is newer than every file under src/, else the sources
 // through tsx. electron.vite.config.ts runs it after the main build (`npm install`, `npm run build`,
 // `npx electron-vite build`); `node scripts/build-cli.mjs` runs it alone.
@@ -13,7 +14,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 /** Packages loaded from node_modules at run time: native addons, wasm/model files found by path, the loader. */
-const EXTERNAL = ['better-sqlite3', 'sqlite-vec', 'web-tree-sitter', 'tree-sitter-wasms', '@energetic-ai/*', 'tsx', 'ws', 'electron', 'esbuild'];
+const EXTERNAL = ['better-sqlite3', 'sqlite-vec', 'web-tree-sitter', 'tree-sitter-wasms', 'tinyld', '@energetic-ai/*', 'tsx', 'ws', 'electron', 'esbuild'];
 
 /** Bundle the CLI of the checkout at `root` into `<root>/out/cli`. */
 export async function buildCli(root = join(import.meta.dirname, '..')) {
