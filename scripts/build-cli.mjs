@@ -1,5 +1,6 @@
 // Builds the CLI into out/cli/: main.js (src/hosts/cli/main.ts: commander and the commands' options),
-// engine.js (everything a command's action requires) with its loader codeCache.js, the two worker
+// engine.js (everything a command's action requires) with its loaders codeCache.js and
+// dynamicImport.js, the two worker
 // entries the engine starts beside itself (indexWorker.js, embedThread.js; see parsePool.ts and
 // workerEmbedder.ts), and sources.json (the source files the bundles were built from, for
 // bin/cra.js's freshness check).
@@ -20,7 +21,7 @@
 // through tsx. electron.vite.config.ts runs it after the main build (`npm install`, `npm run build`,
 // `npx electron-vite build`); `node scripts/build-cli.mjs` runs it alone.
 import { build } from 'esbuild';
-import { copyFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -29,6 +30,24 @@ const EXTERNAL = ['better-sqlite3', 'sqlite-vec', 'web-tree-sitter', 'tree-sitte
 
 /** Where main.js publishes the start-graph modules engine.js shares (a registry on globalThis). */
 const SHARED_KEY = 'Symbol.for("clean-room.cli.shared")';
+
+/**
+ * How main.js and engine.js import ESM packages (the embedding model, node:os…): a script V8 compiled
+ * from a code cache has lost Node's dynamic-import hook (Node 20: "A dynamic import callback was not
+ * specified"), so each `import("x")` of a bundle becomes `__craDynamicImport("x")`, which requires
+ * this small module (compiled by Node itself, beside the bundles) on first use.
+ */
+const DYNAMIC_IMPORT_MODULE = `'use strict';
+// import() for out/cli/main.js and engine.js, which run from V8's code cache (see scripts/build-cli.mjs).
+module.exports = (specifier) => import(specifier);
+`;
+const DYNAMIC_IMPORT_BANNER = 'var __craDynamicImport = (specifier) => require("./dynamicImport.js")(specifier);';
+
+/** Route the `import("…")` calls esbuild kept in `file` (external packages) through __craDynamicImport. */
+function routeDynamicImports(file) {
+  const text = readFileSync(file, 'utf8');
+  writeFileSync(file, text.replace(/\bimport\("([^"\\]+)"\)/g, (_, specifier) => `__craDynamicImport(${JSON.stringify(specifier)})`));
+}
 
 /** Options every bundle shares. CommonJS, like the sources run by tsx: __dirname and require of native modules. */
 const common = (root) => ({
@@ -110,6 +129,7 @@ export async function buildCli(root = join(import.meta.dirname, '..'), outdir = 
     stdin: { contents: mainEntry, resolveDir: root, sourcefile: 'cli-main-entry.js', loader: 'js' },
     outfile: join(outdir, 'main.js'),
     sourcemap: 'linked',
+    banner: { js: DYNAMIC_IMPORT_BANNER },
     plugins: [
       redirect('cra-engine', root, (key) => lazySet.has(key), engineStub),
       { name: 'cra-code-cache', setup: (b) => b.onResolve({ filter: /^\.\/codeCache\.js$/ }, (args) => (args.namespace === 'cra-engine' ? { path: args.path, external: true } : undefined)) },
@@ -133,10 +153,14 @@ export async function buildCli(root = join(import.meta.dirname, '..'), outdir = 
     stdin: { contents: engineEntry, resolveDir: root, sourcefile: 'cli-engine-entry.js', loader: 'js' },
     outfile: join(outdir, 'engine.js'),
     sourcemap: 'linked',
+    banner: { js: DYNAMIC_IMPORT_BANNER },
     plugins: [redirect('cra-shared', root, (key) => shared.includes(key), (key) => `module.exports = globalThis[${SHARED_KEY}][${JSON.stringify(key)}];`)],
   });
 
-  // The worker entries: separate threads, each its own bundle.
+  for (const name of ['main.js', 'engine.js']) routeDynamicImports(join(outdir, name));
+  writeFileSync(join(outdir, 'dynamicImport.js'), DYNAMIC_IMPORT_MODULE);
+
+  // The worker entries: separate threads, each its own bundle (loaded by Node, not from a code cache).
   const workers = await build({
     ...common(root),
     entryPoints: { indexWorker: join(root, 'src', 'core', 'indexer', 'parse', 'parseWorker.ts'), embedThread: join(root, 'src', 'core', 'search', 'embedWorker.ts') },

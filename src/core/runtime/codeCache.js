@@ -46,8 +46,11 @@ function writeCache(cacheFile, stamp, data) {
 
 /**
  * Load the CommonJS file `file` like `require(file)` and return its exports, compiled with the code
- * cache in `cacheFile` when that is valid. Without a valid cache it compiles from source and, when
- * the process exits, stores what V8 compiled during the run (the command's own functions included).
+ * cache in `cacheFile` when that is valid. The file must not call import() itself: V8 drops the
+ * dynamic-import hook of a script compiled from a cache (the CLI build routes the bundles' import()
+ * calls through out/cli/dynamicImport.js, a module Node loads). Without a valid cache it compiles
+ * from source and, when the process exits, stores what V8 compiled during the run (the command's
+ * own functions included).
  */
 function requireWithCodeCache(file, cacheFile = `${file}.v8cache`) {
   const done = loaded.get(file);
@@ -58,8 +61,6 @@ function requireWithCodeCache(file, cacheFile = `${file}.v8cache`) {
   const script = new vm.Script(Module.wrap(source), {
     filename: file,
     cachedData,
-    // import() inside the bundle (ESM packages such as the embedding model) resolves as in a file Node loaded.
-    importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
   });
   if (cachedData === undefined || script.cachedDataRejected) {
     process.once('exit', () => writeCache(cacheFile, stamp, script.createCachedData()));

@@ -57,6 +57,22 @@ describe('the split CLI bundle', () => {
     expect((JSON.parse(search.stdout) as { results: Array<{ path: string }> }).results[0]?.path).toBe('pkg/core.py');
   }, 120_000);
 
+  it("imports ESM packages from the engine when it runs from its code cache (V8 drops the bundle's own import() hook then)", () => {
+    // models/recommended does `await import('node:os')`; the first run writes the cache, the second runs from it.
+    const script = [
+      `const loader = require(${JSON.stringify(join(outdir, 'codeCache.js'))});`,
+      `loader.requireWithCodeCache(${JSON.stringify(join(outdir, 'main.js'))});`,
+      `const { createCore } = loader.requireWithCodeCache(${JSON.stringify(join(outdir, 'engine.js'))}).load('src/core/createCore.ts');`,
+      `const core = createCore({ host: 'cli', dataDir: ${JSON.stringify(dataDir)} }, { watch: false, recoverStatuses: false });`,
+      "core.handlers['models/recommended']({}).then((r) => { process.stdout.write(String(r.totalMemoryBytes > 0)); return core.dispose(); });",
+    ].join('\n');
+    for (const run of ['writes the cache', 'runs from it']) {
+      const result = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 120_000 });
+      expect(`${run}: ${result.stdout}`, result.stderr).toBe(`${run}: true`);
+    }
+    expect(readFileSync(join(outdir, 'engine.js'), 'utf8')).not.toMatch(/\bimport\("/);
+  }, 120_000);
+
   it('keeps one AppError: an error the engine throws is reported as a user error, not an internal one', () => {
     const missing = bundled('--data-dir', dataDir, 'search', 'x', '--repo', join(dataDir, 'no-such-folder'));
     expect(missing.status).toBe(1);
