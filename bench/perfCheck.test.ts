@@ -2,9 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { figure, formatFigures } from './perfCheck';
 
 describe('perf-check figures', () => {
-  it('takes medians, fails above 1.5x the target, or above 1.5x today where the target is not met yet', () => {
-    const fast = figure('start-up', [60, 50, 900], [40, 41, 39], 1.5);
-    expect(fast).toMatchObject({ ms: 60, referenceMs: 40, ratio: 1.5, threshold: 2.25 });
+  it('takes the median of the rounds, fails above 1.5x the target, or above 1.5x today where the target is not met yet', () => {
+    // Round 3 ran under a burst of load that slowed both sides: its ratio stays near the others.
+    const fast = figure('start-up', [60, 62, 900], [40, 41, 600], 1.5);
+    expect(fast).toMatchObject({ ms: 62, referenceMs: 41, ratio: 1.5, threshold: 2.25 });
     const chat = figure('chat', [300], [50], 3, 5.7);
     expect(chat.ratio).toBe(6);
     expect(chat.threshold).toBe(8.55);
