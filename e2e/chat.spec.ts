@@ -139,7 +139,7 @@ test.describe('Chat (cra serve, loopback model server)', () => {
       await expect(page.getByTestId('repo-row').getByTestId('repo-status')).toHaveText('ready', { timeout: 45_000 });
       await page.getByRole('button', { name: 'Chat', exact: true }).click();
       const main = page.getByRole('main', { name: 'Chat' });
-      await main.getByLabel('Retrieval mode').selectOption('bm25');
+      await main.getByLabel('Retrieval mode').selectOption('keyword');
 
       // A first conversation, answered in full.
       server.script.chat.push({ text: `The cart imports it [${FIXTURE.importer}:1].` });

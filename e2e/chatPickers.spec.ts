@@ -51,7 +51,7 @@ test.describe('Chat pickers (cra serve, loopback model server)', () => {
       );
       await screenshot(page, 'chat-pickers-refused');
 
-      await main.getByLabel('Retrieval mode').selectOption('bm25');
+      await main.getByLabel('Retrieval mode').selectOption('keyword');
       await picker.selectOption('team');
       server.script.chat.push({ text: `[Answer:] compute_discount [${FIXTURE.functionFile}:4-6] takes the percent off the price and rounds it to cents; Cart.total calls it with the gross sum of the items.` });
       await main.getByLabel('Question').fill('Where is the discount computed?');
@@ -123,7 +123,7 @@ test.describe('Chat pickers (cra serve, loopback model server)', () => {
     try {
       writeFileSync(join(served.app.dataDir, 'config.toml'), `[models]\nreasoning = "qwen3:0.6b"\ncoding = "qwen3:0.6b"\nbase_url = "${server.url}"\n`);
       const main = await openChat(page, served.app.url);
-      await main.getByLabel('Retrieval mode').selectOption('bm25');
+      await main.getByLabel('Retrieval mode').selectOption('keyword');
       const language = main.getByLabel('Language');
       await expect(language).toHaveValue('auto');
       await language.selectOption('pl');

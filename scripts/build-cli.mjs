@@ -1,9 +1,8 @@
 // Builds the CLI into out/cli/: main.js (src/hosts/cli/main.ts: commander and the commands' options),
 // engine.js (everything a command's action requires) with its loaders codeCache.js and
-// dynamicImport.js, the two worker
-// entries the engine starts beside itself (indexWorker.js, embedThread.js; see parsePool.ts and
-// workerEmbedder.ts), and sources.json (the source files the bundles were built from, for
-// bin/cra.js's freshness check).
+// dynamicImport.js, the entries the engine starts beside itself (indexWorker.js, embedThread.js,
+// llamaHost.js; see parsePool.ts, workerEmbedder.ts and llm/builtin/runtime.ts), and sources.json
+// (the source files the bundles were built from, for bin/cra.js's freshness check).
 // Our code is bundled with the pure-JS packages it needs (zod alone is ~95 files: resolving and
 // reading them one by one cost more than the search itself); packages that find native binaries,
 // wasm or model files beside their own code stay external (EXTERNAL), so native better-sqlite3 /
@@ -160,10 +159,15 @@ export async function buildCli(root = join(import.meta.dirname, '..'), outdir = 
   for (const name of ['main.js', 'engine.js']) routeDynamicImports(join(outdir, name));
   writeFileSync(join(outdir, 'dynamicImport.js'), DYNAMIC_IMPORT_MODULE);
 
-  // The worker entries: separate threads, each its own bundle (loaded by Node, not from a code cache).
+  // The worker and host entries: separate threads or processes, each its own bundle (loaded by Node,
+  // not from a code cache, so their import() of node-llama-cpp is Node's own).
   const workers = await build({
     ...common(root),
-    entryPoints: { indexWorker: join(root, 'src', 'core', 'indexer', 'parse', 'parseWorker.ts'), embedThread: join(root, 'src', 'core', 'search', 'embedWorker.ts') },
+    entryPoints: {
+      indexWorker: join(root, 'src', 'core', 'indexer', 'parse', 'parseWorker.ts'),
+      embedThread: join(root, 'src', 'core', 'search', 'embedWorker.ts'),
+      llamaHost: join(root, 'src', 'core', 'llm', 'builtin', 'llamaHost.ts'),
+    },
     outdir,
     sourcemap: 'linked',
     metafile: true,

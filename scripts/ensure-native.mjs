@@ -34,8 +34,13 @@ const electronDir = join(root, 'node_modules', 'electron');
 const electronVersion = require('electron/package.json').version;
 if (!existsSync(join(electronDir, 'path.txt'))) {
   console.log(`ensure-native: downloading the Electron ${electronVersion} binary (once)…`);
-  if (!run(process.execPath, [join(electronDir, 'install.js')], { cwd: electronDir, env: { ...process.env, ELECTRON_SKIP_BINARY_DOWNLOAD: '' } })) {
-    fail('could not download Electron. Check the network (or a proxy), then run `npm start` again. The browser mode works without it: `npx cra serve`.');
+  // Electron's installer prints a whole stack trace when the download fails: kept back, and only its
+  // first line (the reason) goes with the advice; CRA_DEBUG=1 prints all of it.
+  const download = spawnSync(process.execPath, [join(electronDir, 'install.js')], { cwd: electronDir, env: { ...process.env, ELECTRON_SKIP_BINARY_DOWNLOAD: '' }, stdio: ['inherit', 'inherit', 'pipe'], encoding: 'utf8' });
+  if (download.status !== 0) {
+    if (process.env.CRA_DEBUG) process.stderr.write(download.stderr ?? '');
+    const reason = (download.stderr ?? '').split('\n').map((line) => line.trim()).find(Boolean) ?? download.error?.message ?? `exit status ${download.status}`;
+    fail(`could not download Electron (${reason}). Check the network (or a proxy), then run \`npm start\` again. The browser mode works without it: \`npx cra serve\`.`);
   }
 }
 

@@ -19,7 +19,7 @@ import { createRetrieveHandlers } from './domains/retrieve';
 import { createSolveDomain, type SolveDomain } from './domains/solve';
 import { createEnrichHandlers } from './domains/enrich';
 import type { EngineContext } from './engine';
-import { cleanupOrphanWorktrees, worktreesDir } from './git';
+import { cleanupOrphanWorktrees, keptObjectsDir, readObjectsFrom, worktreesDir } from './git';
 import { packageVersion } from './paths';
 import type { HostPorts } from './ports';
 import { RepoRegistry } from './repos/registry';
@@ -57,6 +57,8 @@ export function createCore(ports: HostPorts, options: CoreOptions = {}): Core {
   const disposers: Array<() => Promise<void> | void> = [() => registry.close()];
   // Worktrees left by a process that was killed (no `finally` ran); live ones are kept.
   const orphanSweep = cleanupOrphanWorktrees(worktreesDir(ports.dataDir)).catch(() => undefined);
+  // Commits our checkouts kept (a solve run's snapshot of uncommitted changes) stay readable: review reads them.
+  readObjectsFrom(keptObjectsDir(worktreesDir(ports.dataDir)));
   disposers.push(() => orphanSweep.then(() => undefined));
   const llm = createModelServices(context);
   disposers.push(() => llm.dispose());
@@ -99,7 +101,7 @@ export function createCore(ports: HostPorts, options: CoreOptions = {}): Core {
     ...createEnrichHandlers(context, llm),
     ...createDataHandlers(context, llm),
   };
-  // A changed embeddings switch applies at once, without a restart (README, "Code search").
+  // A changed embeddings switch applies at once, without a restart (docs/search.md).
   const setConfig = handlers['config/set'];
   handlers['config/set'] = async (request) => {
     const snapshot = await setConfig(request);

@@ -14,7 +14,7 @@ const dataDir = resolveDataDir();
 
 /**
  * better-sqlite3 must be built for Electron's ABI, separately from the plain-Node build the CLI and
- * tests use; scripts/ensure-native.mjs puts that build here (see README, "Native modules").
+ * tests use; scripts/ensure-native.mjs puts that build here (see docs/native-modules.md).
  */
 function electronSqliteBinding(): string | undefined {
   const file = join(packageRoot(), 'node_modules', '.cra-native', `electron-${process.versions.electron}`, 'better_sqlite3.node');

@@ -1,6 +1,7 @@
 import type { ChatTraceCall } from '../../shared/contract/chat';
 import type { CompletionStream } from '../llm/client';
 import type { CallOptions, Completion } from '../llm/types';
+import { CallBudgetExceeded } from './limits';
 import { stripThinking } from './router';
 
 /** The model calls a turn may make: the LlmClient's `complete` and `stream`. */
@@ -19,13 +20,19 @@ function clip(text: string): string {
 /**
  * Every model call of one turn goes through here, so the trace lists each with its purpose, its
  * prompt, its reply and its row in the model-call log. A failed call is recorded, then rethrown.
+ * A call past `maxCalls` is not made: it throws {@link CallBudgetExceeded} (and `exhausted` says so).
  */
 export class TurnCalls {
   readonly calls: ChatTraceCall[] = [];
   /** The retrieval round later calls belong to. */
   round = 0;
+  /** Set when a call was refused for the budget. */
+  exhausted = false;
 
-  constructor(private readonly model: TurnModel) {}
+  constructor(
+    private readonly model: TurnModel,
+    private readonly maxCalls = Number.POSITIVE_INFINITY,
+  ) {}
 
   /** One completion; the reply as it came (see {@link TurnCalls.text} for it without thinking). */
   async complete(purpose: ChatTraceCall['purpose'], prompt: string, options: CallOptions & { stage: string }): Promise<string> {
@@ -57,7 +64,7 @@ export class TurnCalls {
       }
       this.close(entry, await stream.final);
     } catch (error) {
-      entry.reply = text;
+      entry.reply = clip(text);
       entry.error = error instanceof Error ? error.message : String(error);
       // The call ended in the log too (failed or cancelled): take its row id when it has one.
       const final = await stream.final.catch(() => undefined);
@@ -67,6 +74,10 @@ export class TurnCalls {
   }
 
   private open(purpose: ChatTraceCall['purpose'], prompt: string, options: CallOptions & { stage: string }): ChatTraceCall {
+    if (this.calls.length >= this.maxCalls) {
+      this.exhausted = true;
+      throw new CallBudgetExceeded(this.maxCalls);
+    }
     const entry: ChatTraceCall = { purpose, stage: options.stage, prompt: clip(prompt), round: this.round, ...(options.system ? { system: options.system } : {}) };
     this.calls.push(entry);
     return entry;

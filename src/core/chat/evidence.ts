@@ -5,6 +5,7 @@ import { nextStep, type PipelineAction } from './pipeline';
 import type { ChatEvidence, GraphNode } from './retrieve';
 import type { TurnDeps, TurnInput } from './turn';
 import { TurnActions, type TurnState } from './turnActions';
+import { AnswerCap, DEFAULT_MAX_ANSWER_KB } from './limits';
 
 /*
  * The evidence a chat turn would send before its first answer call, assembled by the turn's own
@@ -54,7 +55,7 @@ export interface TurnEvidence {
  */
 export async function evidenceBeforeAnswer(deps: TurnDeps, input: TurnInput): Promise<TurnEvidence> {
   const calls = new TurnCalls(deps);
-  const state: TurnState = { questionId: Number.MAX_SAFE_INTEGER, question: input.question, steps: [], rounds: [], requests: [], notes: [], answer: '', shown: '', pool: [], evidence: [], sourcesRound: -1 };
+  const state: TurnState = { questionId: Number.MAX_SAFE_INTEGER, question: input.question, steps: [], rounds: [], requests: [], notes: [], answer: '', shown: '', pool: [], evidence: [], sourcesRound: -1, cap: new AnswerCap(DEFAULT_MAX_ANSWER_KB) };
   const actions = new TurnActions(deps, input, state, calls, { sources: () => undefined, token: () => undefined });
   const settings = deps.pipeline.settings;
   const steps: PipelineAction[] = [];

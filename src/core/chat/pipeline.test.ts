@@ -146,6 +146,24 @@ describe('validation', () => {
     expect(pipelines.has('x')).toBe(false);
     expect(problems[0]?.file).toBe(join(REPO_PIPELINE_DIR, 'x.yaml'));
   });
+  it.each([
+    ['.cleanroom', (root: string, outside: string) => symlinkSync(outside, join(root, '.cleanroom'))],
+    ['.cleanroom/pipelines', (root: string, outside: string) => (mkdirSync(join(root, '.cleanroom')), symlinkSync(join(outside, 'pipelines'), join(root, REPO_PIPELINE_DIR)))],
+  ])('a %s that is a symbolic link out of the repository is not read: one warning, no name from outside', (linked, link) => {
+    const outside = mkdtempSync(join(tmpdir(), 'cra-outside-'));
+    dirs.push(outside);
+    mkdirSync(join(outside, 'pipelines'));
+    writeFileSync(join(outside, 'pipelines', 'secret-payroll.yaml'), 'pipeline:\n  name: payroll\n  extends: default\n');
+    const root = mkdtempSync(join(tmpdir(), 'cra-pipelines-'));
+    dirs.push(root);
+    link(root, outside);
+    const { pipelines, problems } = loadPipelines({ repoRoot: root });
+    expect([...pipelines.keys()]).toEqual(['default']);
+    expect(problems).toEqual([
+      { file: linked, message: `${linked} is a symbolic link; the repository's own pipelines are read only from a real folder inside it, so none were read. Replace the link with a folder.` },
+    ]);
+    expect(JSON.stringify(problems)).not.toContain('payroll');
+  });
   it('buildPipelines keeps a valid pipeline when another fails', () => {
     const ok = parsePipelineText('pipeline:\n  name: solo\n  settings:\n    entry_step_id: end\n  steps:\n    - id: end\n      action: finalize\n', 'solo.yaml');
     const bad = parsePipelineText('pipeline:\n  name: broken\n  settings:\n    entry_step_id: nope\n', 'broken.yaml');

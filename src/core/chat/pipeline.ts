@@ -5,6 +5,7 @@ import { z } from 'zod';
 import type { ChatIntent } from '../../shared/contract/chat';
 import { readConfinedFile } from '../fs/confine';
 import { packageRoot } from '../paths';
+import { repoFolder } from './repoFolder';
 
 /*
  * Chat pipelines as YAML step graphs (seed: rag-for-code-pipeline §10–11). A pipeline has settings
@@ -60,7 +61,8 @@ export const pipelineSettingsSchema = z.strictObject({
   max_turn_loops: z.number().int().min(0).max(10).default(2),
   retrieval: z
     .strictObject({
-      mode: z.enum(['auto', 'bm25', 'semantic', 'semantic_rerank', 'hybrid']).default('auto'),
+      /** `keyword` as in search; `bm25`, its old name, is still accepted (for one release). */
+      mode: z.enum(['auto', 'keyword', 'bm25', 'semantic', 'semantic_rerank', 'hybrid']).default('auto'),
       fusion: z.enum(['rrf', 'dist']).default('rrf'),
       weights: z.tuple([z.number().min(0), z.number().min(0)]).default([0.5, 0.5]),
       widen: z.number().int().min(1).max(1000).default(50),
@@ -370,7 +372,9 @@ function signature(dir: string): string {
  */
 export function loadPipelines(options: { builtinDir?: string; repoRoot?: string } = {}): PipelineSet {
   const builtinDir = options.builtinDir ?? builtinPipelineDir();
-  const key = `${builtinDir}\0${signature(builtinDir)}\0${options.repoRoot ?? ''}\0${options.repoRoot ? signature(join(options.repoRoot, REPO_PIPELINE_DIR)) : ''}`;
+  // A linked folder is not listed, not even for the key: its problem is the same until it changes.
+  const repoDir = options.repoRoot ? repoFolder(options.repoRoot, REPO_PIPELINE_DIR, 'pipelines') : {};
+  const key = `${builtinDir}\0${signature(builtinDir)}\0${options.repoRoot ?? ''}\0${repoDir.dir ? signature(repoDir.dir) : (repoDir.problem?.message ?? '')}`;
   const known = loaded.get(key);
   if (known) return known;
   const set = readPipelines(builtinDir, options.repoRoot);
@@ -391,8 +395,10 @@ function readPipelines(builtinDir: string, repoRoot: string | undefined): Pipeli
     }
   };
   for (const name of yamlFiles(builtinDir)) parse(readFileSync(join(builtinDir, name), 'utf8'), join('resources', 'pipelines', name));
-  if (repoRoot) {
-    const dir = join(repoRoot, REPO_PIPELINE_DIR);
+  const repoDir = repoRoot ? repoFolder(repoRoot, REPO_PIPELINE_DIR, 'pipelines') : {};
+  if (repoDir.problem) problems.push(repoDir.problem);
+  if (repoRoot && repoDir.dir) {
+    const dir = repoDir.dir;
     for (const name of yamlFiles(dir)) {
       const rel = relative(repoRoot, join(dir, name));
       try {

@@ -8,6 +8,7 @@ import type { SearchRoundResult } from './chatSearch';
 import type { PipelineSettings } from './pipeline';
 import { fetchNodeTexts, seedsOf } from './retrieve';
 import { stripThinking } from './router';
+import { CallBudgetExceeded } from './limits';
 
 /*
  * Re-ranking of a round's fused pool (issue #14 item 2; seed query-engine "Cross-Encoder
@@ -103,7 +104,7 @@ export async function rerankPool(pool: readonly SearchResult[], options: RerankO
     if ('order' in order) return { results: byPosition(order.order.map((i) => pool[i]!)), rerank: { ...base, method: 'model' } };
     reason = order.error;
   } catch (error) {
-    if (options.signal?.aborted) throw error;
+    if (options.signal?.aborted || error instanceof CallBudgetExceeded) throw error;
     reason = `the re-rank call failed: ${error instanceof Error ? error.message : String(error)}`;
   }
   return fallback(pool, options, base, reason);

@@ -80,8 +80,9 @@ export function parseRoute(reply: string, question: string): ChatRoute {
 }
 
 /** A route chosen by the person (the mode selector), no model call. */
-export function chosenRoute(mode: 'bm25' | 'semantic' | 'hybrid', question: string): ChatRoute {
-  const byChoice: Record<typeof mode, RouteMode> = { bm25: 'BM25', semantic: 'SEMANTIC', hybrid: 'HYBRID' };
+export function chosenRoute(mode: 'keyword' | 'bm25' | 'semantic' | 'hybrid', question: string): ChatRoute {
+  // `bm25` is the old name of `keyword` (search's name), accepted for one release.
+  const byChoice: Record<typeof mode, RouteMode> = { keyword: 'BM25', bm25: 'BM25', semantic: 'SEMANTIC', hybrid: 'HYBRID' };
   return { mode: byChoice[mode], query: question, source: 'chosen', thinking: false };
 }
 

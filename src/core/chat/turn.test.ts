@@ -331,17 +331,24 @@ describe('routing inside a turn', () => {
 
 describe('several chats at once', () => {
   it('two turns in flight interleave their streams and keep their own sources, answers and traces', async () => {
-    // Each answer call is answered from its own question, in slow chunks, so the two streams overlap.
+    // Each answer call is answered from its own question and holds after its first chunk until the
+    // other answer's first token has arrived, so the two streams overlap whatever the timing.
+    let mailStarted!: () => void;
+    let settingsStarted!: () => void;
+    const mailFirst = new Promise<void>((resolve) => (mailStarted = resolve));
+    const settingsFirst = new Promise<void>((resolve) => (settingsStarted = resolve));
     server.script.respond = (prompt) =>
       prompt.includes('## Question\nWhere is send_mail?')
-        ? { chunks: ['[Answer:] Mail ', 'goes out ', 'in [mailer.py:1-3].'], chunkDelayMs: 40 }
+        ? { chunks: ['[Answer:] Mail ', 'goes out ', 'in [mailer.py:1-3].'], holdAfterFirst: settingsFirst }
         : prompt.includes('## Question\nWhere is load_config?')
-          ? { chunks: ['[Answer:] Settings ', 'are read ', 'in [config.py:4-7].'], chunkDelayMs: 40 }
+          ? { chunks: ['[Answer:] Settings ', 'are read ', 'in [config.py:4-7].'], holdAfterFirst: mailFirst }
           : undefined;
     try {
       const tokens = new Map<string, string[]>();
       const order: string[] = [];
       const stop = core.events.on('chat/token', (e) => {
+        if (e.text.startsWith('Mail')) mailStarted();
+        if (e.text.startsWith('Settings')) settingsStarted();
         order.push(e.conversationId);
         tokens.set(e.conversationId, [...(tokens.get(e.conversationId) ?? []), e.text]);
       });

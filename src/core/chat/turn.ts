@@ -5,6 +5,7 @@ import type { KnowledgeBase } from '../kb/knowledgeBase';
 import type { Embedder } from '../search/embedder';
 import { TurnCalls, type TurnModel } from './calls';
 import { parseCitations } from './citations';
+import { AnswerCap, cutNote, DEFAULT_MAX_ANSWER_KB, DEFAULT_MAX_MODEL_CALLS, loopError, type TurnLimits } from './limits';
 import { nextStep, type ChatPipeline, type PipelineStep } from './pipeline';
 import { FALLBACK_MODE } from './router';
 import type { DecisionSink } from '../retrieval/decisionLog';
@@ -18,7 +19,8 @@ import { TurnActions, type TurnState } from './turnActions';
  * until `finalize`. The actions are in turnActions.ts; this file runs them, keeps the trace and
  * stores the turn. Sources reach the person before the first answer token (`chat/sources`), again
  * for each follow-up round; answer tokens stream as `chat/token`; `chat/done` carries the stored
- * answer with its citations and the whole trace.
+ * answer with its citations and the whole trace. What is shown and stored is cut at
+ * [chat].max_answer_kb, with a note; the model calls of the question stop at [chat].max_model_calls.
  */
 
 /** Steps one turn may take before the run stops as a bug (a loop the loop guard does not bound). */
@@ -37,6 +39,8 @@ export interface TurnDeps extends TurnModel {
   decisions?: DecisionSink;
   /** The repository's summary tree, when one was built. */
   summaries?: Pick<SummaryStore, 'nearest' | 'embedderId'>;
+  /** [chat] of config.toml; absent: its defaults. */
+  limits?: Partial<TurnLimits>;
 }
 
 /** One question of a conversation. */
@@ -61,13 +65,18 @@ export { ANSWER_SYSTEM, answerPrompt } from './prompts';
 export async function runChatTurn(deps: TurnDeps, input: TurnInput): Promise<ChatMessage> {
   const { runId, repoId, conversationId, signal } = input;
   const asked = deps.store.append({ conversationId, role: 'user', content: input.question, runId });
-  const calls = new TurnCalls(deps);
-  const state: TurnState = { questionId: asked.id, question: input.question, steps: [], rounds: [], requests: [], notes: [], answer: '', shown: '', pool: [], evidence: [], sourcesRound: -1 };
+  const maxCalls = deps.limits?.maxModelCalls ?? DEFAULT_MAX_MODEL_CALLS;
+  const calls = new TurnCalls(deps, maxCalls);
+  const cap = new AnswerCap(deps.limits?.maxAnswerKb ?? DEFAULT_MAX_ANSWER_KB);
+  const state: TurnState = { questionId: asked.id, question: input.question, steps: [], rounds: [], requests: [], notes: [], answer: '', shown: '', pool: [], evidence: [], sourcesRound: -1, cap };
   const emit = {
     sources: (round: number) => {
       deps.events.emit('chat/sources', { runId, repoId, conversationId, sources: sourcesOf(state), trace: traceOf(deps, state, calls), ...(round > 0 ? { round } : {}) });
     },
-    token: (text: string) => {
+    token: (delta: string) => {
+      const wasCut = cap.cut;
+      let text = cap.take(delta);
+      if (cap.cut && !wasCut) text += cutNote(cap.maxKb);
       if (!text) return;
       state.shown += text;
       deps.events.emit('chat/token', { runId, conversationId, text });
@@ -75,6 +84,8 @@ export async function runChatTurn(deps: TurnDeps, input: TurnInput): Promise<Cha
   };
   const actions = new TurnActions(deps, input, state, calls, emit);
   const finish = (status: 'done' | 'failed' | 'cancelled', error?: string): ChatMessage => {
+    if (cap.cut) state.notes.push(`The answer was cut at ${cap.maxKb} KB ([chat].max_answer_kb): ${Math.ceil(cap.dropped / 1024)} KB more were left out.`);
+    if (calls.exhausted && status === 'done') state.notes.push(`A model call was refused: the question used its budget of ${maxCalls} model calls ([chat].max_model_calls).`);
     const content = state.shown.trim();
     const sources = sourcesOf(state);
     const citations = parseCitations(content, sources, deps.kb);
@@ -82,10 +93,10 @@ export async function runChatTurn(deps: TurnDeps, input: TurnInput): Promise<Cha
     deps.events.emit('chat/done', { runId, repoId, conversationId, message });
     return message;
   };
+  let stepId: string | undefined = deps.pipeline.settings.entry_step_id;
   try {
-    let stepId: string | undefined = deps.pipeline.settings.entry_step_id;
     for (let taken = 0; stepId !== undefined; taken++) {
-      if (taken >= MAX_STEPS) throw new Error(`chat pipeline "${deps.pipeline.name}" took more than ${MAX_STEPS} steps`);
+      if (taken >= MAX_STEPS) throw new Error(loopError(deps.pipeline, state.steps, `took more than ${MAX_STEPS} steps for one question`, 'This is a bug: report it with the pipeline file'));
       throwIfAborted(signal);
       const step: PipelineStep = deps.pipeline.steps.get(stepId)!;
       const started = performance.now();
@@ -94,6 +105,13 @@ export async function runChatTurn(deps: TurnDeps, input: TurnInput): Promise<Cha
       stepId = step.action === 'finalize' ? undefined : nextStep(step, outcome);
     }
   } catch (error) {
+    if (calls.exhausted && !signal.aborted) {
+      // The refused call may have been swallowed by a helper step; the budget is why the turn ended.
+      const steps = stepId !== undefined ? [...state.steps, { id: stepId }] : state.steps;
+      const budget = new Error(loopError(deps.pipeline, steps, `used its budget of ${maxCalls} model calls for one question`, 'Raise [chat].max_model_calls in config.toml if the pipeline needs more calls'));
+      finish('failed', budget.message);
+      throw budget;
+    }
     finish(signal.aborted ? 'cancelled' : 'failed', error instanceof Error ? error.message : String(error));
     throw error;
   }

@@ -6,6 +6,7 @@ import { searchRound } from './chatSearch';
 import { rerankRound, searchLimit } from './rerank';
 import { ThinkingFilter } from './citations';
 import { historyForPrompt } from './history';
+import { AnswerCap } from './limits';
 import { detectLanguage, languageName, translateSystem } from './language';
 import type { PipelineAction, PipelineSettings } from './pipeline';
 import { AnswerStreamFilter, missingStatement } from './protocol';
@@ -54,8 +55,10 @@ export interface TurnState {
   evidenceSummary?: string;
   /** The final answer in the model's language. */
   answer: string;
-  /** What the person has been shown (streamed). */
+  /** What the person has been shown (streamed), cut at `cap`. */
   shown: string;
+  /** The answer's size limit ([chat].max_answer_kb). */
+  cap: AnswerCap;
   /** The round whose sources were last emitted. */
   sourcesRound: number;
   exhausted?: boolean;
@@ -65,7 +68,7 @@ export interface TurnState {
   summaries?: Array<{ level: number; files: string[]; score: number; text: string }>;
 }
 
-const SETTING_MODES: Record<Exclude<PipelineSettings['retrieval']['mode'], 'auto'>, RouteMode> = { bm25: 'BM25', semantic: 'SEMANTIC', semantic_rerank: 'SEMANTIC_RERANK', hybrid: 'HYBRID' };
+const SETTING_MODES: Record<Exclude<PipelineSettings['retrieval']['mode'], 'auto'>, RouteMode> = { keyword: 'BM25', bm25: 'BM25', semantic: 'SEMANTIC', semantic_rerank: 'SEMANTIC_RERANK', hybrid: 'HYBRID' };
 
 /** The actions a pipeline's steps name; each returns its outcome. */
 export class TurnActions {
@@ -354,9 +357,11 @@ export class TurnActions {
     const thinking = new ThinkingFilter();
     const protocol = new AnswerStreamFilter();
     let text = '';
+    // Kept to the answer's limit too: a translated turn sends it to the translation call.
+    const kept = new AnswerCap(this.state.cap.maxKb);
     // A translated turn shows the translation, not the model-language answer.
     const show = (t: string) => {
-      text += t;
+      text += kept.take(t);
       if (!this.translated) this.emit.token(t);
     };
     for await (const delta of this.calls.stream('answer', prompt, { stage: 'chat', system: ANSWER_SYSTEM, signal: this.input.signal })) show(protocol.push(thinking.push(delta)));

@@ -11,8 +11,8 @@ export const ROLES = ['coding', 'reasoning', 'embedding'] as const;
 /** One model role. */
 export type Role = (typeof ROLES)[number];
 
-/** Model server protocols. */
-export const PROVIDERS = ['ollama', 'openai_compat'] as const;
+/** Model server protocols, and `builtin`: llama.cpp inside the app (no server; base_url is not used). */
+export const PROVIDERS = ['ollama', 'openai_compat', 'builtin'] as const;
 /** One provider. */
 export type Provider = (typeof PROVIDERS)[number];
 
@@ -124,6 +124,16 @@ const orchestratorSchema = z
   })
   .strict();
 
+/** Limits of one chat question (issue #22): what an answer may store and how many model calls a question may make. */
+const chatSchema = z
+  .object({
+    /** An answer is stored and shown up to this many KiB; the rest is cut, with a note. */
+    max_answer_kb: wholeNumber(1, 65536).default(256),
+    /** Model calls one question may make (every step of its pipeline together); a pipeline that loops stops here. */
+    max_model_calls: wholeNumber(1, 10000).default(40),
+  })
+  .strict();
+
 /** A repository's validation commands (run in the solve worktree after each step; a shell command line each). */
 const repoValidationSchema = z
   .object({
@@ -134,6 +144,14 @@ const repoValidationSchema = z
   })
   .strict();
 
+/** Consent to run validation commands where the machine has no OS sandbox (user-level file only). */
+const sandboxSchema = z
+  .object({
+    /** Run [validation] commands without a sandbox (with your rights) where none exists; asked once. */
+    allow_unsandboxed_validation: z.boolean().default(false),
+  })
+  .strict();
+
 /** The whole config file. [models] is optional here; the router demands it (a missing one says `cra init`). */
 export const configSchema = z
   .object({
@@ -141,8 +159,11 @@ export const configSchema = z
     budget: budgetSchema.default({ context_window: 32768, reserved_tokens: 4096 }),
     retrieval: retrievalSchema.default({ mode: 'auto', top_k: 20, embeddings: false }),
     orchestrator: orchestratorSchema.default({ max_parts: 10, max_steps_per_part: 15, max_adjustment_rounds: 3, max_step_attempts: 3, max_refinement_loops: 2 }),
+    chat: chatSchema.default({ max_answer_kb: 256, max_model_calls: 40 }),
     /** [validation.<repoId>]: per-repository validation commands; read from the user-level file only (never a repository's). */
     validation: z.record(z.string().regex(/^[A-Za-z0-9_-]+$/), repoValidationSchema).default({}),
+    /** [sandbox]: read from the user-level file only, like [validation]. */
+    sandbox: sandboxSchema.default({ allow_unsandboxed_validation: false }),
   })
   .strict();
 

@@ -7,7 +7,8 @@ export const DEFAULT_CONFIG_TEMPLATE = `# Clean Room configuration.
 # Every key below can also be edited on the Settings and Models pages; your comments are kept.
 
 [models]
-# "ollama" (default) or "openai_compat" (llama-server, vLLM, LM Studio: /v1/chat/completions).
+# "ollama" (default), "openai_compat" (llama-server, vLLM, LM Studio: /v1/chat/completions) or
+# "builtin" (llama.cpp inside the app; model names are those of the built-in model store).
 provider = "ollama"
 # Code generation (execute stage in implement mode).
 coding = "qwen2.5-coder:3b"
@@ -64,11 +65,27 @@ max_adjustment_rounds = 3
 max_step_attempts = 3
 max_refinement_loops = 2
 
-# Validation after each solve step, per repository (its id from \`cra repos\`), run in the run's own
-# worktree. Read from this file only: a repository's own config.toml cannot set commands. None set:
-# changed files are syntax-checked by parsing them.
+[chat]
+# An answer is stored and shown up to this many KiB; a longer one is cut, with a note saying so.
+max_answer_kb = 256
+# Model calls one question may make, all steps of its pipeline together: a pipeline that loops
+# stops here with an error naming its file and the loop. Re-ranking per_item makes one call per
+# candidate each round: raise this when a pipeline uses it.
+max_model_calls = 40
+
+# Validation after each solve step, per repository (its id: the repoId that \`cra index <path> --json\`
+# prints, also its folder's name under repos/ in the data folder), run in the run's own worktree.
+# Read from this file only: a repository's own config.toml cannot set commands. None set: changed
+# files are syntax-checked by parsing them.
 # [validation.myrepo-1a2b3c4d]
 # test = "npm test"
 # lint = "npx tsc --noEmit"
 # timeout_s = 600
+
+[sandbox]
+# Validation commands run model-written code before you review it, so they run in an OS sandbox:
+# bubblewrap on Linux (only the run's copy writable, no network, $HOME hidden, a minimal
+# environment), sandbox-exec on macOS. Where there is none, they run only when this is true (with
+# your rights), or for one run with \`cra solve --allow-unsandboxed-validation\`.
+allow_unsandboxed_validation = false
 `;

@@ -26,7 +26,7 @@ describe('the contract', () => {
     for (const key of [...keys, ...Object.keys(events)]) expect(key).toMatch(/^[a-z]+\/[a-zA-Z]+$/);
   });
 
-  it.each(keys)('round-trips %s with its example input through the in-memory transport', async (key) => {
+  it.each(keys)('answers %s with its example input on an empty engine: a value, or an expected error (the prepared engine of roundTrip.test.ts makes every example succeed)', async (key) => {
     const bridge = createInMemoryBridge(core);
     const envelope = await bridge.invoke(key, requests[key].example as never);
     if (envelope.ok) {

@@ -8,8 +8,7 @@ type Value = string | number | bigint | null;
 
 /**
  * Inserts many rows through one multi-row `insert … values (…), (…)` statement per batch: one call
- * into SQLite per batch instead of per row (measured faster than one `run` per row: README,
- * "Indexing"). For rows whose ids are not needed; `flush` writes what is buffered.
+ * into SQLite per batch instead of per row (measured faster than one `run` per row: docs/indexing.md). For rows whose ids are not needed; `flush` writes what is buffered.
  */
 export class BatchInsert {
   private readonly batch: Database.Statement;

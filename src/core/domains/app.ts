@@ -1,5 +1,7 @@
+import { join } from 'node:path';
 import type { Handlers } from '../../shared/contract';
 import type { EngineContext } from '../engine';
+import { packageRoot } from '../paths';
 
 type AppHandlers = Pick<Handlers, 'app/info' | 'run/list' | 'run/cancel' | 'host/pickFolder'>;
 
@@ -14,6 +16,7 @@ export function createAppHandlers(ctx: EngineContext): AppHandlers {
       platform: `${process.platform}-${process.arch}`,
       nodeVersion: process.versions.node,
       canPickFolder: ctx.ports.pickFolder !== undefined,
+      launcher: { command: 'node', args: [join(packageRoot(), 'bin', 'cra.js')] },
     }),
     'run/list': async ({ includeFinished }) => ctx.runs.list(includeFinished),
     'run/cancel': async ({ runId }) => ({ cancelled: ctx.runs.cancel(runId) }),

@@ -90,7 +90,7 @@ describe('chat domain', () => {
     const { runId, conversationId } = await core.handlers['chat/ask']({ repoId, question: 'Where is send_mail?', mode: 'bm25' });
     await firstToken;
     core.runs.cancel(runId);
-    await expect(core.runs.wait(runId)).rejects.toBeDefined();
+    await expect(core.runs.wait(runId)).rejects.toMatchObject({ code: 'CANCELLED' });
     events.stop();
     const [done] = of(events.seen, 'chat/done');
     expect(done!.message).toMatchObject({ status: 'cancelled', content: 'Part one.' });
@@ -102,7 +102,7 @@ describe('chat domain', () => {
     server.script.chat.push({ fault: 'unknownModel' });
     const events = recordChat();
     const { runId } = await core.handlers['chat/ask']({ repoId, question: 'Where is send_mail?', mode: 'bm25' });
-    await expect(core.runs.wait(runId)).rejects.toBeDefined();
+    await expect(core.runs.wait(runId)).rejects.toMatchObject({ message: expect.stringContaining('qwen3:0.6b') });
     events.stop();
     expect(events.seen.map((s) => s.key)).toEqual(['chat/sources', 'chat/done']);
     expect(of(events.seen, 'chat/done')[0]!.message).toMatchObject({ status: 'failed', error: expect.stringContaining('qwen3:0.6b') });

@@ -6,6 +6,8 @@ import { runChatTurn } from '../chat/turn';
 import { conversationMarkdown } from '../chat/exportMarkdown';
 import { RetrievedNodeCache, withNodeCache } from '../chat/nodeCache';
 import { ConversationStore } from '../chat/store';
+import type { TurnLimits } from '../chat/limits';
+import { loadUserConfigCached } from '../config/load';
 import type { EngineContext } from '../engine';
 import { KbReaders } from '../kb/readers';
 import type { ModelServices } from '../llm/services';
@@ -66,6 +68,16 @@ function pipelinesOf(info: RepoInfo): ChatPipelines {
 
 function pipelineInfo(p: ChatPipeline): ChatPipelineInfo {
   return { name: p.name, file: p.file, lineage: p.lineage, entryStepId: p.settings.entry_step_id, steps: p.steps.size, warnings: p.warnings, settings: p.settings };
+}
+
+/** [chat] of the user-level config; a file that does not load leaves the defaults (its model calls say why it does not). */
+function turnLimits(dataDir: string): Partial<TurnLimits> {
+  try {
+    const chat = loadUserConfigCached(dataDir).values.chat;
+    return { maxAnswerKb: chat.max_answer_kb, maxModelCalls: chat.max_model_calls };
+  } catch {
+    return {};
+  }
 }
 
 /** NOT_FOUND for a conversation id the repository has no messages for, saying where the ids are listed. */
@@ -144,6 +156,7 @@ export function createChatDomain(ctx: EngineContext, llm: Pick<ModelServices, 'c
                 pipeline,
                 pipelineProblems: problems,
                 decisions: store.decisionLog(),
+                limits: turnLimits(ctx.ports.dataDir),
                 ...(summaries ? { summaries } : {}),
               },
               { runId, repoId: info.id, conversationId: id, question, mode, signal, ...(language ? { language } : {}) },

@@ -37,7 +37,7 @@ export function createDataHandlers(ctx: EngineContext, llm: Pick<ModelServices, 
       const root = await repositoryRoot(isApp ? appPath(repoPath, 'repository') : repoPath);
       return { runId: startBootstrap(ctx.runs, { dataDir, repoPath: root, ...(commits ? { commits } : {}) }).runId };
     },
-    'data/trainPlan': async ({ out }) => ({ runId: startTrainPlan(ctx.runs, llm.client, { dataDir, ...(out ? { out: isApp ? appPath(out, 'file') : out } : {}) }).runId }),
+    'data/trainPlan': async ({ out, force }) => ({ runId: startTrainPlan(ctx.runs, llm.client, { dataDir, ...(out ? { out: isApp ? appPath(out, 'file') : out } : {}), ...(force ? { force } : {}) }).runId }),
     'data/curate': async ({ plan, out }) => ({ runId: startCurate(ctx.runs, { dataDir, planFile: isApp ? appPath(plan, 'file') : plan, ...(out ? { out: isApp ? appPath(out, 'folder') : out } : {}) }).runId }),
   };
 }

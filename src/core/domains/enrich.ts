@@ -1,11 +1,10 @@
-import { readFileSync } from 'node:fs';
 import { AppError, type Handlers } from '../../shared/contract';
 import type { EnrichSummary } from '../../shared/contract/enrich';
 import { openDatabase } from '../db/open';
 import { openRawDatabase } from '../db/raw';
 import { enrichRepository, promoteEnrichment } from '../enrich/enrich';
 import type { EngineContext } from '../engine';
-import { confinePath } from '../fs/confine';
+import { readConfinedText } from '../fs/confine';
 import { KnowledgeBase } from '../kb/knowledgeBase';
 import { CURATED_MIGRATIONS } from '../kb/schema';
 import { noServerHint } from '../llm/ollamaLifecycle';
@@ -32,13 +31,8 @@ export function createEnrichHandlers(ctx: EngineContext, llm: Pick<ModelServices
           const kb = KnowledgeBase.open(curatedFile, info.id);
           const raw = openRawDatabase(repoPaths(ctx.ports.dataDir, info.id).raw);
           try {
-            const readSource = (path: string) => {
-              try {
-                return readFileSync(confinePath(info.path, path).absolute, 'utf8');
-              } catch {
-                return null;
-              }
-            };
+            // An indexed file may since have become a FIFO or a link out: skipped, not read.
+            const readSource = (path: string) => readConfinedText(info.path, path);
             const summary = await enrichRepository({
               kb,
               raw,

@@ -1,9 +1,10 @@
 import type { Handlers } from '../../shared/contract';
+import { repoOverview } from '../repos/overview';
 import type { RepoService } from '../repos/service';
 
 type RepoHandlers = Pick<
   Handlers,
-  'repos/list' | 'repos/get' | 'repos/add' | 'repos/remove' | 'repos/reindex' | 'repos/watch' | 'repos/skipped' | 'repos/file' | 'repos/find'
+  'repos/list' | 'repos/get' | 'repos/add' | 'repos/remove' | 'repos/reindex' | 'repos/watch' | 'repos/skipped' | 'repos/file' | 'repos/find' | 'repos/overview'
 >;
 
 /** The repository registry, indexing runs, watchers and the file view. */
@@ -18,5 +19,13 @@ export function createRepoHandlers(service: RepoService): RepoHandlers {
     'repos/skipped': async ({ repoId }) => service.skipped(repoId),
     'repos/file': async ({ repoId, path, maxContentBytes }) => service.fileView(repoId, path, maxContentBytes),
     'repos/find': async ({ path }) => service.find(path),
+    'repos/overview': async ({ repoId, modules, commits }) => {
+      const kb = service.knowledgeBase(repoId);
+      try {
+        return repoOverview(kb, repoId, { modules, commits });
+      } finally {
+        kb.close();
+      }
+    },
   };
 }

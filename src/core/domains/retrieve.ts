@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { AppError, type Handlers } from '../../shared/contract';
 import type { RetrievalSummary, SymbolRole } from '../../shared/contract/retrieval';
 import type { LoadedConfig } from '../config/load';
 import { openRawDatabase } from '../db/raw';
 import type { EngineContext } from '../engine';
-import { confinePath } from '../fs/confine';
+import { readConfinedText } from '../fs/confine';
 import { KnowledgeBase } from '../kb/knowledgeBase';
 import { LlmClient } from '../llm/client';
 import { noServerHint } from '../llm/ollamaLifecycle';
@@ -89,13 +88,8 @@ export function createRetrieveHandlers(ctx: EngineContext, llm: Pick<ModelServic
             if (planFiles?.length) record.givenFiles = planFiles.map((path) => ({ path, reason: { kind: 'plan-file' as const, detail: {} } }));
             const runConfig = { stages, ...(bc ? { contextWindow: bc.contextWindow, reservedTokens: bc.reservedTokens } : {}), budgetTokens, safetyMargin: settings.safetyMargin, concurrency: settings.concurrency };
             decisions.record({ runId, stage: 'budget', subjectKind: 'run', subject: runId, decision: 'config', reasons: [], judgment: runConfig });
-            const readSource = (path: string) => {
-              try {
-                return readFileSync(confinePath(info.path, path).absolute, 'utf8');
-              } catch {
-                return null;
-              }
-            };
+            // A request can name any path (plan files): a FIFO or a device there is skipped, not read.
+            const readSource = (path: string) => readConfinedText(info.path, path);
             const done = await retrieve(
               { task: record, stages, budgetTokens, options: settings.stageOptions },
               {

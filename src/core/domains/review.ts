@@ -1,9 +1,9 @@
 import type { Handlers } from '../../shared/contract';
 import type { ReviewFileView } from '../../shared/contract/review';
 import type { EngineContext } from '../engine';
-import { applyReviewed, readUndo, undoFileOf, undoLastApply } from '../review/apply';
+import { applyReviewed, readUndo, recoverApply, undoFileOf, undoLastApply } from '../review/apply';
 import { changedFilesFromDiff } from '../review/fromDiff';
-import { hunkHeader, reviewFiles, type ChangedFile, type ReviewFile } from '../review/hunks';
+import { displayLine, hunkHeader, reviewFiles, type ChangedFile, type ReviewFile } from '../review/hunks';
 import { openIndexedRepo } from '../repos/indexed';
 import { repoPaths } from '../repos/registry';
 
@@ -26,13 +26,14 @@ function hunkView(file: ReviewFile): ReviewFileView {
     path: file.path,
     status: file.status,
     diff: file.diff,
+    ...(file.binary ? { binary: file.binary } : {}),
     hunks: file.hunks.map((h) => ({
       id: h.id,
       oldStart: h.oldStart,
       oldLines: h.oldLines,
       newStart: h.newStart,
       newLines: h.newLines,
-      diff: `${header}\n${hunkHeader(h)}\n${h.lines.join('\n')}\n`,
+      diff: file.binary ? file.diff : `${header}\n${hunkHeader(h)}\n${h.lines.map(displayLine).join('\n')}\n`,
       added: h.lines.filter((l) => l[0] === '+').length,
       removed: h.lines.filter((l) => l[0] === '-').length,
     })),
@@ -48,7 +49,10 @@ export function createReviewHandlers(ctx: EngineContext, source: ReviewRunSource
   const changeOf = async (repoId: string, runId: string): Promise<{ path: string; run: ReviewableRun; files: ChangedFile[]; undoFile: string }> => {
     const { info } = openIndexedRepo(ctx, { repoId });
     const run = await source(info.id, runId);
-    return { path: info.path, run, files: await changedFilesFromDiff(info.path, run.baseCommit, run.diff), undoFile: undoFileOf(repoPaths(ctx.ports.dataDir, info.id).dir) };
+    const undoFile = undoFileOf(repoPaths(ctx.ports.dataDir, info.id).dir);
+    // An apply a killed process left is finished or rolled back before anything is read.
+    recoverApply(info.path, undoFile);
+    return { path: info.path, run, files: await changedFilesFromDiff(info.path, run.baseCommit, run.diff), undoFile };
   };
   return {
     'review/get': async ({ repoId, runId }) => {

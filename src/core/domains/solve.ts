@@ -5,12 +5,13 @@ import type { EngineContext } from '../engine';
 import type { ModelServices } from '../llm/services';
 import { solveRunDetail, solveRunDiffs, type SolveRunDiffs } from '../orchestrator/solveDiffs';
 import { effectiveStatus, SolveRecords, worktreeIsLive, type SolveRunRow } from '../orchestrator/solveRecords';
+import { detectSandbox, noSandboxMessage, requireSandbox } from '../orchestrator/sandbox';
 import { executeSolve } from '../orchestrator/solveRun';
 import { SqliteSolveSession, solveSessionFile } from '../orchestrator/solveSession';
 import { openIndexedRepo } from '../repos/indexed';
 import { repoPaths } from '../repos/registry';
 
-type SolveHandlers = Pick<Handlers, 'solve/run' | 'solve/get' | 'solve/list' | 'solve/discard'>;
+type SolveHandlers = Pick<Handlers, 'solve/run' | 'solve/get' | 'solve/list' | 'solve/discard' | 'solve/sandbox'>;
 
 /** The solve domain: handlers, and the diffs of a run for diff review. */
 export interface SolveDomain {
@@ -38,12 +39,16 @@ export function createSolveDomain(ctx: EngineContext, llm: Pick<ModelServices, '
     }
   };
   const handlers: SolveHandlers = {
-    'solve/run': async ({ repoId, task, plan, metaPlan, includeUncommitted, resume }) => {
+    'solve/run': async ({ repoId, task, plan, metaPlan, includeUncommitted, allowUnsandboxedValidation, resume }) => {
       const { info, curatedFile } = openIndexedRepo(ctx, { repoId });
       // Before a run starts: a missing [models] section is CONFIG_MISSING (run `cra init`).
       llm.router().resolve('coding', 'execute');
       // Validation commands come from the user-level file only, never a repository's own config.
       const config = llm.loadUserConfig().values;
+      // Said before the run starts: validation commands run in an OS sandbox, or with the user's consent.
+      const commands = config.validation[info.id];
+      const allowUnsandboxed = Boolean(allowUnsandboxedValidation) || config.sandbox.allow_unsandboxed_validation;
+      if (commands?.test || commands?.lint) await requireSandbox(allowUnsandboxed);
       let runTask = task || plan?.task_summary || '';
       if (resume) {
         const row = withRaw(info.id, (raw) => new SolveRecords(raw).run(resume));
@@ -72,6 +77,7 @@ export function createSolveDomain(ctx: EngineContext, llm: Pick<ModelServices, '
               ...(plan ? { plan } : {}),
               ...(metaPlan ? { metaPlan } : {}),
               includeUncommitted,
+              allowUnsandboxedValidation: allowUnsandboxed,
               resume: Boolean(resume),
               signal,
               onProgress: (update) => progress(update),
@@ -107,6 +113,21 @@ export function createSolveDomain(ctx: EngineContext, llm: Pick<ModelServices, '
     'solve/list': async ({ repoId }) => {
       const { info } = openIndexedRepo(ctx, { repoId });
       return { runs: withRaw(info.id, (raw) => new SolveRecords(raw).list(info.id, isLive)) };
+    },
+    'solve/sandbox': async ({ repoId }) => {
+      const { info } = openIndexedRepo(ctx, { repoId });
+      const config = llm.loadUserConfig().values;
+      const commands = config.validation[info.id];
+      const commandsConfigured = Boolean(commands?.test || commands?.lint);
+      const allowUnsandboxed = config.sandbox.allow_unsandboxed_validation;
+      const sandbox = (await detectSandbox())?.kind ?? null;
+      const wouldRefuse = commandsConfigured && !sandbox && !allowUnsandboxed;
+      const message = sandbox
+        ? `Validation commands run in ${sandbox === 'bwrap' ? 'bubblewrap' : 'sandbox-exec'}: only the run's own copy is writable, with no network and none of your environment.`
+        : allowUnsandboxed
+          ? 'This machine has no sandbox; you allowed validation commands to run with your rights (with a clean environment and time limits).'
+          : noSandboxMessage();
+      return { sandbox, commandsConfigured, allowUnsandboxed, wouldRefuse, message };
     },
   };
   return {

@@ -145,3 +145,31 @@ describe('unified diffs', () => {
     expect(parseEdits('no edits here')).toEqual({ ok: false, reason: expect.stringContaining('the reply has no edit block') });
   });
 });
+
+describe('edits to a file that is not UTF-8', () => {
+  it('keep every byte outside the edit (latin-1), for blocks and unified diffs', async () => {
+    const latin = createTestRepo();
+    const bytes = (text: string) => Buffer.from(text, 'latin1');
+    try {
+      latin.write('menu.txt', bytes('caf\xe9\nprice 3\nna\xefve\n'));
+      latin.commit('menu');
+      const byBlock = await applyEditsIsolated({ repo: latin.root, root, edits: block('menu.txt', 'price 3', 'price 4'), keep: true });
+      try {
+        expect(byBlock.ok).toBe(true);
+        expect(readFileSync(join(byBlock.worktree!.path, 'menu.txt')).equals(bytes('caf\xe9\nprice 4\nna\xefve\n'))).toBe(true);
+      } finally {
+        await byBlock.worktree?.remove();
+      }
+      const byDiff = await applyEditsIsolated({ repo: latin.root, root, edits: '--- a/menu.txt\n+++ b/menu.txt\n@@ -2 +2 @@\n-price 3\n+price 5 \u20ac\n', keep: true });
+      try {
+        expect(byDiff.ok).toBe(true);
+        // The model's own text is written as UTF-8; the file's other bytes stay latin-1.
+        expect(readFileSync(join(byDiff.worktree!.path, 'menu.txt')).equals(Buffer.concat([bytes('caf\xe9\nprice 5 '), Buffer.from('\u20ac', 'utf8'), bytes('\nna\xefve\n')]))).toBe(true);
+      } finally {
+        await byDiff.worktree?.remove();
+      }
+    } finally {
+      latin.cleanup();
+    }
+  });
+});

@@ -3,11 +3,13 @@
  * worktree of ours (core/git), never in the user's working tree, every path confined to the
  * checkout (core/fs/confine), all or nothing per attempt, and the outcome is a unified diff.
  */
+import { isUtf8 } from 'node:buffer';
 import { closeSync, constants, lstatSync, mkdirSync, openSync, rmSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { confinePath, readConfinedFile } from '../fs/confine';
 import { gitText, Worktree } from '../git';
 import { parseEditBlocks, type EditBlock } from './blocks';
+import { nestedRepositoryProblem } from './submodules';
 import { applyFilePatch, looksLikeUnifiedDiff, parseUnifiedDiff, type PatchEdit } from './unifiedDiff';
 
 export type { EditBlock } from './blocks';
@@ -39,6 +41,21 @@ interface Pending {
   original: string | null;
   /** null: the file is deleted. */
   content: string | null;
+  /**
+   * The file is not UTF-8 (latin-1 `caf\xe9`): its contents are byte strings (latin1, a byte a
+   * character) so that every byte outside the edit stays; the model's text is written as UTF-8.
+   */
+  bytes: boolean;
+}
+
+/** The model's text as a byte string of its UTF-8 bytes (for a file that is not UTF-8). */
+const asBytes = (text: string): string => Buffer.from(text, 'utf8').toString('latin1');
+
+/** A block's texts as the file holds them. */
+function inFileForm(block: Edit, bytes: boolean): Edit {
+  if (!bytes) return block;
+  if ('patch' in block) return { ...block, patch: { ...block.patch, hunks: block.patch.hunks.map((h) => ({ ...h, lines: h.lines.map(asBytes) })) } };
+  return { ...block, search: asBytes(block.search), replace: asBytes(block.replace) };
 }
 
 function occurrences(haystack: string, needle: string): number[] {
@@ -50,7 +67,8 @@ function occurrences(haystack: string, needle: string): number[] {
 /** Compute every block's effect in memory; the first problem fails the whole attempt. */
 function prepare(root: string, blocks: readonly Edit[]): Map<string, Pending> | string {
   const files = new Map<string, Pending>();
-  for (const block of blocks) {
+  for (const given of blocks) {
+    let block = given;
     const name = `${'patch' in block ? 'diff' : 'edit block'} ${block.index} (${block.path})`;
     let confined;
     try {
@@ -61,15 +79,18 @@ function prepare(root: string, blocks: readonly Edit[]): Map<string, Pending> | 
     let file = files.get(confined.relative);
     if (!file) {
       let original: string | null = null;
+      let bytes = false;
       if (confined.exists) {
         if (!lstatSync(confined.absolute).isFile()) return `${name}: the path is not a regular file`;
         const read = readConfinedFile(root, confined.relative, MAX_FILE_BYTES);
         if (read.size > MAX_FILE_BYTES) return `${name}: the file is larger than ${MAX_FILE_BYTES} bytes`;
-        original = read.bytes.toString('utf8');
+        bytes = !isUtf8(read.bytes);
+        original = read.bytes.toString(bytes ? 'latin1' : 'utf8');
       }
-      file = { absolute: confined.absolute, relative: confined.relative, original, content: original ?? '' };
+      file = { absolute: confined.absolute, relative: confined.relative, original, content: original ?? '', bytes };
       files.set(confined.relative, file);
     }
+    block = inFileForm(block, file.bytes);
     if ('patch' in block) {
       const current = file.content === '' && file.original === null ? null : file.content;
       const patched = applyFilePatch(current, block);
@@ -103,7 +124,7 @@ function writeFile(file: Pending): void {
   const flags = constants.O_WRONLY | constants.O_CREAT | (constants.O_NOFOLLOW ?? 0) | (file.original === null ? constants.O_EXCL : constants.O_TRUNC);
   const fd = openSync(file.absolute, flags, 0o644);
   try {
-    writeSync(fd, file.content);
+    writeSync(fd, Buffer.from(file.content, file.bytes ? 'latin1' : 'utf8'));
   } finally {
     closeSync(fd);
   }
@@ -125,6 +146,8 @@ export async function applyEdits(checkout: string, edits: string | readonly Edit
   const planned = prepare(checkout, blocks);
   if (typeof planned === 'string') return { ok: false, reason: planned };
   const changed = [...planned.values()].filter((f) => f.content !== f.original);
+  const nested = await nestedRepositoryProblem(checkout, changed.map((f) => f.relative), signal);
+  if (nested) return { ok: false, reason: nested };
   const written: Pending[] = [];
   try {
     for (const file of changed) {

@@ -18,10 +18,10 @@ export type FileDescription = z.infer<typeof fileDescriptionSchema>;
 export const FILE_DESCRIPTION_JSON_SCHEMA = {
   type: 'object',
   properties: {
-    purpose: { type: 'string' },
-    domain: { type: 'string' },
-    module: { type: 'string' },
-    concepts: { type: 'array', items: { type: 'string' } },
+    purpose: { type: 'string', minLength: 1, maxLength: 400 },
+    domain: { type: 'string', minLength: 1, maxLength: 80 },
+    module: { type: 'string', minLength: 1, maxLength: 120 },
+    concepts: { type: 'array', maxItems: 12, items: { type: 'string', minLength: 1, maxLength: 80 } },
   },
   required: ['purpose', 'domain', 'module', 'concepts'],
 } as const;

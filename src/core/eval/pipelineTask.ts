@@ -1,6 +1,5 @@
-import { readFileSync } from 'node:fs';
 import type { EvalPipelineGold, EvalPipelineResult, EvalTask } from '../../shared/contract/eval';
-import { confinePath } from '../fs/confine';
+import { readConfinedText } from '../fs/confine';
 import type { KnowledgeBase } from '../kb/knowledgeBase';
 import { LlmClient } from '../llm/client';
 import type { DecisionRecord, DecisionSink } from '../retrieval/decisionLog';
@@ -82,13 +81,8 @@ export async function evaluatePipelineTask(args: { kb: KnowledgeBase; root: stri
     signal: args.signal,
     ...(options.concurrency ? { concurrency: options.concurrency } : {}),
   });
-  const readSource = (path: string) => {
-    try {
-      return readFileSync(confinePath(args.root, path).absolute, 'utf8');
-    } catch {
-      return null;
-    }
-  };
+  // An indexed file may since have become a FIFO or a link out: skipped, not read.
+  const readSource = (path: string) => readConfinedText(args.root, path);
   const pkg = buildPackage({ task: record, files: result.context.files, budgetTokens, readSource, kb });
   const ms = Math.round(performance.now() - started);
 

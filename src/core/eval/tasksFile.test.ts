@@ -1,6 +1,10 @@
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../shared/contract';
-import { parseTasks } from './tasksFile';
+import { parseTasks, readTasksFile } from './tasksFile';
 
 describe('the tasks file', () => {
   it('reads JSON lines, skipping blank and // lines', () => {
@@ -32,5 +36,20 @@ describe('the tasks file', () => {
 
   it('refuses a file without tasks', () => {
     expect(() => parseTasks('\n// nothing\n')).toThrow(/holds no tasks/);
+  });
+
+  it('refuses a FIFO and a device by path, unread', () => {
+    expect(() => readTasksFile('/dev/zero')).toThrow(/The tasks file "\/dev\/zero" is a character device, not a file/);
+    const dir = mkdtempSync(join(tmpdir(), 'cra-tasks-fifo-'));
+    const fifo = join(dir, 'tasks.jsonl');
+    execFileSync('mkfifo', [fifo]);
+    // A writer waits on the FIFO: read, it would give a valid task.
+    const writer = spawn('sh', ['-c', 'printf %s "$1" > "$2"', 'sh', '{"id": 1, "task": "t", "parent": "abc1234", "gold": ["a.py"]}', fifo], { stdio: 'ignore' });
+    try {
+      expect(() => readTasksFile(fifo)).toThrow(/tasks\.jsonl" is a named pipe \(FIFO\), not a file/);
+    } finally {
+      writer.kill('SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,7 +1,7 @@
-import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { AppError } from '../../shared/contract';
 import type { EvalTask } from '../../shared/contract/eval';
+import { readUserFile } from '../fs/userFile';
 
 const TaskLine = z
   .object({
@@ -16,14 +16,11 @@ const TaskLine = z
  * Read evaluation tasks from a JSON-lines file: one `{id, task, parent, gold: [paths]}` per line,
  * blank lines and lines starting with `//` ignored. Every bad line is reported (line number and
  * problem) in one VALIDATION error, so a file is fixed in one pass; nothing runs on a bad file.
+ * The file must be a regular file of at most 64 MiB (see readUserFile).
  */
 export function readTasksFile(file: string): EvalTask[] {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    throw new AppError('NOT_FOUND', `Cannot read the tasks file ${file}: ${(error as Error).message}`, { cause: error });
-  }
+  // A user-named path: a FIFO or a device is refused, not read (it would block or never end).
+  const text = readUserFile(file, { what: 'tasks file', maxBytes: 64 * 1024 * 1024, fix: 'give a JSON-lines file of tasks' }).toString('utf8');
   return parseTasks(text, file);
 }
 

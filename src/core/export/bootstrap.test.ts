@@ -1,4 +1,4 @@
-import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -213,6 +213,32 @@ describe('dataset folders', () => {
     writeFileSync(join(old, 'manifest.json'), JSON.stringify({ version: 1, source: 'synthetic', repoPath: shop }));
     await expect(bootstrapDataset({ repoPath: shop, dataDir: join(base, 'data'), out: old, commits: 1 })).rejects.toThrow(/older cra bootstrap .*delete the folder or pick another --out folder/);
   });
+
+  it('refuses a folder that holds files but no dataset, changing nothing; --force replaces only the dataset files', async () => {
+    const mine = join(base, 'mine');
+    mkdirSync(mine, { recursive: true });
+    const files = { 'scope.jsonl': 'my scope labels\n', 'precision_pass1.jsonl': 'pass one\n', 'precision_pass2.jsonl': 'pass two\n', 'execute.jsonl': 'my diffs\n', 'notes.txt': 'keep me\n' };
+    for (const [name, text] of Object.entries(files)) writeFileSync(join(mine, name), text);
+    await expect(bootstrapDataset({ repoPath: shop, dataDir: join(base, 'data'), out: mine, commits: 1 })).rejects.toThrow(
+      /mine is not empty \(execute\.jsonl, notes\.txt, precision_pass1\.jsonl, precision_pass2\.jsonl, scope\.jsonl\) and holds no bootstrap dataset .*nothing was changed\. Give an empty or new --out folder, or --force to replace its dataset files/,
+    );
+    for (const [name, text] of Object.entries(files)) expect(readFileSync(join(mine, name), 'utf8'), name).toBe(text);
+    expect(readdirSync(mine).sort()).toEqual(Object.keys(files).sort());
+
+    const forced = await bootstrapDataset({ repoPath: shop, dataDir: join(base, 'data'), out: mine, commits: 1, force: true });
+    expect(forced.added).toBe(1);
+    expect(readFileSync(join(mine, 'notes.txt'), 'utf8')).toBe('keep me\n');
+    for (const stage of DATASET_STAGES) expect(lines(mine, stage).every((x) => chatLineSchema.safeParse(x).success && x.meta.source === 'synthetic'), stage).toBe(true);
+    expect(manifest(mine).commits).toHaveLength(1);
+  }, 60_000);
+
+  it('refuses a dataset file shorter than its manifest records instead of padding it', async () => {
+    const cut = join(base, 'cut');
+    await bootstrapDataset({ repoPath: shop, dataDir: join(base, 'data'), out: cut, commits: 1 });
+    writeFileSync(join(cut, 'scope.jsonl'), 'edited by hand\n');
+    await expect(bootstrapDataset({ repoPath: shop, dataDir: join(base, 'data'), out: cut, commits: 1 })).rejects.toThrow(/scope\.jsonl is shorter \(15 bytes\) than .*manifest\.json records .*changed outside cra bootstrap; nothing was changed/);
+    expect(readFileSync(join(cut, 'scope.jsonl'), 'utf8')).toBe('edited by hand\n');
+  }, 60_000);
 });
 
 describe('hunk and symbol intersection', () => {

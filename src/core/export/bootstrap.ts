@@ -26,6 +26,8 @@ export interface BootstrapOptions {
   repoPath: string;
   /** The dataset folder (default `<dataDir>/datasets/bootstrap-<repo folder name>`). */
   out?: string;
+  /** Start a new dataset in `out` even when it holds something else (its dataset files are replaced). */
+  force?: boolean;
   dataDir: string;
   /** The most recent N qualifying commits (default 50). */
   commits?: number;
@@ -66,7 +68,7 @@ export function defaultDatasetDir(dataDir: string, repoRoot: string): string {
 export async function bootstrapDataset(options: BootstrapOptions): Promise<BootstrapSummary> {
   const started = Date.now();
   const root = await repositoryRoot(options.repoPath);
-  const dataset = BootstrapDataset.open(options.out ?? defaultDatasetDir(options.dataDir, root), root);
+  const dataset = BootstrapDataset.open(options.out ?? defaultDatasetDir(options.dataDir, root), root, { force: options.force === true });
   const mined = await mineTasks({ repoPath: root, commits: options.commits, signal: options.signal });
   const tasks = [...mined.tasks].sort((a, b) => (a.date ?? '').localeCompare(b.date ?? ''));
   const todo = tasks.filter((t) => !dataset.has(t.commit ?? t.id));

@@ -3,11 +3,12 @@ import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync 
 import { basename, dirname, join, resolve } from 'node:path';
 import { AppError } from '../../shared/contract';
 import type { DatasetSummary, LabelCounts } from '../../shared/contract/data';
+import { confinePath } from '../fs/confine';
 import { throwIfAborted } from '../runtime/runs';
 import { CURATED_MANIFEST, type CuratedManifest, type CuratedStage, type DroppedCounts, type WrittenFile } from './curatedManifest';
 import { datasetsDir } from './datasets';
 import type { LogSources } from './logSources';
-import type { TrainingPlanArtifact } from './trainPlan';
+import { trainingStageSchema, type TrainingPlanArtifact } from './trainPlan';
 
 /** One candidate training example before curation. */
 export interface Candidate {
@@ -160,16 +161,20 @@ const jsonl = (xs: readonly Candidate[]) => xs.map((x) => `${JSON.stringify({ me
 export function curateData(options: CurateOptions): { dir: string; manifest: CuratedManifest } {
   const { artifact } = options.plan;
   const plan = artifact.plan;
-  const out = resolve(options.out ?? join(datasetsDir(options.dataDir), `curated-${artifact.id}`));
-  if (existsSync(out)) throw new AppError('VALIDATION', `${out} already exists; give another --out folder or remove it.`);
+  // Checked again here, not only where the plan file is read: whatever the plan says, every file goes into the output folder.
   const stages = [...new Set([plan.stage, ...plan.data.extra_stages])];
+  for (const stage of stages) {
+    if (!trainingStageSchema.safeParse(stage).success) throw new AppError('VALIDATION', `The training plan names the stage ${JSON.stringify(stage).slice(0, 60)}, which is not a stage name (lower-case letters, digits and _); give the file cra train-plan wrote.`);
+  }
+  const out = options.out ? resolve(options.out) : defaultCuratedDir(options.dataDir, artifact.id);
+  if (existsSync(out)) throw new AppError('VALIDATION', `${out} already exists; give another --out folder or remove it.`);
   const tmp = join(dirname(out), `.${basename(out)}.tmp-${process.pid}-${Date.now()}`);
   mkdirSync(tmp, { recursive: true });
   const warnings: string[] = [];
   try {
     const manifestStages: Record<string, CuratedStage> = {};
     const write = (name: string, text: string, lines: number): WrittenFile => {
-      writeFileSync(join(tmp, name), text);
+      writeInside(tmp, name, text);
       return { file: name, lines, sha256: sha(text) };
     };
     stages.forEach((stage, i) => {
@@ -218,9 +223,9 @@ export function curateData(options: CurateOptions): { dir: string; manifest: Cur
       inputs: { rawDatabases: options.sources.sources.map((s) => s.file), datasets: options.datasets.filter((d) => d.kind === 'bootstrap').map((d) => d.dir) },
       warnings,
     };
-    writeFileSync(join(tmp, CURATED_MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`);
+    writeInside(tmp, CURATED_MANIFEST, `${JSON.stringify(manifest, null, 2)}\n`);
     // A copy of the plan beside the data: the folder says what it was selected by on its own.
-    writeFileSync(join(tmp, 'training-plan.json'), `${JSON.stringify(artifact, null, 2)}\n`);
+    writeInside(tmp, 'training-plan.json', `${JSON.stringify(artifact, null, 2)}\n`);
     throwIfAborted(options.signal);
     renameSync(tmp, out);
     options.onProgress?.({ done: stages.length, total: stages.length, message: 'done' });
@@ -229,6 +234,23 @@ export function curateData(options: CurateOptions): { dir: string; manifest: Cur
     rmSync(tmp, { recursive: true, force: true });
     throw error;
   }
+}
+
+/** The default output folder of a plan: `<data dir>/datasets/curated-<plan id>`, confined to the datasets folder. */
+function defaultCuratedDir(dataDir: string, planId: string): string {
+  const root = datasetsDir(dataDir);
+  mkdirSync(root, { recursive: true });
+  return confinePath(root, `curated-${planId}`, { allowMissing: true }).absolute;
+}
+
+/**
+ * Write a new file of the output folder: its name is confined to the folder (no `..`, no absolute
+ * path, no link out) and the file is created, never truncated (`wx`: one that exists is refused).
+ */
+function writeInside(dir: string, name: string, text: string): void {
+  const target = confinePath(dir, name, { allowMissing: true });
+  if (target.exists || target.relative !== name) throw new AppError('VALIDATION', `${JSON.stringify(name)} is not a new file name of the output folder; nothing was written outside it.`);
+  writeFileSync(target.absolute, text, { flag: 'wx' });
 }
 
 /** One DPO preference pair (TRL's conversational form): the prompt, the preferred and the rejected answer. */

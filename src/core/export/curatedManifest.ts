@@ -1,6 +1,7 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LabelCounts } from '../../shared/contract/data';
+import { readUserFile } from '../fs/userFile';
 
 /** The manifest file of a curated dataset folder. */
 export const CURATED_MANIFEST = 'curated.json';
@@ -60,7 +61,13 @@ export interface CuratedManifest {
 export function readCuratedManifest(dir: string): CuratedManifest {
   const file = join(dir, CURATED_MANIFEST);
   if (!existsSync(file)) throw new Error(`${dir} holds no curated dataset (no ${CURATED_MANIFEST}).`);
-  const m = JSON.parse(readFileSync(file, 'utf8')) as CuratedManifest;
-  if (m.kind !== 'curated' || m.version !== 1) throw new Error(`${file} is not a curated dataset manifest this build reads.`);
+  let m: CuratedManifest;
+  try {
+    m = JSON.parse(readUserFile(file, { what: 'curated dataset manifest', maxBytes: 64 * 1024 * 1024, fix: 'remove the folder or pick another one' }).toString('utf8')) as CuratedManifest;
+  } catch (error) {
+    if (error instanceof SyntaxError) throw new Error(`${file} is not JSON, so ${dir} is not a curated dataset.`);
+    throw error;
+  }
+  if (m?.kind !== 'curated' || m.version !== 1) throw new Error(`${file} is not a curated dataset manifest this build reads.`);
   return m;
 }

@@ -1,7 +1,9 @@
-import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readdirSync, renameSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { AppError } from '../../shared/contract';
 import type { LabelCounts } from '../../shared/contract/data';
+import { readUserFile } from '../fs/userFile';
 
 /**
  * The stages a dataset has a JSONL file for, named as the pipeline logs its calls (model_calls.stage),
@@ -71,16 +73,35 @@ export function countLabels(xs: ReadonlyArray<{ meta: { label: string } }>): Lab
 export function readDatasetManifest(dir: string): DatasetManifest {
   const file = join(dir, MANIFEST);
   if (!existsSync(file)) throw new Error(`${dir} holds no dataset (no manifest.json); run cra bootstrap first.`);
-  const manifest = JSON.parse(readFileSync(file, 'utf8')) as DatasetManifest;
-  if (manifest.source !== 'synthetic') throw new Error(`${file} is not a bootstrap dataset manifest; pick another --out folder.`);
+  let manifest: DatasetManifest;
+  try {
+    manifest = JSON.parse(readUserFile(file, { what: 'dataset manifest', maxBytes: MAX_MANIFEST_BYTES, fix: 'pick another --out folder' }).toString('utf8')) as DatasetManifest;
+  } catch (error) {
+    if (error instanceof SyntaxError) throw new Error(`${file} is not JSON, so ${dir} is not a bootstrap dataset; pick another --out folder.`);
+    throw error;
+  }
+  if (manifest?.source !== 'synthetic') throw new Error(`${file} is not a bootstrap dataset manifest; pick another --out folder.`);
   if (manifest.version !== 2) throw new Error(`${dir} was written by an older cra bootstrap (manifest version ${String(manifest.version)}); delete the folder or pick another --out folder.`);
   return manifest;
+}
+
+/** The largest manifest read (a manifest lists every commit: 64 MiB is far beyond any history). */
+const MAX_MANIFEST_BYTES = 64 * 1024 * 1024;
+/** The files a dataset consists of: what `--force` replaces. */
+const datasetFiles = () => [...DATASET_STAGES.map((s) => `${s}.jsonl`), MANIFEST];
+
+/** Write a file whole or not at all: a temporary sibling, then renamed over the name (a link there is replaced, not followed). */
+function replaceFile(file: string, text: string): void {
+  const tmp = `${file}.tmp-${process.pid}`;
+  writeFileSync(tmp, text);
+  renameSync(tmp, file);
 }
 
 /**
  * A dataset folder written commit by commit. A commit's lines are appended, then the manifest is
  * replaced (write + rename) with the new sizes; on open, each file is cut back to the size the
- * manifest recorded, so a commit interrupted between the two leaves no line behind.
+ * manifest recorded, so a commit interrupted between the two leaves no line behind. Only files
+ * the manifest records are ever cut: a folder without a manifest is used only when it is empty.
  */
 export class BootstrapDataset {
   private constructor(
@@ -88,24 +109,42 @@ export class BootstrapDataset {
     readonly manifest: DatasetManifest,
   ) {}
 
-  /** Open the dataset in `dir` (creating it), cutting each file back to its last recorded size. */
-  static open(dir: string, repoPath: string): BootstrapDataset {
+  /**
+   * Open the dataset in `dir` (creating it), cutting each file back to its last recorded size. A
+   * folder that holds something but no dataset of this repository is refused, naming what is in
+   * it; `force` starts a new dataset there instead, replacing the dataset's own files (the stage
+   * files and manifest.json) and leaving anything else alone.
+   */
+  static open(dir: string, repoPath: string, options: { force?: boolean } = {}): BootstrapDataset {
     mkdirSync(dir, { recursive: true });
-    let manifest: DatasetManifest;
-    if (existsSync(join(dir, MANIFEST))) {
-      manifest = readDatasetManifest(dir);
-      if (manifest.repoPath !== repoPath) throw new Error(`${dir} holds a dataset of ${manifest.repoPath}, not ${repoPath}; pick another --out folder.`);
-    } else {
+    const existing = existsSync(join(dir, MANIFEST)) && !options.force ? readDatasetManifest(dir) : null;
+    if (existing && existing.repoPath !== repoPath) throw new Error(`${dir} holds a dataset of ${existing.repoPath}, not ${repoPath}; pick another --out folder, or --force to replace it.`);
+    if (!existing) {
+      const entries = readdirSync(dir);
+      if (entries.length && !options.force) {
+        const shown = entries.sort().slice(0, 5).join(', ') + (entries.length > 5 ? `, and ${entries.length - 5} more` : '');
+        throw new AppError('VALIDATION', `${dir} is not empty (${shown}) and holds no bootstrap dataset (no manifest.json); nothing was changed. Give an empty or new --out folder, or --force to replace its dataset files (${datasetFiles().join(', ')}).`);
+      }
       const now = new Date().toISOString();
       const files = Object.fromEntries(DATASET_STAGES.map((s) => [s, { file: `${s}.jsonl`, lines: 0, bytes: 0 }])) as DatasetManifest['files'];
-      manifest = { version: 2, source: 'synthetic', repoPath, family: 'chat', createdAt: now, updatedAt: now, files, counts: emptyCounts(), commits: [] };
+      const manifest: DatasetManifest = { version: 2, source: 'synthetic', repoPath, family: 'chat', createdAt: now, updatedAt: now, files, counts: emptyCounts(), commits: [] };
+      // The manifest first: a run stopped before its first commit leaves a dataset that the next run resumes.
+      replaceFile(join(dir, MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`);
+      for (const stage of DATASET_STAGES) {
+        if (options.force) replaceFile(join(dir, files[stage].file), '');
+        else writeFileSync(join(dir, files[stage].file), '', { flag: 'wx' });
+      }
+      return new BootstrapDataset(dir, manifest);
     }
     for (const stage of DATASET_STAGES) {
-      const path = join(dir, manifest.files[stage].file);
-      if (!existsSync(path)) writeFileSync(path, '');
-      else if (statSync(path).size !== manifest.files[stage].bytes) truncateSync(path, manifest.files[stage].bytes);
+      const entry = existing.files[stage];
+      const path = join(dir, entry.file);
+      if (!existsSync(path)) writeFileSync(path, '', { flag: 'wx' });
+      const size = statSync(path).size;
+      if (size < entry.bytes) throw new AppError('VALIDATION', `${path} is shorter (${size} bytes) than ${join(dir, MANIFEST)} records (${entry.bytes}): it was changed outside cra bootstrap; nothing was changed. Delete the folder, or --force to start the dataset again.`);
+      if (size > entry.bytes) truncateSync(path, entry.bytes);
     }
-    return new BootstrapDataset(dir, manifest);
+    return new BootstrapDataset(dir, existing);
   }
 
   /** Whether a commit's pairs are already in the dataset. */
@@ -130,9 +169,7 @@ export class BootstrapDataset {
     }
     this.manifest.commits.push(done);
     this.manifest.updatedAt = new Date().toISOString();
-    const file = join(this.dir, MANIFEST);
-    writeFileSync(`${file}.tmp`, `${JSON.stringify(this.manifest, null, 2)}\n`);
-    renameSync(`${file}.tmp`, file);
+    replaceFile(join(this.dir, MANIFEST), `${JSON.stringify(this.manifest, null, 2)}\n`);
     return done;
   }
 }

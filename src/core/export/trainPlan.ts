@@ -1,18 +1,27 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { AppError } from '../../shared/contract';
+import { printable } from '../../shared/printable';
+import { readUserFile } from '../fs/userFile';
 import type { LlmClient } from '../llm/client';
 import type { CallLogger } from '../llm/types';
 import type { TrainingStatistics } from './trainStats';
 import { extractJsonObject } from '../llm/replyJson';
 
+/**
+ * A stage as the log names it (model_calls.stage: scope, precision_pass1, execute …): lower-case
+ * letters, digits and `_`. Curation writes `<stage>.train.jsonl`, so a plan's stage can never be a
+ * path (`../../x`, `/etc/y`).
+ */
+export const trainingStageSchema = z.string().regex(/^[a-z][a-z0-9_]{0,39}$/, 'a stage name as the log writes it: lower-case letters, digits and _, at most 40 (for example scope)');
+
 /** The plan the model writes: which stage, which data, which settings, what improvement to expect. */
 export const trainingPlanSchema = z
   .object({
-    stage: z.string().min(1),
-    rationale: z.string().min(1),
+    stage: trainingStageSchema,
+    rationale: z.string().min(1).max(20_000),
     data: z
       .object({
         sources: z.array(z.enum(['logged', 'synthetic'])).min(1),
@@ -21,7 +30,7 @@ export const trainingPlanSchema = z
         balance_labels: z.boolean(),
         max_examples: z.number().int().min(10).max(1_000_000),
         test_fraction: z.number().min(0.05).max(0.5),
-        extra_stages: z.array(z.string()).default([]),
+        extra_stages: z.array(trainingStageSchema).max(20).default([]),
       })
       .strict(),
     hyperparameters: z
@@ -35,7 +44,7 @@ export const trainingPlanSchema = z
       .strict(),
     target: z
       .object({
-        metric: z.string().min(1),
+        metric: z.string().min(1).max(200),
         current: z.number().nullable(),
         goal: z.number(),
       })
@@ -52,20 +61,20 @@ export const TRAINING_PLAN_JSON_SCHEMA = {
   additionalProperties: false,
   required: ['stage', 'rationale', 'data', 'hyperparameters', 'target'],
   properties: {
-    stage: { type: 'string' },
-    rationale: { type: 'string' },
+    stage: { type: 'string', minLength: 1, maxLength: 40, pattern: '^[a-z][a-z0-9_]{0,39}$' },
+    rationale: { type: 'string', minLength: 1, maxLength: 20_000 },
     data: {
       type: 'object',
       additionalProperties: false,
       required: ['sources', 'exclude_default_denied', 'exclude_failed_runs', 'balance_labels', 'max_examples', 'test_fraction'],
       properties: {
-        sources: { type: 'array', items: { type: 'string', enum: ['logged', 'synthetic'] } },
+        sources: { type: 'array', minItems: 1, items: { type: 'string', enum: ['logged', 'synthetic'] } },
         exclude_default_denied: { type: 'boolean' },
         exclude_failed_runs: { type: 'boolean' },
         balance_labels: { type: 'boolean' },
-        max_examples: { type: 'integer' },
-        test_fraction: { type: 'number' },
-        extra_stages: { type: 'array', items: { type: 'string' } },
+        max_examples: { type: 'integer', minimum: 10, maximum: 1_000_000 },
+        test_fraction: { type: 'number', minimum: 0.05, maximum: 0.5 },
+        extra_stages: { type: 'array', maxItems: 20, items: { type: 'string', minLength: 1, maxLength: 40, pattern: '^[a-z][a-z0-9_]{0,39}$' } },
       },
     },
     hyperparameters: {
@@ -74,17 +83,17 @@ export const TRAINING_PLAN_JSON_SCHEMA = {
       required: ['method', 'epochs', 'learning_rate', 'batch_size'],
       properties: {
         method: { type: 'string', enum: ['lora', 'qlora', 'full', 'dpo'] },
-        epochs: { type: 'integer' },
-        learning_rate: { type: 'number' },
-        batch_size: { type: 'integer' },
-        lora_rank: { type: 'integer' },
+        epochs: { type: 'integer', minimum: 1, maximum: 20 },
+        learning_rate: { type: 'number', exclusiveMinimum: 0, maximum: 0.01 },
+        batch_size: { type: 'integer', minimum: 1, maximum: 512 },
+        lora_rank: { type: 'integer', minimum: 1, maximum: 256 },
       },
     },
     target: {
       type: 'object',
       additionalProperties: false,
       required: ['metric', 'current', 'goal'],
-      properties: { metric: { type: 'string' }, current: { type: ['number', 'null'] }, goal: { type: 'number' } },
+      properties: { metric: { type: 'string', minLength: 1, maxLength: 200 }, current: { type: ['number', 'null'] }, goal: { type: 'number' } },
     },
   },
 } as const;
@@ -177,28 +186,105 @@ export function defaultPlanFile(dataDir: string, id: string): string {
   return join(dataDir, 'training', 'plans', `${id}.json`);
 }
 
-/** Write a plan artifact (temp file + rename: never half-written); returns the file. */
-export function saveTrainingPlan(artifact: TrainingPlanArtifact, file: string): string {
+/**
+ * Write a plan artifact, never half-written (a temporary file, then moved into place). An existing
+ * file is refused unless `force`: without it the file is linked into place, which fails rather
+ * than replace anything, so a file created meanwhile is not overwritten either. Returns the file.
+ */
+export function saveTrainingPlan(artifact: TrainingPlanArtifact, file: string, options: { force?: boolean } = {}): string {
+  if (!options.force) refuseExistingPlanFile(file);
   mkdirSync(dirname(file), { recursive: true });
-  const tmp = `${file}.tmp-${process.pid}`;
-  writeFileSync(tmp, `${JSON.stringify(artifact, null, 2)}\n`);
-  renameSync(tmp, file);
+  const tmp = `${file}.tmp-${process.pid}-${randomBytes(3).toString('hex')}`;
+  writeFileSync(tmp, `${JSON.stringify(artifact, null, 2)}\n`, { flag: 'wx' });
+  try {
+    if (options.force) renameSync(tmp, file);
+    else {
+      try {
+        linkSync(tmp, file);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'EEXIST') refuseExistingPlanFile(file);
+        throw error;
+      }
+    }
+  } finally {
+    rmSync(tmp, { force: true });
+  }
   return file;
 }
 
-const artifactSchema = z.object({ version: z.literal(1), id: z.string().min(1), createdAt: z.string(), model: z.string(), attempts: z.number(), statistics: z.record(z.string(), z.unknown()), plan: trainingPlanSchema }).passthrough();
+/** Refuse to write a plan over an existing file (checked before the model is asked, and again when saving). */
+export function refuseExistingPlanFile(file: string): void {
+  if (existsSync(file)) throw new AppError('VALIDATION', `${file} already exists; give another --out file, or --force to replace it.`);
+}
 
-/** Read a plan artifact file, with its SHA-256; a clear error for a file that is not one. */
+/** The largest plan file read: a plan with its statistics is a few KiB. */
+const MAX_PLAN_BYTES = 1024 * 1024;
+const count = z.number().int().min(0);
+const rate = z.number().min(0).max(1);
+const labelCounts = z.object({ examples: count, yes: count, no: count }).strict();
+const statisticsSchema = z
+  .object({
+    generatedAt: z.string().max(100),
+    log: z.object({ rawDatabases: count, calls: count, decisions: count, runs: count }).strict(),
+    datasets: z.array(z.object({ id: z.string().max(300), kind: z.enum(['bootstrap', 'curated']), examples: count }).strict()),
+    stages: z.array(
+      z
+        .object({
+          stage: z.string().max(200),
+          calls: count,
+          errorRate: rate,
+          meanLatencyMs: z.number().min(0).nullable(),
+          judged: count,
+          defaultDenyRate: rate,
+          yesRate: rate,
+          synthetic: labelCounts,
+          outcomes: z.object({ success: count, partial: count, failed: count, cancelled: count, running: count, unknown: count }).strict(),
+          failedShare: rate.nullable(),
+          defaultDenyInFailed: rate.nullable(),
+          defaultDenyInSuccess: rate.nullable(),
+        })
+        .strict(),
+    ),
+    disagreement: z.array(z.object({ from: z.string().max(200), to: z.string().max(200), items: count, disagreed: count, rate }).strict()),
+    weakest: z.array(z.object({ stage: z.string().max(200), score: z.number(), examples: count }).strict()),
+  })
+  .strict();
+/** Every field of a plan file, as saveTrainingPlan writes it: nothing unknown, nothing unchecked. */
+const artifactSchema = z
+  .object({
+    version: z.literal(1),
+    id: z.string().regex(/^tp-[A-Za-z0-9-]{1,80}$/, 'a plan id as cra train-plan writes it (tp-<time>-<hex>)'),
+    createdAt: z.string().max(100),
+    model: z.string().min(1).max(300),
+    attempts: z.number().int().min(1).max(2),
+    statistics: statisticsSchema,
+    plan: trainingPlanSchema,
+  })
+  .strict();
+
+/**
+ * Read a plan artifact file, with its SHA-256; a clear error for a file that is not one. The file
+ * is read as a user-named file (a regular file of at most 1 MiB: not a device, a FIFO, a folder),
+ * and no error quotes its content: only a file that is a plan artifact at heart (version 1 with a
+ * plan) has its problems listed field by field.
+ */
 export function loadTrainingPlan(file: string): { artifact: TrainingPlanArtifact; sha256: string } {
+  const fix = 'give the file cra train-plan wrote';
   if (!existsSync(file)) throw new AppError('NOT_FOUND', `No training plan at ${file}; run cra train-plan to write one.`);
-  const text = readFileSync(file, 'utf8');
+  const bytes = readUserFile(file, { what: 'training plan', maxBytes: MAX_PLAN_BYTES, fix });
   let json: unknown;
   try {
-    json = JSON.parse(text);
-  } catch (error) {
-    throw new AppError('VALIDATION', `${file} is not JSON (${(error as Error).message}); give the file cra train-plan wrote.`);
+    json = JSON.parse(bytes.toString('utf8'));
+  } catch {
+    // JSON.parse's message quotes the text around the error: the first bytes of whatever file was named.
+    throw new AppError('VALIDATION', `${file} is not JSON, so it is not a training plan; ${fix}.`);
   }
+  const looksLikePlan = typeof json === 'object' && json !== null && (json as { version?: unknown }).version === 1 && typeof (json as { plan?: unknown }).plan === 'object';
+  if (!looksLikePlan) throw new AppError('VALIDATION', `${file} is not a training plan (no version 1 plan in it); ${fix}.`);
   const parsed = artifactSchema.safeParse(json);
-  if (!parsed.success) throw new AppError('VALIDATION', `${file} is not a training plan: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}. Give the file cra train-plan wrote.`);
-  return { artifact: parsed.data as unknown as TrainingPlanArtifact, sha256: createHash('sha256').update(text).digest('hex') };
+  if (!parsed.success) {
+    const problems = parsed.error.issues.slice(0, 10).map((i) => printable(`${i.path.join('.') || '(root)'}: ${i.message}`).slice(0, 300));
+    throw new AppError('VALIDATION', `${file} is not a valid training plan: ${problems.join('; ')}. ${fix[0]!.toUpperCase()}${fix.slice(1)}.`, { details: { problems } });
+  }
+  return { artifact: parsed.data as TrainingPlanArtifact, sha256: createHash('sha256').update(bytes).digest('hex') };
 }

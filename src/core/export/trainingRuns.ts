@@ -5,14 +5,14 @@ import { bootstrapDataset, type BootstrapSummary } from './bootstrap';
 import { curateData } from './curate';
 import type { CuratedManifest } from './curatedManifest';
 import { trainingPreflight } from './preflight';
-import { defaultPlanFile, loadTrainingPlan, saveTrainingPlan, writeTrainingPlan, type TrainingPlanArtifact } from './trainPlan';
+import { defaultPlanFile, loadTrainingPlan, refuseExistingPlanFile, saveTrainingPlan, writeTrainingPlan, type TrainingPlanArtifact } from './trainPlan';
 import { trainingStatistics } from './trainStats';
 
 /** Progress of a training run, as its phase/done/total. */
 type Progress = (p: { done: number; total: number; message: string }) => void;
 
 /** Start a `bootstrap` run (the CLI and the Data page start it the same way). */
-export function startBootstrap(runs: RunRegistry, input: { dataDir: string; repoPath: string; commits?: number; out?: string; onProgress?: Progress; onSummary?: (s: BootstrapSummary) => void }) {
+export function startBootstrap(runs: RunRegistry, input: { dataDir: string; repoPath: string; commits?: number; out?: string; force?: boolean; onProgress?: Progress; onSummary?: (s: BootstrapSummary) => void }) {
   const repoPath = resolve(input.repoPath);
   return runs.start(
     'bootstrap',
@@ -22,6 +22,7 @@ export function startBootstrap(runs: RunRegistry, input: { dataDir: string; repo
         repoPath,
         dataDir: input.dataDir,
         ...(input.out ? { out: resolve(input.out) } : {}),
+        ...(input.force ? { force: true } : {}),
         ...(input.commits ? { commits: input.commits } : {}),
         signal,
         onProgress: (p) => {
@@ -39,10 +40,12 @@ export function startBootstrap(runs: RunRegistry, input: { dataDir: string; repo
 /**
  * Start a `train-plan` run: the preflight (refuses an empty log), the deterministic statistics, then
  * the reasoning model writes the plan; saved to `out` or `<data dir>/training/plans/<id>.json`.
- * `onPlan` sees the artifact (the CLI prints it).
+ * An existing `out` file is refused (before the model is asked) unless `force`. `onPlan` sees the
+ * artifact (the CLI prints it).
  */
-export function startTrainPlan(runs: RunRegistry, llm: LlmClient, input: { dataDir: string; out?: string; onPlan?: (a: TrainingPlanArtifact, file: string) => void }) {
-  // Refused before a run starts: an empty log is the caller's problem, not a failed run.
+export function startTrainPlan(runs: RunRegistry, llm: LlmClient, input: { dataDir: string; out?: string; force?: boolean; onPlan?: (a: TrainingPlanArtifact, file: string) => void }) {
+  // Refused before a run starts: an existing --out file or an empty log is the caller's problem, not a failed run.
+  if (input.out && !input.force) refuseExistingPlanFile(resolve(input.out));
   const inputs = trainingPreflight(input.dataDir);
   return runs.start(
     'train-plan',
@@ -53,7 +56,7 @@ export function startTrainPlan(runs: RunRegistry, llm: LlmClient, input: { dataD
         const stats = trainingStatistics(inputs.sources, inputs.datasets);
         progress({ phase: 'plan', done: 1, total: 2 });
         const artifact = await writeTrainingPlan({ stats, llm, runId, signal });
-        const file = saveTrainingPlan(artifact, input.out ? resolve(input.out) : defaultPlanFile(input.dataDir, artifact.id));
+        const file = saveTrainingPlan(artifact, input.out ? resolve(input.out) : defaultPlanFile(input.dataDir, artifact.id), { force: input.force === true });
         input.onPlan?.(artifact, file);
         return { planId: artifact.id, file, stage: artifact.plan.stage };
       } finally {

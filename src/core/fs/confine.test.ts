@@ -1,9 +1,10 @@
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTestRepo, type TestRepo } from '../testing/gitRepo';
-import { confinePath, readConfinedFile } from './confine';
+import { confinePath, readConfinedFile, readConfinedText } from './confine';
 
 const cleanups: Array<() => void> = [];
 afterEach(() => {
@@ -95,5 +96,22 @@ describe('confinePath', () => {
     const read = readConfinedFile(repo.root, 'src/a.ts', 6);
     expect(read.bytes.toString()).toBe('export');
     expect(read.size).toBe(20);
+  });
+
+  it('gives the whole text of a source file, or null for a FIFO, a link out or a file over the limit, without blocking', () => {
+    const { repo, secret } = setup();
+    expect(readConfinedText(repo.root, 'src/a.ts')).toBe('export const a = 1;\n');
+    expect(readConfinedText(repo.root, 'src/a.ts', 10)).toBeNull();
+    symlinkSync(secret, join(repo.root, 'src/out.txt'));
+    expect(readConfinedText(repo.root, 'src/out.txt')).toBeNull();
+    const fifo = join(repo.root, 'src/plan.fifo');
+    execFileSync('mkfifo', [fifo]);
+    // A writer waits on the FIFO: a plain read would take its text; this one refuses it unread.
+    const writer = spawn('sh', ['-c', 'printf %s "$1" > "$2"', 'sh', 'piped text', fifo], { stdio: 'ignore' });
+    try {
+      expect(readConfinedText(repo.root, 'src/plan.fifo')).toBeNull();
+    } finally {
+      writer.kill('SIGKILL');
+    }
   });
 });

@@ -27,6 +27,12 @@ export interface ConfineOptions {
    * false: a missing path is NOT_FOUND.
    */
   allowMissing?: boolean;
+  /**
+   * The path is one git reported (a tree entry): only `/` separates folders, so on POSIX a
+   * backslash is part of a name (`back\\slash.txt`), as git and the file system have it.
+   * Default false: a backslash separates too (a model's or a request's path).
+   */
+  gitPath?: boolean;
 }
 
 /**
@@ -44,10 +50,11 @@ export function confinePath(root: string, requested: string, options: ConfineOpt
   const shown = JSON.stringify(requested);
   if (requested.length === 0) throw new AppError('VALIDATION', 'The file path is empty; give a path relative to the repository.');
   if (requested.includes('\0')) throw new AppError('VALIDATION', `The file path ${shown} contains a NUL byte; give a path relative to the repository.`);
-  if (isAbsolute(requested) || posix.isAbsolute(requested) || win32.isAbsolute(requested)) {
+  const posixNames = options.gitPath === true && sep === '/';
+  if (isAbsolute(requested) || posix.isAbsolute(requested) || (!posixNames && win32.isAbsolute(requested))) {
     throw new AppError('VALIDATION', `${shown} is an absolute path; give a path relative to the repository (for example src/index.ts).`);
   }
-  const parts = requested.split(/[\\/]+/).filter((p) => p !== '' && p !== '.');
+  const parts = requested.split(posixNames ? /\/+/ : /[\\/]+/).filter((p) => p !== '' && p !== '.');
   const lexical: string[] = [];
   for (const part of parts) {
     if (part !== '..') lexical.push(part);
@@ -114,6 +121,23 @@ export function readConfinedFile(root: string, requested: string, maxBytes: numb
     return { bytes: bytes.subarray(0, filled), size: opened.size };
   } finally {
     closeSync(fd);
+  }
+}
+
+/** The largest file `readConfinedText` reads whole. */
+export const MAX_CONFINED_TEXT_BYTES = 16 * 1024 * 1024;
+
+/**
+ * The whole text of a regular file inside the repository (read as `readConfinedFile` reads), or
+ * null when there is none to give: missing, refused (outside, a link out, a FIFO, a device, a
+ * folder) or over `maxBytes`. For a source read that may quietly skip what it cannot read.
+ */
+export function readConfinedText(root: string, requested: string, maxBytes = MAX_CONFINED_TEXT_BYTES): string | null {
+  try {
+    const read = readConfinedFile(root, requested, maxBytes);
+    return read.size > read.bytes.length ? null : read.bytes.toString('utf8');
+  } catch {
+    return null;
   }
 }
 

@@ -1,12 +1,16 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { delimiter, resolve as resolvePath } from 'node:path';
 import { AppError } from '../../shared/contract';
+import { DriverCache, parseDrivers, withoutDrivers } from './neutral';
 
 /**
  * The one place Clean Room starts git. Every command runs with the same environment and the same
  * leading `-c` options, so a user's or the machine's git configuration (pager, colours, signature
  * display, log encoding, external diff, hooks, aliases) and git variables of the parent process
  * (GIT_DIR, GIT_WORK_TREE, GIT_INDEX_FILE from a hook running our tests) never change what we read.
+ * No command named by the repository's own configuration or attributes runs in any call: no hook,
+ * fsmonitor, filter, textconv, external diff, merge driver or signing program (neutral.ts).
  */
 
 /** Default ceiling on a command's captured stdout (a bounded `git log` of a large repository fits). */
@@ -14,8 +18,10 @@ export const DEFAULT_MAX_BUFFER = 512 * 1024 * 1024;
 
 /**
  * Options put before every command. The repository's own config still applies (it cannot be
- * switched off), so the settings that would change parsed output are pinned here too. Hooks are
- * off: our worktrees are scratch checkouts and the user's post-checkout hooks must not run there.
+ * switched off), so the settings that would change parsed output are pinned here too, and so are
+ * those that would run a program the repository names: hooks, the fsmonitor, signing, auto gc
+ * (which would also write into the user's .git), and submodule recursion (a submodule's config has
+ * drivers of its own; `dirty` compares its commit in-process instead of running `git status` there).
  */
 export const GIT_BASE_ARGS: readonly string[] = [
   '-c', 'core.quotepath=off',
@@ -23,10 +29,62 @@ export const GIT_BASE_ARGS: readonly string[] = [
   '-c', 'log.showSignature=false',
   '-c', 'i18n.logOutputEncoding=UTF-8',
   '-c', 'core.hooksPath=/dev/null',
+  '-c', 'core.fsmonitor=false',
+  '-c', 'commit.gpgSign=false',
+  '-c', 'tag.gpgSign=false',
+  '-c', 'gc.auto=0',
+  '-c', 'maintenance.auto=false',
+  '-c', 'submodule.recurse=false',
+  '-c', 'diff.ignoreSubmodules=dirty',
 ];
+
+/** The driver overrides of each working folder (see neutral.ts). */
+const drivers = new DriverCache();
+/** Lists every config entry with its file; reading config runs nothing. */
+const LIST_CONFIG = ['config', '-z', '--show-origin', '--list'];
+
+/** Drivers of the repository at `cwd`, emptied (cached until its config files change). */
+async function driverEnv(cwd: string): Promise<Record<string, string>> {
+  const key = resolvePath(cwd);
+  const cached = drivers.get(key);
+  if (cached) return cached;
+  const listing = await new Promise<string>((done) => {
+    const child = spawn('git', [...GIT_BASE_ARGS, ...LIST_CONFIG], { cwd, env: gitEnv(), stdio: ['ignore', 'pipe', 'ignore'] });
+    const out: Buffer[] = [];
+    child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
+    child.on('error', () => done(''));
+    child.on('close', () => done(Buffer.concat(out).toString('utf8')));
+  });
+  return drivers.set(key, parseDrivers(listing, key));
+}
+
+/** `driverEnv` for the synchronous runner. */
+function driverEnvSync(cwd: string): Record<string, string> {
+  const key = resolvePath(cwd);
+  const cached = drivers.get(key);
+  if (cached) return cached;
+  let listing = '';
+  try {
+    listing = execFileSync('git', [...GIT_BASE_ARGS, ...LIST_CONFIG], { cwd, env: gitEnv(), encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], maxBuffer: DEFAULT_MAX_BUFFER });
+  } catch {
+    // Not a folder or not readable: the command itself says so.
+  }
+  return drivers.set(key, parseDrivers(listing, key));
+}
 
 /** Variables of the parent kept although they start with GIT_ (where git's helpers live). */
 const KEPT_GIT_VARS = new Set(['GIT_EXEC_PATH']);
+
+/** Object folders of ours every command may also read (see worktree.ts, keptObjectsDir). */
+const extraObjects = new Set<string>();
+
+/**
+ * Let every git command of this process read objects from `dir` too (GIT_ALTERNATE_OBJECT_DIRECTORIES):
+ * commits our checkouts made and kept, read in the user's repository without writing them there.
+ */
+export function readObjectsFrom(dir: string): void {
+  extraObjects.add(resolvePath(dir));
+}
 
 /**
  * The environment of every git command: the parent's, less every GIT_* variable, plus no system
@@ -50,6 +108,7 @@ export function gitEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
     PAGER: 'cat',
     GIT_OPTIONAL_LOCKS: '0',
     LC_ALL: 'C',
+    ...(extraObjects.size ? { GIT_ALTERNATE_OBJECT_DIRECTORIES: [...extraObjects].filter((dir) => existsSync(dir)).join(delimiter) } : {}),
     ...extra,
   };
 }
@@ -108,15 +167,21 @@ function spawnFailure(args: readonly string[], cwd: string, error: NodeJS.ErrnoE
  * Run `git <args>` in `cwd` (never through a shell) and return its stdout. Rejects with CANCELLED
  * when `signal` aborts, else with a GitError.
  */
-export function runGit(args: readonly string[], options: RunGitOptions): Promise<Buffer> {
+export async function runGit(args: readonly string[], options: RunGitOptions): Promise<Buffer> {
+  if (options.signal?.aborted) throw new AppError('CANCELLED', 'Cancelled.');
+  const overrides = existsSync(options.cwd) ? await driverEnv(options.cwd) : {};
+  return spawnGit(args, options, overrides);
+}
+
+function spawnGit(args: readonly string[], options: RunGitOptions, overrides: Record<string, string>): Promise<Buffer> {
   const { cwd, signal } = options;
   const maxBuffer = options.maxBuffer ?? DEFAULT_MAX_BUFFER;
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(new AppError('CANCELLED', 'Cancelled.'));
-    const child = spawn('git', [...GIT_BASE_ARGS, ...args], {
+    const child = spawn('git', [...GIT_BASE_ARGS, ...withoutDrivers(args)], {
       cwd,
       signal,
-      env: gitEnv(options.env),
+      env: gitEnv({ ...overrides, ...options.env }),
       stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     });
     const out: Buffer[] = [];
@@ -158,9 +223,10 @@ export async function gitText(args: readonly string[], options: RunGitOptions): 
  */
 export function runGitSync(args: readonly string[], options: Omit<RunGitOptions, 'signal'>): string {
   try {
-    return execFileSync('git', [...GIT_BASE_ARGS, ...args], {
+    const overrides = existsSync(options.cwd) ? driverEnvSync(options.cwd) : {};
+    return execFileSync('git', [...GIT_BASE_ARGS, ...withoutDrivers(args)], {
       cwd: options.cwd,
-      env: gitEnv(options.env),
+      env: gitEnv({ ...overrides, ...options.env }),
       input: options.input,
       maxBuffer: options.maxBuffer ?? DEFAULT_MAX_BUFFER,
       encoding: 'utf8',

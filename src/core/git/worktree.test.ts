@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createCore } from '../createCore';
 import { packageRoot } from '../paths';
 import { createTestRepo, type TestRepo } from '../testing/gitRepo';
+import { hashTree } from '../testing/hashTree';
 import { runGitSync } from './run';
 import { cleanupOrphanWorktrees, listWorktrees, Worktree, worktreesDir } from './worktree';
 
@@ -36,9 +37,10 @@ afterAll(() => {
 });
 
 describe('Worktree', () => {
-  it("is created detached at a commit outside the repository, moves, and is removed with git's bookkeeping", async () => {
+  it("is created detached at a commit outside the repository, as a repository of its own that borrows the user's objects, moves, and is removed", async () => {
     const root = join(scratch, 'data', 'worktrees');
     const status = repo.git('status', '--porcelain');
+    const dotGit = hashTree(join(repo.root, '.git'));
     const worktree = await Worktree.create({ repo: repo.root, commit: first, root, label: 'plan' });
     expect(worktree.path.startsWith(root)).toBe(true);
     expect(worktree.head).toBe(first);
@@ -47,7 +49,11 @@ describe('Worktree', () => {
     // Detached: no branch is checked out (and none was made in the user's repository).
     expect(runGitSync(['rev-parse', '--abbrev-ref', 'HEAD'], { cwd: worktree.path }).trim()).toBe('HEAD');
     expect(repo.git('branch', '--list').trim()).toBe('* main');
-    expect(gitWorktrees()).toContain(worktree.path);
+    // Its own .git in our folder (not a linked worktree of the user's .git), objects borrowed read-only.
+    expect(runGitSync(['rev-parse', '--path-format=absolute', '--git-common-dir'], { cwd: worktree.path }).trim()).toBe(join(worktree.path, '.git'));
+    expect(readFileSync(join(worktree.path, '.git', 'objects', 'info', 'alternates'), 'utf8')).toContain(join(repo.root, '.git', 'objects'));
+    expect(runGitSync(['config', 'gc.auto'], { cwd: worktree.path }).trim()).toBe('0');
+    expect(gitWorktrees()).toEqual([repo.root]);
     expect(listWorktrees(root)).toEqual([expect.objectContaining({ path: worktree.path, repo: repo.root, label: 'plan', alive: true })]);
 
     writeFileSync(join(worktree.path, 'scratch.txt'), 'left by a step\n');
@@ -57,13 +63,23 @@ describe('Worktree', () => {
     expect(existsSync(join(worktree.path, 'b.txt'))).toBe(true);
     expect(existsSync(join(worktree.path, 'scratch.txt'))).toBe(false);
 
+    // A commit made in the checkout lands in its own objects; kept, it stays readable from the user's repository.
+    writeFileSync(join(worktree.path, 'a.txt'), 'made here\n');
+    runGitSync(['commit', '-q', '-am', 'here'], { cwd: worktree.path, env: { GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } });
+    const made = runGitSync(['rev-parse', 'HEAD'], { cwd: worktree.path }).trim();
+    worktree.keep();
+
     await worktree.remove();
     await worktree.remove();
     expect(existsSync(worktree.path)).toBe(false);
     expect(listWorktrees(root)).toEqual([]);
-    expect(gitWorktrees()).not.toContain(worktree.path);
     expect(repo.git('status', '--porcelain')).toBe(status);
     expect(repo.git('rev-parse', 'HEAD').trim()).toBe(second);
+    expect(hashTree(join(repo.root, '.git'))).toEqual(dotGit);
+    expect(runGitSync(['show', `${made}:a.txt`], { cwd: repo.root })).toBe('made here\n');
+    const again = await Worktree.create({ repo: repo.root, commit: made, root, label: 'resume' });
+    expect(readFileSync(join(again.path, 'a.txt'), 'utf8')).toBe('made here\n');
+    await again.remove();
   });
 
   it('refuses a folder inside the repository and a revision that is not a commit', async () => {
@@ -80,7 +96,6 @@ describe('Worktree', () => {
     controller.abort();
     await vi.waitFor(() => expect(listWorktrees(root)).toEqual([]), { timeout: 20_000, interval: 50 });
     expect(existsSync(worktree.path)).toBe(false);
-    await vi.waitFor(() => expect(gitWorktrees()).not.toContain(worktree.path), { timeout: 20_000, interval: 50 });
     await expect(worktree.checkout(second)).rejects.toMatchObject({ code: 'CANCELLED' });
   });
 
@@ -105,7 +120,7 @@ describe('Worktree', () => {
     const exited = new Promise((resolve) => child.on('exit', resolve));
     child.kill('SIGKILL');
     await exited;
-    expect(gitWorktrees()).toContain(orphan);
+    expect(existsSync(orphan)).toBe(true);
     const live = await Worktree.create({ repo: repo.root, commit: second, root, label: 'live' });
     try {
       expect(listWorktrees(root).map((w) => [w.path, w.alive]).sort()).toEqual([[live.path, true], [orphan, false]].sort());
@@ -114,7 +129,6 @@ describe('Worktree', () => {
       await core.dispose();
 
       expect(existsSync(orphan)).toBe(false);
-      expect(gitWorktrees()).not.toContain(orphan);
       expect(existsSync(live.path)).toBe(true);
       expect(listWorktrees(root).map((w) => w.path)).toEqual([live.path]);
       expect(await cleanupOrphanWorktrees(root)).toEqual([]);

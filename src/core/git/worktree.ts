@@ -1,13 +1,22 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { isAbsolute, join, relative, resolve } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { AppError } from '../../shared/contract';
-import { gitText } from './run';
+import { gitText, readObjectsFrom } from './run';
 
 /** Where our worktrees live: `<dataDir>/worktrees/<label>-<random>/{owner.json,tree}`. */
 export function worktreesDir(dataDir: string): string {
   return join(dataDir, 'worktrees');
+}
+
+/**
+ * Objects our checkouts made that must outlive them (a solve run's snapshot of uncommitted changes:
+ * its resume and its review read that commit): `<worktreesDir>/.objects`, an object folder every git
+ * call of this process may read (GIT_ALTERNATE_OBJECT_DIRECTORIES) and none writes to but `keep`.
+ */
+export function keptObjectsDir(root: string): string {
+  return join(root, '.objects');
 }
 
 /** The marker beside each checkout: who made it, for which repository. */
@@ -43,11 +52,14 @@ export interface CreateWorktreeOptions {
 }
 
 /**
- * A detached git worktree of the user's repository in a folder of ours, moved from commit to
- * commit. The user's working tree, index and refs are never touched; `remove()` (run it in a
- * `finally`; the abort signal runs it too) deletes the folder and git's bookkeeping under
- * .git/worktrees. A process killed before that leaves an orphan, which `cleanupOrphanWorktrees`
- * removes at the next start-up.
+ * A detached checkout of the user's repository in a folder of ours, moved from commit to commit.
+ * It is a repository of its own (`tree/.git` in our folder) that borrows the user's objects
+ * read-only through git's alternates: nothing in it — its config, hooks, index, refs, objects — is
+ * shared with the user's .git, so code run in the checkout (a validation command) cannot write into
+ * the user's repository through it, and no git call of ours there writes into the user's .git
+ * either (gc is off). The user's working tree, index, refs and .git are never touched; `remove()`
+ * (run it in a `finally`; the abort signal runs it too) deletes the folder. A process killed before
+ * that leaves an orphan, which `cleanupOrphanWorktrees` removes at the next start-up.
  */
 export class Worktree {
   private current: string;
@@ -67,7 +79,7 @@ export class Worktree {
     signal?.addEventListener('abort', this.onAbort, { once: true });
   }
 
-  /** Add a detached worktree at `commit` in a new folder under `root`. */
+  /** Make a detached checkout of `commit` in a new folder under `root`. */
   static async create(options: CreateWorktreeOptions): Promise<Worktree> {
     const { repo, root, signal } = options;
     const label = options.label ?? 'worktree';
@@ -82,10 +94,9 @@ export class Worktree {
     const owner: Owner = { pid: process.pid, instance: INSTANCE, host: hostname(), repo: resolve(repo), commit, label, createdAt: new Date().toISOString() };
     writeFileSync(join(folder, MARKER), `${JSON.stringify(owner, null, 2)}\n`);
     const path = join(folder, 'tree');
-    // Stale entries of worktrees whose folders are gone (killed runs).
-    await gitText(['worktree', 'prune'], { cwd: repo }).catch(() => undefined);
     try {
-      await gitText(['worktree', 'add', '--detach', '--force', path, commit], { cwd: repo, signal });
+      await initBorrowing(repo, root, path, signal);
+      await gitText(['checkout', '--detach', '--force', '-q', commit], { cwd: path, signal });
     } catch (error) {
       await removeCheckout(repo, folder, path);
       throw error;
@@ -109,19 +120,70 @@ export class Worktree {
     this.current = commit;
   }
 
-  /** Remove the checkout, its git bookkeeping and our folder; safe to call twice or concurrently. */
+  /**
+   * Copy the objects this checkout made (its commits, trees and blobs) into `keptObjectsDir`, so
+   * its commits stay readable after `remove()` — from a later checkout and from the user's repository
+   * by our own git calls (nothing is written into the user's .git).
+   */
+  keep(): void {
+    const own = join(this.path, '.git', 'objects');
+    const kept = keptObjectsDir(dirname(this.folder));
+    for (const fan of readdirSync(own)) {
+      if (!/^[0-9a-f]{2}$/.test(fan)) continue; // loose objects only: gc is off, so git packs nothing here
+      mkdirSync(join(kept, fan), { recursive: true });
+      for (const name of readdirSync(join(own, fan))) {
+        const target = join(kept, fan, name);
+        if (existsSync(target)) continue;
+        const temp = `${target}.${randomUUID()}.tmp`;
+        copyFileSync(join(own, fan, name), temp);
+        renameSync(temp, target);
+      }
+    }
+  }
+
+  /** Remove the checkout and our folder; safe to call twice or concurrently. */
   remove(): Promise<void> {
     this.signal?.removeEventListener('abort', this.onAbort);
     return (this.removing ??= removeCheckout(this.repo, this.folder, this.path));
   }
 }
 
+/**
+ * `git init` a repository of ours at `path` whose alternates are the user's object folder (and the
+ * objects we keep), with the user's shallow boundary when the repository is shallow. Reads the
+ * user's repository only (one `rev-parse`); no template, so no sample hooks.
+ */
+async function initBorrowing(repo: string, root: string, path: string, signal?: AbortSignal): Promise<void> {
+  const common = (await gitText(['rev-parse', '--path-format=absolute', '--git-common-dir'], { cwd: repo, signal })).trim();
+  const kept = keptObjectsDir(root);
+  mkdirSync(join(kept, 'info'), { recursive: true });
+  readObjectsFrom(kept);
+  await gitText(['init', '-q', '--template=', path], { cwd: root, signal });
+  const git = join(path, '.git');
+  mkdirSync(join(git, 'objects', 'info'), { recursive: true });
+  writeFileSync(join(git, 'objects', 'info', 'alternates'), `${join(common, 'objects')}\n${kept}\n`);
+  if (existsSync(join(common, 'shallow'))) copyFileSync(join(common, 'shallow'), join(git, 'shallow'));
+  const settings: Array<[string, string]> = [
+    ['gc.auto', '0'],
+    ['maintenance.auto', 'false'],
+    ['core.fsmonitor', 'false'],
+  ];
+  for (const [key, value] of settings) {
+    await gitText(['config', key, value], { cwd: path, signal });
+  }
+}
+
 async function removeCheckout(repo: string, folder: string, path: string): Promise<void> {
-  // `--force` twice also removes a locked worktree; when git cannot (the repository is gone, a
-  // command killed mid-way left a lock), deleting the folder and pruning does the same.
-  if (existsSync(repo)) await gitText(['worktree', 'remove', '--force', '--force', path], { cwd: repo }).catch(() => undefined);
+  // A checkout made by an earlier version was a linked worktree (`tree/.git` a file): its entry
+  // under the user's .git/worktrees is pruned once its folder is gone.
+  let linked = false;
+  try {
+    linked = lstatSync(join(path, '.git')).isFile();
+  } catch {
+    // no checkout (yet)
+  }
   rmSync(folder, { recursive: true, force: true });
-  if (existsSync(repo)) await gitText(['worktree', 'prune'], { cwd: repo }).catch(() => undefined);
+  if (linked && existsSync(repo)) await gitText(['worktree', 'prune'], { cwd: repo }).catch(() => undefined);
 }
 
 /** One of our worktree folders as found on disk. */
@@ -142,7 +204,7 @@ export function listWorktrees(root: string): OwnedWorktree[] {
   if (!existsSync(root)) return [];
   const found: OwnedWorktree[] = [];
   for (const entry of readdirSync(root, { withFileTypes: true })) {
-    if (!entry.isDirectory()) continue;
+    if (!entry.isDirectory() || entry.name.startsWith('.')) continue; // .objects: kept objects, not a checkout
     const folder = join(root, entry.name);
     const owner = readOwner(folder);
     const alive = owner ? isOwnerAlive(owner) : Date.now() - statSync(folder).mtimeMs < UNMARKED_GRACE_MS;
@@ -152,8 +214,8 @@ export function listWorktrees(root: string): OwnedWorktree[] {
 }
 
 /**
- * Remove the worktrees under `root` whose process is gone (killed, crashed) and their entries in
- * the repositories' .git/worktrees. Worktrees of live processes (another window, a running CLI)
+ * Remove the worktrees under `root` whose process is gone (killed, crashed) (and, for a linked
+ * worktree an earlier version made, its entry in the repository's .git/worktrees). Worktrees of live processes (another window, a running CLI)
  * are left alone. Returns the checkouts removed.
  */
 export async function cleanupOrphanWorktrees(root: string): Promise<string[]> {

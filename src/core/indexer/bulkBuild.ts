@@ -3,7 +3,7 @@
  * enforcement, empties every table itself, inserts without the FTS triggers and the deferred
  * secondary indexes (recreated at the end), search-indexes chunks in batches while files are
  * parsed, and an empty index's first build commits through a rollback journal instead of the WAL.
- * Where the time goes: README, "Indexing".
+ * Where the time goes: docs/indexing.md.
  */
 import type { Db } from '../db/open';
 import { getMeta } from './gitHistory';

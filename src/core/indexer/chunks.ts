@@ -47,8 +47,7 @@ function addIdentifierWords(words: Set<string>, text: string, limit: number): vo
 
 /**
  * Identifiers remembered per thread before the cache starts over. At 100k, held as slices, the
- * cache was ≈ 70 MB of a parse worker on the 50k-file corpus (42 MB of it file texts; README,
- * "Measuring retrieval … and benchmarks"); 20k copies chunk 12k development-set files as fast.
+ * cache was ≈ 70 MB of a parse worker on the 50k-file corpus (42 MB of it file texts; docs/evaluation.md); 20k copies chunk 12k development-set files as fast.
  */
 export const WORD_CACHE_LIMIT = 20_000;
 

@@ -339,6 +339,11 @@ export class KnowledgeBase {
       .all(path, limit) as CommitRecord[];
   }
 
+  /** The repository's latest commits, newest first. */
+  getRecentCommits(limit = 10): CommitRecord[] {
+    return this.sql.rowsOf('select sha, author, email, date, message from commits order by date desc limit ?').all(limit) as CommitRecord[];
+  }
+
   /** Tests of a code file, or the code files a test file exercises. */
   getTestLinks(fileId: number): Array<{ fileId: number; path: string; kind: string }> {
     return this.sql

@@ -1,7 +1,10 @@
-import type { AppError } from '../../shared/contract';
+import { AppError } from '../../shared/contract';
 import { defaultRoleOf, type Provider, type Role, type Stage, STAGES } from '../config/schema';
 import { activeRun } from '../runtime/runs';
 import { classifyError } from './errors';
+import { createBuiltinProvider, noBuiltinModels, type BuiltinProvider } from './builtin/builtinProvider';
+import type { JudgeResult } from './builtin/hostProtocol';
+import { LlamaRuntime } from './builtin/runtime';
 import { ollamaProvider } from './ollamaProvider';
 import { openaiProvider } from './openaiProvider';
 import type { ModelRouter, ResolvedModel } from './router';
@@ -46,7 +49,8 @@ export class LlmClient {
 
   constructor(private readonly deps: LlmClientDeps) {
     this.retry = { ...DEFAULT_RETRY, ...deps.retry };
-    this.providers = { ollama: ollamaProvider, openai_compat: openaiProvider, ...deps.providers };
+    // The default built-in provider knows no models (services.ts gives it the data folder's store); it starts nothing until called.
+    this.providers = { ollama: ollamaProvider, openai_compat: openaiProvider, builtin: createBuiltinProvider(new LlamaRuntime(), noBuiltinModels), ...deps.providers };
   }
 
   /** Resolve the model a call with these options would use. */
@@ -98,6 +102,30 @@ export class LlmClient {
         }
       },
     };
+  }
+
+  /** Whether the model of these options can answer a yes/no question from its next-token distribution (the built-in runtime can). */
+  judgesInProcess(options: Pick<CallOptions, 'role' | 'stage' | 'model'>): boolean {
+    return typeof (this.providers[this.resolve(options).provider] as Partial<BuiltinProvider>).judge === 'function';
+  }
+
+  /**
+   * A yes/no question answered from the next-token distribution, without generating (see
+   * builtin/llamaJudge.ts): P(yes) over the yes/no token variants. The prompt prefix shared with
+   * the previous judgment is not evaluated again unless `reuse` is false. Logged like any call.
+   */
+  async judgeNextToken(prompt: string, options: CallOptions & { system: string; reuse?: boolean }): Promise<JudgeResult & { model: string; latencyMs: number; callId?: number }> {
+    const model = this.resolve(options);
+    const provider = this.providers[model.provider] as Partial<BuiltinProvider>;
+    if (!provider.judge) throw new AppError('UNSUPPORTED', `The ${model.provider} provider cannot read answers from the next-token distribution; use a generated judgment.`);
+    const judge = provider.judge;
+    const outcome = await this.attempt(model, options, (signal) => judge({ model, system: options.system, prompt, signal, reuse: options.reuse ?? true }));
+    const value = outcome.ok ? outcome.value : undefined;
+    const response = value ? (value.pYes === undefined ? 'no yes/no token had any probability' : `P(yes)=${value.pYes.toFixed(4)}`) : undefined;
+    const params = { next_token: true, reuse: options.reuse ?? true, attempts: outcome.attempts, ...(value ? { evaluated_tokens: value.evaluatedTokens, yes_mass: value.yesMass, no_mass: value.noMass } : {}) };
+    const callId = this.record(options, model, { prompt, params, latencyMs: outcome.latencyMs, ...(value ? { response, promptTokens: value.promptTokens, completionTokens: 0 } : {}), ...errorFields(outcome) });
+    if (!outcome.ok) throw outcome.error;
+    return { ...outcome.value, model: model.model, latencyMs: outcome.latencyMs, ...(callId !== undefined ? { callId } : {}) };
   }
 
   /** Embed texts with the embedding model (or the stage's override). */

@@ -15,7 +15,7 @@ export type AddressSource = 'base_url' | 'OLLAMA_HOST' | 'default';
 /** The model server a check looks at, as the config and environment name it. */
 export interface ServerTarget {
   address: string;
-  provider: 'ollama' | 'openai_compat';
+  provider: 'ollama' | 'openai_compat' | 'builtin';
   allowStart: boolean;
   /** Unset means the default (tests and callers that only know an address). */
   source?: AddressSource;
@@ -24,7 +24,7 @@ export interface ServerTarget {
 }
 
 /** "No model server answers at <url> (set by OLLAMA_HOST)": for an address someone configured. */
-export function noServerHint(address: string, source: AddressSource | undefined, provider: 'ollama' | 'openai_compat' = 'ollama'): string {
+export function noServerHint(address: string, source: AddressSource | undefined, provider: 'ollama' | 'openai_compat' | 'builtin' = 'ollama'): string {
   const by = source === 'base_url' ? ' (set by [models].base_url)' : source === 'OLLAMA_HOST' ? ' (set by OLLAMA_HOST)' : '';
   const what = provider === 'ollama' ? 'start Ollama there' : 'start it';
   return `No model server answers at ${address}${by} — ${what}, or fix [models].base_url / OLLAMA_HOST, then retry.`;
@@ -100,6 +100,8 @@ export class OllamaLifecycle {
   async check(options: { mayStart?: boolean } = {}): Promise<ModelServerStatus> {
     const { address, provider, allowStart, source, configError } = this.options.target();
     if (configError) return this.publish({ state: 'config_invalid', reachable: false, provider, startedByUs: this.isOurs(), address, hint: configError });
+    // The built-in runtime is part of the app: there is no server to probe or start.
+    if (provider === 'builtin') return this.publish({ state: 'running', reachable: true, provider, version: 'built-in', startedByUs: false, address, hint: '' });
     const version = provider === 'ollama' ? await probeVersion(address) : await probeOpenAi(address);
     if (version) return this.publish({ state: 'running', reachable: true, provider, version, startedByUs: this.isOurs(), address, hint: '', ...(await this.binaryInfo()) });
     if (provider === 'openai_compat') {

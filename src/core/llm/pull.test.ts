@@ -42,13 +42,14 @@ describe('pullModel against the test server', () => {
     server.offer('qwen3:0.6b', [1_000_000, 400_000]);
   });
 
-  const run = (options: { signal?: AbortSignal; stallMs?: number; onProgress?: (s: PullSnapshot) => void; maxRetries?: number } = {}) => {
+  const run = (options: { signal?: AbortSignal; stallMs?: number; onProgress?: (s: PullSnapshot) => void; maxRetries?: number; now?: () => number } = {}) => {
     const seen: Array<PullSnapshot & { retry?: number }> = [];
     const done = pullModel(server.url, 'qwen3:0.6b', {
       signal: options.signal ?? new AbortController().signal,
       stallMs: options.stallMs ?? 5000,
       maxRetries: options.maxRetries,
       throttleMs: 0,
+      now: options.now,
       onProgress: (s) => {
         seen.push(s);
         options.onProgress?.(s);
@@ -81,9 +82,21 @@ describe('pullModel against the test server', () => {
     expect(server.installed.has('qwen3:0.6b')).toBe(true);
   });
 
+  /**
+   * A clock that moves only while the server stalls (50 ms each time the client reads it), so a
+   * slow machine never looks like a stall and a stall is always seen.
+   */
+  const stallClock = () => {
+    let time = 0;
+    let stalled = false;
+    server.script.pull.onStart = () => (stalled = false);
+    server.script.pull.onStall = () => (stalled = true);
+    return () => (stalled ? (time += 50) : time);
+  };
+
   it('reconnects when the download stalls', async () => {
     server.script.pull.stallAfterBytes = 300_000;
-    const { done, seen } = run({ stallMs: 150 });
+    const { done, seen } = run({ stallMs: 150, now: stallClock() });
     await expect(done).resolves.toEqual({ attempts: 2 });
     expect(seen.some((s) => s.retry === 1)).toBe(true);
   });
@@ -117,10 +130,17 @@ describe('pullModel against the test server', () => {
   });
 
   it('gives up after repeated interruptions with a message that says how to resume', async () => {
-    server.script.pull.delayMs = 2;
-    const { done } = run({ stallMs: 100, maxRetries: 1, onProgress: () => undefined });
+    const now = stallClock();
+    const markStalled = server.script.pull.onStall!;
+    let stalls = 0;
     server.script.pull.stallAfterBytes = 100_000;
-    setTimeout(() => (server.script.pull.stallAfterBytes = 100_000), 150);
-    await expect(done).rejects.toMatchObject({ code: 'MODEL_ERROR', message: expect.stringMatching(/Press Pull again to resume/) });
+    server.script.pull.onStall = () => {
+      markStalled();
+      // The reconnection stalls again.
+      if (++stalls === 1) server.script.pull.stallAfterBytes = 100_000;
+    };
+    const { done } = run({ stallMs: 100, maxRetries: 1, now });
+    await expect(done).rejects.toMatchObject({ code: 'MODEL_ERROR', message: expect.stringMatching(/kept stalling \(2 tries\).*Press Pull again to resume/) });
+    expect(stalls).toBe(2);
   });
 });

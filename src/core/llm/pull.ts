@@ -13,6 +13,8 @@ export interface PullOptions {
   maxRetries?: number;
   /** Minimum milliseconds between progress reports (default 100). */
   throttleMs?: number;
+  /** The clock stall detection reads (default Date.now; tests drive their own). */
+  now?: () => number;
 }
 
 /**
@@ -21,7 +23,8 @@ export interface PullOptions {
  * resumes. Unknown models and a full disk fail at once with a clear message.
  */
 export async function pullModel(baseUrl: string, name: string, options: PullOptions): Promise<{ attempts: number }> {
-  const tracker = new PullTracker();
+  const now = options.now ?? Date.now;
+  const tracker = new PullTracker(now());
   const maxRetries = options.maxRetries ?? 3;
   for (let attempt = 1; ; attempt++) {
     const outcome = await pullOnce(baseUrl, name, tracker, options, attempt > 1 ? attempt - 1 : undefined);
@@ -30,7 +33,7 @@ export async function pullModel(baseUrl: string, name: string, options: PullOpti
     if (attempt > maxRetries) {
       throw new AppError('MODEL_ERROR', `The download of ${name} kept ${outcome === 'stalled' ? 'stalling' : 'breaking off'} (${attempt} tries). Press Pull again to resume; finished layers are kept.`, { retryable: true });
     }
-    tracker.resetSpeed();
+    tracker.resetSpeed(now());
   }
 }
 
@@ -40,9 +43,10 @@ async function pullOnce(baseUrl: string, name: string, tracker: PullTracker, opt
   options.signal.addEventListener('abort', onAbort, { once: true });
   let stalled = false;
   const stallMs = options.stallMs ?? 30_000;
-  tracker.resetSpeed();
+  const now = options.now ?? Date.now;
+  tracker.resetSpeed(now());
   const watchdog = setInterval(() => {
-    if (tracker.idleMs() > stallMs) {
+    if (tracker.idleMs(now()) > stallMs) {
       stalled = true;
       controller.abort();
     }
@@ -57,7 +61,7 @@ async function pullOnce(baseUrl: string, name: string, tracker: PullTracker, opt
   try {
     const stream = await ollamaClient(baseUrl, controller.signal).pull({ model: name, stream: true });
     for await (const line of stream) {
-      tracker.update(line);
+      tracker.update(line, now());
       report(line.status === 'success');
       if (line.status === 'success') return 'done';
     }

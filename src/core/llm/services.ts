@@ -4,6 +4,9 @@ import { loadConfig, loadUserConfigCached, userConfigPath, type LoadedConfig } f
 import type { EngineContext } from '../engine';
 import { userRawDbPath, UserCallLog } from '../logs/callLog';
 import { resolveServerUrl } from './address';
+import { createBuiltinProvider } from './builtin/builtinProvider';
+import { ModelStore } from './builtin/modelStore';
+import { LlamaRuntime } from './builtin/runtime';
 import { LlmClient } from './client';
 import { probeVersion } from './modelManager';
 import { installHint, OllamaLifecycle, type ServerTarget } from './ollamaLifecycle';
@@ -20,6 +23,10 @@ export interface ModelServices {
   client: LlmClient;
   callLog: UserCallLog;
   lifecycle: OllamaLifecycle;
+  /** The built-in runtime's models (under the data folder). */
+  modelStore: ModelStore;
+  /** The built-in runtime (its host process starts on the first built-in model call). */
+  llama: LlamaRuntime;
   /**
    * The model server address and provider from the config (defaults when there is none), where the
    * address came from, and the config's error when it does not load (then nothing should be probed).
@@ -58,7 +65,9 @@ export function createModelServices(ctx: EngineContext, env: NodeJS.ProcessEnv =
     if (userRouter?.config !== config) userRouter = { config, router: new ModelRouter(config, env) };
     return userRouter.router;
   };
-  const client = new LlmClient({ router: currentRouter, log: callLog });
+  const modelStore = new ModelStore(ctx.ports.dataDir);
+  const llama = new LlamaRuntime();
+  const client = new LlmClient({ router: currentRouter, log: callLog, providers: { builtin: createBuiltinProvider(llama, (name) => modelStore.resolvePath(name)) } });
 
   const requireOllama = async () => {
     const t = target();
@@ -78,10 +87,13 @@ export function createModelServices(ctx: EngineContext, env: NodeJS.ProcessEnv =
     client,
     callLog,
     lifecycle,
+    modelStore,
+    llama,
     target,
     requireOllama,
     dispose: async () => {
       await lifecycle.stop();
+      await llama.dispose();
       callLog.close();
     },
   };

@@ -1,6 +1,8 @@
 import type { ModelCallDetail, ModelCallSummary } from '../../shared/contract';
 import { AppError } from '../../shared/contract';
 import type { Db } from '../db/open';
+import type { TokenLogprob } from '../llm/types';
+import { pYesFrom } from '../retrieval/judge';
 
 /** Filters of the Logs table. */
 export interface CallFilters {
@@ -33,7 +35,19 @@ export interface ModelCallRow {
   error: string | null;
 }
 
-function summary(r: Pick<ModelCallRow, 'id' | 'created_at' | 'run_id' | 'stage' | 'role' | 'provider' | 'model' | 'prompt_tokens' | 'completion_tokens' | 'latency_ms' | 'error_code'> & { preview: string | null }): ModelCallSummary {
+/** P(yes) of a yes/no judgment, from the token probabilities logged in its params (undefined for other calls). */
+function pYesOf(logprobsJson: string | null): number | undefined {
+  if (!logprobsJson) return undefined;
+  try {
+    const logprobs = JSON.parse(logprobsJson) as unknown;
+    return Array.isArray(logprobs) ? pYesFrom(logprobs as TokenLogprob[]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function summary(r: Pick<ModelCallRow, 'id' | 'created_at' | 'run_id' | 'stage' | 'role' | 'provider' | 'model' | 'prompt_tokens' | 'completion_tokens' | 'latency_ms' | 'error_code'> & { preview: string | null; logprobs?: string | null }): ModelCallSummary {
+  const pYes = pYesOf(r.logprobs ?? null);
   return {
     id: r.id,
     createdAt: r.created_at,
@@ -47,6 +61,7 @@ function summary(r: Pick<ModelCallRow, 'id' | 'created_at' | 'run_id' | 'stage' 
     latencyMs: r.latency_ms,
     errorCode: r.error_code,
     preview: (r.preview ?? '').replace(/\s+/g, ' ').trim(),
+    ...(pYes !== undefined ? { pYes } : {}),
   };
 }
 
@@ -55,7 +70,9 @@ export function listCalls(db: Db, f: CallFilters): { total: number; calls: Model
   const where: string[] = [];
   const params: Record<string, unknown> = {};
   if (f.runId) {
-    where.push('run_id = @runId');
+    // A solve run's calls are logged under its passes' task runs (<solve run>-p<n>): the run's id
+    // (the solve run's or its task run's) takes them in too.
+    where.push(`(run_id = @runId or run_id in (select p.task_run_id from orchestrator_passes p join orchestrator_runs r on r.id = p.orchestrator_run_id where r.id = @runId or r.task_run_id = @runId))`);
     params.runId = f.runId;
   }
   if (f.stage) {
@@ -72,7 +89,8 @@ export function listCalls(db: Db, f: CallFilters): { total: number; calls: Model
   const rows = db
     .prepare(
       `select id, created_at, run_id, stage, role, provider, model, prompt_tokens, completion_tokens, latency_ms, error_code,
-         substr(coalesce(error, response, ''), 1, 160) as preview
+         substr(coalesce(error, response, ''), 1, 160) as preview,
+         case when params_json like '%"logprobs"%' then json_extract(params_json, '$.logprobs') end as logprobs
        from model_calls ${clause} order by id desc limit @limit offset @offset`,
     )
     .all({ ...params, limit: f.limit, offset: f.offset }) as Array<Parameters<typeof summary>[0]>;
@@ -90,7 +108,7 @@ export function getCall(db: Db, id: number): ModelCallDetail {
     params = { unparsed: r.params_json };
   }
   return {
-    ...summary({ ...r, preview: r.error ?? r.response }),
+    ...summary({ ...r, preview: r.error ?? r.response, logprobs: Array.isArray(params.logprobs) ? JSON.stringify(params.logprobs) : null }),
     baseUrl: r.base_url,
     system: r.system,
     prompt: r.prompt,

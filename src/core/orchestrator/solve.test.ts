@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { MetaPlan } from '../../shared/contract/solve';
 import { openDatabase } from '../db/open';
-import { worktreesDir } from '../git';
+import { listWorktrees, worktreesDir } from '../git';
 import { repoPaths } from '../repos/registry';
 import { solveRunDetail, solveRunDiffs } from './solveDiffs';
 import type { ExecuteSolveInput } from './solveRun';
@@ -32,7 +32,7 @@ describe('the solve orchestrator', () => {
       // Each pass sees only what it is handed: the part plan of p2 sees p1's diff.
       expect(transcript.prompts.find((p) => p.pass === 'part_plan p2')!.prompt).toContain('+function mul(a, b) {');
       expect(userState()).toEqual(before);
-      expect(readdirSync(worktreesDir(h.fx.dataDir))).toEqual([]);
+      expect(listWorktrees(worktreesDir(h.fx.dataDir))).toEqual([]);
 
       const db = raw();
       try {

@@ -7,7 +7,7 @@
 import { AppError } from '../../shared/contract';
 import type { SolveOutcome, SolvePartView, SolveRunDetail } from '../../shared/contract/solve';
 import type { Db } from '../db/open';
-import { runGit } from '../git';
+import { gitText, runGit } from '../git';
 import { effectiveStatus, SolveRecords, type SolveRunRow } from './solveRecords';
 import { SESSION_KEYS, SqliteSolveSession, type OrchestratorProgress } from './solveSession';
 import { contentHash } from './solveWorkspace';
@@ -32,10 +32,25 @@ function runRow(records: SolveRecords, solveRunId: string): SolveRunRow {
   return row;
 }
 
-/** Paths a unified diff touches (both sides of a rename; /dev/null left out). */
-export function diffPaths(diff: string): string[] {
+/**
+ * Paths a diff touches (both sides of a rename), as git reads the diff: `git apply --numstat -z`
+ * (nothing applied), NUL-separated, so names git quotes (`quote"name.txt`, a tab) come out as they are.
+ */
+export async function diffPaths(repo: string, diff: string): Promise<string[]> {
+  if (!diff.trim()) return [];
+  const fields = (await gitText(['apply', '--numstat', '-z', '-'], { cwd: repo, input: diff })).split('\0');
   const paths = new Set<string>();
-  for (const m of diff.matchAll(/^(?:---|\+\+\+) (?:[ab]\/)?(.+)$/gm)) if (m[1] !== '/dev/null') paths.add(m[1]!.replace(/\t.*$/, ''));
+  for (let i = 0; i < fields.length; i++) {
+    const field = fields[i]!;
+    if (field === '') continue;
+    // `added<TAB>deleted<TAB>path`: the path is the rest (a name may hold a tab).
+    const name = field.split('\t').slice(2).join('\t');
+    if (name === '') {
+      // A rename: its two names follow, each in a field of its own.
+      paths.add(fields[++i]!);
+      paths.add(fields[++i]!);
+    } else paths.add(name);
+  }
   return [...paths];
 }
 
@@ -62,7 +77,7 @@ export async function solveRunDiffs(raw: Db, repoPath: string, solveRunId: strin
   }
   const dirty = JSON.parse(row.base_hashes_json || '{}') as Record<string, string | null>;
   const baseHashes: Record<string, string | null> = {};
-  for (const path of diffPaths(cumulative)) {
+  for (const path of await diffPaths(repoPath, cumulative)) {
     if (path in dirty) baseHashes[path] = dirty[path] ?? null;
     else baseHashes[path] = await runGit(['cat-file', 'blob', `${row.base_commit}:${path}`], { cwd: repoPath }).then(contentHash, () => null);
   }

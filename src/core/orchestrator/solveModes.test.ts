@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Plan } from '../../shared/contract/plans';
 import { isCancellation } from '../../shared/contract';
-import { worktreesDir } from '../git';
+import { listWorktrees, worktreesDir } from '../git';
 import { solveRunDetail, solveRunDiffs } from './solveDiffs';
 import { worktreeIsLive } from './solveRecords';
 import { solveSessionFile, SqliteSolveSession } from './solveSession';
@@ -116,7 +116,7 @@ describe('cancel and resume', () => {
     expect(isCancellation(error)).toBe(true);
     expect(statusWhileRunning).toBe('running');
     expect(first.transcript.passes).toEqual(['meta_plan', 'part_plan p1', 'implement p1/s1 #1', 'adjustment p1/s1']);
-    expect(readdirSync(worktreesDir(h.fx.dataDir))).toEqual([]);
+    expect(listWorktrees(worktreesDir(h.fx.dataDir))).toEqual([]);
     expect(userState()).toEqual(before);
     // The session keeps what a resume needs, under the seed's keys.
     const session = SqliteSolveSession.open(solveSessionFile(repoPaths(h.fx.dataDir, REPO_ID).sessions, id));

@@ -42,6 +42,8 @@ export interface ExecuteSolveInput {
   plan?: Plan;
   metaPlan?: MetaPlan;
   includeUncommitted?: boolean;
+  /** Run validation commands without an OS sandbox where there is none (the user agreed: flag or [sandbox]). */
+  allowUnsandboxedValidation?: boolean;
   resume?: boolean;
   signal?: AbortSignal;
   onProgress?: SolveProgressListener;
@@ -101,7 +103,8 @@ export async function executeSolve(input: ExecuteSolveInput): Promise<SolveOutco
         archiveTo: raw,
         settings: retrievalSettings(config),
       });
-    const validation = config.validation[input.repo.id];
+    const configured = config.validation[input.repo.id];
+    const validation = configured ? { ...configured, allowUnsandboxed: Boolean(input.allowUnsandboxedValidation) || config.sandbox.allow_unsandboxed_validation } : undefined;
     const outcome = await runSolve(
       { llm: input.llm, retriever, records, session, workspace, limits: config.orchestrator, log: new RawCallLog(raw), ...(validation ? { validation } : {}), ...(input.signal ? { signal: input.signal } : {}), ...(input.onProgress ? { onProgress: input.onProgress } : {}) },
       input.solveRunId,

@@ -10,6 +10,7 @@ import { dirname, join } from 'node:path';
 import { AppError } from '../../shared/contract';
 import { confinePath } from '../fs/confine';
 import { gitText, runGit, Worktree } from '../git';
+import { byteSafeDiff } from './byteSafeDiff';
 
 /** Commits in our worktree carry this identity (the user's git config is not read). */
 const IDENTITY = { GIT_AUTHOR_NAME: 'Clean Room', GIT_AUTHOR_EMAIL: 'cra@localhost', GIT_COMMITTER_NAME: 'Clean Room', GIT_COMMITTER_EMAIL: 'cra@localhost' };
@@ -95,6 +96,7 @@ export class SolveWorkspace {
         }
       }
       const snapshot = await commitAll(worktree.path, 'Uncommitted changes at the start of the solve run', options.signal);
+      worktree.keep(); // the snapshot outlives the checkout: resume and review read it
       return new SolveWorkspace(worktree, snapshot);
     } catch (error) {
       await worktree.remove();
@@ -136,9 +138,9 @@ export class SolveWorkspace {
     await gitText(['clean', '-fdq'], { cwd: this.path, signal });
   }
 
-  /** The diff of everything committed since the start commit (read once per commit). */
+  /** The diff of everything committed since the start commit (read once per commit); byte-exact (non-UTF-8 files as binary patches). */
   async cumulativeDiff(signal?: AbortSignal): Promise<string> {
-    this.diffCache ??= await gitText(['diff', '--no-renames', '--no-ext-diff', '--no-color', '--binary', '--src-prefix=a/', '--dst-prefix=b/', this.startCommit, 'HEAD'], { cwd: this.path, signal });
+    this.diffCache ??= await byteSafeDiff(this.path, this.startCommit, 'HEAD', signal);
     return this.diffCache;
   }
 

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ValidationReport } from '../../shared/contract/solve';
+import { detectSandbox } from './sandbox';
 import { refinementFromValidation, runCommand, syntaxCheck, validateStep } from './validation';
 
 const dir = mkdtempSync(join(tmpdir(), 'cra-validation-'));
@@ -15,7 +16,7 @@ describe('validation', () => {
     const report = await validateStep(dir, [], { test: 'echo tested; pwd', lint: 'echo linted >&2; exit 3', timeout_s: 30 });
     expect(report).toMatchObject({ ok: false, kind: 'commands', checks: [{ name: 'test', ok: true, exitCode: 0 }, { name: 'lint', ok: false, exitCode: 3, output: 'linted\n' }] });
     expect(report.checks[0]!.output).toBe(`tested\n${dir}\n`);
-    const slow = await runCommand('sleep 30', dir, 200);
+    const slow = await runCommand('sleep 30', dir, 200, await detectSandbox());
     expect(slow).toMatchObject({ timedOut: true });
   });
 

@@ -6,30 +6,55 @@
  * signatures): with some, it becomes a RefinementRequest (seed §8).
  */
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { AppError } from '../../shared/contract';
 import type { RefinementRequest, ValidationReport } from '../../shared/contract/solve';
 import { confinePath } from '../fs/confine';
 import { createExtractor, type Extractor } from '../indexer/extract/extractor';
 import { detectLanguage } from '../indexer/extract/languages';
+import { requireSandbox, sandboxed, type SandboxKind } from './sandbox';
 
 /** A repository's configured validation commands. */
 export interface ValidationCommands {
   test?: string;
   lint?: string;
   timeout_s: number;
+  /** Run them without an OS sandbox where the machine has none (the user agreed; see sandbox.ts). */
+  allowUnsandboxed?: boolean;
 }
 
 /** Most output kept per check (its end: where test runners print the summary). */
 const MAX_OUTPUT = 64 * 1024;
 
-/** Run one configured command line in `cwd` through the shell, with a time limit; output kept (its tail). */
-export function runCommand(command: string, cwd: string, timeoutMs: number, signal?: AbortSignal): Promise<{ exitCode: number | null; output: string; ms: number; timedOut: boolean }> {
+/**
+ * Run one configured command line in `cwd` through the shell — inside `sandbox`, or (null: the user
+ * agreed) without one —, with a minimal environment, a time limit and its output kept (its tail).
+ */
+export async function runCommand(
+  command: string,
+  cwd: string,
+  timeoutMs: number,
+  sandbox: { kind: SandboxKind; program: string } | null,
+  signal?: AbortSignal,
+): Promise<{ exitCode: number | null; output: string; ms: number; timedOut: boolean }> {
+  const scratch = mkdtempSync(join(tmpdir(), 'cra-validate-'));
+  mkdirSync(join(scratch, 'home'));
+  try {
+    return await runSpawned(sandboxed(sandbox, command, cwd, scratch), cwd, timeoutMs, signal);
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+function runSpawned(run: ReturnType<typeof sandboxed>, cwd: string, timeoutMs: number, signal?: AbortSignal): Promise<{ exitCode: number | null; output: string; ms: number; timedOut: boolean }> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(new AppError('CANCELLED', 'Cancelled.'));
-    // detached: the command and whatever it starts form one process group, stopped together.
-    const child = spawn('sh', ['-c', command], { cwd, stdio: ['ignore', 'pipe', 'pipe'], detached: true, env: { ...process.env, CI: '1' } });
+    // detached: the command and whatever it starts form one process group, stopped together
+    // (bwrap's --die-with-parent and pid namespace take down what it started in its own session).
+    const child = spawn(run.file, run.args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], detached: true, env: run.env });
     let output = '';
     let timedOut = false;
     const take = (chunk: Buffer) => {
@@ -90,14 +115,18 @@ export async function syntaxCheck(checkout: string, files: readonly string[], ex
   return { ok: checks.every((c) => c.ok), kind: checks.length ? 'syntax' : 'none', checks };
 }
 
-/** Run the configured commands (test, then lint) in the checkout, or the syntax check when none is configured. */
+/**
+ * Run the configured commands (test, then lint) in the checkout, in the OS sandbox (refused without
+ * one unless the user agreed), or the syntax check when none is configured.
+ */
 export async function validateStep(checkout: string, changed: readonly string[], commands: ValidationCommands | undefined, signal?: AbortSignal): Promise<ValidationReport> {
   const configured = (['test', 'lint'] as const).filter((name) => commands?.[name]);
   if (!commands || configured.length === 0) return syntaxCheck(checkout, changed);
+  const sandbox = await requireSandbox(commands.allowUnsandboxed ?? false);
   const checks: ValidationReport['checks'] = [];
   for (const name of configured) {
     const command = commands[name]!;
-    const run = await runCommand(command, checkout, commands.timeout_s * 1000, signal);
+    const run = await runCommand(command, checkout, commands.timeout_s * 1000, sandbox, signal);
     const output = run.timedOut ? `${run.output}\n(stopped after ${commands.timeout_s} s: [validation].timeout_s)` : run.output;
     checks.push({ name, command, ok: run.exitCode === 0 && !run.timedOut, exitCode: run.exitCode, output, ms: run.ms, ...(run.timedOut ? { timedOut: true } : {}) });
   }

@@ -33,19 +33,28 @@ function progressOf(core: Core): RunProgress[] {
 }
 
 describe('two engines indexing one repository', () => {
-  it('the second waits for the first (saying so) and then succeeds', async () => {
-    const { a, b, root } = twoEngines();
+  it('an engine waits (saying so) while another holds the index, and then succeeds; two waiting engines both finish', async () => {
+    const { a, b, dataDir, root } = twoEngines();
     const seenA = progressOf(a);
     const seenB = progressOf(b);
+    // Another index of the repository is running: it holds the lock until the test releases it, so
+    // both engines meet it whatever the timing.
+    const held = await acquireIndexLock(repoPaths(dataDir, repoIdFor(root)).curated, { waitMs: 0 });
+    cleanups.push(() => held.release());
+    const waiting = (seen: RunProgress[]) => seen.some((p) => p.phase === 'waiting' && p.message === WAITING_MESSAGE);
+    const bothWaiting = new Promise<void>((resolve) => {
+      const check = () => (waiting(seenA) && waiting(seenB) ? resolve() : undefined);
+      a.events.on('run/progress', check);
+      b.events.on('run/progress', check);
+    });
     const first = await a.handlers['repos/add']({ path: root, watch: false });
     const second = await b.handlers['repos/add']({ path: root, watch: false });
     expect(second.repo.id).toBe(first.repo.id);
+    await bothWaiting;
+    held.release();
     const [sa, sb] = (await Promise.all([a.runs.wait(first.runId), b.runs.wait(second.runId)])) as [IndexSummary, IndexSummary];
     expect(sa.files).toBe(9);
     expect(sb.files).toBe(9);
-    // Exactly one of them waited, and it said so in its progress.
-    const waited = [seenA, seenB].filter((seen) => seen.some((p) => p.phase === 'waiting' && p.message === WAITING_MESSAGE));
-    expect(waited).toHaveLength(1);
     expect((await b.handlers['repos/get']({ repoId: first.repo.id })).status).toBe('ready');
   });
 

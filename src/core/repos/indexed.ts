@@ -1,5 +1,5 @@
 import { existsSync, realpathSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import type { RepoInfo } from '../../shared/contract';
 import { AppError } from '../../shared/contract/errors';
 import type { EngineContext } from '../engine';
@@ -50,9 +50,26 @@ export function requireRepo(registry: Pick<RepoRegistry, 'get'>, repoId: string)
 }
 
 /**
+ * The registered repository at `absolute` or the nearest one above it (a command run from a
+ * subfolder of an indexed repository means that repository), matched as given and through the
+ * real path (a symlinked checkout). Undefined when no folder on the way up is registered.
+ */
+export function enclosingRepo(registry: Pick<RepoRegistry, 'findByPath'>, absolute: string): RepoInfo | undefined {
+  for (const start of new Set([absolute, realpathSync(absolute)])) {
+    for (let folder = start; ; folder = dirname(folder)) {
+      const info = registry.findByPath(folder);
+      if (info) return info;
+      if (dirname(folder) === folder) break;
+    }
+  }
+  return undefined;
+}
+
+/**
  * The one place that decides whether a repository can be read, for the app (by id), the browser
  * (the same handlers) and the CLI (by folder):
  * - NOT_FOUND: an id the registry does not know, or a folder that does not exist;
+ * - a folder inside a registered repository (a subfolder) means that repository;
  * - NOT_INDEXED: an existing folder that is not registered, a repository whose first index has not
  *   finished (`lastIndexedAt` null), or one whose index file is gone.
  * A folder is matched as given and through its real path (a symlinked checkout). The registry is
@@ -64,8 +81,7 @@ export function resolveIndexedRepo(lookup: RepoLookup, ref: RepoRef): IndexedRep
   else {
     const absolute = resolve(ref.path);
     if (!existsSync(absolute)) throw new AppError('NOT_FOUND', `${absolute} does not exist; give the folder of an indexed repository (--repo PATH).`);
-    const registry = lookup.registry();
-    info = [absolute, realpathSync(absolute)].map((p) => registry.findByPath(p)).find((r) => r !== undefined);
+    info = enclosingRepo(lookup.registry(), absolute);
     if (!info) throw notIndexed(absolute);
   }
   const curatedFile = repoPaths(lookup.dataDir, info.id).curated;

@@ -1,6 +1,7 @@
 import { AppError } from '../../shared/contract';
 import type { Reason } from '../../shared/contract/reasons';
 import type { LlmClient } from '../llm/client';
+import type { ResolvedModel } from '../llm/router';
 import type { CallLogger, TokenLogprob } from '../llm/types';
 import type { TokenMeter } from './budget';
 import type { DecisionRecord } from './decisionLog';
@@ -9,8 +10,8 @@ import { judgeFamilyOf, judgePrompt, type JudgeFamily } from './judgePrompts';
 /** Why an answer that was not a yes or a no was taken as a no (`call-failed`: the call itself failed or timed out). */
 export type DenyCause = 'empty' | 'cut-off' | 'unparseable' | 'call-failed';
 
-/** How an answer was read: the bare word, the structured-output object, or not at all. */
-export type AnswerReading = 'exact' | 'json' | 'default-deny';
+/** How an answer was read: the bare word, the structured-output object, the next-token distribution (built-in runtime), or not at all. */
+export type AnswerReading = 'exact' | 'json' | 'next-token' | 'default-deny';
 
 /** The outcome of one binary judgment. */
 export interface Judgment {
@@ -18,7 +19,7 @@ export interface Judgment {
   read: AnswerReading;
   /** Set when `read` is default-deny. */
   denyCause?: DenyCause;
-  /** P(yes) from the answer token's log-probabilities (softmax over yes and no), when the server returned them. */
+  /** P(yes) from the answer token's log-probabilities (softmax over yes and no), when the server returned them; from the next-token distribution in the built-in runtime. */
   pYes?: number;
   model: string;
   /** The model_calls row of the call. */
@@ -95,6 +96,7 @@ export async function runBinaryJudgment(setup: JudgeSetup, document: string): Pr
   const family = setup.family ?? judgeFamilyOf(model.model);
   const structured = setup.structured ?? family === 'chat';
   const { system, prompt } = judgePrompt(family, { instruct: setup.instruct, query: setup.task, document });
+  if (setup.llm.judgesInProcess({ model })) return nextTokenJudgment(setup, model, system, prompt);
   let result;
   try {
     result = await setup.llm.complete(prompt, {
@@ -131,6 +133,30 @@ export async function runBinaryJudgment(setup: JudgeSetup, document: string): Pr
     promptTokens: result.promptTokens,
     completionTokens: result.completionTokens,
   };
+}
+
+/**
+ * A judgment in the built-in runtime: the verdict is the likelier of yes and no in the next-token
+ * distribution after the prompt (P(yes) ≥ 0.5 is yes), nothing is generated, and the prompt prefix
+ * the stage's judgments share (system + task) is evaluated once. No probability on any yes/no
+ * token is a default-deny (`unparseable`). Failures are handled as in {@link runBinaryJudgment}.
+ */
+async function nextTokenJudgment(setup: JudgeSetup, model: ResolvedModel, system: string, prompt: string): Promise<Judgment> {
+  let result;
+  try {
+    result = await setup.llm.judgeNextToken(prompt, { stage: setup.stage, model, system, runId: setup.runId, log: setup.log, signal: setup.signal, ...(setup.timeoutMs !== undefined ? { timeoutMs: setup.timeoutMs } : {}) });
+  } catch (error) {
+    const code = error instanceof AppError ? error.code : 'INTERNAL';
+    if (FATAL_CODES.has(code) || setup.signal?.aborted) throw error;
+    const failed: Judgment = { verdict: 'no', read: 'default-deny', denyCause: 'call-failed', model: model.model, raw: error instanceof Error ? error.message : String(error), errorCode: code, promptTokens: 0, completionTokens: 0 };
+    setup.meter?.add(setup.stage, failed);
+    return failed;
+  }
+  const counts = { promptTokens: result.promptTokens, completionTokens: 0 };
+  setup.meter?.add(setup.stage, counts);
+  const common = { model: result.model, ...(result.callId !== undefined ? { callId: result.callId } : {}), ...counts };
+  if (result.pYes === undefined) return { verdict: 'no', read: 'default-deny', denyCause: 'unparseable', raw: 'no yes/no token had any probability', ...common };
+  return { verdict: result.pYes >= 0.5 ? 'yes' : 'no', read: 'next-token', pYes: result.pYes, raw: `P(yes)=${result.pYes.toFixed(4)}`, ...common };
 }
 
 /** Judge many items with at most `setup.concurrency` calls at once; results in input order whatever order calls finish. */

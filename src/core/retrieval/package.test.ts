@@ -57,6 +57,20 @@ describe('context package', () => {
     expect(JSON.parse(renderJson(pkg))).toEqual(pkg);
   });
 
+  it('packs a line once: a signature line another item already shows is named by that item, its tokens not counted again', () => {
+    const files = fixtureFiles().slice(0, 1);
+    const [primary, helper] = files[0]!.symbols!;
+    // Two symbols whose signature is the same line (as the modules of one import statement are).
+    files[0]!.symbols = [primary!, helper!, { ...helper!, symbolId: null, name: 'twin', qualifiedName: 'twin' }];
+    const pkg = buildPackage({ task: TASK, files, budgetTokens: 10_000, readSource: read, kb: fx.kb });
+    const atHelper = pkg.files[0]!.items.filter((i) => i.startLine === helper!.startLine);
+    expect(atHelper).toHaveLength(1);
+    expect(atHelper[0]).toMatchObject({ symbol: { qualifiedName: '_split_lines' }, alsoCovers: ['twin'] });
+    const alone = buildPackage({ task: TASK, files: [{ ...files[0]!, symbols: [primary!, helper!] }], budgetTokens: 10_000, readSource: read, kb: fx.kb });
+    expect(pkg.budget.used).toBe(alone.budget.used);
+    expect(renderMarkdown(pkg).split(helper!.signature).length - 1).toBe(1);
+  });
+
   it('when tight: a supporting body stays a signature and a primary body is demoted, both said so; what does not fit is dropped with what it needed', () => {
     const header = buildPackage({ task: TASK, files: [], budgetTokens: 10_000, readSource: read }).budget.used;
     const roomy = buildPackage({ task: TASK, files: fixtureFiles(), budgetTokens: 10_000, readSource: read });
@@ -131,10 +145,10 @@ describe('context package, property: random files, symbols and budgets', () => {
       const seedOnly = buildPackage({ task: { id: `t${seed}`, text: 'do the thing' }, files: [{ ...files[0]!, symbols: files[0]!.symbols!.filter((s) => s.role === 'primary') }], budgetTokens: budget, readSource });
       const shape = (p: ContextPackage) => (p.files.find((f) => f.path === files[0]!.path)?.items ?? []).filter((i) => i.symbol?.role === 'primary').map((i) => `${i.symbol?.qualifiedName}:${i.detail}`);
       expect(shape(pkg), context).toEqual(shape(seedOnly));
-      // Everything judged in is either placed, covered by a body, or listed as dropped.
+      // Everything judged in is either placed, covered by a body, named by the item that shows its line, or listed as dropped.
       for (const f of files) {
         for (const s of f.symbols ?? []) {
-          const inPkg = pkg.files.find((p) => p.path === f.path)?.items.some((i) => i.symbol?.qualifiedName === s.qualifiedName || (i.detail === 'full' && i.startLine <= s.startLine && s.endLine <= i.endLine));
+          const inPkg = pkg.files.find((p) => p.path === f.path)?.items.some((i) => i.symbol?.qualifiedName === s.qualifiedName || (i.detail === 'full' && i.startLine <= s.startLine && s.endLine <= i.endLine) || i.alsoCovers?.includes(s.qualifiedName));
           expect(inPkg || pkg.dropped.some((d) => d.path === f.path && d.symbol === s.qualifiedName), `${context} ${f.path}:${s.qualifiedName}`).toBe(true);
         }
       }

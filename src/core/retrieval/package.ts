@@ -58,7 +58,8 @@ const itemText = (path: string, item: Omit<PackageItem, 'tokens'>) => {
  * Fill the budget by priority: primary symbols in full source (demoted to their signature when
  * the body does not fit), then the signatures of supporting and type_context symbols, then the
  * supporting symbols' bodies where room is left (not one that would swallow a primary body), then
- * whole files without symbols. A symbol inside another one already in full is not repeated. Whatever does not fit is listed in `dropped` with
+ * whole files without symbols. A symbol inside another one already in full is not repeated, nor a
+ * signature line another item already shows (it is named in that item's `alsoCovers`). Whatever does not fit is listed in `dropped` with
  * what it needed. The estimate of every rendered block is counted, so the rendered markdown never
  * exceeds the budget.
  */
@@ -90,6 +91,9 @@ export function buildPackage(packageInput: PackageInput): ContextPackage {
     const cost = item.tokens + headerCost(f) - replaces.reduce((n, r) => n + r.tokens, 0);
     if (cost > left()) return false;
     used += cost;
+    // The lines a replaced item also showed for other symbols are in the new one (a body around them).
+    const carried = replaces.flatMap((r) => r.alsoCovers ?? []).filter((n) => n !== item.symbol?.qualifiedName);
+    if (carried.length) item.alsoCovers = [...new Set([...(item.alsoCovers ?? []), ...carried])];
     placed.set(f, [...(placed.get(f) ?? []).filter((p) => !replaces.includes(p)), item]);
     return true;
   };
@@ -102,6 +106,16 @@ export function buildPackage(packageInput: PackageInput): ContextPackage {
     return src ? make(f, s, 'full', src.slice(s.startLine - 1, s.endLine).join('\n'), s.startLine, s.endLine, extra) : undefined;
   };
   const signatureOf = (f: ContextFile, s: ContextSymbol, extra: Reason[] = []) => make(f, s, 'signature', s.signature, s.startLine, s.startLine, extra);
+  /**
+   * A signature whose line an item of the file already shows (one import line is the signature of
+   * every module it names) is not packed again: that item names the symbol in `alsoCovers`.
+   */
+  const shownBy = (f: ContextFile, s: ContextSymbol, sig: PackageItem): boolean => {
+    const host = (placed.get(f) ?? []).find((p) => p.startLine <= sig.startLine && sig.endLine <= p.endLine && (p.detail !== 'signature' || p.text === sig.text));
+    if (!host) return false;
+    if (host.symbol?.qualifiedName !== s.qualifiedName && !host.alsoCovers?.includes(s.qualifiedName)) (host.alsoCovers ??= []).push(s.qualifiedName);
+    return true;
+  };
   /** Place a body; symbols of the same file it contains are replaced (their tokens refunded). */
   const putFull = (f: ContextFile, item: PackageItem, replacing: PackageItem[] = []) => {
     const within = (placed.get(f) ?? []).filter((p) => spanOf(p)[0] >= item.startLine && spanOf(p)[1] <= item.endLine);
@@ -116,7 +130,7 @@ export function buildPackage(packageInput: PackageInput): ContextPackage {
       const full = fullOf(f, s);
       if (full && putFull(f, full)) continue;
       const sig = signatureOf(f, s, full ? [{ kind: 'demoted', detail: { fullTokens: full.tokens } }] : []);
-      if (!put(f, sig)) drop(f, sig);
+      if (!shownBy(f, s, sig) && !put(f, sig)) drop(f, sig);
     }
   }
   // 2. Signatures of the others (supporting and type_context).
@@ -125,6 +139,7 @@ export function buildPackage(packageInput: PackageInput): ContextPackage {
     for (const s of f.symbols!.filter((x) => x.role !== 'primary')) {
       if (inside(f, s)) continue;
       const sig = signatureOf(f, s);
+      if (shownBy(f, s, sig)) continue;
       if (put(f, sig)) signatures.set(s, sig);
       else drop(f, sig);
     }
@@ -139,6 +154,8 @@ export function buildPackage(packageInput: PackageInput): ContextPackage {
       if (full && (placed.get(f) ?? []).some((p) => p.symbol?.role === 'primary' && p.detail === 'full' && full.startLine <= p.startLine && p.endLine <= full.endLine)) continue;
       if (!full || putFull(f, full, [sig])) continue;
       const demoted = { ...sig, reasons: [...sig.reasons, { kind: 'demoted' as const, detail: { fullTokens: full.tokens } }] };
+      // The copy covers the symbol as the signature did: a later body must not take it for a one-line item.
+      span.set(demoted, spanOf(sig));
       placed.set(f, (placed.get(f) ?? []).map((p) => (p === sig ? demoted : p)));
     }
   }

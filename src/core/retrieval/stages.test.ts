@@ -143,7 +143,9 @@ describe('over-budget re-filter (one batched call)', () => {
     script((system) => (system.includes('fit the context') ? { text: '{"keep": "all of them"}' } : yes(true)));
     const result = await run(['scope', 'refilter'], { budget: 300 });
     expect(result.context.files).toHaveLength(4);
-    expect(decisions('refilter').every((d) => d.decision === 'kept')).toBe(true);
+    const refilter = decisions('refilter');
+    expect(refilter.length).toBeGreaterThan(0);
+    expect(refilter.every((d) => d.decision === 'kept')).toBe(true);
     const pkg = buildPackage({ task: { id: 't', text: TASK }, files: result.context.files, budgetTokens: 300, readSource: read });
     expect(pkg.budget.used).toBeLessThanOrEqual(300);
   });

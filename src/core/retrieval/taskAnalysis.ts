@@ -54,10 +54,10 @@ export const enrichmentSchema = z.object({
 export const ENRICHMENT_JSON_SCHEMA = {
   type: 'object',
   properties: {
-    intent: { type: 'string' },
-    files: { type: 'array', items: { type: 'string' } },
-    symbols: { type: 'array', items: { type: 'string' } },
-    concepts: { type: 'array', items: { type: 'string' } },
+    intent: { type: 'string', minLength: 1, maxLength: 500 },
+    files: { type: 'array', maxItems: 30, items: { type: 'string', minLength: 1 } },
+    symbols: { type: 'array', maxItems: 30, items: { type: 'string', minLength: 1 } },
+    concepts: { type: 'array', maxItems: 20, items: { type: 'string', minLength: 1 } },
   },
   required: ['intent', 'files', 'symbols', 'concepts'],
 } as const;

@@ -1,47 +1,82 @@
 /**
- * A run's change as review needs it — each file's content before and after — rebuilt from what a
- * run keeps: its base commit and its cumulative unified diff (git's format). The content before is
- * read from the base commit (not from the working tree, which the user may have changed since);
- * the content after is that content with the file's patch applied.
+ * A run's change as review needs it — each file's bytes before and after, and its modes — rebuilt
+ * from what a run keeps: its base commit and its cumulative diff (git's format, binary patches
+ * included). git itself applies the diff, in a scratch index whose new objects go to a scratch
+ * folder (the user's objects are only read, through git's alternates), and checks both sides out
+ * into scratch folders: so the bytes are git's own, in the working tree's form (eol conversion
+ * of `eol=crlf` or `core.autocrlf` applied), and every path is read NUL-separated. The content
+ * before is the base commit's (not the working tree's, which the user may have changed since).
  */
-import { applyPatch, parsePatch } from 'diff';
+import { lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { AppError } from '../../shared/contract';
-import { gitText } from '../git';
+import { GitError, gitText, runGit } from '../git';
 import type { ChangedFile } from './hunks';
 
-const stripPrefix = (name: string | undefined) => (name === undefined || name === '/dev/null' ? null : name.replace(/^[ab]\//, ''));
+/** One line of `git diff-index --raw -z`. */
+interface RawEntry {
+  path: string;
+  oldMode: string | null;
+  newMode: string | null;
+}
 
-/** The content of `path` at `commit` in `repo`, or null when the commit has no such file. */
-async function contentAt(repo: string, commit: string, path: string): Promise<string | null> {
-  const listed = await gitText(['ls-tree', '--name-only', commit, '--', path], { cwd: repo });
-  if (listed.trim() === '') return null;
-  return gitText(['show', `${commit}:${path}`], { cwd: repo });
+/** Parse `--raw -z` output: `:<old mode> <new mode> <old sha> <new sha> <status>\0<path>\0` per file (no renames). */
+export function parseRawZ(out: Buffer): RawEntry[] {
+  const fields = out.toString('utf8').split('\0');
+  const entries: RawEntry[] = [];
+  for (let i = 0; i + 1 < fields.length; i += 2) {
+    const meta = fields[i]!.replace(/^:/, '').split(' ');
+    const mode = (m: string | undefined) => (m === undefined || /^0+$/.test(m) ? null : m);
+    entries.push({ path: fields[i + 1]!, oldMode: mode(meta[0]), newMode: mode(meta[1]) });
+  }
+  return entries;
+}
+
+/** Kinds of entry review cannot write as a file: a symbolic link, a submodule. */
+function refuseSpecial(entry: RawEntry): void {
+  for (const mode of [entry.oldMode, entry.newMode]) {
+    if (mode === '120000') throw new AppError('UNSUPPORTED', `The run's change makes or changes the symbolic link ${entry.path}; review writes regular files only. Apply that part by hand (git apply).`);
+    if (mode === '160000') throw new AppError('UNSUPPORTED', `The run's change touches the submodule ${entry.path}; review writes regular files only.`);
+  }
 }
 
 /**
- * The changed files of a unified diff against `baseCommit` of `repo`. A patch that does not apply
- * to the base (the diff is not of that commit) is an error naming the file. Renames come as a
- * deletion and a creation (the diff should be made with --no-renames).
+ * The changed files of a diff against `baseCommit` of `repo`, sorted by path. A diff that does not
+ * apply to the base is an error naming the file. Renames come as a deletion and a creation.
  */
-export async function changedFilesFromDiff(repo: string, baseCommit: string, diff: string): Promise<ChangedFile[]> {
-  const files: ChangedFile[] = [];
-  for (const patch of parsePatch(diff)) {
-    const oldPath = stripPrefix(patch.oldFileName);
-    const newPath = stripPrefix(patch.newFileName);
-    const path = newPath ?? oldPath;
-    if (path === null) continue;
-    if (oldPath !== null && newPath !== null && oldPath !== newPath) {
-      throw new AppError('UNSUPPORTED', `The diff renames ${oldPath} to ${newPath}; review needs renames as a deletion and a creation (git diff --no-renames).`);
-    }
-    const before = oldPath === null ? null : await contentAt(repo, baseCommit, oldPath);
-    if (oldPath !== null && before === null) throw new AppError('VALIDATION', `The diff changes ${oldPath}, which commit ${baseCommit.slice(0, 12)} does not have.`);
-    if (newPath === null) {
-      files.push({ path, before, after: null });
-      continue;
-    }
-    const after = patch.hunks.length === 0 ? before : applyPatch(before ?? '', patch);
-    if (after === false) throw new AppError('VALIDATION', `The diff of ${path} does not apply to commit ${baseCommit.slice(0, 12)}; it was made against other content.`);
-    files.push({ path, before, after: after ?? '' });
+export async function changedFilesFromDiff(repo: string, baseCommit: string, diff: string | Buffer): Promise<ChangedFile[]> {
+  if (diff.length === 0) return [];
+  const scratch = mkdtempSync(join(tmpdir(), 'cra-review-'));
+  try {
+    mkdirSync(join(scratch, 'objects'));
+    const objects = (await gitText(['rev-parse', '--path-format=absolute', '--git-path', 'objects'], { cwd: repo })).trim();
+    const env = (index: string) => ({ GIT_INDEX_FILE: join(scratch, `${index}.index`), GIT_OBJECT_DIRECTORY: join(scratch, 'objects'), GIT_ALTERNATE_OBJECT_DIRECTORIES: objects });
+    await runGit(['read-tree', baseCommit], { cwd: repo, env: env('before') });
+    await runGit(['read-tree', baseCommit], { cwd: repo, env: env('after') });
+    await runGit(['apply', '--cached', '--binary', '-'], { cwd: repo, env: env('after'), input: diff }).catch((error: unknown) => {
+      const stderr = error instanceof GitError ? error.stderr : '';
+      const path = /error: (.+): patch does not apply/.exec(stderr)?.[1] ?? /error: (.+): does not exist in index/.exec(stderr)?.[1];
+      throw new AppError('VALIDATION', `The diff${path ? ` of ${path}` : ''} does not apply to commit ${baseCommit.slice(0, 12)}; it was made against other content.`, { cause: error });
+    });
+    const entries = parseRawZ(await runGit(['diff-index', '--cached', '--raw', '-z', '--no-renames', '--full-index', baseCommit], { cwd: repo, env: env('after') }));
+    entries.forEach(refuseSpecial);
+    const checkout = async (side: 'before' | 'after', paths: string[]) => {
+      if (paths.length === 0) return;
+      await runGit(['checkout-index', '-z', '--stdin', `--prefix=${join(scratch, side)}/`], { cwd: repo, env: env(side), input: paths.map((p) => `${p}\0`).join('') });
+    };
+    await checkout('before', entries.filter((e) => e.oldMode !== null).map((e) => e.path));
+    await checkout('after', entries.filter((e) => e.newMode !== null).map((e) => e.path));
+    const read = (side: 'before' | 'after', entry: RawEntry): Buffer | null => {
+      if ((side === 'before' ? entry.oldMode : entry.newMode) === null) return null;
+      const file = join(scratch, side, entry.path);
+      if (!lstatSync(file).isFile()) throw new AppError('UNSUPPORTED', `${entry.path} is not a regular file in the run's change; review writes regular files only.`);
+      return readFileSync(file);
+    };
+    return entries
+      .map((e) => ({ path: e.path, before: read('before', e), after: read('after', e), beforeMode: e.oldMode, afterMode: e.newMode }))
+      .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
   }
-  return files;
 }

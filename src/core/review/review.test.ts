@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -6,6 +6,11 @@ import { AppError } from '../../shared/contract';
 import { createTestRepo, type TestRepo } from '../testing/gitRepo';
 import { applyReviewed, readUndo, undoLastApply } from './apply';
 import { composeAccepted, reviewFile, reviewFiles, type ChangedFile } from './hunks';
+
+/** A changed file from texts (UTF-8). */
+const cf = (path: string, before: string | null, after: string | null): ChangedFile => ({ path, before: before === null ? null : Buffer.from(before), after: after === null ? null : Buffer.from(after) });
+/** A composed content as text. */
+const text = (bytes: Buffer | null) => (bytes === null ? null : bytes.toString('utf8'));
 
 const lines = (n: number, at: Record<number, string> = {}) =>
   Array.from({ length: n }, (_, i) => at[i + 1] ?? `line ${i + 1}`).join('\n') + '\n';
@@ -15,36 +20,36 @@ describe('review hunks', () => {
   const after = lines(40, { 3: 'LINE 3', 30: 'LINE 30' });
 
   it('cuts a change into hunks with stable ids and a git-style diff', () => {
-    const file = reviewFile({ path: 'src/a.ts', before, after });
+    const file = reviewFile(cf('src/a.ts', before, after));
     expect(file.status).toBe('modified');
     expect(file.hunks).toHaveLength(2);
     expect(file.hunks.map((h) => h.oldStart)).toEqual([1, 27]);
-    expect(reviewFile({ path: 'src/a.ts', before, after }).hunks.map((h) => h.id)).toEqual(file.hunks.map((h) => h.id));
+    expect(reviewFile(cf('src/a.ts', before, after)).hunks.map((h) => h.id)).toEqual(file.hunks.map((h) => h.id));
     expect(file.diff).toContain('--- a/src/a.ts\n+++ b/src/a.ts\n@@ -1,6 +1,6 @@');
     expect(file.diff).toContain('-line 30\n+LINE 30');
   });
 
   it('composes every subset of hunks exactly', () => {
-    const file: ChangedFile = { path: 'a.txt', before, after };
+    const file = cf('a.txt', before, after);
     const [first, second] = reviewFile(file).hunks;
     const hunks = reviewFile(file).hunks;
-    expect(composeAccepted(file, hunks, new Set())).toBe(before);
-    expect(composeAccepted(file, hunks, new Set([first!.id, second!.id]))).toBe(after);
-    expect(composeAccepted(file, hunks, new Set([first!.id]))).toBe(lines(40, { 3: 'LINE 3' }));
-    expect(composeAccepted(file, hunks, new Set([second!.id]))).toBe(lines(40, { 30: 'LINE 30' }));
+    expect(text(composeAccepted(file, hunks, new Set()))).toBe(before);
+    expect(text(composeAccepted(file, hunks, new Set([first!.id, second!.id])))).toBe(after);
+    expect(text(composeAccepted(file, hunks, new Set([first!.id])))).toBe(lines(40, { 3: 'LINE 3' }));
+    expect(text(composeAccepted(file, hunks, new Set([second!.id])))).toBe(lines(40, { 30: 'LINE 30' }));
   });
 
   it('keeps insertions, deletions and a missing final newline right for a partial accept', () => {
     const b = 'a\nb\nc\nd\ne\nf\ng\nh\ni\nj\nk\nl\nm';
     const a = 'new first\na\nb\nc\nd\ne\nf\ng\nh\ni\nj\nk\nl\nm\nlast';
-    const file: ChangedFile = { path: 'x', before: b, after: a };
+    const file = cf('x', b, a);
     const hunks = reviewFile(file).hunks;
     expect(hunks).toHaveLength(2);
-    expect(composeAccepted(file, hunks, new Set([hunks[0]!.id]))).toBe(`new first\n${b}`);
-    expect(composeAccepted(file, hunks, new Set([hunks[1]!.id]))).toBe(`${b}\nlast`);
-    const deleting: ChangedFile = { path: 'y', before: lines(30), after: lines(30).replace('line 2\n', '').replace('line 29\n', '') };
+    expect(text(composeAccepted(file, hunks, new Set([hunks[0]!.id])))).toBe(`new first\n${b}`);
+    expect(text(composeAccepted(file, hunks, new Set([hunks[1]!.id])))).toBe(`${b}\nlast`);
+    const deleting = cf('y', lines(30), lines(30).replace('line 2\n', '').replace('line 29\n', ''));
     const dh = reviewFile(deleting).hunks;
-    expect(composeAccepted(deleting, dh, new Set([dh[1]!.id]))).toBe(lines(30).replace('line 29\n', ''));
+    expect(text(composeAccepted(deleting, dh, new Set([dh[1]!.id])))).toBe(lines(30).replace('line 29\n', ''));
   });
 
   it('composes any subset of hunks of random changes into exactly those changes (property)', () => {
@@ -61,7 +66,7 @@ describe('review hunks', () => {
         else target.push(line);
         if (random() < 0.06) target.push(`inserted ${round}`);
       }
-      const file: ChangedFile = { path: 'p', before: source.join('\n') + '\n', after: target.join('\n') + (random() < 0.2 ? '' : '\n') };
+      const file = cf('p', source.join('\n') + '\n', target.join('\n') + (random() < 0.2 ? '' : '\n'));
       const hunks = reviewFile(file).hunks;
       const subset = new Set(hunks.filter(() => random() < 0.5).map((h) => h.id));
       const result = composeAccepted(file, hunks, subset);
@@ -72,9 +77,9 @@ describe('review hunks', () => {
 
   it('treats created and deleted files as one hunk each, and leaves unchanged files out', () => {
     const files = reviewFiles([
-      { path: 'new.ts', before: null, after: 'export {}\n' },
-      { path: 'old.ts', before: 'x\n', after: null },
-      { path: 'same.ts', before: 'y\n', after: 'y\n' },
+      cf('new.ts', null, 'export {}\n'),
+      cf('old.ts', 'x\n', null),
+      cf('same.ts', 'y\n', 'y\n'),
     ]);
     expect(files.map((f) => [f.path, f.status, f.hunks.length])).toEqual([
       ['new.ts', 'added', 1],
@@ -104,9 +109,9 @@ describe('applying reviewed hunks to the working tree', () => {
   });
 
   const change = (): ChangedFile[] => [
-    { path: 'src/a.txt', before, after },
-    { path: 'src/new.txt', before: null, after: 'fresh\n' },
-    { path: 'src/gone.txt', before: 'bye\n', after: null },
+    cf('src/a.txt', before, after),
+    cf('src/new.txt', null, 'fresh\n'),
+    cf('src/gone.txt', 'bye\n', null),
   ];
   const read = (path: string) => (existsSync(join(repo.root, path)) ? readFileSync(join(repo.root, path), 'utf8') : null);
 
@@ -155,10 +160,10 @@ describe('applying reviewed hunks to the working tree', () => {
 
   it('refuses an unknown hunk id and a path out of the repository', () => {
     expect(() => applyReviewed({ repo: repo.root, files: change(), accepted: ['src/a.txt#0:0000000000'], undoFile, runId: 'r1' })).toThrow(/No hunk of this run has the id/);
-    const escaping: ChangedFile[] = [{ path: '../outside.txt', before: null, after: 'x\n' }];
+    const escaping: ChangedFile[] = [cf('../outside.txt', null, 'x\n')];
     const id = reviewFiles(escaping)[0]!.hunks[0]!.id;
     expect(() => applyReviewed({ repo: repo.root, files: escaping, accepted: [id], undoFile, runId: 'r1' })).toThrow(/outside the repository/);
-    const intoGit: ChangedFile[] = [{ path: '.git/hooks/pre-commit', before: null, after: 'x\n' }];
+    const intoGit: ChangedFile[] = [cf('.git/hooks/pre-commit', null, 'x\n')];
     const gid = reviewFiles(intoGit)[0]!.hunks[0]!.id;
     expect(() => applyReviewed({ repo: repo.root, files: intoGit, accepted: [gid], undoFile, runId: 'r1' })).toThrow(/\.git/);
   });
@@ -172,6 +177,14 @@ describe('applying reviewed hunks to the working tree', () => {
     expect(() => applyReviewed({ repo: repo.root, files: change(), accepted: ids, undoFile, runId: 'r1' })).toThrow(AppError);
     expect(readFileSync(join(outside, 'target.txt'), 'utf8')).toBe(before);
     rmSync(outside, { recursive: true, force: true });
+  });
+
+  it('still undoes an apply recorded in the first format (text contents, no modes)', () => {
+    repo.write('src/a.txt', after);
+    mkdirSync(join(data, 'review'), { recursive: true });
+    writeFileSync(undoFile, JSON.stringify({ runId: 'r0', appliedAt: '2024-01-01T00:00:00Z', files: [{ path: 'src/a.txt', previous: before, written: after }] }));
+    expect(undoLastApply(repo.root, undoFile)).toEqual({ restored: ['src/a.txt'], runId: 'r0' });
+    expect(read('src/a.txt')).toBe(before);
   });
 
   it('refuses to undo over edits made after the apply', () => {
@@ -199,7 +212,7 @@ describe('a change rebuilt from a run diff', () => {
       repo.git('reset', '-q', '--hard');
       repo.write('a.txt', 'the user edited this since\n'); // not read: the base commit is
       const files = await changedFilesFromDiff(repo.root, base, diff);
-      expect(files).toEqual([
+      expect(files.map((f) => ({ path: f.path, before: text(f.before), after: text(f.after) }))).toEqual([
         { path: 'a.txt', before: lines(20), after: lines(20, { 5: 'FIVE' }) },
         { path: 'gone.txt', before: 'bye\n', after: null },
         { path: 'new.txt', before: null, after: 'fresh\n' },

@@ -46,7 +46,7 @@ const FINISHED_KEPT = 50;
 /**
  * Least time between two `run/progress` events of a run within a phase. An index run reports every
  * file (hundreds a second); forwarding each one cost the app's renderer more CPU than the index
- * itself on 2 cores (figures: README, "Indexing").
+ * itself on 2 cores (figures: docs/indexing.md).
  */
 export const PROGRESS_INTERVAL_MS = 200;
 

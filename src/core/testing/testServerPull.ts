@@ -25,6 +25,7 @@ export async function handlePull(state: PullState, name: string, res: ServerResp
   const entry = state.registry.get(name);
   if (!entry) return void res.end(`${JSON.stringify({ error: 'pull model manifest: file does not exist' })}\n`);
   const pull = state.script.pull;
+  pull.onStart?.();
   let sent = 0;
   for (const layer of entry.layers) {
     let done = Math.min(state.partial.get(layer.digest) ?? 0, layer.size);
@@ -44,6 +45,7 @@ export async function handlePull(state: PullState, name: string, res: ServerResp
       }
       if (pull.stallAfterBytes !== undefined && sent >= pull.stallAfterBytes) {
         pull.stallAfterBytes = undefined;
+        pull.onStall?.();
         return waitForClose(res);
       }
       if (pull.diskFullAfterBytes !== undefined && sent >= pull.diskFullAfterBytes) {

@@ -82,6 +82,9 @@ export interface PullScript {
   interruptAfterBytes?: number;
   /** Stop sending (keep the connection open) after this many bytes in one request (one-shot). */
   stallAfterBytes?: number;
+  /** Called when a pull request starts and when the server starts a stall (a test drives its clock by them). */
+  onStart?: () => void;
+  onStall?: () => void;
   /** Fail with Ollama's "no space left on device" after this many bytes (one-shot). */
   diskFullAfterBytes?: number;
 }

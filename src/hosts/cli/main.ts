@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { packageVersion } from '../../core/paths';
+import { exitQuietlyOnClosedPipe } from './closedPipe';
 import { commandModules } from './commands';
 import { createCliContext, reportError } from './context';
 
@@ -22,6 +23,7 @@ export function buildProgram(): Command {
 
 /** Entry point used by bin/cra.js. */
 export async function main(argv: string[]): Promise<void> {
+  exitQuietlyOnClosedPipe();
   try {
     await buildProgram().parseAsync(argv);
   } catch (error) {

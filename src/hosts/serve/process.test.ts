@@ -61,4 +61,15 @@ describe('cra serve (its own process)', () => {
     expect(res.status).toBe(200);
     expect(child.exitCode, output).toBeNull();
   }, 30_000);
+
+  it('a second cra serve on the taken port says the port is taken and how to pick another, not "internal error: EADDRINUSE"', async () => {
+    const args = [join(packageRoot(), 'bin', 'cra.js'), '--data-dir', join(root, 'data2'), 'serve', '--port', url.port, '--renderer', root];
+    const second = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    second.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+    const code = await new Promise<number | null>((resolve) => second.once('close', resolve));
+    expect(stderr).toBe(`cra: error: Port ${url.port} on 127.0.0.1 is taken (another \`cra serve\`, or another program, listens there); pick another with --port N (--port 0 picks a free one).\n`);
+    expect(code).toBe(1);
+    expect(child.exitCode, output).toBeNull();
+  }, 60_000);
 });

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Core } from '../../core/createCore';
 import { dispatch } from '../../core/contract/dispatch';
+import type { ErrorCode } from '../../shared/contract';
 import { crossSiteProblem } from './auth';
 import { send, sendJson } from './http';
 
@@ -42,8 +43,15 @@ export async function handleApi(core: Core, req: IncomingMessage, res: ServerRes
     }
   }
   const envelope = await dispatch(core.handlers, method, input);
-  sendJson(res, 200, envelope);
+  sendJson(res, envelope.ok ? 200 : (REQUEST_ERRORS[envelope.error.code] ?? 200), envelope);
 }
+
+/**
+ * The HTTP status of a failure that is the request's own fault (a bad input, a path that is not a
+ * file, something that does not exist, a conflicting state); other failures (a model that cannot
+ * be reached, an internal error) answer 200 with `ok: false`. The body is the envelope either way.
+ */
+const REQUEST_ERRORS: Partial<Record<ErrorCode, number>> = { VALIDATION: 400, UNAUTHORIZED: 403, NOT_FOUND: 404, CONFLICT: 409 };
 
 /** `application/json`, with or without parameters (`; charset=utf-8`). */
 function isJson(contentType: string | undefined): boolean {

@@ -15,6 +15,8 @@ export interface AppInfo {
   nodeVersion: string;
   /** Whether the host can show a native folder picker (Electron) or needs a typed path (browser). */
   canPickFolder: boolean;
+  /** How to start this engine's CLI from a terminal or an agent's config: `node` and the absolute path of bin/cra.js (Settings shows the MCP snippets with it). */
+  launcher: { command: string; args: string[] };
 }
 
 /** Foundation requests: engine facts, the job list and cancellation. */

@@ -10,7 +10,7 @@ export type RouteMode = 'SEMANTIC' | 'SEMANTIC_RERANK' | 'BM25' | 'HYBRID' | 'DI
 export type ChatIntent = 'SUMMARY' | 'SEARCH' | 'FLOW' | 'DATA_LIFECYCLE' | 'MIGRATION' | 'EXPLAIN' | 'IMPACT';
 
 /** The retrieval mode a person picks: `auto` asks the routing model. */
-export type ChatMode = 'auto' | 'bm25' | 'semantic' | 'hybrid';
+export type ChatMode = 'auto' | 'keyword' | 'semantic' | 'hybrid' | 'bm25';
 
 /** How a turn's retrieval was chosen. */
 export interface ChatRoute {
@@ -232,7 +232,8 @@ export const chatRequests = {
       repoId: z.string().min(1),
       question: z.string().trim().min(1, { error: 'question must not be empty' }).max(8000, { error: 'question must be at most 8000 characters' }),
       conversationId: conversationId.optional(),
-      mode: z.enum(['auto', 'bm25', 'semantic', 'hybrid']).default('auto'),
+      /** `keyword` as in search; `bm25`, its old name here, is still accepted (for one release). */
+      mode: z.enum(['auto', 'keyword', 'semantic', 'hybrid', 'bm25']).default('auto'),
       /** `auto` (default) detects the question's language offline; an ISO 639-1 code says it. */
       language: z.string().regex(/^(auto|[a-z]{2,3})$/, { error: 'language must be auto or an ISO 639-1 code such as en or pl' }).optional(),
       /** A pipeline by name; absent: the conversation's, else the repository's default (chat/setDefaultPipeline), else `default`. */
@@ -340,11 +341,24 @@ export function citationParts(answer: string): Array<string | CitationRef> {
   for (const match of answer.matchAll(CITATION)) {
     const index = match.index ?? 0;
     if (index > at) parts.push(answer.slice(at, index));
-    const a = Number(match[2]);
-    const b = match[3] !== undefined ? Number(match[3]) : a;
-    parts.push({ text: match[0], path: (match[1] as string).replace(/^\.\//, ''), startLine: Math.max(1, Math.min(a, b)), endLine: Math.max(1, a, b) });
+    parts.push(citationRef(match));
     at = index + match[0].length;
   }
   if (at < answer.length) parts.push(answer.slice(at));
   return parts;
+}
+
+const CITATION_HERE = new RegExp(CITATION.source, 'y');
+
+/** The citation `text` starts with, if it starts with one; reads no further than that citation could reach (a tokenizer calls it at every `[`). */
+export function citationAt(text: string): CitationRef | undefined {
+  CITATION_HERE.lastIndex = 0;
+  const match = CITATION_HERE.exec(text);
+  return match ? citationRef(match) : undefined;
+}
+
+function citationRef(match: RegExpExecArray | RegExpMatchArray): CitationRef {
+  const a = Number(match[2]);
+  const b = match[3] !== undefined ? Number(match[3]) : a;
+  return { text: match[0], path: (match[1] as string).replace(/^\.\//, ''), startLine: Math.max(1, Math.min(a, b)), endLine: Math.max(1, a, b) };
 }

@@ -116,8 +116,8 @@ export const dataRequests = {
     { repoPath: '/path/to/repo', commits: 20 },
   ),
   'data/trainPlan': request<{ runId: string }>()(
-    'Start a train-plan run: statistics of the log and the bootstrap datasets, then the reasoning model writes a training plan (saved under training/plans, or to `out`). Refused on an empty log.',
-    z.object({ out: z.string().min(1).max(4096).optional() }).strict(),
+    'Start a train-plan run: statistics of the log and the bootstrap datasets, then the reasoning model writes a training plan (saved under training/plans, or to `out`: an existing file is refused unless `force`). Refused on an empty log.',
+    z.object({ out: z.string().min(1).max(4096).optional(), force: z.boolean().optional() }).strict(),
     {},
   ),
   'data/curate': request<{ runId: string }>()(

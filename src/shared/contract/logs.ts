@@ -17,6 +17,8 @@ export interface ModelCallSummary {
   errorCode: string | null;
   /** The first words of the response, or of the error. */
   preview: string;
+  /** A yes/no judgment's P(yes), from the token probabilities logged with it. */
+  pYes?: number;
 }
 
 /** One model call, whole. */

@@ -13,7 +13,7 @@ export type ModelServerState = 'running' | 'starting' | 'not_running' | 'not_ins
 export interface ModelServerStatus {
   state: ModelServerState;
   reachable: boolean;
-  provider: 'ollama' | 'openai_compat';
+  provider: 'ollama' | 'openai_compat' | 'builtin';
   /** The server's version when it answered. */
   version?: string;
   /** The `ollama` binary on PATH, when found, and its `--version`. */

@@ -43,24 +43,27 @@ export type PlanFile = z.infer<typeof planFileSchema>;
 export const PLAN_JSON_SCHEMA = {
   type: 'object',
   properties: {
-    task_summary: { type: 'string' },
+    task_summary: { type: 'string', minLength: 1, maxLength: 1000 },
     affected_files: {
       type: 'array',
+      minItems: 1,
+      maxItems: 50,
       items: {
         type: 'object',
         properties: {
-          path: { type: 'string' },
+          path: { type: 'string', minLength: 1, maxLength: 500 },
           role: { type: 'string', enum: ['modify', 'create', 'delete'] },
           changes: {
             type: 'array',
+            maxItems: 50,
             items: {
               type: 'object',
               properties: {
-                symbol: { type: 'string' },
+                symbol: { type: 'string', minLength: 1, maxLength: 300 },
                 action: { type: 'string', enum: ['modify', 'add', 'delete', 'rename'] },
-                description: { type: 'string' },
-                depends_on: { type: 'array', items: { type: 'string' } },
-                depended_by: { type: 'array', items: { type: 'string' } },
+                description: { type: 'string', minLength: 1, maxLength: 2000 },
+                depends_on: { type: 'array', maxItems: 30, items: { type: 'string', minLength: 1 } },
+                depended_by: { type: 'array', maxItems: 30, items: { type: 'string', minLength: 1 } },
               },
               required: ['symbol', 'action', 'description', 'depends_on', 'depended_by'],
             },
@@ -69,8 +72,8 @@ export const PLAN_JSON_SCHEMA = {
         required: ['path', 'role', 'changes'],
       },
     },
-    execution_order: { type: 'array', items: { type: 'string' } },
-    rationale: { type: 'string' },
+    execution_order: { type: 'array', maxItems: 50, items: { type: 'string', minLength: 1 } },
+    rationale: { type: 'string', minLength: 1, maxLength: 4000 },
   },
   required: ['task_summary', 'affected_files', 'execution_order', 'rationale'],
 } as const;
@@ -116,6 +119,14 @@ export interface PlanSummary {
 const planId = z.string().regex(/^[A-Za-z0-9_-]{1,80}$/, { error: 'planId must be 1–80 letters, digits, - or _' });
 
 /** Requests of the plans domain. */
+/** The examples' plan: one file, one change (a valid plan, so the examples succeed). */
+const EXAMPLE_PLAN = {
+  task_summary: 'Add a --verbose flag to the CLI',
+  affected_files: [{ path: 'cli.py', role: 'modify', changes: [{ symbol: 'main', action: 'modify', description: 'Accept --verbose and log more.', depends_on: [], depended_by: [] }] }],
+  execution_order: ['cli.py'],
+  rationale: 'The flag is parsed where the others are.',
+} satisfies z.input<typeof planSchema>;
+
 export const plansRequests = {
   'plans/create': request<{ runId: string }>()(
     'Plan a coding task on a repository: starts a `plan` run whose result names the saved plan',
@@ -132,11 +143,11 @@ export const plansRequests = {
   'plans/validate': request<{ errors: string[] }>()(
     "Check an edited plan against its schema and the repository (files exist or are created, no cycles, execution order follows the edges): every problem as a line; empty when valid",
     z.object({ repoId: z.string().min(1), plan: z.unknown() }),
-    { repoId: 'repo-1', plan: { task_summary: 'Add a flag', affected_files: [], execution_order: [], rationale: 'Why' } },
+    { repoId: 'repo-1', plan: EXAMPLE_PLAN },
   ),
   'plans/save': request<{ plan: PlanArtifact }>()(
     'Save an edited plan as a new version of a saved one (refused with the problems when it does not validate); the original stays',
     z.object({ repoId: z.string().min(1), planId, plan: z.unknown() }),
-    { repoId: 'repo-1', planId: 'p-1', plan: { task_summary: 'Add a flag', affected_files: [], execution_order: [], rationale: 'Why' } },
+    { repoId: 'repo-1', planId: 'p-1', plan: EXAMPLE_PLAN },
   ),
 } as const;

@@ -123,6 +123,26 @@ export interface RepoFileView {
   contentTruncated: boolean;
 }
 
+/** A repository at a glance (repos/overview): what its index holds, its biggest folders, its hubs and latest commits. */
+export interface RepoOverviewView {
+  repoId: string;
+  /** Indexed (parsed or searchable) files; skipped ones are counted apart. */
+  files: number;
+  skippedFiles: number;
+  testFiles: number;
+  symbols: number;
+  dependencies: number;
+  commits: number;
+  /** Indexed files per language, most first. */
+  languages: Record<string, number>;
+  /** Folders (up to two levels deep; `.` = the root) with the most indexed files, most first. */
+  modules: Array<{ path: string; files: number; languages: Record<string, number> }>;
+  /** Files with the most import edges (both directions). */
+  mostConnected: Array<{ path: string; imports: number; importedBy: number }>;
+  /** The latest commits of the indexed history, newest first. */
+  recentCommits: CommitSummary[];
+}
+
 const repoId = z.string().min(1).max(200);
 
 /** Repository registry and indexing. Indexing runs as a `run` of kind `index` (phases: scanning, parsing, references, git history, search index). */
@@ -162,6 +182,11 @@ export const reposRequests = {
       .object({ repoId, path: z.string().min(1).max(4096), maxContentBytes: z.number().int().min(0).max(5_000_000).default(1_000_000) })
       .strict(),
     { repoId: 'repo-does-not-exist', path: 'src/main.py' },
+  ),
+  'repos/overview': request<RepoOverviewView>()(
+    'An indexed repository at a glance: counts, languages, the folders with the most files, the most connected files and the latest commits.',
+    z.object({ repoId, modules: z.number().int().min(1).max(100).default(15), commits: z.number().int().min(0).max(100).default(10) }).strict(),
+    { repoId: 'repo-does-not-exist' },
   ),
   'repos/find': request<RepoInfo | null>()(
     'The repository registered for a folder (the path checked and made canonical as repos/add does), or null; starts nothing.',

@@ -19,6 +19,11 @@ export interface PackageItem {
   /** Why it is here: relation, verdicts with P(yes), and `demoted` when its body did not fit. */
   reasons: Reason[];
   pYes?: number;
+  /**
+   * Other symbols whose lines this item already shows (a Python `import io, logging, os` line is the
+   * signature of each module it imports): packed once, named here, their tokens not counted again.
+   */
+  alsoCovers?: string[];
 }
 
 /** One file of a context package, with its tier, the reasons that brought it and its items in source order. */
@@ -83,8 +88,8 @@ export const DEFAULT_RETRIEVAL_STAGES: readonly RetrievalStageName[] = ['scope',
 /** One stage of a retrieve run, by name. */
 export type RetrievalStageName = (typeof RETRIEVAL_STAGE_NAMES)[number];
 
-/** How a judge's answer was read (`default-deny`: neither yes nor no, so no). */
-export type JudgmentReading = 'exact' | 'lenient' | 'json' | 'default-deny';
+/** How a judge's answer was read (`next-token`: from the next-token distribution, nothing generated; `default-deny`: neither yes nor no, so no). */
+export type JudgmentReading = 'exact' | 'lenient' | 'json' | 'next-token' | 'default-deny';
 
 /**
  * One binary judgment of a retrieve run, pushed as its model call ends (event retrieve/judgment).

@@ -25,6 +25,8 @@ export interface ReviewFileView {
   status: 'added' | 'deleted' | 'modified';
   /** The file's whole unified diff. */
   diff: string;
+  /** Set for a binary file: its sizes in bytes (null: absent); its one hunk writes the whole file. */
+  binary?: { before: number | null; after: number | null };
   hunks: ReviewHunkView[];
 }
 

@@ -6,7 +6,7 @@ import type { Reason } from './reasons';
  * How to rank: `keyword` = BM25 over chunks and paths + graph signals; `semantic` = vector
  * similarity only; `hybrid` = reciprocal rank fusion of both, then graph signals (keyword when the
  * repository has no vectors for the embedder); `auto` = keyword, because `cra eval --mode hybrid`
- * measured hybrid with the built-in embedder as worse than keyword (README, "Code search").
+ * measured hybrid with the built-in embedder as worse than keyword (docs/search.md).
  */
 export type SearchMode = 'auto' | 'keyword' | 'semantic' | 'hybrid';
 

@@ -198,6 +198,8 @@ export const solveRequests = {
         metaPlan: metaPlanSchema.optional(),
         /** Start from the user's uncommitted changes (committed first in the run's worktree; the user's tree is not touched). */
         includeUncommitted: z.boolean().default(false),
+        /** Run validation commands without an OS sandbox where the machine has none (this run only; see [sandbox]). */
+        allowUnsandboxedValidation: z.boolean().optional(),
         resume: runIdSchema.optional(),
       })
       .refine((r) => !(r.plan && r.metaPlan), { error: 'plan and metaPlan are mutually exclusive: give one' })
@@ -211,4 +213,23 @@ export const solveRequests = {
     { repoId: 'repo-1', solveRunId: 'r-1' },
   ),
   'solve/list': request<{ runs: SolveRunSummary[] }>()('The solve runs of a repository, newest first', z.object({ repoId: z.string().min(1) }), { repoId: 'repo-1' }),
+  'solve/sandbox': request<SandboxStatus>()(
+    "Where a repository's validation commands would run: the OS sandbox this machine has (or none), whether commands are configured, and whether the user allowed running them without a sandbox; the app asks once before a run that would be refused",
+    z.object({ repoId: z.string().min(1) }).strict(),
+    { repoId: 'repo-1' },
+  ),
 } as const;
+
+/** Where validation runs, for the app's question before the first run and the Settings page. */
+export interface SandboxStatus {
+  /** The sandbox validation commands run in here; null: this machine has none. */
+  sandbox: 'bwrap' | 'sandbox-exec' | null;
+  /** The repository has test or lint commands configured (without them nothing is run). */
+  commandsConfigured: boolean;
+  /** `[sandbox] allow_unsandboxed_validation` of the user-level config. */
+  allowUnsandboxed: boolean;
+  /** A run would be refused now: commands configured, no sandbox, no consent. */
+  wouldRefuse: boolean;
+  /** What the user is told (the refusal's text when `wouldRefuse`). */
+  message: string;
+}

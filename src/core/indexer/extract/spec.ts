@@ -9,7 +9,7 @@ const MAX_COMMENT_DEPTH = 3;
 /**
  * How one grammar is read: ONE query whose captures arrive in document order, and a handler per
  * capture. A single query runs the tree walk inside WASM, which measured much cheaper than
- * walking every node from JavaScript (README, "Indexing").
+ * walking every node from JavaScript (docs/indexing.md).
  */
 export interface LanguageSpec {
   /** The grammar file's name: `tree-sitter-<grammar>.wasm`. */

@@ -10,8 +10,7 @@ import type { PrepareJob, PreparedFile } from './prepare';
 export const MIN_FILES_FOR_WORKERS = 50;
 /**
  * Jobs handed to one worker before it answers: it keeps parsing while the main thread writes (the
- * pool only hands out more from the main thread). 4 measured best of 2, 4 and 8 (README,
- * "Indexing"): more in flight unbalances the workers' last files.
+ * pool only hands out more from the main thread). 4 measured best of 2, 4 and 8 (docs/indexing.md): more in flight unbalances the workers' last files.
  */
 const PER_WORKER_IN_FLIGHT = 4;
 /** Crashed workers replaced per pool before the remaining jobs are refused (the caller then falls back). */
@@ -52,7 +51,7 @@ export const MAX_WORKERS = 4;
  * memory is short, or when the machine is heavily overloaded (1-minute load average at or above
  * three times the core count). A load near the core count is normal on a 2-core machine (an
  * earlier index run alone leaves about 2), and workers still win there; at three times the core
- * count the pool only added contention (figures: README, "Indexing"). CRA_PARSE_WORKERS=N forces
+ * count the pool only added contention (figures: docs/indexing.md). CRA_PARSE_WORKERS=N forces
  * the size (experiments: the scaling figures in bench/README.md).
  */
 export function defaultPoolSize(cores = availableParallelism(), load = loadavg()[0] ?? 0, free = freemem(), env: NodeJS.ProcessEnv = process.env): number {

@@ -44,8 +44,7 @@ export function languagesOf(jobs: readonly PrepareJob[]): ParsedLanguage[] {
  * writes the results and (by default) this thread parses the rest between writes. A worker failure
  * never fails the index: the file a worker failed on is indexed as text only, files no worker is
  * left to take are parsed here (`recover`). Cancelling (the signal) stops the workers at once.
- * This thread parsing between writes beat one more worker with this thread only writing (README,
- * "Indexing").
+ * This thread parsing between writes beat one more worker with this thread only writing (docs/indexing.md).
  */
 export function openPreparer(
   jobs: readonly PrepareJob[],

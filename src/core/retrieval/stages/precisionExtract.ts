@@ -242,6 +242,8 @@ export function librarySymbols(kb: KnowledgeBase, fileId: number, kept: readonly
   }
   const out: ContextSymbol[] = [];
   for (const imp of imports) {
+    // `import io, logging, os` is one import per module, all on one line: one library symbol for the line.
+    if (out.some((o) => o.startLine === imp.line)) continue;
     const names = new Set<string>();
     for (const u of used) {
       const [head = '', ...tail] = u.split('.');

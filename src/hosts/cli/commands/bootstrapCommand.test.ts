@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -42,6 +42,21 @@ describe('cra bootstrap', () => {
     expect(again.status, again.stderr).toBe(0);
     expect(again.stdout).toMatch(/Commits: 0 added, 2 already there/);
     expect(again.stdout).toMatch(/scope\.jsonl: \d+ yes, \d+ no/);
+  }, 120_000);
+
+  it('refuses an --out folder that holds files but no dataset, truncating nothing; --force replaces the dataset files', () => {
+    const out = join(root, 'not-a-dataset');
+    mkdirSync(out);
+    const mine = { 'scope.jsonl': 'mine 1\n', 'precision_pass1.jsonl': 'mine 2\n', 'execute.jsonl': 'mine 3\n' };
+    for (const [name, text] of Object.entries(mine)) writeFileSync(join(out, name), text);
+    const refused = cra('--commits', '1', '--out', out);
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toMatch(/not-a-dataset is not empty \(execute\.jsonl, precision_pass1\.jsonl, scope\.jsonl\) and holds no bootstrap dataset .*--force to replace/);
+    for (const [name, text] of Object.entries(mine)) expect(readFileSync(join(out, name), 'utf8'), name).toBe(text);
+    const forced = cra('--commits', '1', '--out', out, '--force', '--json');
+    expect(forced.status, forced.stderr).toBe(0);
+    expect(JSON.parse(forced.stdout)).toMatchObject({ added: 1, dir: out });
+    expect(readFileSync(join(out, 'scope.jsonl'), 'utf8')).not.toContain('mine');
   }, 120_000);
 
   it('refuses a commit count that is not a whole number', () => {

@@ -19,9 +19,10 @@ export const registerBootstrap: CommandModule = (program, ctx) => {
     .description('training data from a repository history: scope, precision and execute pairs per qualifying commit (JSONL, chat format)')
     .argument('<repo>', 'path of a git repository')
     .option('--commits <n>', 'the most recent N qualifying commits', parseCommits, 50)
-    .option('--out <dir>', 'the dataset folder (default: <data dir>/datasets/bootstrap-<repo name>); an existing one is resumed')
+    .option('--out <dir>', 'the dataset folder (default: <data dir>/datasets/bootstrap-<repo name>); an existing dataset is resumed, a folder holding anything else refused')
+    .option('--force', 'start a new dataset in --out even if it holds something else (its dataset files are replaced)')
     .option('--json', 'print the summary as JSON')
-    .action(async (repo: string, opts: { commits: number; out?: string; json?: boolean }) => {
+    .action(async (repo: string, opts: { commits: number; out?: string; force?: boolean; json?: boolean }) => {
       // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded when the command runs (see context.ts)
       const { startBootstrap } = require('../../../core/export/trainingRuns') as typeof TrainingRuns;
       const core = ctx.core();
@@ -37,6 +38,7 @@ export const registerBootstrap: CommandModule = (program, ctx) => {
           repoPath,
           commits: opts.commits,
           ...(opts.out ? { out: opts.out } : {}),
+          ...(opts.force ? { force: true } : {}),
           onProgress: (p) => {
             const line = printable(`[${p.done}/${p.total}] ${p.message}`);
             if (ctx.isTty) process.stderr.write(`\r\x1b[K${line.slice(0, (process.stderr.columns || 100) - 1)}`);

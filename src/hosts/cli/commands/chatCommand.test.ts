@@ -26,7 +26,7 @@ describe('cra chat', () => {
     expect(conversation).toBeDefined();
 
     fx.server.script.chat.push({ text: 'Follow-up answer.' });
-    const json = await cra('chat', 'And who calls it?', '--repo', fx.repo.root, '--conversation', conversation!, '--mode', 'bm25', '--json');
+    const json = await cra('chat', 'And who calls it?', '--repo', fx.repo.root, '--conversation', conversation!, '--mode', 'keyword', '--json');
     expect(json.status).toBe(0);
     const lines = json.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; message?: { conversationId: string } });
     expect(lines[0]!.type).toBe('sources');
@@ -43,6 +43,8 @@ describe('cra chat', () => {
     const run = await cra('chat', 'Wo wird die Post verschickt?', '--repo', fx.repo.root, '--mode', 'bm25', '--pipeline', 'one-loop', '--language', 'en');
     expect(run.status).toBe(0);
     expect(run.stdout).toBe('In [mailer.py:1-3].\n');
+    // bm25, the old name of keyword, still works for one release and says the new name.
+    expect(run.stderr).toMatch(/^Note: --mode bm25 is now --mode keyword \(as in cra search\); bm25 is accepted until the next release\.\n/);
     expect(run.stderr).toMatch(/\nFollow-up 1: the model asked for “send_mail”\nSources: mailer\.py:1-3/);
     expect(run.stderr).toMatch(/\nModel calls: answer #\d+, answer #\d+\n/);
 
@@ -59,15 +61,15 @@ describe('cra chat', () => {
     const bad = await cra('chat', 'x', '--repo', fx.repo.root, '--conversation', 'a b');
     expect(bad.status).not.toBe(0);
     expect(bad.stderr).toContain('"a b" is not a conversation id');
-    const mode = await cra('chat', 'x', '--repo', fx.repo.root, '--mode', 'keyword');
-    expect(mode.stderr).toContain('"keyword" is not a mode; use one of auto, bm25, semantic, hybrid');
+    const mode = await cra('chat', 'x', '--repo', fx.repo.root, '--mode', 'bm26');
+    expect(mode.stderr).toContain('"bm26" is not a mode; use one of auto, keyword, semantic, hybrid');
   }, 60_000);
 
   it('streams the answer to stdout while the model is still answering (sources already on stderr); Ctrl+C aborts the call and stores the turn as stopped', async () => {
     const never = new Promise<void>(() => {}); // the server holds the reply after its first chunk
     fx.server.script.chat.push({ chunks: ['Settings are read ', 'by load_config.'], holdAfterFirst: never });
     fx.server.requests.length = 0;
-    const child = spawn(process.execPath, [join(packageRoot(), 'bin', 'cra.js'), '--data-dir', fx.dataDir, 'chat', 'Where are the settings loaded?', '--repo', fx.repo.root, '--mode', 'bm25'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [join(packageRoot(), 'bin', 'cra.js'), '--data-dir', fx.dataDir, 'chat', 'Where are the settings loaded?', '--repo', fx.repo.root, '--mode', 'keyword'], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     let stderrAtFirstToken: string | undefined;
@@ -92,9 +94,27 @@ describe('cra chat', () => {
     expect(exported.stdout).toContain('> Stopped before the answer finished.');
   }, 120_000);
 
+  it('--export escapes the terminal control sequences of a stored answer (window title, OSC 52 clipboard, clear screen); --json keeps them exact', async () => {
+    const hostile = 'Title\x1b]0;pwned\x07 clip\x1b]52;c;ZXZpbA==\x07 wipe\x1b[2J\x1b[H end\r\x9b1m';
+    fx.server.script.chat.push({ text: `[Answer:] ${hostile}` });
+    const asked = await cra('chat', 'Print something odd', '--repo', fx.repo.root, '--mode', 'bm25');
+    expect(asked.status).toBe(0);
+    const id = /Conversation: (c-[0-9a-f-]+)/.exec(asked.stderr)![1]!;
+
+    const md = await cra('chat', '--export', id, '--repo', fx.repo.root);
+    expect(md.status).toBe(0);
+    expect(md.stdout).not.toMatch(/[\x1b\x07\r\x9b]/);
+    expect(md.stdout).toContain('Title\\x1b]0;pwned\\x07 clip\\x1b]52;c;ZXZpbA==\\x07 wipe\\x1b[2J\\x1b[H end\\r\\x9b1m');
+    // Newlines of the markdown stay newlines.
+    expect(md.stdout).toMatch(/^# Print something odd\n/);
+
+    const json = await cra('chat', '--export', id, '--repo', fx.repo.root, '--json');
+    expect((JSON.parse(json.stdout) as { markdown: string }).markdown).toContain(hostile);
+  }, 120_000);
+
   it('--list shows the conversations, --export prints one as markdown, an unknown --conversation is refused before any model call', async () => {
     fx.server.script.chat.push({ text: 'Mail goes out by send_mail [mailer.py:1-3].' });
-    const asked = await cra('chat', 'How is mail sent?', '--repo', fx.repo.root, '--mode', 'bm25');
+    const asked = await cra('chat', 'How is mail sent?', '--repo', fx.repo.root, '--mode', 'keyword');
     expect(asked.status).toBe(0);
     const id = /Conversation: (c-[0-9a-f-]+)/.exec(asked.stderr)![1]!;
 

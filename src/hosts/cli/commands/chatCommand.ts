@@ -8,9 +8,14 @@ import { AppError } from '../../../shared/contract/errors';
 import { printable } from '../../../shared/printable';
 import type { CliContext, CommandModule } from '../context';
 
-const MODES: readonly ChatMode[] = ['auto', 'bm25', 'semantic', 'hybrid'];
+const MODES: readonly ChatMode[] = ['auto', 'keyword', 'semantic', 'hybrid'];
 
+/** A --mode; `bm25`, the old name of `keyword` (search's name), is accepted for one release, with a note. */
 function parseMode(value: string): ChatMode {
+  if (value === 'bm25') {
+    process.stderr.write('Note: --mode bm25 is now --mode keyword (as in cra search); bm25 is accepted until the next release.\n');
+    return 'keyword';
+  }
   if (!(MODES as readonly string[]).includes(value)) throw new InvalidArgumentError(`"${value}" is not a mode; use one of ${MODES.join(', ')}.`);
   return value as ChatMode;
 }
@@ -43,7 +48,8 @@ async function browseConversations(ctx: CliContext, repoId: string, opts: Browse
   try {
     if (opts.export !== undefined) {
       const exported = await core.handlers['chat/export']({ repoId, conversationId: opts.export });
-      return void process.stdout.write(opts.json ? `${JSON.stringify(exported)}\n` : exported.markdown);
+      // The markdown holds the model's answers as they came: escapes (window title, OSC 52, clear screen) are shown, not run.
+      return void process.stdout.write(opts.json ? `${JSON.stringify(exported)}\n` : printable(exported.markdown, { multiline: true }));
     }
     const { conversations } = await core.handlers['chat/history']({ repoId });
     if (opts.json) return void process.stdout.write(`${JSON.stringify({ conversations })}\n`);

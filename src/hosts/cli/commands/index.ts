@@ -16,11 +16,14 @@ import { registerEnrich } from './enrichCommand';
 import { registerSolve } from './solveCommand';
 import { registerTraining } from './trainingCommands';
 import { registerPipelines } from './pipelinesCommand';
+import { registerMcp } from './mcpCommand';
+import { registerInstallCli } from './installCli';
 
 /** Every command of the CLI, in the order `cra --help` lists them (one per line, so additions merge). */
 export const commandModules: CommandModule[] = [
   registerInit,
   registerServe,
+  registerMcp,
   registerIndex,
   registerEval,
   registerSearch,
@@ -36,4 +39,5 @@ export const commandModules: CommandModule[] = [
   registerEnrich,
   registerTraining,
   registerPipelines,
+  registerInstallCli,
 ];

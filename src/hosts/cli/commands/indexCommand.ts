@@ -98,7 +98,7 @@ export const registerIndex: CommandModule = (program, ctx) => {
           printer.end();
           if (!opts.json) process.stdout.write(`Embedded ${embedded.embedded} of ${embedded.chunks} chunks (${embedded.embedderId}; ${embedded.reused} reused) in ${(embedded.durationMs / 1000).toFixed(1)} s.\n`);
         }
-        if (opts.json) process.stdout.write(`${JSON.stringify({ ...toJson(summary), ...(embedded ? { embeddings: embedded } : {}) })}\n`);
+        if (opts.json) process.stdout.write(`${JSON.stringify({ repoId: added.repo.id, ...toJson(summary), ...(embedded ? { embeddings: embedded } : {}) })}\n`);
       } finally {
         printer.end();
         off();

@@ -1,39 +1,111 @@
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type * as Indexed from '../../../core/repos/indexed';
+import type * as Registry from '../../../core/repos/registry';
+import { AppError, type ModelCallSummary, type RepoInfo } from '../../../shared/contract';
 import { printable } from '../../../shared/printable';
-import type { CommandModule } from '../context';
+import type { CliContext, CommandModule } from '../context';
+
+interface LogsOptions {
+  run?: string;
+  stage?: string;
+  model?: string;
+  repo?: string;
+  errors?: boolean;
+  limit: number;
+  id?: number;
+  json?: boolean;
+}
+
+/** A log to read: a repository's (its raw DB) or the user-level one (`repo` undefined). */
+interface LogSource {
+  repo?: RepoInfo;
+}
+
+/**
+ * Which logs `cra logs` reads: `--repo` a folder (in or under a registered repository) or a
+ * repository id; without it, the repository the working folder is in, else every log (the
+ * user-level one and each repository's). The registry is opened only when it exists.
+ */
+function logSources(ctx: CliContext, flag: string | undefined): { sources: LogSource[]; named: boolean } {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded when the command runs (see context.ts)
+  const { RepoRegistry, registryFile } = require('../../../core/repos/registry') as typeof Registry;
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded when the command runs
+  const { enclosingRepo } = require('../../../core/repos/indexed') as typeof Indexed;
+  if (!existsSync(registryFile(ctx.dataDir()))) {
+    if (flag !== undefined) throw new AppError('NOT_FOUND', `No repository ${flag}: none is registered in ${ctx.dataDir()} yet (cra index <path> adds one).`);
+    return { sources: [{}], named: false };
+  }
+  const registry = new RepoRegistry(ctx.dataDir());
+  try {
+    if (flag !== undefined) {
+      const folder = resolve(flag);
+      const repo = existsSync(folder) ? enclosingRepo(registry, folder) : registry.get(flag);
+      if (!repo) throw new AppError('NOT_FOUND', existsSync(folder) ? `${folder} is not in a registered repository; cra index ${folder} adds it.` : `No folder ${folder} and no repository with id ${flag}; give a repository's folder (or its id).`);
+      return { sources: [{ repo }], named: true };
+    }
+    const here = enclosingRepo(registry, process.cwd());
+    if (here) return { sources: [{ repo: here }], named: true };
+    return { sources: [{}, ...registry.list().map((repo) => ({ repo }))], named: false };
+  } finally {
+    registry.close();
+  }
+}
+
+/** One line of the listing; `from` names the log when several are merged. */
+function callLine(c: ModelCallSummary, from?: string): string {
+  const tokens = `${c.promptTokens ?? '-'}→${c.completionTokens ?? '-'} tok`;
+  const pYes = c.pYes !== undefined ? `  P(yes) ${c.pYes.toFixed(2)}` : '';
+  const state = c.errorCode ? `ERROR ${c.errorCode}` : c.preview.slice(0, 60);
+  return printable(`#${c.id}  ${from ? `${from}  ` : ''}${c.createdAt}  ${c.runId ?? '-'}  ${c.stage ?? '-'}  ${c.model}  ${tokens}  ${c.latencyMs ?? '-'} ms${pYes}  ${state}`);
+}
 
 /** `cra logs`: the model call audit log. */
 export const registerLogs: CommandModule = (program, ctx) => {
   program
     .command('logs')
-    .description('model calls, newest first: time, run, stage, model, tokens, latency, first words')
-    .option('--run <id>', 'only calls of this run')
+    .description('model calls, newest first: time, run, stage, model, tokens, latency, P(yes) of judgments, first words')
+    .option('--run <id>', 'only calls of this run (a solve run: the calls of all its passes)')
     .option('--stage <stage>', 'only calls of this stage')
     .option('--model <model>', 'only calls to this model')
-    .option('--repo <id>', "a repository's log instead of the user-level one")
+    .option('--repo <path>', "a repository's log, by its folder (or id); default: the repository you are in, else every log")
     .option('--errors', 'only failed calls')
     .option('--limit <n>', 'how many', (v) => Number(v), 50)
     .option('--id <n>', 'print one call whole', (v) => Number(v))
     .option('--json', 'print JSON')
-    .action(async (opts: { run?: string; stage?: string; model?: string; repo?: string; errors?: boolean; limit: number; id?: number; json?: boolean }) => {
+    .action(async (opts: LogsOptions) => {
+      const { sources, named } = logSources(ctx, opts.repo);
+      // A repository without a raw DB has logged nothing yet: it is read as empty, not as an error.
+      // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded when the command runs
+      const { repoPaths } = require('../../../core/repos/registry') as typeof Registry;
+      const readable = sources.filter((s) => !s.repo || existsSync(repoPaths(ctx.dataDir(), s.repo.id).raw));
       const core = ctx.core();
       try {
-        const repo = opts.repo ? { repoId: opts.repo } : {};
         if (opts.id !== undefined) {
-          const call = await core.handlers['logs/get']({ ...repo, id: opts.id });
-          process.stdout.write(opts.json ? `${JSON.stringify(call, null, 2)}\n` : printable(`#${call.id} ${call.createdAt} ${call.model} ${call.stage ?? ''}\n--- system\n${call.system ?? ''}\n--- prompt\n${call.prompt}\n--- response\n${call.response ?? call.error ?? ''}\n--- params\n${JSON.stringify(call.params)}\n`, { multiline: true }));
+          const source = named ? readable[0] : {};
+          if (!source) throw new AppError('NOT_FOUND', `${sources[0]?.repo?.path ?? 'This repository'} has no model calls yet.`);
+          const call = await core.handlers['logs/get']({ ...(source.repo ? { repoId: source.repo.id } : {}), id: opts.id });
+          process.stdout.write(opts.json ? `${JSON.stringify(call, null, 2)}\n` : printable(`#${call.id} ${call.createdAt} ${call.model} ${call.stage ?? ''}${call.pYes !== undefined ? ` P(yes) ${call.pYes.toFixed(2)}` : ''}\n--- system\n${call.system ?? ''}\n--- prompt\n${call.prompt}\n--- response\n${call.response ?? call.error ?? ''}\n--- params\n${JSON.stringify(call.params)}\n`, { multiline: true }));
           return;
         }
-        const page = await core.handlers['logs/list']({ ...repo, runId: opts.run, stage: opts.stage, model: opts.model, errorsOnly: Boolean(opts.errors), limit: Math.min(Math.max(1, opts.limit || 50), 500), offset: 0 });
-        if (opts.json) return void process.stdout.write(`${JSON.stringify(page, null, 2)}\n`);
-        const run = page.run;
-        if (run) process.stdout.write(`${printable(`run ${run.runId}  ${run.kind}  ${run.title ?? ''}  ${run.status}  ${run.startedAt} → ${run.finishedAt ?? '…'}${run.error ? `  ${run.error.code}: ${run.error.message}` : ''}`)}\n`);
-        if (page.calls.length === 0) return void process.stdout.write('No model calls logged yet.\n');
-        for (const c of page.calls) {
-          const tokens = `${c.promptTokens ?? '-'}→${c.completionTokens ?? '-'} tok`;
-          const state = c.errorCode ? `ERROR ${c.errorCode}` : c.preview.slice(0, 60);
-          process.stdout.write(`${printable(`#${c.id}  ${c.createdAt}  ${c.runId ?? '-'}  ${c.stage ?? '-'}  ${c.model}  ${tokens}  ${c.latencyMs ?? '-'} ms  ${state}`)}\n`);
+        const limit = Math.min(Math.max(1, opts.limit || 50), 500);
+        const pages = [];
+        for (const s of readable) {
+          const page = await core.handlers['logs/list']({ ...(s.repo ? { repoId: s.repo.id } : {}), runId: opts.run, stage: opts.stage, model: opts.model, errorsOnly: Boolean(opts.errors), limit, offset: 0 });
+          pages.push({ page, from: s.repo?.name ?? 'app' });
         }
-        process.stdout.write(`${page.calls.length} of ${page.total} calls\n`);
+        // Several logs: merged newest first, each line naming its log (ids are per log: --repo and --id read one).
+        const merged = pages.flatMap(({ page, from }) => page.calls.map((call) => ({ call, from }))).sort((a, b) => b.call.createdAt.localeCompare(a.call.createdAt)).slice(0, limit);
+        const total = pages.reduce((n, p) => n + p.page.total, 0);
+        const run = pages.find((p) => p.page.run)?.page.run;
+        if (opts.json) return void process.stdout.write(`${JSON.stringify(pages.length === 1 ? pages[0]!.page : { total, calls: merged.map(({ call, from }) => ({ ...call, log: from })), ...(run ? { run } : {}) }, null, 2)}\n`);
+        if (run) process.stdout.write(`${printable(`run ${run.runId}  ${run.kind}  ${run.title ?? ''}  ${run.status}  ${run.startedAt} → ${run.finishedAt ?? '…'}${run.error ? `  ${run.error.code}: ${run.error.message}` : ''}`)}\n`);
+        if (merged.length === 0) {
+          const where = named ? `the log of ${sources[0]!.repo!.path}` : 'any log';
+          return void process.stdout.write(`No model calls in ${printable(where)}${opts.run || opts.stage || opts.model || opts.errors ? ' match the filters' : ' yet'}.\n`);
+        }
+        for (const { call, from } of merged) process.stdout.write(`${callLine(call, pages.length > 1 ? from : undefined)}\n`);
+        process.stdout.write(`${merged.length} of ${total} calls${pages.length > 1 ? ` (${pages.length} logs)` : named ? ` (the log of ${printable(sources[0]!.repo!.path)})` : ''}\n`);
       } finally {
         await core.dispose();
       }

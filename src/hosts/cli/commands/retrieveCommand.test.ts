@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { readdirSync, writeFileSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -124,6 +125,35 @@ describe('cra retrieve', () => {
     const down = await cra(['retrieve', TASK, '--repo', fx.repo.root, ...STAGES, ...BUDGET], `http://127.0.0.1:${port}`);
     expect(down.status).not.toBe(0);
     expect(down.stderr).toContain(`No model server answers at http://127.0.0.1:${port} (set by OLLAMA_HOST)`);
+  }, 120_000);
+});
+
+describe('cra retrieve: every judgment failed', () => {
+  it('fails with the first failure\'s reason (HTTP 500 from the model server; a wrong port where another web server answers), printing no package', async () => {
+    const respond = fx.server.script.respond;
+    fx.server.script.respond = () => ({ fault: 'http500' });
+    try {
+      const broken = await cra(['retrieve', TASK, '--repo', fx.repo.root, ...STAGES, ...BUDGET]);
+      expect(broken.stdout).toBe('');
+      expect(broken.status).toBe(1);
+      expect(broken.stderr).toMatch(/^cra: error: Every judgment failed \((\d+) of \1 model calls\), so nothing could be judged and no package is printed\. The first failure: MODEL_ERROR: The model server at http:\/\/127\.0\.0\.1:\d+ failed \(HTTP 500\): scripted internal server error.*`cra logs --run retrieve-\S+ --errors` lists the calls\.\n$/);
+    } finally {
+      fx.server.script.respond = respond;
+    }
+
+    // Another web server on the port: every call is refused with its own 400.
+    const other = createHttpServer((_req, res) => res.writeHead(400, { 'content-type': 'text/plain' }).end('this is not a model server'));
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+    try {
+      const wrong = await cra(['retrieve', TASK, '--repo', fx.repo.root, ...STAGES, ...BUDGET, '--format', 'json'], `http://127.0.0.1:${(other.address() as { port: number }).port}`);
+      // No package. (The ollama library itself prints "Getting text from response" on stdout for each
+      // error reply that is not JSON: a known defect of that dependency, reported, not this command's output.)
+      expect(wrong.stdout.replace(/^Getting text from response\n/gm, '')).toBe('');
+      expect(wrong.status).toBe(1);
+      expect(wrong.stderr).toMatch(/^cra: error: Every judgment failed \(\d+ of \d+ model calls\).* The first failure: MODEL_ERROR: The model server at http:\/\/127\.0\.0\.1:\d+ refused the request \(HTTP 400\)/);
+    } finally {
+      await new Promise((resolve) => other.close(resolve));
+    }
   }, 120_000);
 });
 

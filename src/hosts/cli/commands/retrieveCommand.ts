@@ -4,8 +4,9 @@ import type * as Budget from '../../../core/retrieval/budget';
 import type * as Config from '../../../core/config';
 import type * as Indexed from '../../../core/repos/indexed';
 import type * as Pipeline from '../../../core/retrieval/pipeline';
+import type { Core } from '../../../core/createCore';
 import type { ContextPackage, RetrievalSummary } from '../../../shared/contract';
-import { AppError } from '../../../shared/contract/errors';
+import { AppError, ERROR_CODES, type ErrorCode } from '../../../shared/contract/errors';
 import type * as Reasons from '../../../shared/contract/reasons';
 import { printable } from '../../../shared/printable';
 import type { CommandModule } from '../context';
@@ -35,7 +36,8 @@ function describe(pkg: ContextPackage, summary: RetrievalSummary): string {
     out.push('', `${printable(f.path)}  tier ${f.tier} · ${printable(formatReasons(f.reasons))}`);
     for (const i of f.items) {
       const what = i.symbol ? `${printable(i.symbol.qualifiedName)}  ${i.symbol.role}, ${i.detail === 'full' ? 'full source' : 'signature'}` : 'whole file';
-      out.push(`  ${what} · lines ${i.startLine}-${i.endLine} · ${i.tokens} tokens${i.reasons.length ? ` · ${printable(formatReasons(i.reasons))}` : ''}`);
+      const also = i.alsoCovers?.length ? ` · also the line of ${i.alsoCovers.map((n) => printable(n)).join(', ')}` : '';
+      out.push(`  ${what} · lines ${i.startLine}-${i.endLine} · ${i.tokens} tokens${i.reasons.length ? ` · ${printable(formatReasons(i.reasons))}` : ''}${also}`);
     }
   }
   if (pkg.groups?.length) out.push('', 'Related groups:', ...pkg.groups.map((g) => `  ${g.map((p) => printable(p)).join(' · ')}`));
@@ -56,6 +58,18 @@ function verbose(summary: RetrievalSummary): string {
     summary.usage ? `Server token counts: ${summary.usage.calls} calls, ${summary.usage.promptTokens} prompt + ${summary.usage.completionTokens} completion tokens${summary.usage.failed ? `, ${summary.usage.failed} failed calls (default-deny)` : ''}` : '',
   ];
   return lines.filter(Boolean).map((l) => `${l}\n`).join('');
+}
+
+/**
+ * Every judgment failed (a 404 or 500 from the server, a wrong port that answers something else…;
+ * a refused connection already stops the run): the package would be nothing but default-denies, so
+ * the command fails with the first failure's reason, read from the run's model calls.
+ */
+async function everyJudgmentFailed(core: Core, repoId: string, runId: string, calls: number): Promise<AppError> {
+  const { calls: [first] } = await core.handlers['logs/list']({ repoId, runId, errorsOnly: true, limit: 1, offset: 0 });
+  const reason = first ? `${first.errorCode ?? 'error'}: ${first.preview}` : 'no reason logged';
+  const code = first?.errorCode && (ERROR_CODES as readonly string[]).includes(first.errorCode) ? (first.errorCode as ErrorCode) : 'MODEL_ERROR';
+  return new AppError(code, `Every judgment failed (${calls} of ${calls} model calls), so nothing could be judged and no package is printed. The first failure: ${reason}. Check the model server address (--base-url, OLLAMA_HOST or [models] base_url) and the model; \`cra logs --run ${runId} --errors\` lists the calls.`);
 }
 
 interface RetrieveOptions {
@@ -134,6 +148,8 @@ export const registerRetrieve: CommandModule = (program, ctx) => {
         ({ runId } = await core.handlers['retrieve/run']({ repoId: repo.id, task, taskId, stages, budgetConfig, ...(opts.model ? { model: opts.model } : {}), ...(opts.baseUrl ? { baseUrl: opts.baseUrl } : {}) }));
         await core.runs.wait(runId, 'retrieve');
         if (!result) throw new Error('The retrieve run ended without a package.');
+        const usage = result.summary.usage;
+        if (usage && usage.calls > 0 && usage.failed === usage.calls) throw await everyJudgmentFailed(core, repo.id, runId, usage.calls);
         for (const line of result.summary.info ?? []) process.stderr.write(`info: ${printable(line)}\n`);
         if (opts.verbose) process.stderr.write(verbose(result.summary));
         if (opts.format === 'json') process.stdout.write(`${JSON.stringify({ summary: result.summary, package: result.pkg })}\n`);

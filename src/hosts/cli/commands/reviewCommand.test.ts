@@ -7,6 +7,7 @@ import type { TestRepo } from '../../../core/testing/gitRepo';
 import { OllamaTestServer } from '../../../core/testing/ollamaTestServer';
 import { createTempCore } from '../../../core/testing/tempCore';
 import { runCra } from '../testing/cra';
+import { formatReview } from './reviewCommand';
 
 const temp = createTempCore();
 let server: OllamaTestServer;
@@ -84,5 +85,25 @@ describe('cra review', () => {
     expect((await cra('review')).stderr).toContain('Name the run to review (cra review RUN), or use --undo.');
     expect((await cra('review', runId, '--apply', '--file', 'nope.py')).stderr).toContain('The run did not change nope.py; its files: config.py, mailer.py.');
     expect((await cra('review', 'r-none')).stderr).toMatch(/No solve run r-none/);
+  });
+});
+
+describe('cra review output', () => {
+  it('shows a binary file with its sizes and its one whole-file hunk', () => {
+    const text = formatReview(
+      {
+        runId: 'r1',
+        baseCommit: 'a'.repeat(40),
+        files: [
+          { path: 'logo.png', status: 'modified', diff: 'diff --git a/logo.png b/logo.png\nBinary files a/logo.png and b/logo.png differ\n', binary: { before: 1200, after: 1536 }, hunks: [{ id: 'logo.png#0:0123456789', oldStart: 1, oldLines: 0, newStart: 1, newLines: 0, diff: '', added: 0, removed: 0 }] },
+          { path: 'new.bin', status: 'added', diff: '', binary: { before: null, after: 5 }, hunks: [{ id: 'new.bin#0:abcdefabcd', oldStart: 1, oldLines: 0, newStart: 1, newLines: 0, diff: '', added: 0, removed: 0 }] },
+        ],
+        steps: [],
+        undo: null,
+      },
+      true,
+    );
+    expect(text).toContain('logo.png (modified, binary: 1,200 bytes → 1,536 bytes)\n  hunk logo.png#0:0123456789  whole file\n');
+    expect(text).toContain('new.bin (added, binary: none → 5 bytes)\n  hunk new.bin#0:abcdefabcd  whole file\n');
   });
 });

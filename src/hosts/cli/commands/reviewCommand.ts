@@ -4,10 +4,17 @@ import { AppError } from '../../../shared/contract/errors';
 import { printable } from '../../../shared/printable';
 import type { CommandModule } from '../context';
 
-/** The change as a terminal shows it: each file, each hunk with its id, then the undoable apply. */
-function formatReview(view: ReviewView, withDiff: boolean): string {
+/** The change as a terminal shows it: each file, each hunk with its id (a binary file: its sizes), then the undoable apply. */
+export function formatReview(view: ReviewView, withDiff: boolean): string {
   const lines = [`Run ${view.runId} · from ${view.baseCommit.slice(0, 12)} · ${view.files.length} ${view.files.length === 1 ? 'file' : 'files'}`];
+  const size = (n: number | null) => (n === null ? 'none' : `${n.toLocaleString('en-US')} bytes`);
   for (const file of view.files) {
+    if (file.binary) {
+      // No lines to show: the sizes, and the one hunk that writes the whole file.
+      lines.push('', `${file.path} (${file.status}, binary: ${size(file.binary.before)} → ${size(file.binary.after)})`);
+      lines.push(...file.hunks.map((h) => `  hunk ${h.id}  whole file`));
+      continue;
+    }
     lines.push('', `${file.path} (${file.status})`);
     for (const hunk of file.hunks) {
       lines.push(`  hunk ${hunk.id}  line ${hunk.oldStart}  +${hunk.added} -${hunk.removed}`);

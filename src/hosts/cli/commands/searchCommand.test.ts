@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -43,6 +43,23 @@ describe('cra search', () => {
     const keyword = cra(dataDir, 'search', 'parse', '--repo', repo.root, '--mode', 'keyword');
     expect(keyword.status).toBe(0);
     expect(keyword.stderr).toBe('');
+  });
+
+  it('run from a subfolder of an indexed repository searches that repository, not "index the subfolder"', () => {
+    const repo = createTestRepo();
+    const dataDir = mkdtempSync(join(tmpdir(), 'cra-cli-search-'));
+    cleanups.push(() => repo.cleanup(), () => rmSync(dataDir, { recursive: true, force: true }));
+    writeSample(repo);
+    expect(cra(dataDir, 'index', repo.root, '--json').status).toBe(0);
+    const sub = join(repo.root, 'pkg', 'deeper');
+    mkdirSync(sub);
+    const fromHere = spawnSync(process.execPath, [join(packageRoot(), 'bin', 'cra.js'), '--data-dir', dataDir, 'search', 'helper'], { encoding: 'utf8', timeout: 120_000, cwd: sub });
+    expect(fromHere.stderr).toBe('');
+    expect(fromHere.status).toBe(0);
+    expect(fromHere.stdout).toMatch(/^ {2}1 {2}pkg\/util\.py:4 /);
+    const bySubfolder = cra(dataDir, 'search', 'helper', '--repo', join(repo.root, 'pkg'));
+    expect(bySubfolder.stderr).toBe('');
+    expect(bySubfolder.stdout).toMatch(/^ {2}1 {2}pkg\/util\.py:4 /);
   });
 });
 

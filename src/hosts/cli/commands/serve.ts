@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { InvalidArgumentError } from 'commander';
 import { packageRoot } from '../../../core/paths';
+import { AppError } from '../../../shared/contract/errors';
 import type * as Server from '../../serve/server';
 import type { CommandModule } from '../context';
 
@@ -25,7 +26,13 @@ export const registerServe: CommandModule = (program, ctx) => {
       const core = ctx.core('serve');
       // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded when the command runs (see context.ts)
       const { startServer } = require('../../serve/server') as typeof Server;
-      const server = await startServer({ core, port: opts.port, rendererDir: opts.renderer });
+      let server: Awaited<ReturnType<typeof startServer>>;
+      try {
+        server = await startServer({ core, port: opts.port, rendererDir: opts.renderer });
+      } catch (error) {
+        await core.dispose();
+        throw listenError(error, opts.port);
+      }
       process.stdout.write(`Clean Room is serving on ${server.url}\n`);
       process.stdout.write(`Data: ${ctx.dataDir()}  (Ctrl+C to stop)\n`);
       if (opts.open) openInBrowser(server.url);
@@ -38,6 +45,15 @@ export const registerServe: CommandModule = (program, ctx) => {
       await core.dispose();
     });
 };
+
+/** A port that cannot be listened on, said with the flag that picks another; other errors as they are. */
+export function listenError(error: unknown, port: number): unknown {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  const another = 'pick another with --port N (--port 0 picks a free one)';
+  if (code === 'EADDRINUSE') return new AppError('CONFLICT', `Port ${port} on 127.0.0.1 is taken (another \`cra serve\`, or another program, listens there); ${another}.`);
+  if (code === 'EACCES') return new AppError('VALIDATION', `Port ${port} needs privileges this user does not have; ${another}, above 1023.`);
+  return error;
+}
 
 function openInBrowser(url: string): void {
   const command = process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? 'explorer' : 'xdg-open';

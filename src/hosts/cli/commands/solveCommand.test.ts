@@ -56,9 +56,10 @@ describe('cra solve', () => {
     expect(run.passes.flatMap((p) => p.validation?.checks.map((c) => c.command) ?? [])).toEqual(['node --test', 'node --test', 'node --test']);
   }, 120_000);
 
-  it('prints the progress tree and the outcome; the working tree is untouched', async () => {
+  it('prints the progress tree and the outcome; the working tree is untouched; cra logs --run shows its calls', async () => {
     const { respond, transcript } = solveResponder(TWO_PARTS);
     server.script.respond = respond;
+    const chatCallsBefore = server.requests.filter((r) => r.path === '/api/chat').length;
     const before = userState();
     const out = await cra('solve', 'Add mul and formatProduct', '--repo', repo.root, '--meta-plan', metaFile);
     expect(out.status, out.stderr).toBe(0);
@@ -66,6 +67,14 @@ describe('cra solve', () => {
     expect(out.stdout).toContain('✓ Multiply\n  ✓ part plan\n  ✓ Add mul to lib/math.js and export it\n    ✓ implement\n    ✓ adjustment\n  ✓ Test mul in test/math.test.js\n    ✓ implement\n    ✓ adjustment\n✓ Format products\n');
     expect(out.stdout).toMatch(/Solve solve-\S+: complete\n {2}done {6}p1\/s1\n {2}done {6}p1\/s2\n {2}done {6}p2\/s1\n/);
     expect(userState()).toEqual(before);
+
+    // cra logs --run <solve run>: the calls of all its passes (logged under <solve run>-p<n>).
+    const solveRunId = /Solve run (\S+)/.exec(out.stderr)![1]!;
+    const logged = await cra('logs', '--run', solveRunId, '--repo', repo.root, '--json', '--limit', '500');
+    expect(logged.status, logged.stderr).toBe(0);
+    const { calls } = JSON.parse(logged.stdout) as { calls: Array<{ runId: string }> };
+    expect(calls.length).toBe(server.requests.filter((r) => r.path === '/api/chat').length - chatCallsBefore);
+    expect(calls.every((c) => c.runId.startsWith(`${solveRunId}-p`))).toBe(true);
   }, 120_000);
 
   it('refuses --plan with --meta-plan, an empty task and an invalid plan file, naming the problem', async () => {
@@ -98,6 +107,24 @@ describe('cra solve', () => {
     expect(refused.stderr).not.toContain('Solve run');
   }, 120_000);
 
+  it('a run that ends before its record exists prints no --resume hint (there is nothing to resume)', async () => {
+    // The worktrees folder cannot be made (a file is in its way): the run fails before its record.
+    const worktrees = join(dataDir, 'worktrees');
+    rmSync(worktrees, { recursive: true, force: true });
+    writeFileSync(worktrees, 'in the way\n');
+    try {
+      server.script.respond = solveResponder(TWO_PARTS).respond;
+      const out = await cra('solve', 'Add mul and formatProduct', '--repo', repo.root, '--meta-plan', metaFile);
+      expect(out.status).toBe(1);
+      const solveRunId = /Solve run (\S+)/.exec(out.stderr)![1]!;
+      expect(out.stderr).not.toContain('--resume');
+      const resumed = await cra('solve', '--resume', solveRunId, '--repo', repo.root);
+      expect(resumed.stderr).toContain(`No solve run ${solveRunId}`);
+    } finally {
+      rmSync(worktrees, { force: true });
+    }
+  }, 120_000);
+
   it('a run killed with SIGKILL leaves the working tree untouched and resumes from its last completed step', async () => {
     const first = solveResponder({ metaPlan: META, partPlans: { p1: P1, p2: P2 }, edits: TWO_PARTS.edits });
     // The first process hangs in the adjustment after p1/s1; it is killed there.
@@ -115,6 +142,8 @@ describe('cra solve', () => {
     child.kill('SIGKILL');
     await exited;
     const solveRunId = /Solve run (\S+)/.exec(stderr)![1]!;
+    // The record existed when the process was killed: the hint was printed.
+    expect(stderr).toContain(`If it stops, resume it with cra solve --resume ${solveRunId}\n`);
     expect(userState()).toEqual(before);
 
     const listed = await cra('solve', '--list', '--json', '--repo', repo.root);
@@ -132,6 +161,6 @@ describe('cra solve', () => {
     expect(run.passes.find((p) => p.type === 'adjustment')).toMatchObject({ status: 'failed', error: 'interrupted: the process running it stopped' });
     expect(userState()).toEqual(before);
     // The killed run's worktree was an orphan: removed when the next process started.
-    expect(readdirSync(join(dataDir, 'worktrees'))).toEqual([]);
+    expect(readdirSync(join(dataDir, 'worktrees')).filter((name) => name !== '.objects')).toEqual([]); // .objects: kept snapshot objects, not a checkout
   }, 180_000);
 });

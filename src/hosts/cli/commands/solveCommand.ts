@@ -51,10 +51,11 @@ export const registerSolve: CommandModule = (program, ctx) => {
     .option('--plan <file>', 'implement this plan (a cra plan --out file) in one pass')
     .option('--meta-plan <file>', 'use this decomposition (JSON: task_summary, parts) instead of the meta-plan pass')
     .option('--include-uncommitted', 'start from your uncommitted changes (copied into the run, not changed)')
+    .option('--allow-unsandboxed-validation', 'run the validation commands without an OS sandbox where this machine has none (with your rights; see [sandbox] in config.toml)')
     .option('--resume <run>', 'continue a cancelled or interrupted run from its last completed step')
     .option('--list', 'list the solve runs of the repository')
     .option('--json', 'print JSON')
-    .action(async (task: string | undefined, opts: { repo: string; plan?: string; metaPlan?: string; includeUncommitted?: boolean; resume?: string; list?: boolean; json?: boolean }) => {
+    .action(async (task: string | undefined, opts: { repo: string; plan?: string; metaPlan?: string; includeUncommitted?: boolean; allowUnsandboxedValidation?: boolean; resume?: string; list?: boolean; json?: boolean }) => {
       // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded when the command runs (see context.ts)
       const { findIndexedRepo } = require('../../../core/repos/indexed') as typeof Indexed;
       // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded when the command runs
@@ -79,8 +80,17 @@ export const registerSolve: CommandModule = (program, ctx) => {
         loadUserConfigCached(ctx.dataDir());
         let runId: string | undefined;
         let lastPhase = '';
+        // The --resume hint only once the run's record exists (a resumed run's does; a new run's once
+        // it reports progress): a run killed before has nothing to resume, and the hint would fail.
+        let resumable: string | undefined;
+        const hint = () => {
+          if (resumable) process.stderr.write(`If it stops, resume it with cra solve --resume ${resumable}\n`);
+          resumable = undefined;
+        };
         const stopProgress = core.events.on('run/progress', (p) => {
-          if (p.runId !== runId || opts.json || p.phase === lastPhase) return;
+          if (p.runId !== runId) return;
+          hint();
+          if (opts.json || p.phase === lastPhase) return;
           lastPhase = p.phase;
           process.stderr.write(`${printable(p.phase)}…\n`);
         });
@@ -89,9 +99,11 @@ export const registerSolve: CommandModule = (program, ctx) => {
         };
         process.once('SIGINT', stop);
         try {
-          const started = await core.handlers['solve/run']({ repoId: repo.id, task: task ?? '', includeUncommitted: Boolean(opts.includeUncommitted), ...(plan ? { plan } : {}), ...(metaPlan ? { metaPlan } : {}), ...(opts.resume ? { resume: opts.resume } : {}) });
+          const started = await core.handlers['solve/run']({ repoId: repo.id, task: task ?? '', includeUncommitted: Boolean(opts.includeUncommitted), allowUnsandboxedValidation: Boolean(opts.allowUnsandboxedValidation), ...(plan ? { plan } : {}), ...(metaPlan ? { metaPlan } : {}), ...(opts.resume ? { resume: opts.resume } : {}) });
           runId = started.runId;
-          process.stderr.write(`Solve run ${started.solveRunId} (resume with cra solve --resume ${started.solveRunId} if it stops)\n`);
+          resumable = started.solveRunId;
+          process.stderr.write(`Solve run ${started.solveRunId}\n`);
+          if (opts.resume) hint();
           const outcome = await core.runs.wait(runId, 'solve');
           const { run } = await core.handlers['solve/get']({ repoId: repo.id, solveRunId: started.solveRunId });
           if (opts.json) process.stdout.write(`${JSON.stringify({ outcome, run }, null, 2)}\n`);

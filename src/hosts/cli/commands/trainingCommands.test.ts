@@ -44,6 +44,15 @@ describe('cra train-plan and cra curate-data', () => {
     expect(curate.stderr).toMatch(/No training plan at .*missing\.json; run cra train-plan/);
   }, 60_000);
 
+  it('train-plan refuses an --out file that exists before asking the model, leaving it as it was', async () => {
+    const mine = join(root, 'my-plan.json');
+    writeFileSync(mine, 'my notes\n');
+    const run = await runCra(join(root, 'empty'), ['train-plan', '--out', mine]);
+    expect(run.status).not.toBe(0);
+    expect(run.stderr).toMatch(/my-plan\.json already exists; give another --out file, or --force to replace it/);
+    expect(readFileSync(mine, 'utf8')).toBe('my notes\n');
+  }, 60_000);
+
   it('bootstrap → train-plan (the model writes the plan) → curate-data writes per-stage JSONL and a manifest', async () => {
     const repo = buildShopRepo(join(root, 'shop'));
     const boot = await runCra(dataDir, ['bootstrap', repo, '--json']);

@@ -48,9 +48,10 @@ export const registerTraining: CommandModule = (program, ctx) => {
   program
     .command('train-plan')
     .description('analyse the log (and bootstrap datasets) and have the reasoning model write a training plan: which stage, which data, settings, target')
-    .option('--out <file>', 'where to write the plan (default: <data dir>/training/plans/<id>.json)')
+    .option('--out <file>', 'where to write the plan (default: <data dir>/training/plans/<id>.json); an existing file is refused')
+    .option('--force', 'replace the --out file if it exists')
     .option('--json', 'print the plan artifact as JSON')
-    .action(async (opts: { out?: string; json?: boolean }) => {
+    .action(async (opts: { out?: string; force?: boolean; json?: boolean }) => {
       // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded when the command runs
       const { loadUserConfigCached } = require('../../../core/config') as typeof Config;
       loadUserConfigCached(ctx.dataDir());
@@ -64,7 +65,7 @@ export const registerTraining: CommandModule = (program, ctx) => {
       };
       process.once('SIGINT', stop);
       try {
-        runId = (await core.handlers['data/trainPlan']({ ...(opts.out ? { out: resolve(opts.out) } : {}) })).runId;
+        runId = (await core.handlers['data/trainPlan']({ ...(opts.out ? { out: resolve(opts.out) } : {}), ...(opts.force ? { force: true } : {}) })).runId;
         const { file } = await core.runs.wait(runId, 'train-plan');
         const artifact = JSON.parse(readFileSync(file, 'utf8')) as TrainingPlanArtifact;
         process.stdout.write(opts.json ? `${JSON.stringify(artifact, null, 2)}\n` : formatTrainingPlan(artifact, file));

@@ -8,7 +8,7 @@ import { useNavStore } from './store/navStore';
 function fakeClient(): Client {
   return {
     call: (async (method: string) => {
-      if (method === 'app/info') return { name: 'Clean Room', version: '9.9.9', host: 'test', dataDir: '/tmp/x', platform: 'linux', nodeVersion: '20', canPickFolder: false };
+      if (method === 'app/info') return { name: 'Clean Room', version: '9.9.9', host: 'test', dataDir: '/tmp/x', platform: 'linux', nodeVersion: '20', canPickFolder: false, launcher: { command: 'node', args: ['/opt/cra/bin/cra.js'] } };
       if (method === 'run/list') return [];
       throw new AppError('OLLAMA_UNREACHABLE', 'no server in this test');
     }) as Client['call'],

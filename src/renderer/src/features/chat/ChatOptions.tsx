@@ -28,7 +28,7 @@ export function ChatOptions(props: { repoId: string }) {
           Mode{' '}
           <select aria-label="Retrieval mode" value={mode} onChange={(e) => setMode(e.target.value as ChatMode)}>
             <option value="auto">auto (router)</option>
-            <option value="bm25">keyword</option>
+            <option value="keyword">keyword</option>
             <option value="semantic">semantic</option>
             <option value="hybrid">hybrid</option>
           </select>

@@ -6,6 +6,9 @@ import { toOpError, type OpError } from '../../lib/errors';
 
 type Verdict = 'accept' | 'reject';
 
+/** A binary file's size as shown (absent: none). */
+const sizeText = (n: number | null) => (n === null ? 'none' : `${n.toLocaleString()} bytes`);
+
 /**
  * Diff review of a run: the cumulative change per file and hunk (diff2html, side by side or line
  * by line), each hunk accepted or rejected, a summary of what Apply will write, then Apply — the
@@ -113,6 +116,7 @@ export function ReviewPanel(props: { repoId: string; runId: string }) {
               <div className="review-file-head">
                 <strong className="mono">{file.path}</strong>
                 <span className={`badge ${file.status}`}>{file.status}</span>
+                {file.binary ? <span className="badge binary">binary</span> : null}
                 <span className="spacer" />
                 <button type="button" className="link" onClick={() => setMany(file.hunks.map((h) => h.id), 'accept')}>
                   Accept file
@@ -127,7 +131,9 @@ export function ReviewPanel(props: { repoId: string; runId: string }) {
                   <div key={hunk.id} className={`review-hunk ${verdict}`} data-testid="review-hunk" data-verdict={verdict}>
                     <div className="review-hunk-head">
                       <span className="muted">
-                        Hunk {i + 1} of {file.hunks.length} · line {hunk.oldStart} · +{hunk.added} −{hunk.removed}
+                        {file.binary
+                          ? `Binary file · ${sizeText(file.binary.before)} → ${sizeText(file.binary.after)} · written whole`
+                          : `Hunk ${i + 1} of ${file.hunks.length} · line ${hunk.oldStart} · +${hunk.added} −${hunk.removed}`}
                       </span>
                       <span className="spacer" />
                       <div className="segmented" role="group" aria-label={`Hunk ${i + 1} of ${file.path}`}>
@@ -139,7 +145,7 @@ export function ReviewPanel(props: { repoId: string; runId: string }) {
                         </button>
                       </div>
                     </div>
-                    <DiffView diff={hunk.diff} sideBySide={sideBySide} />
+                    {file.binary ? null : <DiffView diff={hunk.diff} sideBySide={sideBySide} />}
                   </div>
                 );
               })}

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { EmptyState } from '../../components/EmptyState';
 import { runsSelectors, useRunsStore } from '../runs/store';
+import { McpSnippets } from './McpSnippets';
 import { draftToValue, SETTING_SECTIONS, valueAt, type SettingField } from './fields';
 import { useSettingsStore } from './store';
 
@@ -77,6 +78,7 @@ export function SettingsPage() {
           <code>{info?.dataDir ?? '…'}</code> <span className="muted">(set with --data-dir or CRA_HOME)</span>
         </p>
       </section>
+      <McpSnippets info={info} />
     </div>
   );
 }

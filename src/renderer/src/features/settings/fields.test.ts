@@ -10,6 +10,7 @@ describe('settings fields', () => {
     expect(draftToValue(field('Temperature'), '0.3')).toBe(0.3);
     expect(draftToValue(field('Server address'), '  ')).toBeNull();
     expect(draftToValue(field('Start Ollama when it is not running'), 'true')).toBe(true);
+    expect(field('Run validation commands without a sandbox where this machine has none')).toMatchObject({ path: ['sandbox', 'allow_unsandboxed_validation'], kind: 'bool' });
   });
 
   it('gives every field its own label, and the two context windows a line each on what they are', () => {

@@ -12,7 +12,7 @@ export const SETTING_SECTIONS: Array<{ title: string; fields: SettingField[] }> 
   {
     title: 'Model server',
     fields: [
-      { path: ['models', 'provider'], label: 'Provider', kind: 'select', options: ['ollama', 'openai_compat'] },
+      { path: ['models', 'provider'], label: 'Provider', kind: 'select', options: ['ollama', 'openai_compat', 'builtin'] },
       { path: ['models', 'base_url'], label: 'Server address', kind: 'text', help: 'Empty: $OLLAMA_HOST, else http://127.0.0.1:11434' },
       { path: ['models', 'start_ollama'], label: 'Start Ollama when it is not running', kind: 'bool' },
       { path: ['models', 'timeout_s'], label: 'Call timeout (s)', kind: 'float' },
@@ -47,11 +47,29 @@ export const SETTING_SECTIONS: Array<{ title: string; fields: SettingField[] }> 
     ],
   },
   {
+    title: 'Chat',
+    fields: [
+      { path: ['chat', 'max_answer_kb'], label: 'Longest answer kept (KB)', kind: 'int', help: 'A longer answer is cut, with a note; [chat].max_answer_kb' },
+      { path: ['chat', 'max_model_calls'], label: 'Model calls per question', kind: 'int', help: 'A pipeline that loops stops here; per_item re-ranking needs more; [chat].max_model_calls' },
+    ],
+  },
+  {
     title: 'Orchestrator',
     fields: [
       { path: ['orchestrator', 'max_parts'], label: 'Max parts', kind: 'int' },
       { path: ['orchestrator', 'max_steps_per_part'], label: 'Max steps per part', kind: 'int' },
       { path: ['orchestrator', 'max_adjustment_rounds'], label: 'Max adjustment rounds', kind: 'int' },
+    ],
+  },
+  {
+    title: 'Validation sandbox',
+    fields: [
+      {
+        path: ['sandbox', 'allow_unsandboxed_validation'],
+        label: 'Run validation commands without a sandbox where this machine has none',
+        kind: 'bool',
+        help: 'Validation runs code the model may have written, before you review it. It runs in an OS sandbox (Linux: bubblewrap; macOS: sandbox-exec); where there is none it runs with your rights only when this is on',
+      },
     ],
   },
 ];
