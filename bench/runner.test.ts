@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compareResults, describeMachine, formatComparison } from './runner';
+import { compareResults, describeMachine, formatComparison, resultFileName } from './runner';
 import type { BenchResultFile } from './types';
 
 const file = (figures: Record<string, [number, 'lower' | 'higher']>): BenchResultFile => ({
@@ -10,6 +10,14 @@ const file = (figures: Record<string, [number, 'lower' | 'higher']>): BenchResul
 });
 
 describe('bench results', () => {
+  it('names a result file by its date and the commit it measured', () => {
+    const machine = describeMachine();
+    const at = '2026-11-26T20:40:01.123Z';
+    expect(resultFileName({ createdAt: at, machine: { ...machine, gitSha: 'abcdef0123456789', gitDirty: false } })).toBe('2026-11-26T20-40-01-123Z-abcdef0123.json');
+    expect(resultFileName({ createdAt: at, machine: { ...machine, gitSha: 'abcdef0123456789', gitDirty: true } })).toBe('2026-11-26T20-40-01-123Z-abcdef0123-dirty.json');
+    expect(resultFileName({ createdAt: at, machine: { ...machine, gitSha: null, gitDirty: null } })).toBe('2026-11-26T20-40-01-123Z-no-git.json');
+  });
+
   it('describes the machine it runs on', () => {
     const machine = describeMachine();
     expect(machine.cores).toBeGreaterThan(0);

@@ -125,6 +125,15 @@ function readResult(file: string): BenchResultFile {
   return parsed;
 }
 
+/**
+ * The name of a run's file in bench/results/: its date and the commit it measured, so runs of
+ * different commits sort by time and compare with `--compare` (`-dirty` when the tree had changes).
+ */
+export function resultFileName(result: Pick<BenchResultFile, 'createdAt' | 'machine'>): string {
+  const commit = result.machine.gitSha ? `${result.machine.gitSha.slice(0, 10)}${result.machine.gitDirty ? '-dirty' : ''}` : 'no-git';
+  return `${result.createdAt.replace(/[:.]/g, '-')}-${commit}.json`;
+}
+
 /** Entry point of bin/bench.js: `[--only a,b] [--out FILE]` or `--compare A.json B.json`. */
 export async function main(argv: string[]): Promise<void> {
   const at = (flag: string) => argv.indexOf(flag);
@@ -138,7 +147,7 @@ export async function main(argv: string[]): Promise<void> {
   }
   const only = at('--only') >= 0 ? (argv[at('--only') + 1] ?? '').split(',').filter(Boolean) : [];
   const result = await runSuites(suiteFiles(), only);
-  const out = at('--out') >= 0 ? resolve(argv[at('--out') + 1] ?? '') : join(BENCH_DIR, 'results', `bench-${result.createdAt.replace(/[:.]/g, '-')}.json`);
+  const out = at('--out') >= 0 ? resolve(argv[at('--out') + 1] ?? '') : join(BENCH_DIR, 'results', resultFileName(result));
   mkdirSync(join(out, '..'), { recursive: true });
   writeFileSync(out, `${JSON.stringify(result, null, 2)}\n`);
   const count = Object.values(result.suites).reduce((n, s) => n + s.figures.length, 0);

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 'use strict';
-// `npm run bench`: every bench/*.bench.ts into one JSON file; `-- --compare A.json B.json` prints ratios.
+// `npm run bench`: every bench/*.bench.ts into one JSON file, bench/results/<date>-<commit>.json; `-- --compare A.json B.json` prints ratios.
 // The suites are TypeScript and run through tsx, like the CLI.
 const { join } = require('node:path');
 const { register } = require('tsx/cjs/api');

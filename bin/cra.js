@@ -5,12 +5,18 @@
 // sources through tsx, so `cra` always matches the code beside it. CRA_FROM_SOURCE=1 forces tsx.
 const { cliEntry } = require('../src/core/runtime/bundleFreshness.js');
 
-// Node ≥ 22.1 keeps compiled code between runs (a no-op on older Node): start-up without compiling.
-require('node:module').enableCompileCache?.();
-
 const entry = cliEntry();
-if (entry.fromSource) require('tsx/cjs/api').register();
-require(entry.file)
+let program;
+if (entry.fromSource) {
+  // Node ≥ 22.1 keeps compiled code between runs (a no-op on older Node).
+  require('node:module').enableCompileCache?.();
+  require('tsx/cjs/api').register();
+  program = require(entry.file);
+} else {
+  // The bundle is compiled with V8's code cache of an earlier run (src/core/runtime/codeCache.js).
+  program = require('../src/core/runtime/codeCache.js').requireWithCodeCache(entry.file);
+}
+program
   .main(process.argv)
   .catch((error) => {
     process.stderr.write(`cra: ${error && error.message ? error.message : String(error)}\n`);

@@ -1,4 +1,4 @@
-import { detectAll } from 'tinyld';
+import type * as Tinyld from 'tinyld';
 
 /*
  * The question's language, found offline (tinyld: n-gram statistics, no model call). Identifiers,
@@ -29,6 +29,10 @@ export function proseOf(text: string): string {
 export function detectLanguage(text: string): { language: string | null; confidence: number } {
   const prose = proseOf(text);
   if (prose.split(' ').filter((w) => /\p{L}{2,}/u.test(w)).length < MIN_PROSE_WORDS) return { language: null, confidence: 0 };
+  // tinyld (800 kB of n-gram tables, ~125 ms to load) is required on the first detection, so the
+  // commands and app starts that never detect a language do not pay for it.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { detectAll } = require('tinyld') as typeof Tinyld;
   const best = detectAll(prose)[0];
   if (!best || best.accuracy < MIN_LANGUAGE_CONFIDENCE) return { language: null, confidence: best?.accuracy ?? 0 };
   return { language: best.lang, confidence: Math.round(best.accuracy * 1000) / 1000 };

@@ -1,6 +1,6 @@
 import { existsSync, lstatSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { isMap, isSeq, LineCounter, parseDocument, type Document } from 'yaml';
+import type * as Yaml from 'yaml';
 import { z } from 'zod';
 import type { ChatIntent } from '../../shared/contract/chat';
 import { readConfinedFile } from '../fs/confine';
@@ -189,8 +189,11 @@ class ProblemError extends Error {
 
 /** Parse one pipeline file; a problem throws {@link ProblemError}. */
 export function parsePipelineText(text: string, file: string): RawPipeline {
+  // Loaded on first use (260 kB): a command that reads no pipeline file never compiles it.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { isMap, isSeq, LineCounter, parseDocument } = require('yaml') as typeof Yaml;
   const lineCounter = new LineCounter();
-  const doc: Document = parseDocument(text, { lineCounter, prettyErrors: false });
+  const doc: Yaml.Document = parseDocument(text, { lineCounter, prettyErrors: false });
   const firstError = doc.errors[0];
   if (firstError) throw new ProblemError({ file, line: lineCounter.linePos(firstError.pos[0]).line, message: `not valid YAML: ${firstError.message.split('\n')[0]}` });
   const lineOf = (path: ReadonlyArray<string | number>): number | undefined => {

@@ -48,7 +48,7 @@ export interface IndexOptions {
   maxFileBytes?: number;
   maxCommits?: number;
   maxFilesPerCommit?: number;
-  /** Parsing in worker threads (default: min(2, cores) workers when ≥ 50 files are to be parsed and cores are free). */
+  /** Parsing in worker threads (default: `defaultPoolSize()` workers — cores − 1, at most 4, as free memory allows — when ≥ 50 files are to be parsed and cores are free). */
   parallel?: ParallelOptions;
   /** How long to wait for another index run of the same repository before DB_LOCKED (see acquireIndexLock). */
   lockWaitMs?: number;

@@ -3,7 +3,7 @@
 // Whether a built bundle is current for the sources it was built from, and the worker entries'
 // choice between that bundle and the TypeScript sources (plain CommonJS: it runs before any
 // TypeScript can load). See indexer/parse/indexWorker.js.
-const { readdirSync, statSync } = require('node:fs');
+const { readdirSync, readFileSync, statSync } = require('node:fs');
 const { join } = require('node:path');
 
 /** Newest modification time (ms) of the files under `dir`; 0 when it cannot be read. */
@@ -32,6 +32,32 @@ function bundleIsCurrent(bundle, sourceDir) {
   }
 }
 
+/**
+ * True when `bundle` exists and none of the source files listed in `listFile` (a JSON array of paths
+ * relative to `root`, written by the build beside the bundle) is newer or gone. Checks only what the
+ * bundle was built from: a test or a renderer edit does not send the CLI back to tsx, and ~300
+ * stats instead of every file under src/ keep the check short. No list: every file under src/.
+ */
+function bundleIsCurrentFor(bundle, root, listFile) {
+  let built;
+  try {
+    built = statSync(bundle).mtimeMs;
+  } catch {
+    return false;
+  }
+  let files;
+  try {
+    files = JSON.parse(readFileSync(listFile, 'utf8'));
+  } catch {
+    return built >= newestUnder(join(root, 'src'));
+  }
+  for (const file of files) {
+    const stat = statSync(join(root, file), { throwIfNoEntry: false });
+    if (!stat || stat.mtimeMs > built) return false;
+  }
+  return true;
+}
+
 /** The repository root (this file is src/core/runtime/bundleFreshness.js). */
 const ROOT = join(__dirname, '..', '..', '..');
 
@@ -51,13 +77,14 @@ function loadBuiltOrSource(bundleName, sourceFile) {
 
 /**
  * Which file bin/cra.js runs for the checkout at `root`: the CLI bundle `out/cli/main.js` when it is
- * current for everything under src/ (built by scripts/build-cli.mjs), else the TypeScript entry,
- * which needs tsx. CRA_FROM_SOURCE=1 forces the sources.
+ * current for the sources it was built from (out/cli/sources.json, written by scripts/build-cli.mjs;
+ * without it, everything under src/), else the TypeScript entry, which needs tsx.
+ * CRA_FROM_SOURCE=1 forces the sources.
  */
 function cliEntry(root = ROOT, env = process.env) {
   const bundle = join(root, 'out', 'cli', 'main.js');
-  if (env.CRA_FROM_SOURCE !== '1' && bundleIsCurrent(bundle, join(root, 'src'))) return { file: bundle, fromSource: false };
+  if (env.CRA_FROM_SOURCE !== '1' && bundleIsCurrentFor(bundle, root, join(root, 'out', 'cli', 'sources.json'))) return { file: bundle, fromSource: false };
   return { file: join(root, 'src', 'hosts', 'cli', 'main.ts'), fromSource: true };
 }
 
-module.exports = { newestUnder, bundleIsCurrent, loadBuiltOrSource, cliEntry };
+module.exports = { newestUnder, bundleIsCurrent, bundleIsCurrentFor, loadBuiltOrSource, cliEntry };

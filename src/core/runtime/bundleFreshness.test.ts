@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { bundleIsCurrent, cliEntry, newestUnder } from './bundleFreshness.js';
+import { bundleIsCurrent, bundleIsCurrentFor, cliEntry, newestUnder } from './bundleFreshness.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -72,5 +72,45 @@ describe('cliEntry (what bin/cra.js runs)', () => {
     expect(cliEntry(missing, {})).toEqual(source(missing));
     const forced = checkout(2000, 3000);
     expect(cliEntry(forced, { CRA_FROM_SOURCE: '1' })).toEqual(source(forced));
+  });
+});
+
+describe('bundleIsCurrentFor (the sources a bundle was built from, out/cli/sources.json)', () => {
+  /** A checkout with two sources, a test file and a bundle built at 3000 s listing the two sources. */
+  function built(): { root: string; bundle: string; list: string } {
+    const root = mkdtempSync(join(tmpdir(), 'cra-fresh-list-'));
+    dirs.push(root);
+    mkdirSync(join(root, 'src', 'core'), { recursive: true });
+    for (const name of ['a.ts', 'b.ts', 'a.test.ts']) {
+      writeFileSync(join(root, 'src', 'core', name), 'export {};');
+      utimesSync(join(root, 'src', 'core', name), 2000, 2000);
+    }
+    mkdirSync(join(root, 'out', 'cli'), { recursive: true });
+    const bundle = join(root, 'out', 'cli', 'main.js');
+    writeFileSync(bundle, '');
+    utimesSync(bundle, 3000, 3000);
+    const list = join(root, 'out', 'cli', 'sources.json');
+    writeFileSync(list, JSON.stringify(['src/core/a.ts', 'src/core/b.ts']));
+    return { root, bundle, list };
+  }
+
+  it('stays current when a file the bundle was not built from changes (a test), not when a listed source changes', () => {
+    const { root, bundle, list } = built();
+    expect(bundleIsCurrentFor(bundle, root, list)).toBe(true);
+    utimesSync(join(root, 'src', 'core', 'a.test.ts'), 4000, 4000);
+    expect(bundleIsCurrentFor(bundle, root, list)).toBe(true);
+    utimesSync(join(root, 'src', 'core', 'b.ts'), 4000, 4000);
+    expect(bundleIsCurrentFor(bundle, root, list)).toBe(false);
+  });
+
+  it('is stale when a listed source is gone, and checks all of src/ when there is no list', () => {
+    const gone = built();
+    rmSync(join(gone.root, 'src', 'core', 'a.ts'));
+    expect(bundleIsCurrentFor(gone.bundle, gone.root, gone.list)).toBe(false);
+    const unlisted = built();
+    rmSync(unlisted.list);
+    expect(bundleIsCurrentFor(unlisted.bundle, unlisted.root, unlisted.list)).toBe(true);
+    utimesSync(join(unlisted.root, 'src', 'core', 'a.test.ts'), 4000, 4000);
+    expect(bundleIsCurrentFor(unlisted.bundle, unlisted.root, unlisted.list)).toBe(false);
   });
 });

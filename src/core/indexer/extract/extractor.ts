@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { Language, Parser, Query, type Node } from 'web-tree-sitter';
+import type { Language, Node, Query } from 'web-tree-sitter';
+import type * as TreeSitter from 'web-tree-sitter';
 import { packageRoot } from '../../paths';
 import { ExtractionBuilder } from './builder';
 import { SPECS } from './registry';
@@ -50,6 +51,10 @@ export function defaultGrammarDir(): string {
  * thread has its own WASM runtime; nothing is shared beyond this module's runtime init).
  */
 export async function createExtractor(options: ExtractorOptions = {}): Promise<Extractor> {
+  // The tree-sitter runtime loads with the first extractor, not with every module that imports this
+  // one (a search or a chat never parses).
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { Language, Parser, Query } = require('web-tree-sitter') as typeof TreeSitter;
   runtimeReady ??= Parser.init();
   await runtimeReady;
   const grammarDir = options.grammarDir ?? defaultGrammarDir();

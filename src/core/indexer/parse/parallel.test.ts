@@ -69,13 +69,23 @@ describe('parallel parsing in worker threads', () => {
     expect(existsSync(script!)).toBe(true);
   });
 
-  it('sizes the default pool by cores and load: two workers at most beside the engine thread, none on a heavily overloaded machine', () => {
-    expect(defaultPoolSize(8, 1)).toBe(2);
-    expect(defaultPoolSize(3, 1)).toBe(2);
-    expect(defaultPoolSize(2, 0.5)).toBe(1);
-    expect(defaultPoolSize(2, 2.5)).toBe(1);
-    expect(defaultPoolSize(2, 7)).toBe(0);
-    expect(defaultPoolSize(1, 0)).toBe(0);
+  it('sizes the default pool by cores, free memory and load: cores − 1 up to 4 workers, fewer when memory is short, none on a heavily overloaded machine', () => {
+    const GB = 2 ** 30;
+    const env = {};
+    expect(defaultPoolSize(16, 1, 32 * GB, env)).toBe(4);
+    expect(defaultPoolSize(8, 1, 8 * GB, env)).toBe(4);
+    expect(defaultPoolSize(3, 1, 8 * GB, env)).toBe(2);
+    expect(defaultPoolSize(2, 0.5, 8 * GB, env)).toBe(1);
+    expect(defaultPoolSize(2, 2.5, 8 * GB, env)).toBe(1);
+    expect(defaultPoolSize(2, 7, 8 * GB, env)).toBe(0);
+    expect(defaultPoolSize(1, 0, 8 * GB, env)).toBe(0);
+    // Free memory bounds it: 512 MB stay reserved, then 96 MB per worker.
+    expect(defaultPoolSize(16, 1, 512 * 2 ** 20 + 2 * 96 * 2 ** 20, env)).toBe(2);
+    expect(defaultPoolSize(16, 1, 600 * 2 ** 20, env)).toBe(0);
+    // CRA_PARSE_WORKERS forces the size (the scaling experiment); anything but a number is ignored.
+    expect(defaultPoolSize(2, 7, 1 * GB, { CRA_PARSE_WORKERS: '8' })).toBe(8);
+    expect(defaultPoolSize(16, 1, 32 * GB, { CRA_PARSE_WORKERS: '0' })).toBe(0);
+    expect(defaultPoolSize(16, 1, 32 * GB, { CRA_PARSE_WORKERS: 'many' })).toBe(4);
   });
 
   it('starts its workers under Node flags a worker refuses explicitly (a V8 flag beside a tsx loader)', () => {

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { availableParallelism, loadavg } from 'node:os';
+import { availableParallelism, freemem, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { ParsedLanguage } from '../extract/types';
@@ -30,15 +30,36 @@ export function defaultWorkerScript(): string | null {
 const OVERLOAD_FACTOR = 3;
 
 /**
- * Default pool size: min(2, cores − 1) workers beside the engine thread, which parses too (see
- * preparer.ts), or 0 (parse in this thread) on one core or when the machine is heavily overloaded
- * (1-minute load average at or above three times the core count). A load near the core count is
- * normal on a 2-core machine (an earlier index run alone leaves about 2), and workers still win
- * there; at three times the core count the pool only added contention (figures: docs/indexing.md).
+ * Memory one more parse worker may take at its peak (its own heap, the WASM parser and the
+ * extractions in flight). Measured (issue #25): the index's peak RSS grows ~22 MB per worker on the
+ * standard library and ~64 MB per worker on 50,000 files; this leaves room above that.
  */
-export function defaultPoolSize(cores = availableParallelism(), load = loadavg()[0] ?? 0): number {
+export const WORKER_BYTES = 96 * 2 ** 20;
+/** Free memory kept for the engine thread (the index being written) and the system before any worker starts. */
+export const RESERVED_BYTES = 512 * 2 ** 20;
+/**
+ * Most workers by default. Past 4 the full index stopped getting faster (issue #25, the stdlib on
+ * 16 cores: 2 → 3.7 s, 4 → 2.96 s, 8 → 2.92 s, 15 → 3.23 s at twice the memory): the serial part
+ * (links, writes) is the limit, and each worker costs memory.
+ */
+export const MAX_WORKERS = 4;
+
+/**
+ * Default pool size: one worker per core beside the engine thread (which parses too, see
+ * preparer.ts), at most {@link MAX_WORKERS}, and no more than free memory allows after
+ * {@link RESERVED_BYTES} at {@link WORKER_BYTES} each. 0 (parse in this thread) on one core, when
+ * memory is short, or when the machine is heavily overloaded (1-minute load average at or above
+ * three times the core count). A load near the core count is normal on a 2-core machine (an
+ * earlier index run alone leaves about 2), and workers still win there; at three times the core
+ * count the pool only added contention (figures: docs/indexing.md). CRA_PARSE_WORKERS=N forces
+ * the size (experiments: the scaling figures in bench/README.md).
+ */
+export function defaultPoolSize(cores = availableParallelism(), load = loadavg()[0] ?? 0, free = freemem(), env: NodeJS.ProcessEnv = process.env): number {
+  const forced = env.CRA_PARSE_WORKERS;
+  if (forced !== undefined && /^\d{1,2}$/.test(forced)) return Number(forced);
   if (cores < 2 || load >= cores * OVERLOAD_FACTOR) return 0;
-  return Math.min(2, cores - 1);
+  const byMemory = Math.max(0, Math.floor((free - RESERVED_BYTES) / WORKER_BYTES));
+  return Math.min(cores - 1, MAX_WORKERS, byMemory);
 }
 
 /**

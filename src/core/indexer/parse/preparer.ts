@@ -8,7 +8,7 @@ import { extractWith, prepareFile, type ExtractFn, type PrepareJob, type Prepare
 
 /** How files are parsed: in worker threads (when there are enough of them) or in this thread. */
 export interface ParallelOptions {
-  /** Worker count; 0 parses in this thread only. Default: `defaultPoolSize()` (min(2, cores − 1); 0 on one core or an overloaded machine). */
+  /** Worker count; 0 parses in this thread only. Default: `defaultPoolSize()` (cores − 1, at most 4, as free memory allows; 0 on one core or an overloaded machine). */
   workers?: number;
   /** Fewest files for which workers start (default MIN_FILES_FOR_WORKERS). */
   minFiles?: number;

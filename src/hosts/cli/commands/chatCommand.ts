@@ -3,7 +3,8 @@ import { InvalidArgumentError } from 'commander';
 import type * as Config from '../../../core/config';
 import type * as ChatDomain from '../../../core/domains/chat';
 import type * as Indexed from '../../../core/repos/indexed';
-import { AppError, type ChatMode } from '../../../shared/contract';
+import type { ChatMode } from '../../../shared/contract';
+import { AppError } from '../../../shared/contract/errors';
 import { printable } from '../../../shared/printable';
 import type { CliContext, CommandModule } from '../context';
 

@@ -2,7 +2,8 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type * as Indexed from '../../../core/repos/indexed';
 import type * as Registry from '../../../core/repos/registry';
-import { AppError, type ModelCallSummary, type RepoInfo } from '../../../shared/contract';
+import type { ModelCallSummary, RepoInfo } from '../../../shared/contract';
+import { AppError } from '../../../shared/contract/errors';
 import { printable } from '../../../shared/printable';
 import type { CliContext, CommandModule } from '../context';
 

@@ -5,9 +5,16 @@ import type * as Config from '../../../core/config';
 import type * as Indexed from '../../../core/repos/indexed';
 import type * as Pipeline from '../../../core/retrieval/pipeline';
 import type { Core } from '../../../core/createCore';
-import { AppError, ERROR_CODES, formatReasons, type ContextPackage, type ErrorCode, type RetrievalSummary } from '../../../shared/contract';
+import type { ContextPackage, RetrievalSummary } from '../../../shared/contract';
+import { AppError, ERROR_CODES, type ErrorCode } from '../../../shared/contract/errors';
+import type * as Reasons from '../../../shared/contract/reasons';
 import { printable } from '../../../shared/printable';
 import type { CommandModule } from '../context';
+
+/** The contract's formatReasons, loaded (with its zod schemas) when a package is printed, not at start. */
+const formatReasons: typeof Reasons.formatReasons = (reasons, options) =>
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  (require('../../../shared/contract/reasons') as typeof Reasons).formatReasons(reasons, options);
 
 /** A whole number for a flag: `min` 1 for the window, 0 for the reserved tokens. */
 function wholeNumber(flag: string, min: number) {

@@ -1,5 +1,6 @@
 import type * as Indexed from '../../../core/repos/indexed';
-import { AppError, type ReviewView } from '../../../shared/contract';
+import type { ReviewView } from '../../../shared/contract';
+import { AppError } from '../../../shared/contract/errors';
 import { printable } from '../../../shared/printable';
 import type { CommandModule } from '../context';
 

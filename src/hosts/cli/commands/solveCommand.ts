@@ -3,7 +3,10 @@ import { resolve } from 'node:path';
 import type { z } from 'zod';
 import type * as Config from '../../../core/config';
 import type * as Indexed from '../../../core/repos/indexed';
-import { AppError, metaPlanSchema, planSchema, type ProgressNode, type SolveOutcome } from '../../../shared/contract';
+import type { ProgressNode, SolveOutcome } from '../../../shared/contract';
+import { AppError } from '../../../shared/contract/errors';
+import type * as Plans from '../../../shared/contract/plans';
+import type * as Solve from '../../../shared/contract/solve';
 import { printable } from '../../../shared/printable';
 import type { CommandModule } from '../context';
 
@@ -59,8 +62,11 @@ export const registerSolve: CommandModule = (program, ctx) => {
       const { loadUserConfigCached } = require('../../../core/config') as typeof Config;
       if (opts.plan && opts.metaPlan) throw new AppError('VALIDATION', '--plan and --meta-plan are mutually exclusive: give one.');
       if (!opts.list && !opts.resume && !opts.plan && !task?.trim()) throw new AppError('VALIDATION', 'Give the task: cra solve "<what should change>" (or --resume RUN, or --list).');
-      const plan = opts.plan ? readJsonFile(opts.plan, planSchema, 'plan') : undefined;
-      const metaPlan = opts.metaPlan ? readJsonFile(opts.metaPlan, metaPlanSchema, 'meta-plan') : undefined;
+      // The schemas (zod) load with the command, not at start (see context.ts).
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const plan = opts.plan ? readJsonFile(opts.plan, (require('../../../shared/contract/plans') as typeof Plans).planSchema, 'plan') : undefined;
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const metaPlan = opts.metaPlan ? readJsonFile(opts.metaPlan, (require('../../../shared/contract/solve') as typeof Solve).metaPlanSchema, 'meta-plan') : undefined;
       const repo = findIndexedRepo(ctx.dataDir(), opts.repo);
       const core = ctx.core();
       try {

@@ -1,0 +1,81 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildCli } from '../../../scripts/build-cli.mjs';
+import { writeSample } from '../../core/indexer/testing/sampleRepo';
+import { packageRoot } from '../../core/paths';
+import { createTestRepo, type TestRepo } from '../../core/testing/gitRepo';
+
+/**
+ * The CLI bundle as bin/cra.js runs it (scripts/build-cli.mjs): main.js for the start, engine.js for
+ * the actions. Built into a folder of its own under out/ (packageRoot() must find our package.json
+ * above it), then run with the code-cache loader like bin/cra.js.
+ */
+const outdir = join(packageRoot(), 'out', `cli-test-${process.pid}`);
+let repo: TestRepo;
+let dataDir: string;
+
+beforeAll(async () => {
+  await buildCli(packageRoot(), outdir);
+  repo = createTestRepo();
+  writeSample(repo);
+  dataDir = mkdtempSync(join(tmpdir(), 'cra-bundle-'));
+}, 120_000);
+afterAll(() => {
+  rmSync(outdir, { recursive: true, force: true });
+  repo?.cleanup();
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+});
+
+function bundled(...args: string[]) {
+  const loader = join(outdir, 'codeCache.js');
+  const script = `require(${JSON.stringify(loader)}).requireWithCodeCache(${JSON.stringify(join(outdir, 'main.js'))}).main(['node', 'cra', ...process.argv.slice(1)]);`;
+  return spawnSync(process.execPath, ['-e', script, '--', ...args], { encoding: 'utf8', timeout: 120_000 });
+}
+
+describe('the split CLI bundle', () => {
+  it('keeps the start bundle small: the engine and zod are in engine.js', () => {
+    expect(statSync(join(outdir, 'main.js')).size).toBeLessThan(400_000);
+    const main = readFileSync(join(outdir, 'main.js'), 'utf8');
+    expect(main).not.toContain('node_modules/zod/');
+    expect(readFileSync(join(outdir, 'engine.js'), 'utf8')).toContain('node_modules/zod/');
+    const sources = JSON.parse(readFileSync(join(outdir, 'sources.json'), 'utf8')) as string[];
+    expect(sources).toEqual(expect.arrayContaining(['src/hosts/cli/main.ts', 'src/core/createCore.ts', 'src/core/indexer/parse/parseWorker.ts']));
+    expect(sources.some((file) => file.endsWith('.test.ts'))).toBe(false);
+  });
+
+  it('prints the version, indexes and searches through the engine bundle', () => {
+    const version = bundled('--version');
+    expect(version.status, version.stderr).toBe(0);
+    expect(version.stdout.trim()).toBe((JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version: string }).version);
+    const index = bundled('--data-dir', dataDir, 'index', repo.root, '--json');
+    expect(index.status, index.stderr).toBe(0);
+    const search = bundled('--data-dir', dataDir, 'search', 'Engine start', '--repo', repo.root, '--json');
+    expect(search.status, search.stderr).toBe(0);
+    expect((JSON.parse(search.stdout) as { results: Array<{ path: string }> }).results[0]?.path).toBe('pkg/core.py');
+  }, 120_000);
+
+  it("imports ESM packages from the engine when it runs from its code cache (V8 drops the bundle's own import() hook then)", () => {
+    // models/recommended does `await import('node:os')`; the first run writes the cache, the second runs from it.
+    const script = [
+      `const loader = require(${JSON.stringify(join(outdir, 'codeCache.js'))});`,
+      `loader.requireWithCodeCache(${JSON.stringify(join(outdir, 'main.js'))});`,
+      `const { createCore } = loader.requireWithCodeCache(${JSON.stringify(join(outdir, 'engine.js'))}).load('src/core/createCore.ts');`,
+      `const core = createCore({ host: 'cli', dataDir: ${JSON.stringify(dataDir)} }, { watch: false, recoverStatuses: false });`,
+      "core.handlers['models/recommended']({}).then((r) => { process.stdout.write(String(r.totalMemoryBytes > 0)); return core.dispose(); });",
+    ].join('\n');
+    for (const run of ['writes the cache', 'runs from it']) {
+      const result = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 120_000 });
+      expect(`${run}: ${result.stdout}`, result.stderr).toBe(`${run}: true`);
+    }
+    expect(readFileSync(join(outdir, 'engine.js'), 'utf8')).not.toMatch(/\bimport\("/);
+  }, 120_000);
+
+  it('keeps one AppError: an error the engine throws is reported as a user error, not an internal one', () => {
+    const missing = bundled('--data-dir', dataDir, 'search', 'x', '--repo', join(dataDir, 'no-such-folder'));
+    expect(missing.status).toBe(1);
+    expect(missing.stderr).toMatch(/^cra: error: .*does not exist/);
+  });
+});

@@ -1,0 +1,61 @@
+import { spawnSync } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { packageRoot } from '../../core/paths';
+
+/**
+ * What a start loads (issue #25): a command loads only what it uses. Each case runs the CLI's
+ * sources through tsx in a fresh Node process and lists the packages in require's cache when it
+ * exits, so a static import that drags a heavy package into start-up shows here.
+ */
+
+/** Packages that are loaded on first use only: language detection, YAML, tree-sitter, zod, the embedding model. */
+const HEAVY = ['tinyld', 'yaml', 'web-tree-sitter', 'zod', '@energetic-ai', 'node-llama-cpp'];
+
+/** The node_modules packages loaded after `script` ran (a CommonJS snippet with `root` defined). */
+function packagesLoadedBy(script: string): string[] {
+  const program = [
+    `const root = ${JSON.stringify(packageRoot())};`,
+    "require('tsx/cjs/api').register();",
+    "process.on('exit', () => {",
+    '  const names = new Set();',
+    '  for (const file of Object.keys(require.cache)) {',
+    "    const m = /node_modules\\/((?:@[^/]+\\/)?[^/]+)\\//.exec(file.slice(file.lastIndexOf('node_modules/')));",
+    '    if (m) names.add(m[1]);',
+    '  }',
+    "  process.stderr.write('LOADED ' + JSON.stringify([...names]) + '\\n');",
+    '});',
+    script,
+  ].join('\n');
+  const result = spawnSync(process.execPath, ['-e', program], { encoding: 'utf8', timeout: 120_000, cwd: packageRoot() });
+  const line = result.stderr.split('\n').find((l) => l.startsWith('LOADED '));
+  if (!line) throw new Error(`no module list (exit ${result.status}): ${result.stderr}`);
+  return JSON.parse(line.slice('LOADED '.length)) as string[];
+}
+
+const heavyIn = (loaded: string[]) => loaded.filter((name) => HEAVY.some((h) => name === h || name.startsWith(`${h}/`)));
+
+describe('CLI start-up loads only what the command uses', () => {
+  it('`cra --version` loads commander and none of the engine packages', () => {
+    const loaded = packagesLoadedBy("require(root + '/src/hosts/cli/main.ts').main(['node', 'cra', '--version']);");
+    expect(loaded).toContain('commander');
+    expect(heavyIn(loaded)).toEqual([]);
+    expect(loaded).not.toContain('better-sqlite3');
+  }, 120_000);
+
+  it('loading the engine (what search and chat do before their work) leaves language detection, YAML, tree-sitter and the models unloaded', () => {
+    const loaded = packagesLoadedBy("require(root + '/src/core/createCore.ts');");
+    expect(loaded).toContain('better-sqlite3');
+    expect(heavyIn(loaded).filter((name) => name !== 'zod')).toEqual([]);
+  }, 120_000);
+
+  it('language detection and the extractor still load their packages when used', () => {
+    const loaded = packagesLoadedBy(
+      [
+        "const { detectLanguage } = require(root + '/src/core/chat/language.ts');",
+        "if (detectLanguage('Pourquoi la recherche est-elle si lente quand le dépôt contient beaucoup de fichiers ?').language !== 'fr') throw new Error('not French');",
+        "require(root + '/src/core/indexer/extract/extractor.ts').createExtractor().then((e) => e.dispose());",
+      ].join('\n'),
+    );
+    expect(loaded).toEqual(expect.arrayContaining(['tinyld', 'web-tree-sitter']));
+  }, 120_000);
+});
