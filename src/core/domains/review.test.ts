@@ -49,12 +49,18 @@ describe('review domain', () => {
     expect(view.files[1]!.hunks[0]!.diff).toMatch(/^diff --git a\/mailer\.py b\/mailer\.py\n--- a\/mailer\.py\n\+\+\+ b\/mailer\.py\n@@ -1,3 \+1,3 @@\n/);
     expect(view.steps).toHaveLength(1);
     expect(view.undo).toBeNull();
+    expect(view.applied).toEqual([]);
 
     const mailHunk = view.files[1]!.hunks[0]!.id;
     expect(await review['review/apply']({ repoId, runId: 'run-1', accepted: [mailHunk] })).toEqual({ written: ['mailer.py'], hunks: 1 });
     expect(repo.git('status', '--porcelain')).toBe(' M mailer.py\n');
     expect(readFileSync(join(repo.root, 'mailer.py'), 'utf8')).toContain('(port 25)');
-    expect((await review['review/get']({ repoId, runId: 'run-1' })).undo).toMatchObject({ runId: 'run-1', files: ['mailer.py'] });
+    const afterApply = await review['review/get']({ repoId, runId: 'run-1' });
+    expect(afterApply.undo).toMatchObject({ runId: 'run-1', files: ['mailer.py'] });
+    // What the working tree now holds of the run: the mailer hunk, not the config one the user left out.
+    expect(afterApply.applied).toEqual([mailHunk]);
+    // Applying it again writes nothing (it is there already), and is not taken for the user's edit.
+    expect(await review['review/apply']({ repoId, runId: 'run-1', accepted: [mailHunk] })).toEqual({ written: [], hunks: 0 });
 
     // The user edits config.py; applying its hunk now would overwrite that: refused, nothing written.
     repo.write('config.py', `${CONFIG_PY}# my own note\n`);
@@ -64,6 +70,7 @@ describe('review domain', () => {
 
     expect(await review['review/undo']({ repoId })).toEqual({ restored: ['mailer.py'], runId: 'run-1' });
     expect(repo.git('status', '--porcelain')).toBe(' M config.py\n');
+    expect((await review['review/get']({ repoId, runId: 'run-1' })).applied).toEqual([]);
     await expect(review['review/get']({ repoId, runId: 'nope' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });
 });

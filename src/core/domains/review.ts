@@ -1,7 +1,7 @@
 import type { Handlers } from '../../shared/contract';
 import type { ReviewFileView } from '../../shared/contract/review';
 import type { EngineContext } from '../engine';
-import { applyReviewed, readUndo, recoverApply, undoFileOf, undoLastApply } from '../review/apply';
+import { appliedHunks, applyReviewed, readUndo, recoverApply, undoFileOf, undoLastApply } from '../review/apply';
 import { changedFilesFromDiff } from '../review/fromDiff';
 import { displayLine, hunkHeader, reviewFiles, type ChangedFile, type ReviewFile } from '../review/hunks';
 import { openIndexedRepo } from '../repos/indexed';
@@ -56,12 +56,15 @@ export function createReviewHandlers(ctx: EngineContext, source: ReviewRunSource
   };
   return {
     'review/get': async ({ repoId, runId }) => {
-      const { run, files, undoFile } = await changeOf(repoId, runId);
+      const { path, run, files, undoFile } = await changeOf(repoId, runId);
       const undo = readUndo(undoFile);
+      const views = reviewFiles(files).map(hunkView);
+      const known = new Set(views.flatMap((f) => f.hunks.map((h) => h.id)));
       return {
         runId,
         baseCommit: run.baseCommit,
-        files: reviewFiles(files).map(hunkView),
+        files: views,
+        applied: appliedHunks(path, undoFile, runId).filter((id) => known.has(id)),
         steps: run.steps,
         undo: undo ? { runId: undo.runId, appliedAt: undo.appliedAt, files: undo.files.map((f) => f.path) } : null,
       };

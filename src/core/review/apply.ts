@@ -105,6 +105,18 @@ export function applyReviewed(options: ApplyReviewOptions): ApplyReviewResult {
   return { written: files.map((p) => p.path).sort(), hunks };
 }
 
+/**
+ * The hunks of a run that its applies have written and the working tree still holds: a file counts
+ * while its bytes are those the run's last apply wrote (an undo, or the user's own edit, drops it).
+ */
+export function appliedHunks(repo: string, undoFile: string, runId: string): string[] {
+  const ours = readLedger({ undoFile })[runId] ?? {};
+  return Object.entries(ours).flatMap(([path, entry]) => {
+    const now = readCurrent(repo, path).bytes;
+    return now && sha256(now) === entry.sha256 ? entry.accepted : [];
+  });
+}
+
 /** The last apply's record, or null when there is none to undo. */
 export function readUndo(undoFile: string): UndoRecord | null {
   return readUndoRecord({ undoFile });

@@ -39,6 +39,8 @@ export interface ReviewView {
   files: ReviewFileView[];
   /** Each step's own diff, in order (read-only). */
   steps: Array<{ id: string; label: string; diff: string }>;
+  /** The hunks (ids) this run's applies wrote that the working tree still holds. */
+  applied: string[];
   /** The last apply in this repository, if it can still be undone. */
   undo: { runId: string; appliedAt: string; files: string[] } | null;
 }

@@ -99,6 +99,7 @@ describe('cra review output', () => {
           { path: 'new.bin', status: 'added', diff: '', binary: { before: null, after: 5 }, hunks: [{ id: 'new.bin#0:abcdefabcd', oldStart: 1, oldLines: 0, newStart: 1, newLines: 0, diff: '', added: 0, removed: 0 }] },
         ],
         steps: [],
+        applied: [],
         undo: null,
       },
       true,

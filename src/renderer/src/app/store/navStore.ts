@@ -20,10 +20,8 @@ interface NavActions {
 export const useNavStore = create<NavState & NavActions>()((set) => ({
   page: pageFromHash(),
   repoId: null,
-  go: (page) => {
-    if (typeof window !== 'undefined') window.history.replaceState(null, '', `#${page}`);
-    set({ page });
-  },
+  // The URL follows the page (app/history.ts), in the history so that Back and Forward work.
+  go: (page) => set({ page }),
   selectRepo: (repoId) => set({ repoId }),
 }));
 
@@ -35,6 +33,6 @@ export const navSelectors = {
 
 function pageFromHash(): PageId {
   if (typeof window === 'undefined') return 'repositories';
-  const hash = window.location.hash.replace(/^#/, '');
+  const hash = window.location.hash.replace(/^#/, '').split('?')[0]!;
   return (PAGE_IDS as readonly string[]).includes(hash) ? (hash as PageId) : 'repositories';
 }

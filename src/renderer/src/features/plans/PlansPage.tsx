@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'react';
 import { navSelectors, useNavStore } from '../../app/store/navStore';
+import type { PlanSummary } from '../../../../shared/contract/plans';
 import { EmptyState } from '../../components/EmptyState';
 import { reposSelectors, useReposStore } from '../repos/store';
 import { runsSelectors, useRunsStore } from '../runs/store';
@@ -109,19 +110,30 @@ function PlanList() {
   if (error) return <p className="error-text" role="alert">Could not list plans: {error.message}</p>;
   if (!isLoaded) return <p className="muted">Loading plans…</p>;
   if (plans.length === 0) return <p className="muted">No plans yet. Describe a task above, or run cra plan "&lt;task&gt;" in a terminal.</p>;
+  // One entry per task as the user wrote it; its versions (newest first) under it.
+  const groups = new Map<string, PlanSummary[]>();
+  for (const p of plans) groups.set(p.task, [...(groups.get(p.task) ?? []), p]);
   return (
     <ul className="plan-list" aria-label="Plans">
-      {plans.map((p) => (
-        <li key={p.id}>
-          <button type="button" className={p.id === selectedId ? 'link current' : 'link'} aria-current={p.id === selectedId} onClick={() => {
-              void useSolveStore.getState().open(null);
-              void open(p.id);
-            }}>
-            <span className="plan-list-title">{p.taskSummary}</span>
-            <span className="muted">
-              v{p.version} · {p.files} {p.files === 1 ? 'file' : 'files'} · {new Date(p.createdAt).toLocaleString()}
-            </span>
-          </button>
+      {[...groups].map(([task, versions]) => (
+        <li key={task} className="plan-group" data-testid="plan-group">
+          <span className="plan-list-title" title={versions[0]!.taskSummary === task ? undefined : `The model's summary: ${versions[0]!.taskSummary}`}>
+            {task}
+          </span>
+          <ul className="plan-versions">
+            {versions.map((p) => (
+              <li key={p.id}>
+                <button type="button" className={p.id === selectedId ? 'link current' : 'link'} aria-current={p.id === selectedId} onClick={() => {
+                    void useSolveStore.getState().open(null);
+                    void open(p.id);
+                  }}>
+                  <span className="muted">
+                    v{p.version} · {p.files} {p.files === 1 ? 'file' : 'files'} · {new Date(p.createdAt).toLocaleString()}
+                  </span>
+                </button>
+              </li>
+            ))}
+          </ul>
         </li>
       ))}
     </ul>

@@ -5,7 +5,9 @@ import { useNavStore } from '../../app/store/navStore';
 import { DiffView } from '../../components/DiffView';
 import { useLogsStore } from '../logs/store';
 import { runsSelectors, useRunsStore } from '../runs/store';
+import { explainFailure } from './failures';
 import { ReviewPanel } from './ReviewPanel';
+import { FailureText, RunFailure } from './RunFailure';
 import { solveSelectors, useSolveStore } from './solveStore';
 
 const PASS_LABEL: Record<SolvePassRecord['type'], string> = { meta_plan: 'meta-plan', part_plan: 'part plan', step_implement: 'implement', adjustment: 'adjustment', implement: 'implement' };
@@ -108,7 +110,7 @@ function NodeDetail(props: { detail: SolveRunDetail; nodeId: string; repoId: str
               Model calls
             </button>
           </header>
-          {p.error ? <p className="error-text">{p.error}</p> : null}
+          {p.error ? <FailureText explained={explainFailure(p.error)} /> : null}
           {p.validation ? (
             <details open={!p.validation.ok}>
               <summary>
@@ -164,7 +166,7 @@ export function RunView(props: { repoId: string }) {
 
   const tree = useMemo(() => (isRunning && live?.progress?.steps?.length ? live.progress.steps : detail ? treeOf(detail) : []), [isRunning, live, detail]);
   if (openError) return <p className="error-text" role="alert">{openError.message}</p>;
-  if (!detail) return <p className="muted">Loading the run…</p>;
+  if (!detail) return <p className="muted">{taskRunId ? 'Starting the run…' : 'Loading the run…'}</p>;
   const outcome = detail.outcome;
   return (
     <section className="run-view" aria-label="Solve run">
@@ -198,10 +200,11 @@ export function RunView(props: { repoId: string }) {
       {outcome ? (
         <p className="run-outcome" data-testid="run-outcome">
           {outcome.status}: {outcome.completed.length} {outcome.completed.length === 1 ? 'step' : 'steps'} done
-          {outcome.notCompleted.length ? `, not done: ${outcome.notCompleted.map((n) => `${n.partId}${n.stepId ? `/${n.stepId}` : ''} (${n.reason})`).join('; ')}` : ''}
+          {outcome.notCompleted.length ? `, not done: ${outcome.notCompleted.map((n) => `${n.partId}${n.stepId ? `/${n.stepId}` : ''}`).join(', ')}` : ''}
           {outcome.files.length ? ` · files: ${outcome.files.join(', ')}` : ''}
         </p>
       ) : null}
+      {!isRunning && (detail.status === 'failed' || detail.status === 'partial') ? <RunFailure detail={detail} repoId={props.repoId} /> : null}
       <div className="segmented" role="tablist" aria-label="Run view">
         <button type="button" role="tab" aria-selected={tab === 'progress'} className={tab === 'progress' ? 'active' : ''} onClick={() => setTab('progress')}>
           Progress

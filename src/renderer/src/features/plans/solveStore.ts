@@ -60,6 +60,9 @@ export const useSolveStore = create<SolveState & SolveActions>()((set, get) => {
         const { run } = await client().call('solve/get', { repoId, solveRunId });
         if (get().selectedId === solveRunId) set((s) => ({ detail: run, errors: { ...s.errors, open: null } }));
       } catch (error) {
+        // A run this page just started has no record for its first moments: it is starting, not missing
+        // (the live run's refresh opens it again).
+        if (toOpError(error)?.code === 'NOT_FOUND' && get().taskRuns[solveRunId] && !get().detail) return;
         fail('open', error);
       }
     },
