@@ -21,7 +21,7 @@ export const PAGE_KEYS: Record<PageId, string> = {
 export const SHORTCUTS: Array<{ keys: string; what: string }> = [
   { keys: 'Ctrl+K / ⌘K', what: 'Command palette: pages, repositories, conversations, recent runs, actions' },
   { keys: '?', what: 'This list of shortcuts' },
-  { keys: 'Esc', what: 'Close a dialog; stop the answer being written in Chat' },
+  { keys: 'Esc', what: 'Close the palette or this list' },
   { keys: '↑ / ↓, Enter', what: 'Move through search results and palette entries; open one' },
 ];
 
