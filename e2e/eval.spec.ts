@@ -23,7 +23,9 @@ test.describe('Evaluation page', () => {
     await expect(page.getByRole('main', { name: 'Evaluation' })).toBeVisible();
     // Empty state: how to run one.
     await expect(page.getByRole('heading', { name: 'Evaluation' })).toBeVisible();
-    await expect(page.getByText('cra eval <repo>')).toBeVisible();
+    await expect(page.getByText(/press Start: it replays past commits as tasks/)).toBeVisible();
+    // #26 item 15: no terminal command where the page itself can do it.
+    await expect(page.getByRole('main', { name: 'Evaluation' })).not.toContainText(/\bcra [a-z]/);
     await screenshot(page, 'eval-empty');
 
     await page.getByLabel('Repository path').fill(repo);

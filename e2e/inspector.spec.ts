@@ -5,6 +5,7 @@ import type { Page } from '@playwright/test';
 import type { OllamaTestServer } from '../src/core/testing/ollamaTestServer';
 import { expect, screenshot, startServe, test, type ServedApp } from './fixtures/app';
 import { createFixtureRepo, FIXTURE, type FixtureRepo } from './fixtures/gitRepo';
+import { LOOKS, useLook } from './fixtures/looks';
 import { startModelServer } from './fixtures/ollamaServer';
 
 const TASK = `Make ${FIXTURE.classInFunctionFile}.price_of raise a clear error for an unknown item`;
@@ -22,6 +23,8 @@ const DROP = ['report', 'export', 'audit', 'metrics', 'backup', 'banner'];
 const IMPORTERS = Object.fromEntries(
   [...KEEP, ...DROP].map((name, i) => [`inventory/${name}.py`, `from inventory.pricing import compute_discount\n\n\ndef ${name}_amount(value: float) -> float:\n    return compute_discount(value, ${i + 1})\n`]),
 );
+// One kept importer uses the standard library: its import line is packed as a library symbol, which no model judges.
+IMPORTERS['inventory/shipping.py'] = `import os, sys\nfrom inventory.pricing import compute_discount\n\n\ndef shipping_amount(value: float) -> float:\n    if not os.path.basename(sys.argv[0]):\n        sys.exit(1)\n    return compute_discount(value, 1)\n`;
 const kept = (prompt: string) => KEEP.some((name) => prompt.includes(`path: inventory/${name}.py`));
 
 let repo: FixtureRepo;
@@ -112,6 +115,19 @@ test.describe('Context inspector (cra serve, loopback model server)', () => {
       expect(outPaths.filter((path) => KEEP.some((name) => path === `inventory/${name}.py`))).toEqual([]);
       await expect(main.getByTestId('budget-figures')).toContainText('of 12,288 tokens');
       await screenshot(page, 'inspector-judged-out');
+
+      // #26 item 14: a library symbol says why it is there (the task named none of it), and no figure is cut off.
+      const library = main.getByTestId('package-item').filter({ hasText: 'os.path.basename' });
+      await expect(library).toContainText('library symbol from os (no judgment)');
+      await expect(library).not.toContainText('named in the task');
+      for (const look of LOOKS) {
+        const name = await useLook(page, look);
+        const clipped = await main.locator('[data-testid="item-tokens"], [data-testid="item-lines"]').evaluateAll((cells) => cells.filter((c) => c.scrollWidth > c.clientWidth).map((c) => c.textContent));
+        expect(clipped).toEqual([]);
+        await library.scrollIntoViewIfNeeded();
+        await page.screenshot({ path: `e2e/screenshots/inspector-figures-${name}.png` });
+      }
+      await page.setViewportSize({ width: 1280, height: 800 });
 
       // Copy as markdown: the clipboard holds the package as the execute prompt's context.
       await main.getByRole('button', { name: 'Copy as markdown' }).click();

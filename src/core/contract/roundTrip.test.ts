@@ -115,6 +115,17 @@ step('models/delete', async () => expect(await call('models/delete')).toEqual({ 
 step('repos/list', async () => expect(((await call('repos/list')) as unknown[]).length).toBeGreaterThan(0));
 step('repos/get', async () => expect(await call('repos/get', { repoId: repoId() })).toMatchObject({ status: 'ready' }));
 step('repos/find', async () => expect(await call('repos/find', { path: repo.root })).toBeTruthy());
+step('repos/probe', async () => {
+  expect(await call('repos/probe', { path: repo.root })).toEqual({ path: repo.root, isGit: true, files: null, capped: false });
+  const plain = mkdtempSync(join(tmpdir(), 'cra-probe-'));
+  try {
+    for (let i = 0; i < 5; i++) writeFileSync(join(plain, `f${i}.txt`), 'x');
+    expect(await call('repos/probe', { path: plain, limit: 3 })).toMatchObject({ isGit: false, files: 3, capped: true });
+    expect(await call('repos/probe', { path: plain })).toMatchObject({ isGit: false, files: 5, capped: false });
+  } finally {
+    rmSync(plain, { recursive: true, force: true });
+  }
+});
 step('repos/file', async () => expect(await call('repos/file', { repoId: repoId(), path: 'mailer.py' })).toBeTruthy());
 step('repos/overview', async () => expect(await call('repos/overview', { repoId: repoId() })).toMatchObject({ files: expect.any(Number) }));
 step('repos/skipped', async () => expect(await call('repos/skipped', { repoId: repoId() })).toBeTruthy());

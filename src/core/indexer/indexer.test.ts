@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../db/open';
 import { BulkChunkIndex, tablesReferring } from './bulkBuild';
 import { indexRepository, type IndexOptions } from './indexer';
+import { countFiles } from './scan';
 import { BULK_DEFERRED_INDEXES, CURATED_MIGRATIONS, FTS_TRIGGER_NAMES } from './schema';
 import { cleanupAfterEach, sharedExtractor } from './testing/harness';
 import { createTestRepo, type TestRepo } from '../testing/gitRepo';
@@ -314,6 +315,19 @@ describe('indexRepository on a real git repository', () => {
     const db = env.open();
     expect(db.prepare('select path from files order by path').pluck().all()).toEqual(['.gitignore', 'src/.gitignore', 'src/a.py']);
     expect(summary.commits).toBe(0);
+  });
+
+  it('counts a folder outside git as the walk lists it, bounded by a limit; a git work tree is not counted', async () => {
+    const env = setup(false);
+    env.repo.write('.gitignore', 'build/\n');
+    for (let i = 0; i < 40; i++) env.repo.write(`d${i % 8}/f${i}.py`, 'x = 1\n');
+    env.repo.write('build/out.py', 'x = 1\n');
+    env.repo.write('node_modules/m/index.js', 'x\n');
+    expect(await countFiles(env.repo.root, 1000)).toEqual({ isGit: false, files: 41, capped: false });
+    expect(await countFiles(env.repo.root, 10)).toEqual({ isGit: false, files: 10, capped: true });
+    const git = setup();
+    git.repo.write('a.py', 'x = 1\n');
+    expect(await countFiles(git.repo.root, 10)).toEqual({ isGit: true, files: null, capped: false });
   });
 
   it('keeps what tree-sitter recovers from a file with syntax errors', async () => {

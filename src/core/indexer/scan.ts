@@ -22,7 +22,7 @@ export async function listFiles(root: string, signal?: AbortSignal): Promise<Lis
   // Both git calls at once (the listing fails outside a work tree and is then not used).
   const [isGit, gitListing] = await Promise.all([isGitWorkTree(root), gitListFiles(root, signal).then((listed) => ({ listed }), (error: unknown) => ({ error }))]);
   if (isGit && 'error' in gitListing) throw gitListing.error;
-  const listed = isGit && 'listed' in gitListing ? gitListing.listed : { files: walk(root, signal), submodules: [] };
+  const listed = isGit && 'listed' in gitListing ? gitListing.listed : { files: (await walk(root, signal)).files, submodules: [] };
   const files: Listing['files'] = [];
   for (const path of listed.files) {
     try {
@@ -35,9 +35,19 @@ export async function listFiles(root: string, signal?: AbortSignal): Promise<Lis
   return { isGit, files, submodules: listed.submodules };
 }
 
-function walk(root: string, signal?: AbortSignal): string[] {
+/** Folders read between two yields to the event loop: a walk of a large folder never blocks the engine (its progress, a Cancel). */
+const DIRS_PER_YIELD = 32;
+
+/**
+ * Walk a folder that is not a git work tree, honouring .gitignore files and skipping .git and
+ * node_modules; stops once `limit` files are found (`capped`). Yields to the event loop every few
+ * folders.
+ */
+async function walk(root: string, signal?: AbortSignal, limit = Infinity): Promise<{ files: string[]; capped: boolean }> {
   const out: string[] = [];
-  const visit = (dir: string, rules: Array<{ base: string; ig: Ignore }>) => {
+  let dirs = 0;
+  const visit = async (dir: string, rules: Array<{ base: string; ig: Ignore }>): Promise<void> => {
+    if (++dirs % DIRS_PER_YIELD === 0) await new Promise((resolve) => setImmediate(resolve));
     throwIfAborted(signal);
     const here = readGitignore(root, dir);
     const active = here ? [...rules, { base: dir, ig: here }] : rules;
@@ -48,17 +58,29 @@ function walk(root: string, signal?: AbortSignal): string[] {
       return;
     }
     for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
+      if (out.length >= limit) return;
       const rel = dir ? `${dir}/${entry.name}` : entry.name;
       if (entry.isDirectory()) {
         if (ALWAYS_SKIPPED_DIRS.has(entry.name) || isIgnored(active, rel, true)) continue;
-        visit(rel, active);
+        await visit(rel, active);
       } else if (entry.isFile() && !isIgnored(active, rel, false)) {
         out.push(rel);
       }
     }
   };
-  visit('', []);
-  return out;
+  await visit('', []);
+  return { files: out, capped: out.length >= limit };
+}
+
+/**
+ * How many files an index of a folder would list, counted cheaply and bounded: a git work tree is
+ * not counted (`files` null: its listing is git's); another folder is walked as the indexer walks
+ * it until `limit` files (`capped` when there are at least that many).
+ */
+export async function countFiles(root: string, limit: number, signal?: AbortSignal): Promise<{ isGit: boolean; files: number | null; capped: boolean }> {
+  if (await isGitWorkTree(root)) return { isGit: true, files: null, capped: false };
+  const { files, capped } = await walk(root, signal, limit);
+  return { isGit: false, files: files.length, capped };
 }
 
 function readGitignore(root: string, dir: string): Ignore | null {

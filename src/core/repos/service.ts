@@ -1,12 +1,13 @@
 import { accessSync, constants, existsSync, readdirSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
-import { AppError, isCancellation, serializeError, type IndexSummary, type RepoFileView, type RepoInfo, type SkippedFile } from '../../shared/contract';
+import { AppError, isCancellation, serializeError, type FolderProbe, type IndexSummary, type RepoFileView, type RepoInfo, type SkippedFile } from '../../shared/contract';
 import { openRawDatabase } from '../db/raw';
 import { readConfinedFile } from '../fs/confine';
 import type { EngineContext } from '../engine';
 import { createExtractor, type Extractor } from '../indexer/extract/extractor';
 import { isGitWorkTree } from '../indexer/git';
+import { countFiles } from '../indexer/scan';
 import { indexRepository } from '../indexer/indexer';
 import { KnowledgeBase } from '../kb/knowledgeBase';
 import { openIndexedRepo, requireRepo } from './indexed';
@@ -102,6 +103,12 @@ export class RepoService {
   /** The repository registered for a folder, or null; the path is checked as `add` checks it. */
   find(path: string): RepoInfo | null {
     return this.registry.findByPath(validateRepoPath(path, { allowRelative: !this.isApp })) ?? null;
+  }
+
+  /** A folder before it is added: git or not, and a bounded count of its files when not (the app asks before indexing a large one). */
+  async probe(path: string, limit: number): Promise<FolderProbe> {
+    const root = validateRepoPath(path, { allowRelative: !this.isApp });
+    return { path: root, ...(await countFiles(root, limit)) };
   }
 
   /** One repository or NOT_FOUND. */

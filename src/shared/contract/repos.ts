@@ -193,7 +193,23 @@ export const reposRequests = {
     z.object({ path: z.string().min(1).max(4096) }).strict(),
     { path: '/nonexistent/clean-room-example-repository' },
   ),
+  'repos/probe': request<FolderProbe>()(
+    'Before adding a folder: whether it is a git work tree and, when it is not, how many files an index would take (counted up to `limit`, `capped` beyond); starts nothing, writes nothing.',
+    z.object({ path: z.string().min(1).max(4096), limit: z.number().int().min(1).max(1_000_000).default(20_000) }).strict(),
+    { path: '~' },
+  ),
 } as const;
+
+/** What `repos/probe` found in a folder before it is added. */
+export interface FolderProbe {
+  /** The folder checked and made canonical as repos/add does. */
+  path: string;
+  isGit: boolean;
+  /** Files an index would list; null for a git work tree (not counted). */
+  files: number | null;
+  /** True when the count stopped at the limit: there are at least `files`. */
+  capped: boolean;
+}
 
 /** Repository events. Index progress arrives as `run/progress` of kind `index`. */
 export const reposEvents = {

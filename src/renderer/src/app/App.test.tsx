@@ -31,12 +31,17 @@ describe('the workbench shell', () => {
     expect(await screen.findByText(/v9\.9\.9/)).toBeTruthy();
   });
 
-  it('switches pages from the activity bar and with Ctrl+number', async () => {
+  it('switches pages from the activity bar and with G then a letter, leaving Ctrl+digit to the browser', async () => {
     render(<App />);
     fireEvent.click(screen.getByRole('button', { name: 'Chat' }));
     expect(screen.getByRole('main').getAttribute('aria-label')).toBe('Chat');
     act(() => {
       fireEvent.keyDown(window, { key: '7', ctrlKey: true });
+    });
+    expect(screen.getByRole('main').getAttribute('aria-label')).toBe('Chat');
+    act(() => {
+      fireEvent.keyDown(window, { key: 'g' });
+      fireEvent.keyDown(window, { key: ',' });
     });
     expect(screen.getByRole('main').getAttribute('aria-label')).toBe('Settings');
     expect(screen.getByRole('button', { name: 'Settings' }).getAttribute('aria-current')).toBe('page');

@@ -1,4 +1,4 @@
-import { useEffect } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { ErrorBoundary } from '../components/ErrorBoundary';
 import { Icon } from '../components/Icon';
 import { useEvalStore } from '../features/eval/store';
@@ -9,7 +9,12 @@ import { usePlansStore } from '../features/plans/store';
 import { RepoSwitcher } from '../features/repos/RepoSwitcher';
 import { useReposStore } from '../features/repos/store';
 import { useRunsStore } from '../features/runs/store';
+import { CommandPalette } from './CommandPalette';
+import './shell.css';
 import { PAGES } from './pages';
+import { paletteEntries, type PaletteEntry } from './paletteEntries';
+import { isTextField, keyAction, pageShortcut } from './shortcuts';
+import { ShortcutSheet } from './ShortcutSheet';
 import { StatusBar } from './StatusBar';
 import { navSelectors, PAGE_IDS, useNavStore } from './store/navStore';
 
@@ -18,15 +23,25 @@ export function App() {
   const page = useNavStore(navSelectors.page);
   const go = useNavStore((s) => s.go);
 
+  const [palette, setPalette] = useState<PaletteEntry[] | null>(null);
+  const [isSheetOpen, setSheetOpen] = useState(false);
+  const pendingSince = useRef<number | null>(null);
+
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
-      if (!(event.ctrlKey || event.metaKey) || event.altKey || event.shiftKey) return;
-      const index = Number(event.key) - 1;
-      const target = PAGE_IDS[index];
-      if (target) {
-        event.preventDefault();
-        go(target);
-      }
+      const action = keyAction(
+        { key: event.key, ctrlKey: event.ctrlKey, metaKey: event.metaKey, altKey: event.altKey, inField: isTextField(event.target) },
+        pendingSince.current,
+        performance.now(),
+      );
+      pendingSince.current = action.kind === 'pending' ? performance.now() : null;
+      if (action.kind === 'none' || action.kind === 'pending') return;
+      event.preventDefault();
+      if (action.kind === 'palette') {
+        setSheetOpen(false);
+        setPalette(paletteEntries(() => setSheetOpen(true)));
+      } else if (action.kind === 'sheet') setSheetOpen(true);
+      else go(action.page);
     };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
@@ -36,14 +51,14 @@ export function App() {
   return (
     <div className="workbench">
       <nav className="activity-bar" aria-label="Pages">
-        {PAGE_IDS.map((id, index) => (
+        {PAGE_IDS.map((id) => (
           <button
             key={id}
             type="button"
             className={id === page ? 'activity active' : 'activity'}
             aria-current={id === page ? 'page' : undefined}
             aria-label={PAGES[id].label}
-            title={`${PAGES[id].label} (Ctrl+${index + 1})`}
+            title={`${PAGES[id].label} (${pageShortcut(id)})`}
             onClick={() => go(id)}
           >
             <Icon name={id} />
@@ -60,6 +75,8 @@ export function App() {
         </div>
       </main>
       <StatusBar />
+      {palette ? <CommandPalette entries={palette} onClose={() => setPalette(null)} /> : null}
+      {isSheetOpen ? <ShortcutSheet onClose={() => setSheetOpen(false)} /> : null}
     </div>
   );
 }

@@ -66,7 +66,7 @@ describe('How this answer was made', () => {
         { round: 1, request: 'the callers of load_config', mode: 'BM25', searchMode: 'keyword', queries: ['load_config callers'], hits: [], budget: 'summarized', summary: 'main() calls it', notes: ['one more round'] },
       ],
       calls: [{ purpose: 'answer', stage: 'chat', callId: 42, model: 'qwen3:0.6b', system: 'You answer…', prompt: '## Evidence…', reply: '[Answer:] …', promptTokens: 10, completionTokens: 3, latencyMs: 5, round: 0 }],
-      steps: [{ id: 'route', action: 'route', outcome: 'BM25', ms: 3 }],
+      steps: [{ id: 'translate_in', action: 'translate_in_if_needed', outcome: 'ok', ms: 1 }, { id: 'route', action: 'route', outcome: 'BM25', ms: 3 }],
       history: { messages: 2, tokens: 50, budgetTokens: 1000, summary: { text: 'Earlier: settings.', throughMessageId: 4, created: true }, notes: [] },
       loops: { used: 1, max: 2, requests: ['the callers of load_config'], exhausted: false },
       somethingNew: { answer: 42 },
@@ -83,6 +83,10 @@ describe('How this answer was made', () => {
     expect(screen.getByText(/1 of 2/).textContent).toContain('“the callers of load_config”');
     expect(screen.getByLabelText('History summary').textContent).toBe('Earlier: settings.');
     expect(screen.getByText('somethingNew')).toBeTruthy();
+    // Steps and calls in words; the identifiers only in tooltips.
+    expect(screen.getByText('Translate the question').getAttribute('title')).toBe('translate_in');
+    expect(screen.queryByText('translate_in')).toBeNull();
+    expect(screen.getByText('Write the answer').getAttribute('title')).toBe('answer');
     expect(screen.getByText(/"answer": 42/)).toBeTruthy();
     // The trace lists its calls: the log is not read, and a call opens in Logs, in the repository's log.
     fireEvent.click(screen.getByRole('button', { name: '#42 in Logs' }));

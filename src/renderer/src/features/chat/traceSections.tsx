@@ -1,4 +1,5 @@
 import type { ReactNode } from 'react';
+import { stepLabel } from '../../lib/productWords';
 
 /*
  * Sections of "How this answer was made" for the parts of a turn's trace that the engine adds as it
@@ -68,7 +69,7 @@ export function TraceCalls(props: { calls: TraceCallView[]; onOpen(callId: numbe
         <li key={`${c.callId ?? 'x'}-${i}`}>
           <details>
             <summary>
-              {c.purpose ?? c.stage ?? 'call'} · {c.model ?? '?'} · {c.promptTokens ?? '?'}→{c.completionTokens ?? '?'} tokens · {c.latencyMs ?? '?'} ms
+              <span title={c.purpose ?? c.stage}>{stepLabel(c.purpose ?? c.stage ?? 'call')}</span> · {c.model ?? '?'} · {c.promptTokens ?? '?'}→{c.completionTokens ?? '?'} tokens · {c.latencyMs ?? '?'} ms
               {c.error ? <span className="error-text"> · {c.error}</span> : null}
               {c.callId !== undefined ? (
                 <>
@@ -146,7 +147,7 @@ export function growingFields(trace: Record<string, unknown>, onOpenCall: (callI
         <ol className="chat-trace-steps">
           {steps.map((s, i) => (
             <li key={i}>
-              <span className="mono">{String(s.id ?? s.action ?? '?')}</span> {String(s.outcome ?? '')}
+              <span title={String(s.id ?? s.action ?? '')}>{stepLabel(String(s.id ?? s.action ?? '?'))}</span> <span className="muted">{String(s.outcome ?? '')}</span>
               {typeof s.ms === 'number' ? <span className="muted"> · {s.ms} ms</span> : null}
             </li>
           ))}

@@ -47,8 +47,8 @@ export function DataPage() {
         </h2>
         {isLoaded && datasets.length === 0 ? (
           <p className="muted">
-            No datasets yet. Give a repository above to make synthetic pairs from its history (<code>cra bootstrap &lt;repo&gt;</code>), or curate
-            logged calls with <code>cra train-plan</code> and <code>cra curate-data --training-plan FILE</code>.
+            No datasets yet. Give a repository above to make training pairs from its history. Curating logged model calls into a dataset is
+            done in a terminal for now (<code>cra curate-data</code>).
           </p>
         ) : null}
         {datasets.length > 0 ? (

@@ -36,10 +36,10 @@ export function EvalPage() {
       <EmptyState title="Evaluation" action={<StartEvalForm />}>
         <p>
           Measure how well search finds the code a task needs: past commits become tasks (the message) with known answers (the files they
-          changed). The model-free search is compared with a plain BM25 ranking of whole files.
+          changed). The app's search is compared with plain keyword search over whole files.
         </p>
         <p>
-          Run <code>cra eval &lt;repo&gt;</code> in a terminal, or give a repository path and press Start.
+          Give a repository path above and press Start: it replays past commits as tasks and measures how often search finds the files they changed.
         </p>
       </EmptyState>
     );
@@ -60,8 +60,12 @@ export function EvalPage() {
               <th>When</th>
               <th>Repository</th>
               <th className="num">Tasks</th>
-              <th className="num">search R@5</th>
-              <th className="num">BM25 R@5</th>
+              <th className="num" title="Share of tasks whose changed files the app's search found among its first 5 results (recall@5)">
+                Found in top 5: search
+              </th>
+              <th className="num" title="The same for plain keyword search, the baseline (recall@5)">
+                Found in top 5: keyword
+              </th>
             </tr>
           </thead>
           <tbody>

@@ -20,8 +20,8 @@ const METHOD_CLASS: Record<string, string> = {
 const METHOD_LABEL: Record<string, string> = {
   search: 'search (model-free)',
   'search-source': 'search, source files only',
-  bm25: 'BM25 whole files (reference)',
-  'bm25-source': 'BM25 source files only (reference)',
+  bm25: 'Keyword search, whole files (reference)',
+  'bm25-source': 'Keyword search, source files only (reference)',
 };
 
 /** recall@k per method as grouped bars (plain SVG): one group per k, one bar per method, 0..1. */
@@ -46,7 +46,7 @@ export function RecallChart(props: { report: EvalReport }) {
         ))}
         {report.ks.map((k, gi) => (
           <text key={k} className="chart-axis" x={PAD.left + groupW * (gi + 0.5)} y={HEIGHT - 14} textAnchor="middle">
-            recall@{k}
+            found in top {k}
           </text>
         ))}
         {bars.map((bar) => {

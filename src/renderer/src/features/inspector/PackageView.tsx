@@ -1,12 +1,10 @@
 import { useState } from 'react';
 import { formatReasons, type PackageFile, type PackageItem, type RetrievalVerdict } from '../../../../shared/contract';
 import { ProgressBar } from '../../components/ProgressBar';
-import { budgetPercent, detailCounts, filesByTier, packageFileName, packageJson, tierLabel, verdictsFor, type InspectionResult } from './reducers';
+import { budgetPercent, detailCounts, filesByTier, packageFileName, packageJson, tierLabel, unjudgedNote, VERDICT_KINDS, verdictsFor, type InspectionResult } from './reducers';
 import { useOpenCall, VerdictChip } from './VerdictChip';
 
 const DETAIL: Record<PackageItem['detail'], string> = { full: 'full source', signature: 'signature', file: 'whole file' };
-/** Verdict reasons are shown as chips (with their calls); the header keeps the relation that brought the file. */
-const VERDICT_KINDS = new Set(['judged-relevant', 'judged-irrelevant', 'default-deny', 'precision-verdict', 'group-verdict']);
 const DETAIL_ORDER: Record<PackageItem['detail'], number> = { full: 0, signature: 1, file: 2 };
 
 function Verdicts(props: { verdicts: RetrievalVerdict[]; onOpen(callId: number): void; none: string }) {
@@ -50,12 +48,14 @@ function FileCard(props: { file: PackageFile; verdicts: RetrievalVerdict[]; onOp
                 <td className="mono">{item.symbol ? item.symbol.qualifiedName : <span className="muted">(whole file)</span>}</td>
                 <td>{item.symbol ? <span className={`chip role-${item.symbol.role}`}>{item.symbol.role.replace('_', ' ')}</span> : null}</td>
                 <td className={`detail-${item.detail}`}>{DETAIL[item.detail]}</td>
-                <td className="muted mono">
+                <td className="muted mono fig" data-testid="item-lines">
                   {item.startLine}–{item.endLine}
                 </td>
-                <td className="muted mono">{item.tokens} tok</td>
+                <td className="muted mono fig" data-testid="item-tokens">
+                  {item.tokens.toLocaleString('en')} tok
+                </td>
                 <td>
-                  {item.symbol ? <Verdicts verdicts={verdictsFor(props.verdicts, subject)} onOpen={props.onOpen} none="named in the task: not judged" /> : null}
+                  {item.symbol ? <Verdicts verdicts={verdictsFor(props.verdicts, subject)} onOpen={props.onOpen} none={unjudgedNote(item)} /> : null}
                   {item.reasons.some((r) => r.kind === 'demoted') ? <span className="muted"> · body did not fit the budget</span> : null}
                 </td>
               </tr>

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { ContextPackage, RetrievalJudgment, RetrievalSummary, RetrievalVerdict } from '../../../../shared/contract';
-import { budgetPercent, detailCounts, filesByTier, inspectionReducers, judgmentCounts, MAX_LIVE_JUDGMENTS, packageJson, stageLabel, verdictsFor } from './reducers';
+import type { ContextPackage, PackageItem, RetrievalJudgment, RetrievalSummary, RetrievalVerdict } from '../../../../shared/contract';
+import { budgetPercent, detailCounts, filesByTier, inspectionReducers, judgmentCounts, MAX_LIVE_JUDGMENTS, packageJson, stageLabel, unjudgedNote, verdictsFor } from './reducers';
 
 const judgment = (over: Partial<RetrievalJudgment> = {}): RetrievalJudgment => ({ runId: 'retrieve-1', taskId: 't-1', stage: 'scope', item: 'a.py', verdict: 'yes', read: 'json', done: 1, callId: 7, ...over });
 const file = (path: string, tier: number) => ({ path, tier, reasons: [], items: [], headerTokens: 3 });
@@ -79,5 +79,15 @@ describe('package helpers', () => {
     const saved = JSON.parse(packageJson({ package: pkg, summary, markdown: '#', stages: ['scope'], verdicts: [] })) as Record<string, unknown>;
     expect(Object.keys(saved)).toEqual(['summary', 'stages', 'package', 'verdicts']);
     expect(saved.package).toEqual(pkg);
+  });
+});
+
+describe('symbols no model judged', () => {
+  const item = (reasons: PackageItem['reasons']): PackageItem => ({ symbol: { qualifiedName: 'os.path.basename, sys.exit', kind: 'library', role: 'type_context' }, detail: 'signature', startLine: 1, endLine: 1, text: 'import os, sys', tokens: 6, reasons });
+
+  it('say the reason the engine gave, not "named in the task" for every one (a library import was labelled so)', () => {
+    expect(unjudgedNote(item([{ kind: 'library', detail: { module: 'os' } }]))).toBe('library symbol from os (no judgment)');
+    expect(unjudgedNote(item([{ kind: 'named-in-task', detail: { text: 'load_config' } }]))).toBe('named in the task (“load_config”)');
+    expect(unjudgedNote(item([{ kind: 'demoted', detail: { fullTokens: 40 } }]))).toBe('not judged');
   });
 });

@@ -1,4 +1,4 @@
-import type { ContextPackage, PackageFile, RetrievalJudgment, RetrievalSummary, RetrievalVerdict, RunFinished } from '../../../../shared/contract';
+import { formatReasons, type ContextPackage, type PackageFile, type PackageItem, type RetrievalJudgment, type RetrievalSummary, type RetrievalVerdict, type RunFinished } from '../../../../shared/contract';
 
 /** The package of a finished retrieve run, as retrieve/package delivered it. */
 export interface InspectionResult {
@@ -118,4 +118,17 @@ export function packageFileName(taskId: string): string {
 /** What "Save as JSON" writes: the summary, the package and every decision with its model call. */
 export function packageJson(result: InspectionResult): string {
   return `${JSON.stringify({ summary: result.summary, stages: result.stages, package: result.package, verdicts: result.verdicts }, null, 2)}\n`;
+}
+
+/** Verdict reasons: shown as chips with their calls, not as words. */
+export const VERDICT_KINDS: ReadonlySet<string> = new Set(['judged-relevant', 'judged-irrelevant', 'default-deny', 'precision-verdict', 'group-verdict']);
+
+/**
+ * What a symbol no model judged says instead of a verdict: the engine's own reason for it (a
+ * library symbol, named in the task, linked to a named symbol…), never a guess; "not judged" when
+ * the package gives none.
+ */
+export function unjudgedNote(item: PackageItem): string {
+  const why = item.reasons.filter((r) => !VERDICT_KINDS.has(r.kind) && r.kind !== 'demoted');
+  return why.length ? formatReasons(why) : 'not judged';
 }

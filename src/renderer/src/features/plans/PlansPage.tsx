@@ -45,9 +45,9 @@ export function PlansPage() {
         <h1>Plans & Runs</h1>
         <span className="muted">{repo.name} · plans use the model assigned to the reasoning stage (Models page)</span>
       </header>
+      <NewPlanForm />
       <div className="plans-split">
         <div className="plans-side">
-          <NewPlanForm />
           <PlanList />
           <RunList />
         </div>
@@ -109,7 +109,7 @@ function PlanList() {
   const open = usePlansStore((s) => s.open);
   if (error) return <p className="error-text" role="alert">Could not list plans: {error.message}</p>;
   if (!isLoaded) return <p className="muted">Loading plans…</p>;
-  if (plans.length === 0) return <p className="muted">No plans yet. Describe a task above, or run cra plan "&lt;task&gt;" in a terminal.</p>;
+  if (plans.length === 0) return <p className="muted">No plans yet. Describe a task above and press Plan.</p>;
   // One entry per task as the user wrote it; its versions (newest first) under it.
   const groups = new Map<string, PlanSummary[]>();
   for (const p of plans) groups.set(p.task, [...(groups.get(p.task) ?? []), p]);

@@ -162,7 +162,7 @@ export function ReviewPanel(props: { repoId: string; runId: string }) {
                         <button type="button" aria-pressed={verdict === 'accept'} className={verdict === 'accept' ? 'active' : ''} onClick={() => setMany([hunk.id], 'accept')}>
                           Accept
                         </button>
-                        <button type="button" aria-pressed={verdict === 'reject'} className={verdict === 'reject' ? 'active' : ''} onClick={() => setMany([hunk.id], 'reject')}>
+                        <button type="button" aria-pressed={verdict === 'reject'} className={verdict === 'reject' ? 'active reject' : ''} onClick={() => setMany([hunk.id], 'reject')}>
                           Reject
                         </button>
                       </div>

@@ -14,6 +14,7 @@ export function AddRepoForm() {
   const add = useReposStore((s) => s.add);
   const pickAndAdd = useReposStore((s) => s.pickAndAdd);
   const notice = useReposStore(reposSelectors.addNotice);
+  const confirm = useReposStore(reposSelectors.confirmAdd);
   const [path, setPath] = useState('');
 
   if (canPick) {
@@ -24,6 +25,7 @@ export function AddRepoForm() {
         </button>
         {error ? <p className="error-text" role="alert">{error.message}</p> : null}
         {notice ? <p className="muted" role="status">{notice.message}</p> : null}
+        {confirm ? <ConfirmLargeFolder confirm={confirm} /> : null}
       </div>
     );
   }
@@ -63,6 +65,36 @@ export function AddRepoForm() {
           {notice.message}
         </p>
       ) : null}
+      {confirm ? <ConfirmLargeFolder confirm={confirm} onAdded={() => setPath('')} /> : null}
     </form>
+  );
+}
+
+/** "Index anyway?" for a large folder that is not a git repository (a home folder, a downloads folder). */
+function ConfirmLargeFolder(props: { confirm: { path: string; files: number; capped: boolean }; onAdded?(): void }) {
+  const { confirm } = props;
+  const { add, cancelAdd } = useReposStore.getState();
+  const count = `${confirm.capped ? 'more than ' : ''}${confirm.files.toLocaleString('en')} files`;
+  return (
+    <div className="confirm confirm-large panel" role="alertdialog" aria-label="Index a large folder?">
+      <span className="grow">
+        <span className="mono">{confirm.path}</span> is not a git repository and holds {count}. Indexing it all can take a long time and a lot of disk. Choose
+        a project folder inside it, or index it anyway (you can cancel while it runs).
+      </span>
+      <button
+        type="button"
+        className="primary"
+        onClick={() =>
+          void add(confirm.path, { confirmed: true }).then((isAdded) => {
+            if (isAdded) props.onAdded?.();
+          })
+        }
+      >
+        Index {count}
+      </button>
+      <button type="button" onClick={cancelAdd}>
+        Don&apos;t index
+      </button>
+    </div>
   );
 }

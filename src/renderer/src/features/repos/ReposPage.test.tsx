@@ -27,6 +27,8 @@ function fakeClient() {
         registered.add(path);
         return { repo: shop, runId: 'index-1' };
       }
+      // The shop is a git repository: it is never counted and never needs a confirmation.
+      if (method === 'repos/probe') return { path: String(input.path), isGit: true, files: null, capped: false };
       if (method === 'repos/remove') return { removed: true };
       if (method === 'run/cancel') return { cancelled: true };
       throw new AppError('UNSUPPORTED', `not in this test: ${method}`);

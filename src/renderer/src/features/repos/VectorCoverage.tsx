@@ -3,6 +3,7 @@ import type { RepoInfo, SearchStatus } from '../../../../shared/contract';
 import { client } from '../../lib/client';
 import { toOpError, type OpError } from '../../lib/errors';
 import { runsSelectors, useRunsStore } from '../runs/store';
+import { embedderLabel } from '../../lib/productWords';
 
 /** Chunks with a vector of the default embedder, out of all chunks, from `search/status`. */
 export function coverageOf(status: SearchStatus): { vectors: number; chunks: number; percent: number } {
@@ -70,7 +71,7 @@ export function VectorCoverage(props: { repo: RepoInfo }) {
   };
   const auto = status!.autoEmbed ? 'Embedded by itself after each index.' : 'Embedding after each index is off ([retrieval] embeddings in Settings).';
   return (
-    <div className="vector-coverage muted" data-testid="vector-coverage" title={`${status!.defaultEmbedderId}: what semantic and hybrid search can see. ${auto}`} onClick={(event) => event.stopPropagation()}>
+    <div className="vector-coverage muted" data-testid="vector-coverage" title={`Vectors of ${embedderLabel(status!.defaultEmbedderId)}: what semantic and hybrid search can see. ${auto}`} onClick={(event) => event.stopPropagation()}>
       <span className="mono" data-testid="vector-coverage-figures">
         {complete ? `vectors: all ${chunks.toLocaleString()} chunks` : `vectors: ${vectors.toLocaleString()} of ${chunks.toLocaleString()} chunks (${percent}%)`}
       </span>

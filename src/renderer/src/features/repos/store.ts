@@ -6,6 +6,11 @@ import { toOpError, type OpError } from '../../lib/errors';
 import { useRunsStore } from '../runs/store';
 import { repoReducers } from './reducers';
 
+/** A folder outside git with this many files or more is indexed only after the user says yes. */
+export const LARGE_FOLDER_FILES = 5_000;
+/** Where the count before adding stops (it only has to tell "large" apart). */
+const PROBE_LIMIT = 20_000;
+
 /** Operations whose failures are shown where they happened. */
 type RepoOp = 'load' | 'add' | 'action' | 'skipped';
 
@@ -18,6 +23,8 @@ interface ReposState {
   errors: Partial<Record<RepoOp, OpError | null>>;
   /** What the last add said besides an error: the folder was already added (and is now selected). */
   addNotice: { repoId: string; message: string } | null;
+  /** A large folder that is not a git repository, waiting for the user to say yes before it is indexed. */
+  confirmAdd: { path: string; files: number; capped: boolean } | null;
 }
 
 interface ReposActions {
@@ -26,7 +33,9 @@ interface ReposActions {
    * Register a folder by path and start indexing it; makes it the current repository. A folder
    * already added is selected and said so, with no run (a re-index is the row's button).
    */
-  add(path: string): Promise<boolean>;
+  add(path: string, options?: { confirmed?: boolean }): Promise<boolean>;
+  /** Say no to indexing the large folder waiting for confirmation. */
+  cancelAdd(): void;
   /** Show the host's folder picker (Electron) and add the chosen folder. */
   pickAndAdd(): Promise<void>;
   reindex(repoId: string, full?: boolean): Promise<void>;
@@ -64,6 +73,7 @@ export const useReposStore = create<Store>()((set, get) => ({
   isAdding: false,
   errors: {},
   addNotice: null,
+  confirmAdd: null,
   load: async () => {
     try {
       const repos = await client().call('repos/list', {});
@@ -74,14 +84,21 @@ export const useReposStore = create<Store>()((set, get) => ({
       fail(set, 'load', error);
     }
   },
-  add: async (path) => {
-    set((s) => ({ isAdding: true, errors: { ...s.errors, add: null }, addNotice: null }));
+  add: async (path, options = {}) => {
+    set((s) => ({ isAdding: true, errors: { ...s.errors, add: null }, addNotice: null, confirmAdd: null }));
     try {
       const known = await client().call('repos/find', { path: path.trim() });
       if (known) {
         set((s) => ({ repos: repoReducers.upsert(s.repos, known), isAdding: false, addNotice: { repoId: known.id, message: `${known.name} is already added (${known.path}); it is selected below.` } }));
         useNavStore.getState().selectRepo(known.id);
         return true;
+      }
+      if (!options.confirmed) {
+        const probe = await client().call('repos/probe', { path: path.trim(), limit: PROBE_LIMIT });
+        if (!probe.isGit && probe.files !== null && probe.files >= LARGE_FOLDER_FILES) {
+          set({ isAdding: false, confirmAdd: { path: probe.path, files: probe.files, capped: probe.capped } });
+          return false;
+        }
       }
       const { repo, runId } = await client().call('repos/add', { path: path.trim() });
       set((s) => ({ repos: repoReducers.upsert(s.repos, repo), isAdding: false }));
@@ -94,6 +111,7 @@ export const useReposStore = create<Store>()((set, get) => ({
       return false;
     }
   },
+  cancelAdd: () => set({ confirmAdd: null }),
   pickAndAdd: async () => {
     try {
       const picked = await client().call('host/pickFolder', { title: 'Add repository' });
@@ -175,4 +193,5 @@ export const reposSelectors = {
   error: (op: RepoOp) => (s: ReposState) => s.errors[op] ?? null,
   isAdding: (s: ReposState) => s.isAdding,
   addNotice: (s: ReposState) => s.addNotice,
+  confirmAdd: (s: ReposState) => s.confirmAdd,
 };

@@ -8,7 +8,7 @@ import { useSearchStore } from './store';
  * Results, one dense row each: the path with the symbol around the best line and its line range,
  * the reasons as one compact line, and the best matching line with the query terms highlighted.
  */
-export function ResultList(props: { repoId: string; results: SearchResult[]; terms: string[]; selected: number; openedPath: string | null }) {
+export function ResultList(props: { repoId: string; query: string; results: SearchResult[]; terms: string[]; selected: number; openedPath: string | null }) {
   const { select, open, move, openSelected } = useSearchStore.getState();
   const listRef = useRef<HTMLOListElement>(null);
 
@@ -44,7 +44,7 @@ export function ResultList(props: { repoId: string; results: SearchResult[]; ter
           className={['result', index === props.selected ? 'selected' : '', result.path === props.openedPath ? 'opened' : ''].join(' ')}
           onClick={() => {
             select(index);
-            void open({ repoId: props.repoId, ...openTarget(result) });
+            void open({ repoId: props.repoId, ...openTarget(result, props.query) });
           }}
         >
           <ResultRow result={result} terms={props.terms} />

@@ -4,7 +4,7 @@ import { searchSelectors, useSearchStore } from './store';
 
 const MODES: Array<{ value: SearchMode; label: string; title: string }> = [
   { value: 'auto', label: 'Auto', title: 'Keyword search (measured better than hybrid with the built-in embedder; pick Hybrid or Semantic to use vectors)' },
-  { value: 'keyword', label: 'Keyword', title: 'BM25 over code chunks and paths, plus graph signals' },
+  { value: 'keyword', label: 'Keyword', title: 'Matching words in code and paths, plus imports and co-changes' },
   { value: 'semantic', label: 'Semantic', title: 'Vector similarity only (needs embeddings)' },
   { value: 'hybrid', label: 'Hybrid', title: 'Keyword and vector results fused, plus graph signals' },
 ];

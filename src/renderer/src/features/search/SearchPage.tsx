@@ -104,7 +104,7 @@ function ResultsPane(props: { repoId: string }) {
       </div>
     );
   } else {
-    body = <ResultList repoId={props.repoId} results={response.results} terms={response.terms} selected={selected} openedPath={opened?.path ?? null} />;
+    body = <ResultList repoId={props.repoId} query={query} results={response.results} terms={response.terms} selected={selected} openedPath={opened?.path ?? null} />;
   }
   return (
     <section className="results-pane" aria-label="Results" aria-busy={isSearching}>

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { OutlineSymbol } from '../../../../shared/contract';
 import type { SearchResult } from '../../../../shared/contract/search';
-import { clampResultsWidth, highlightParts, lineRange, moveSelection, openTarget, outlineTree, rowSymbol, snippetOf, SPLIT, symbolAt, termPattern } from './reducers';
+import { clampResultsWidth, definitionOf, highlightParts, namedSymbol, lineRange, moveSelection, openTarget, outlineTree, rowSymbol, snippetOf, SPLIT, symbolAt, termPattern } from './reducers';
 
 function sym(id: number, name: string, startLine: number, endLine: number, parentId: number | null = null): OutlineSymbol {
   return { id, name, qualifiedName: name, kind: parentId ? 'method' : 'class', signature: '', startLine, endLine, parentId, isExported: true };
@@ -22,6 +22,22 @@ describe('search result helpers', () => {
     });
     expect(openTarget({ ...base, lines: [{ line: 7, text: 'x' }] })).toEqual({ path: 'a.py', line: 7 });
     expect(openTarget(base)).toEqual({ path: 'a.py', line: 1 });
+  });
+
+  it('opens at the definition of the exact symbol the query names, not at a text match or a longer name', () => {
+    const symbols = [
+      { name: 'add_arguments', kind: 'method', startLine: 20, endLine: 30 },
+      { name: 'Parser.add_argument', kind: 'method', startLine: 40, endLine: 60 },
+    ];
+    expect(openTarget({ ...base, bestLine: 11, symbols }, 'add_argument')).toEqual({ path: 'a.py', line: 40, symbol: 'add_argument' });
+    // Not listed among the result's symbols: the best line, with the name for the file view to look up in the outline.
+    expect(openTarget({ ...base, bestLine: 11, symbols: [] }, 'JSONDecoder')).toEqual({ path: 'a.py', line: 11, symbol: 'JSONDecoder' });
+    // A phrase names no symbol.
+    expect(openTarget({ ...base, bestLine: 11, symbols }, 'add argument')).toEqual({ path: 'a.py', line: 11 });
+    expect(namedSymbol(' json.JSONDecoder ')).toBe('json.JSONDecoder');
+    expect(namedSymbol('percent off')).toBeNull();
+    expect(definitionOf([{ name: 'decode', qualifiedName: 'JSONDecoder.decode', startLine: 300, endLine: 310 }, { name: 'JSONDecoder', qualifiedName: 'JSONDecoder', startLine: 254, endLine: 400 }], 'JSONDecoder')?.startLine).toBe(254);
+    expect(definitionOf([{ name: 'add_arguments', startLine: 5, endLine: 6 }], 'add_argument')).toBeNull();
   });
 
   it('moves the keyboard selection within the list', () => {

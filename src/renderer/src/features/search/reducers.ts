@@ -2,15 +2,49 @@ import type { OutlineSymbol } from '../../../../shared/contract';
 import type { SearchResult } from '../../../../shared/contract/search';
 
 /**
- * Where opening a result goes: its best line (the line of the best chunk with most query terms),
- * else its best symbol's lines, else its first matching line, else the top.
+ * The symbol a query names exactly: a single identifier, dotted or not (`JSONDecoder`,
+ * `Parser.parse`); null for a phrase or anything else.
  */
-export function openTarget(result: SearchResult): { path: string; line: number; endLine?: number } {
-  if (result.bestLine !== null) return { path: result.path, line: result.bestLine };
+export function namedSymbol(query: string): string | null {
+  const q = query.trim();
+  return /^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*$/.test(q) ? q : null;
+}
+
+/**
+ * The definition of exactly `name` among `symbols` (same name or qualified name, else the same
+ * last segment; case-sensitive before case-insensitive), the earliest by line; null when none.
+ * `add_argument` never matches `add_arguments`.
+ */
+export function definitionOf<T extends { name: string; qualifiedName?: string; startLine: number; endLine: number }>(symbols: readonly T[], name: string): T | null {
+  const tail = (s: string) => s.slice(s.lastIndexOf('.') + 1);
+  const tests: Array<(s: T) => boolean> = [
+    (s) => s.name === name || s.qualifiedName === name,
+    (s) => tail(s.qualifiedName ?? s.name) === tail(name),
+    (s) => tail(s.qualifiedName ?? s.name).toLowerCase() === tail(name).toLowerCase(),
+  ];
+  for (const test of tests) {
+    const found = symbols.filter(test).sort((a, b) => a.startLine - b.startLine)[0];
+    if (found) return found;
+  }
+  return null;
+}
+
+/**
+ * Where opening a result goes: the definition of the symbol the query names when the result lists
+ * it; else its best line (the line of the best chunk with most query terms), else its best symbol's
+ * lines, else its first matching line, else the top. `symbol` asks the file view to move to that
+ * definition once the file's outline is known (the result lists only its best symbols).
+ */
+export function openTarget(result: SearchResult, query = ''): { path: string; line: number; endLine?: number; symbol?: string } {
+  const name = namedSymbol(query);
+  const named = name ? definitionOf(result.symbols, name) : null;
+  if (named) return { path: result.path, line: named.startLine, symbol: name ?? undefined };
+  const hint = name ? { symbol: name } : {};
+  if (result.bestLine !== null) return { path: result.path, line: result.bestLine, ...hint };
   const symbol = result.symbols[0];
-  if (symbol) return { path: result.path, line: symbol.startLine, endLine: symbol.endLine };
+  if (symbol) return { path: result.path, line: symbol.startLine, endLine: symbol.endLine, ...hint };
   const line = result.lines[0];
-  return { path: result.path, line: line ? line.line : 1 };
+  return { path: result.path, line: line ? line.line : 1, ...hint };
 }
 
 /** Move a list selection by `delta`, clamped to the list; -1 stays -1 for an empty list. */

@@ -3,7 +3,7 @@ import type { RepoFileView } from '../../../../shared/contract';
 import type { SearchMode, SearchResponse } from '../../../../shared/contract/search';
 import { client } from '../../lib/client';
 import { toOpError, type OpError } from '../../lib/errors';
-import { moveSelection, openTarget } from './reducers';
+import { definitionOf, moveSelection, openTarget } from './reducers';
 
 /** The file shown in the code view and the lines to reveal. */
 export interface OpenedFile {
@@ -11,6 +11,8 @@ export interface OpenedFile {
   path: string;
   line?: number;
   endLine?: number;
+  /** The symbol the query named: once the file's outline is known, the view moves to its definition. */
+  symbol?: string;
 }
 
 interface SearchState {
@@ -97,24 +99,33 @@ export const useSearchStore = create<SearchState & SearchActions>()((set, get) =
     const { response, selected, resultsFor } = get();
     const result = response?.results[selected];
     if (!result || !resultsFor) return;
-    await get().open({ repoId: resultsFor.repoId, ...openTarget(result) });
+    await get().open({ repoId: resultsFor.repoId, ...openTarget(result, resultsFor.query) });
   },
   open: async (target) => {
     const { file, opened } = get();
+    if (file && opened && opened.repoId === target.repoId && file.path === target.path) {
+      set({ opened: atDefinition(target, file) });
+      return;
+    }
     set({ opened: target });
-    if (file && opened && opened.repoId === target.repoId && file.path === target.path) return;
     const ticket = ++latestFile;
     set({ isFileLoading: true, fileError: null });
     try {
       const view = await client().call('repos/file', { repoId: target.repoId, path: target.path, maxContentBytes: 1_000_000 });
       if (ticket !== latestFile) return;
-      set({ file: view, isFileLoading: false });
+      set({ file: view, isFileLoading: false, opened: atDefinition(target, view) });
     } catch (error) {
       if (ticket !== latestFile) return;
       set({ file: null, isFileLoading: false, fileError: toOpError(error) });
     }
   },
 }));
+
+/** The target moved to the definition line of the symbol it names (the cursor on it), when the file defines it. */
+function atDefinition(target: OpenedFile, file: RepoFileView): OpenedFile {
+  const found = target.symbol ? definitionOf(file.symbols, target.symbol) : null;
+  return found ? { repoId: target.repoId, path: target.path, line: found.startLine, symbol: target.symbol } : target;
+}
 
 /** Selectors of the search store. */
 export const searchSelectors = {

@@ -19,7 +19,7 @@ export function SettingsPage() {
   if (config && !config.exists) {
     return (
       <EmptyState title="Settings" action={<button type="button" className="primary" onClick={() => void create()}>Create config</button>}>
-        <p>There is no config yet. Create one with commented defaults at <code>{config.path}</code> (the same as `cra init`).</p>
+        <p>There is no config yet. Create one with commented defaults at <code>{config.path}</code>.</p>
         <p>Data folder: <code>{info?.dataDir ?? '…'}</code></p>
       </EmptyState>
     );
