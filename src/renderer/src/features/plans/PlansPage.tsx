@@ -9,6 +9,7 @@ import { RunView } from './RunView';
 import { solveSelectors, useSolveStore } from './solveStore';
 import './plans.css';
 import { plansSelectors, usePlansStore } from './store';
+import { SandboxQuestion } from './SandboxQuestion';
 
 /** Plans & Runs: make a plan for a task, edit it (live validation), save versions. */
 export function PlansPage() {
@@ -46,6 +47,7 @@ export function PlansPage() {
         <span className="muted">{repo.name} · plans use the model assigned to the reasoning stage (Models page)</span>
       </header>
       <NewPlanForm />
+      <SandboxQuestion />
       <div className="plans-split">
         <div className="plans-side">
           <PlanList />

@@ -17,14 +17,24 @@ interface SolveState {
   /** solve run id → the task run (run/* events) that carries it now. */
   taskRuns: Record<string, string>;
   errors: Partial<Record<SolveOp, OpError | null>>;
+  /**
+   * Asked once before a run whose validation commands would run without a sandbox (this machine
+   * has none and the user has not allowed it): what to tell, and the run waiting for the answer.
+   */
+  sandboxQuestion: { message: string; pending: StartInput } | null;
 }
+
+/** What starts a run: a plan's one implement pass, the orchestrator for a task, or a resume. */
+type StartInput = { task: string; plan?: Plan; resume?: string };
 
 interface SolveActions {
   load(repoId: string): Promise<void>;
   open(solveRunId: string | null): Promise<void>;
   selectNode(node: string | null): void;
-  /** Start a run: a plan's one implement pass, the orchestrator for a task, or a resume. */
-  start(input: { task: string; plan?: Plan; resume?: string }): Promise<void>;
+  /** Start a run (asking first when its validation would run without a sandbox). */
+  start(input: StartInput): Promise<void>;
+  /** The answer to the sandbox question: allow (saved in the user's config, so asked once) and run, or not run. */
+  answerSandbox(allow: boolean): Promise<void>;
   /** End a cancelled or interrupted run for good. */
   discard(solveRunId: string): Promise<void>;
   /** A solve run ended or reported progress: re-read the list and the detail on screen. */
@@ -43,6 +53,7 @@ export const useSolveStore = create<SolveState & SolveActions>()((set, get) => {
     node: null,
     taskRuns: {},
     errors: {},
+    sandboxQuestion: null,
     load: async (repoId) => {
       if (get().repoId !== repoId) set({ repoId, runs: [], selectedId: null, detail: null });
       try {
@@ -72,6 +83,11 @@ export const useSolveStore = create<SolveState & SolveActions>()((set, get) => {
       if (!repoId) return;
       set((s) => ({ errors: { ...s.errors, start: null } }));
       try {
+        const sandbox = await client().call('solve/sandbox', { repoId });
+        if (sandbox.wouldRefuse) {
+          set({ sandboxQuestion: { message: sandbox.message, pending: { task, ...(plan ? { plan } : {}), ...(resume ? { resume } : {}) } } });
+          return;
+        }
         const { runId, solveRunId } = await client().call('solve/run', { repoId, task, ...(plan ? { plan } : {}), ...(resume ? { resume } : {}) });
         useRunsStore.getState().track({ runId, kind: 'solve', subject: { repoId, ...(resume ? { solveRunId: resume } : {}) }, title: `Solve: ${task.slice(0, 60)}`, status: 'running', startedAt: new Date().toISOString() });
         set((s) => ({ taskRuns: { ...s.taskRuns, [solveRunId]: runId } }));
@@ -80,6 +96,18 @@ export const useSolveStore = create<SolveState & SolveActions>()((set, get) => {
       } catch (error) {
         fail('start', error);
       }
+    },
+    answerSandbox: async (allow) => {
+      const question = get().sandboxQuestion;
+      set({ sandboxQuestion: null });
+      if (!allow || !question) return;
+      try {
+        await client().call('config/set', { edits: [{ path: ['sandbox', 'allow_unsandboxed_validation'], value: true }] });
+      } catch (error) {
+        fail('start', error);
+        return;
+      }
+      await get().start(question.pending);
     },
     discard: async (solveRunId) => {
       const repoId = get().repoId;
