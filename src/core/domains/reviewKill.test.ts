@@ -1,7 +1,9 @@
 import { spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCore } from '../createCore';
 import { undoFileOf } from '../review/apply';
 import { repoPaths } from '../repos/registry';
 import { createTestRepo, type TestRepo } from '../testing/gitRepo';
@@ -93,4 +95,31 @@ describe('an apply killed with SIGKILL', () => {
     expect(outcomes).toContain('nothing');
     expect(outcomes).toContain('whole');
   }, 600_000);
+
+  it('is finished or rolled back when the next engine starts, before any review call; a live apply holds the lock', async () => {
+    const journal = join(repoPaths(temp.dataDir, repoId).dir, 'review', 'journal.json');
+    expect(await applyChild(100, false)).toBe('SIGKILL');
+    expect(existsSync(journal)).toBe(true);
+    expect(status().length).toBeGreaterThan(0);
+    // The killed apply's lock names a process that is gone: the new engine takes it over.
+    const next = createCore({ host: 'test', dataDir: temp.dataDir });
+    try {
+      expect(existsSync(journal)).toBe(false);
+      expect(status()).toEqual([]);
+    } finally {
+      await next.dispose();
+    }
+    // A lock held by a running process refuses an apply, and nothing is written.
+    const lock = join(repoPaths(temp.dataDir, repoId).dir, 'review', 'apply.lock');
+    writeFileSync(lock, JSON.stringify({ pid: process.ppid, host: hostname() }));
+    try {
+      const view = await review()['review/get']({ repoId, runId: 'run-1' });
+      const all = view.files.flatMap((f) => f.hunks.map((h) => h.id));
+      await expect(review()['review/apply']({ repoId, runId: 'run-1', accepted: all })).rejects.toMatchObject({ code: 'CONFLICT', message: expect.stringContaining(`pid ${process.ppid}`) });
+      expect(status()).toEqual([]);
+    } finally {
+      rmSync(lock, { force: true });
+    }
+  }, 120_000);
 });
+

@@ -11,6 +11,7 @@ import { countFiles } from '../indexer/scan';
 import { indexRepository } from '../indexer/indexer';
 import { KnowledgeBase } from '../kb/knowledgeBase';
 import { openIndexedRepo, requireRepo } from './indexed';
+import { recoverApplies } from '../review/apply';
 import { repoPaths, type RepoRegistry } from './registry';
 import { RepoWatcher } from './watcher';
 
@@ -86,7 +87,14 @@ export class RepoService {
   ) {
     this.watch = options.watch ?? true;
     this.registry = ctx.registry;
-    if (options.recoverStatuses ?? true) for (const repo of this.registry.recoverAbandonedRuns()) this.changed(repo);
+    if (options.recoverStatuses ?? true) {
+      for (const repo of this.registry.recoverAbandonedRuns()) this.changed(repo);
+      // Applies a killed process left half-done are finished or rolled back before anything reads the trees.
+      recoverApplies(
+        this.registry.list().map((repo) => ({ path: repo.path, dataDir: repoPaths(ctx.ports.dataDir, repo.id).dir })),
+        (message) => console.error(`[review] ${message}`),
+      );
+    }
     for (const repo of this.registry.list()) if (repo.watching) this.startWatcher(repo);
   }
 

@@ -7,10 +7,11 @@
  * before is kept, so the apply can be undone until the next one.
  */
 import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { AppError } from '../../shared/contract';
 import { composeAccepted, reviewFile, sameBytes, type ChangedFile } from './hunks';
-import { decode, encode, readCurrent, readLedger, readUndoRecord, recoverJournal, runJournal, sha256, type Journal, type JournalFile, type ReviewState } from './journal';
+import { decode, encode, readCurrent, readLedger, readUndoRecord, recoverJournal, runJournal, sha256, withApplyLock, type Journal, type JournalFile, type ReviewState } from './journal';
 
 /** What to apply: the run's change and the hunks the user accepted. */
 export interface ApplyReviewOptions {
@@ -51,7 +52,32 @@ function modeFor(file: ChangedFile, currentMode: number | null): number {
 
 /** Finish or roll back an apply a killed process left (run before anything reads or writes). */
 export function recoverApply(repo: string, undoFile: string): 'finished' | 'rolled-back' | null {
-  return recoverJournal(repo, { undoFile });
+  const state: ReviewState = { undoFile };
+  try {
+    return withApplyLock(state, () => recoverJournal(repo, state));
+  } catch (error) {
+    // Another process is applying right now: its journal is not a left-over.
+    if (error instanceof AppError && error.code === 'CONFLICT') return null;
+    throw error;
+  }
+}
+
+/**
+ * At an engine's start: finish or roll back the applies that killed processes left in any
+ * registered repository (a journal in its review folder); a repository whose recovery fails is
+ * reported through `warn` and left for its next review call.
+ */
+export function recoverApplies(repos: ReadonlyArray<{ path: string; dataDir: string }>, warn: (message: string) => void): void {
+  for (const repo of repos) {
+    const undoFile = undoFileOf(repo.dataDir);
+    if (!existsSync(join(dirname(undoFile), 'journal.json'))) continue;
+    try {
+      const done = recoverApply(repo.path, undoFile);
+      if (done) warn(`An apply to ${repo.path} was interrupted; it was ${done === 'finished' ? 'finished' : 'rolled back'}.`);
+    } catch (error) {
+      warn(`An interrupted apply to ${repo.path} could not be recovered yet: ${(error as Error).message}`);
+    }
+  }
 }
 
 /**
@@ -63,6 +89,10 @@ export function recoverApply(repo: string, undoFile: string): 'finished' | 'roll
  */
 export function applyReviewed(options: ApplyReviewOptions): ApplyReviewResult {
   const state: ReviewState = { undoFile: options.undoFile };
+  return withApplyLock(state, () => applyLocked(options, state));
+}
+
+function applyLocked(options: ApplyReviewOptions, state: ReviewState): ApplyReviewResult {
   recoverJournal(options.repo, state);
   const accepted = new Set(options.accepted);
   const known = new Set<string>();
@@ -129,6 +159,10 @@ export function readUndo(undoFile: string): UndoRecord | null {
  */
 export function undoLastApply(repo: string, undoFile: string): { restored: string[]; runId: string } {
   const state: ReviewState = { undoFile };
+  return withApplyLock(state, () => undoLocked(repo, state));
+}
+
+function undoLocked(repo: string, state: ReviewState): { restored: string[]; runId: string } {
   recoverJournal(repo, state);
   const record = readUndoRecord(state);
   if (!record) throw new AppError('NOT_FOUND', 'There is no apply to undo in this repository.');

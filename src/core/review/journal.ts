@@ -9,6 +9,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { closeSync, constants, fchmodSync, fsyncSync, lstatSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { AppError } from '../../shared/contract';
@@ -46,6 +47,57 @@ export interface ReviewState {
   undoFile: string;
 }
 const journalFileOf = (state: ReviewState) => join(dirname(state.undoFile), 'journal.json');
+const lockFileOf = (state: ReviewState) => join(dirname(state.undoFile), 'apply.lock');
+
+/** Whether the process that wrote a lock is still running (on this machine; another host's counts as running). */
+function holderAlive(holder: { pid?: unknown; host?: unknown }): boolean {
+  if (typeof holder.pid !== 'number') return false;
+  if (holder.host !== hostname()) return true;
+  if (holder.pid === process.pid) return false;
+  try {
+    process.kill(holder.pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Run `body` holding the repository's apply lock (a file created exclusively in its review
+ * folder, naming this process): one apply, undo or recovery at a time, across processes (the app
+ * and the CLI). A lock left by a process that is gone is taken over; one held by a running process
+ * is refused with CONFLICT, and nothing is read or written.
+ */
+export function withApplyLock<T>(state: ReviewState, body: () => T): T {
+  const file = lockFileOf(state);
+  mkdirSync(dirname(file), { recursive: true });
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const fd = openSync(file, 'wx');
+      try {
+        writeSync(fd, JSON.stringify({ pid: process.pid, host: hostname() }));
+      } finally {
+        closeSync(fd);
+      }
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 0) throw error;
+      let holder: { pid?: unknown; host?: unknown } = {};
+      try {
+        holder = JSON.parse(readFileSync(file, 'utf8')) as typeof holder;
+      } catch {
+        // Unreadable: its writer died between creating and writing it.
+      }
+      if (holderAlive(holder)) throw new AppError('CONFLICT', `Another Clean Room process (pid ${String(holder.pid)}) is applying or undoing a change in this repository; try again when it has finished.`);
+      rmSync(file, { force: true });
+    }
+  }
+  try {
+    return body();
+  } finally {
+    rmSync(file, { force: true });
+  }
+}
 const ledgerFileOf = (state: ReviewState) => join(dirname(state.undoFile), 'applied.json');
 
 /** A file's bytes and permission bits in the working tree (null: absent); a link or a folder is refused. */
