@@ -59,7 +59,9 @@ async function builtinCandidates(installed: readonly string[], notes: string[], 
       const url = catalogUrl(c.url, options.env);
       const base: SetupModel = { name: c.name, stages: c.stages, capability: c.stages.includes('embedding') ? 'embed' : 'generate', installed: installed.includes(c.name), url };
       try {
-        const info = await probeRemoteModel(url, { contextTokens: BUILTIN_CONTEXT, ...(options.signal ? { signal: options.signal } : {}) });
+        // A proposal must come quickly: an address that does not answer in 8 s leaves the size unknown.
+        const signal = AbortSignal.any([AbortSignal.timeout(8000), ...(options.signal ? [options.signal] : [])]);
+        const info = await probeRemoteModel(url, { contextTokens: BUILTIN_CONTEXT, signal });
         return { ...base, sizeBytes: info.sizeBytes, memoryBytes: info.memory.bytes, contextWindow: info.memory.contextTokens };
       } catch (error) {
         notes.push(`The size of ${c.name} could not be read (${(error as Error).message}); it is not counted in the memory total.`);

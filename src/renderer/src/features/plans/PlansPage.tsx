@@ -8,6 +8,7 @@ import { RunView } from './RunView';
 import { solveSelectors, useSolveStore } from './solveStore';
 import './plans.css';
 import { plansSelectors, usePlansStore } from './store';
+import { SetupModels } from '../models/SetupModels';
 
 /** Plans & Runs: make a plan for a task, edit it (live validation), save versions. */
 export function PlansPage() {
@@ -44,6 +45,7 @@ export function PlansPage() {
         <h1>Plans & Runs</h1>
         <span className="muted">{repo.name} · plans use the model assigned to the reasoning stage (Models page)</span>
       </header>
+      <SetupModels stages={['task_analysis', 'scope', 'plan']} />
       <div className="plans-split">
         <div className="plans-side">
           <NewPlanForm />
