@@ -121,6 +121,7 @@ test.describe('One-step model setup without Ollama (built-in runtime, loopback m
       await page.getByRole('button', { name: 'Check on this repository' }).click();
       await expect(page.getByTestId('check-scope')).not.toBeEmpty({ timeout: 120_000 });
       await expect(page.getByTestId('check-precision')).not.toBeEmpty();
+      await expect(page.getByTestId('check-plan')).toContainText(/valid plans of \d+ tasks|no qualifying commits/);
       await shots(page, 'setup-models-checked');
       expect(pageErrors).toEqual([]);
     } finally {

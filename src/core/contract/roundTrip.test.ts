@@ -253,9 +253,9 @@ step('repos/remove', async () => {
 step('models/setupPlan', async () => expect(await call('models/setupPlan')).toMatchObject({ provider: 'ollama', models: expect.any(Array) }));
 step('models/check', async () => {
   const value = (await finished(await call('models/check', { repoPath: repo.root }))) as { results: unknown[] };
-  expect(value.results).toHaveLength(2);
+  expect(value.results).toHaveLength(3);
 });
-step('models/checks', async () => expect(((await call('models/checks')) as { results: unknown[] }).results.length).toBe(2));
+step('models/checks', async () => expect(((await call('models/checks')) as { results: unknown[] }).results.length).toBe(3));
 // Last: the setup rewrites the assignments every earlier step relied on.
 step('models/setup', async () => {
   for (const name of ['qwen3:1.7b', 'qwen3:4b', 'qwen2.5-coder:3b', 'nomic-embed-text']) server.offer(name, [20_000]);

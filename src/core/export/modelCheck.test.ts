@@ -26,6 +26,13 @@ function scopeJudge(prompt: string, invert: boolean): 'yes' | 'no' {
   return needed !== invert ? 'yes' : 'no';
 }
 
+/** A plan for the limit task that passes the plan checks; for other tasks one that names a file the repository lacks. */
+function planReply(prompt: string): unknown {
+  const path = prompt.includes(SHOP_TASKS.limit) ? 'shop/validate.py' : 'shop/nowhere.py';
+  const change = { symbol: 'clean_name', action: 'modify', description: 'Refuse long names', depends_on: [], depended_by: [] };
+  return { task_summary: 'Limit names', affected_files: [{ path, role: 'modify', changes: [change] }], execution_order: [path], rationale: 'One check.' };
+}
+
 let base: string;
 let shop: string;
 beforeAll(() => {
@@ -51,25 +58,33 @@ describe('checking a model on the repository’s own history', () => {
     try {
       writeFileSync(join(temp.dataDir, 'config.toml'), `[models]\nreasoning = "judge:perfect"\nbase_url = "${server.url}"\n[models.overrides]\nprecision = "qwen3:0.6b"\n`);
       let invert = false;
-      server.script.respond = (prompt) => (prompt.startsWith('Task:') && /\npath: /.test(prompt) ? { json: { answer: scopeJudge(prompt, invert) } } : prompt.startsWith('Task:') ? { text: 'maybe' } : undefined);
+      server.script.respond = (prompt) => {
+        if (prompt.startsWith('## Task')) return { json: planReply(prompt) };
+        if (prompt.startsWith('Task:')) return /\npath: /.test(prompt) ? { json: { answer: scopeJudge(prompt, invert) } } : { text: 'maybe' };
+        return undefined;
+      };
       const run = async (input: { stage?: 'scope' | 'precision'; n: number }) => {
         const { runId } = await temp.core.handlers['models/check']({ repoPath: shop, ...input });
         return ((await temp.core.runs.wait(runId)) as { results: ModelCheckResult[] }).results;
       };
-      const [scope, precision] = await run({ n: 6 });
+      const [scope, precision, plan] = await run({ n: 6 });
       expect(scope).toMatchObject({ stage: 'scope', model: 'judge:perfect', n: 6, positives: 3, accuracy: 1, balancedAccuracy: 1, auc: 1, unusableRate: 0 });
       expect(scope!.p50LatencyMs).toBeGreaterThanOrEqual(0);
       expect(scope!.tokensPerSecond).toBeGreaterThan(0);
       // Every precision answer is "maybe": all default-denied, so right only on the no labels.
       expect(precision).toMatchObject({ stage: 'precision', model: 'qwen3:0.6b', n: 6, positives: 3, accuracy: 0.5, balancedAccuracy: 0.5, unusableRate: 1 });
 
+      // The 3 qualifying commits planned once each: only the limit task's plan names files that exist.
+      expect(plan).toMatchObject({ stage: 'plan', model: 'judge:perfect', n: 3, validPlanRate: 1 / 3, accuracy: null, auc: null });
+      expect(plan!.unusableRate).toBeCloseTo(2 / 3, 10);
+
       invert = true;
       const [inverted] = await run({ stage: 'scope', n: 6 });
       expect(inverted).toMatchObject({ n: 6, accuracy: 0, balancedAccuracy: 0, auc: 0, unusableRate: 0 });
-      // The latest result per (stage, model, repository): the inverted scope run replaced the first.
+      // The latest result per (stage, model, repository), newest first: the inverted scope run replaced the first.
       const stored = (await temp.core.handlers['models/checks']({ repoPath: shop })).results;
-      expect(stored.map((r) => [r.stage, r.model, r.accuracy])).toEqual([['scope', 'judge:perfect', 0], ['precision', 'qwen3:0.6b', 0.5]]);
-      expect(JSON.parse(readFileSync(join(temp.dataDir, 'model-checks.json'), 'utf8')).results).toHaveLength(2);
+      expect(stored.map((r) => [r.stage, r.model, r.accuracy])).toEqual([['scope', 'judge:perfect', 0], ['plan', 'judge:perfect', null], ['precision', 'qwen3:0.6b', 0.5]]);
+      expect(JSON.parse(readFileSync(join(temp.dataDir, 'model-checks.json'), 'utf8')).results).toHaveLength(3);
     } finally {
       await temp.cleanup();
       await server.close();

@@ -16,12 +16,13 @@ import { runBinaryJudgment, type Judgment } from '../retrieval/judge';
 import { splitChatJudgment } from '../retrieval/judgePrompts';
 import { throwIfAborted } from '../runtime/runs';
 import { bootstrapDataset } from './bootstrap';
-import type { ChatExample, DatasetStage } from './dataset';
+import type { ChatExample, DatasetManifest, DatasetStage } from './dataset';
+import { checkPlans } from './planCheck';
 
 /** The judging stages a history can label, and the dataset files (pipeline call names) of each. */
 export const CHECK_STAGES = { scope: ['scope'], precision: ['precision_pass1', 'precision_pass2'] } as const satisfies Record<string, readonly DatasetStage[]>;
-/** One checkable stage. */
-export type CheckStage = keyof typeof CHECK_STAGES;
+/** One checkable stage: a judging stage, or plan (the share of valid plans). */
+export type CheckStage = keyof typeof CHECK_STAGES | 'plan';
 
 /** What to check. */
 export interface ModelCheckOptions {
@@ -115,7 +116,7 @@ export function checkFigures(items: readonly Item[], judged: readonly Judgment[]
 
 /** Label the history (reusing commits labelled before), then ask each stage's model; the results are stored. */
 export async function checkModels(options: ModelCheckOptions): Promise<ModelCheckResult[]> {
-  const stages = options.stages ?? (Object.keys(CHECK_STAGES) as CheckStage[]);
+  const stages = options.stages ?? (['scope', 'precision', 'plan'] as CheckStage[]);
   options.onProgress?.({ phase: 'labelling', done: 0, total: 1, message: 'labelling the history' });
   const summary = await bootstrapDataset({
     repoPath: options.repoPath,
@@ -127,6 +128,10 @@ export async function checkModels(options: ModelCheckOptions): Promise<ModelChec
   });
   const results: ModelCheckResult[] = [];
   for (const stage of stages) {
+    if (stage === 'plan') {
+      results.push(await planResult(options, summary.dir));
+      continue;
+    }
     const items = pickBalanced(readItems(summary.dir, CHECK_STAGES[stage]), options.n);
     const assigned = options.llm.resolve({ stage });
     const model = options.model ? { ...assigned, model: options.model } : assigned;
@@ -148,6 +153,28 @@ export async function checkModels(options: ModelCheckOptions): Promise<ModelChec
   }
   saveChecks(options.dataDir, results);
   return results;
+}
+
+/** The plan stage's result: N tasks of the labelled commits (spread over them), planned once each. */
+async function planResult(options: ModelCheckOptions, dir: string): Promise<ModelCheckResult> {
+  const assigned = options.llm.resolve({ stage: 'plan' });
+  const model = options.model ? { ...assigned, model: options.model } : assigned;
+  const commits = (JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as DatasetManifest).commits;
+  const k = Math.min(options.n, commits.length);
+  const picked = Array.from({ length: k }, (_, i) => commits[Math.floor((i * commits.length) / k)]!);
+  const base = { stage: 'plan', model: model.model, repoPath: options.repoPath, checkedAt: new Date().toISOString(), positives: 0, accuracy: null, balancedAccuracy: null, auc: null };
+  const done = await checkPlans({ llm: options.llm, model, repoRoot: options.repoPath, commits: picked, ...(options.runId ? { runId: options.runId } : {}), ...(options.signal ? { signal: options.signal } : {}), onItem: (i, total) => options.onProgress?.({ phase: 'plan', done: i, total, message: model.model }) });
+  const sorted = [...done.latencies].sort((a, b) => a - b);
+  const seconds = done.latencies.reduce((a, b) => a + b, 0) / 1000;
+  return {
+    ...base,
+    n: done.n,
+    validPlanRate: done.n ? done.valid / done.n : null,
+    unusableRate: done.n ? (done.n - done.valid) / done.n : 0,
+    p50LatencyMs: sorted.length ? (sorted[Math.floor((sorted.length - 1) / 2)] as number) : 0,
+    tokensPerSecond: seconds > 0 ? Math.round((done.tokens / seconds) * 10) / 10 : 0,
+    ...(done.n ? {} : { note: 'The history has no qualifying commits to plan.' }),
+  };
 }
 
 const checksFile = (dataDir: string) => join(dataDir, 'model-checks.json');

@@ -176,11 +176,12 @@ export interface ModelCheckResult {
   model: string;
   repoPath: string;
   checkedAt: string;
-  /** Judgments asked (yes + no labels). */
+  /** Judgments asked (yes + no labels); for the plan stage, tasks planned. */
   n: number;
   positives: number;
-  accuracy: number;
-  balancedAccuracy: number;
+  /** Null for the plan stage (its figure is validPlanRate). */
+  accuracy: number | null;
+  balancedAccuracy: number | null;
   /** AUC of P(yes) against the labels; null when the model gave no P(yes). */
   auc: number | null;
   /** Share of answers that were neither yes nor no (taken as no). */
@@ -279,7 +280,7 @@ export const modelsRequests = {
     z
       .object({
         repoPath: z.string().min(1).max(4096),
-        stage: z.enum(['scope', 'precision']).optional(),
+        stage: z.enum(['scope', 'precision', 'plan']).optional(),
         model: modelName.optional(),
         n: z.number().int().min(2).max(1000).default(40),
       })

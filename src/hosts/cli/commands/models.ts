@@ -67,10 +67,10 @@ export const registerModels: CommandModule = (program, ctx) => {
     );
   models
     .command('check')
-    .description('check the assigned models on a repository: labelled judgments from its own history; accuracy, balanced accuracy, AUC, unusable answers, latency')
+    .description('check the assigned models on a repository: labelled judgments from its own history (accuracy, balanced accuracy, AUC, unusable answers, latency) and the share of valid plans')
     .option('--repo <path>', 'the git repository', '.')
-    .option('--stage <stage>', 'scope or precision (default both)', (v: string) => {
-      if (v !== 'scope' && v !== 'precision') throw new InvalidArgumentError(`"${v}" cannot be checked; use scope or precision.`);
+    .option('--stage <stage>', 'scope, precision or plan (default all three)', (v: string) => {
+      if (v !== 'scope' && v !== 'precision' && v !== 'plan') throw new InvalidArgumentError(`"${v}" cannot be checked; use scope, precision or plan.`);
       return v;
     })
     .option('--model <name>', 'ask this model instead of the assigned one')
@@ -80,7 +80,7 @@ export const registerModels: CommandModule = (program, ctx) => {
       return n;
     }, 40)
     .option('--json', 'print JSON')
-    .action((opts: { repo: string; stage?: 'scope' | 'precision'; model?: string; n: number; json?: boolean }) => modelsCheck(ctx, { ...opts, repo: resolve(opts.repo) }));
+    .action((opts: { repo: string; stage?: 'scope' | 'precision' | 'plan'; model?: string; n: number; json?: boolean }) => modelsCheck(ctx, { ...opts, repo: resolve(opts.repo) }));
   models
     .command('ps')
     .description('models loaded in memory')

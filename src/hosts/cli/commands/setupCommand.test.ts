@@ -59,11 +59,12 @@ describe('cra setup and cra models check', () => {
     const out = await runCra(data, ['models', 'check', '--repo', shop, '--n', '4']);
     expect(out.status).toBe(0);
     // A judge that says yes to everything: right on the 2 yes labels of 4, balanced accuracy 50%.
-    expect(out.stdout).toMatch(/^STAGE +MODEL +N +ACCURACY +BALANCED +AUC +UNUSABLE +P50 +TOKENS\/S\nscope +qwen3:0\.6b +4 +50% +50% +0\.500 +0% +\d+ ms +[\d.]+\nprecision +qwen3:0\.6b +4 +50% +50% +0\.500 +0%/);
+    // The plan stage gets the same {"answer": "yes"} object: not a plan, so no valid plan of the 3 tasks.
+    expect(out.stdout).toMatch(/^STAGE +MODEL +N +ACCURACY +BALANCED +AUC +VALID PLANS +UNUSABLE +P50 +TOKENS\/S\nscope +qwen3:0\.6b +4 +50% +50% +0\.500 +— +0% +\d+ ms +[\d.]+\nprecision +qwen3:0\.6b +4 +50% +50% +0\.500 +— +0% +\d+ ms +[\d.]+\nplan +qwen3:0\.6b +3 +— +— +— +0% +100% /);
     const json = await runCra(data, ['models', 'check', '--repo', shop, '--stage', 'scope', '--n', '4', '--json']);
     expect(JSON.parse(json.stdout)).toEqual([expect.objectContaining({ stage: 'scope', model: 'qwen3:0.6b', n: 4, positives: 2, accuracy: 0.5 })]);
-    const bad = await runCra(data, ['models', 'check', '--stage', 'plan']);
+    const bad = await runCra(data, ['models', 'check', '--stage', 'chat']);
     expect(bad.status).toBe(1);
-    expect(bad.stderr).toContain('"plan" cannot be checked; use scope or precision.');
+    expect(bad.stderr).toContain('"chat" cannot be checked; use scope, precision or plan.');
   }, 180_000);
 });

@@ -91,8 +91,8 @@ const pct = (x: number | null) => (x === null ? '—' : `${Math.round(x * 1000) 
 
 /** The figures of a check, one row per stage. */
 export function formatChecks(results: readonly ModelCheckResult[]): string {
-  const rows = [['STAGE', 'MODEL', 'N', 'ACCURACY', 'BALANCED', 'AUC', 'UNUSABLE', 'P50', 'TOKENS/S']];
-  for (const r of results) rows.push([r.stage, r.model, String(r.n), pct(r.accuracy), pct(r.balancedAccuracy), r.auc === null ? '—' : r.auc.toFixed(3), pct(r.unusableRate), `${r.p50LatencyMs} ms`, String(r.tokensPerSecond)]);
+  const rows = [['STAGE', 'MODEL', 'N', 'ACCURACY', 'BALANCED', 'AUC', 'VALID PLANS', 'UNUSABLE', 'P50', 'TOKENS/S']];
+  for (const r of results) rows.push([r.stage, r.model, String(r.n), pct(r.accuracy), pct(r.balancedAccuracy), r.auc === null ? '—' : r.auc.toFixed(3), pct(r.validPlanRate ?? null), pct(r.unusableRate), `${r.p50LatencyMs} ms`, String(r.tokensPerSecond)]);
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
   const table = rows.map((r) => r.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ').trimEnd()).join('\n');
   const notes = results.filter((r) => r.note).map((r) => `${r.stage}: ${r.note}`);
@@ -100,7 +100,7 @@ export function formatChecks(results: readonly ModelCheckResult[]): string {
 }
 
 /** `cra models check`: the assigned models on the repository's own history. */
-export async function modelsCheck(ctx: CliContext, opts: { repo: string; stage?: 'scope' | 'precision'; model?: string; n: number; json?: boolean }): Promise<void> {
+export async function modelsCheck(ctx: CliContext, opts: { repo: string; stage?: 'scope' | 'precision' | 'plan'; model?: string; n: number; json?: boolean }): Promise<void> {
   const core = ctx.core();
   try {
     const { runId } = await core.handlers['models/check']({ repoPath: opts.repo, n: opts.n, ...(opts.stage ? { stage: opts.stage } : {}), ...(opts.model ? { model: opts.model } : {}) });

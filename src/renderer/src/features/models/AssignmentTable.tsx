@@ -92,7 +92,8 @@ function withDraft(choices: ModelChoice[], model: string | undefined): ModelChoi
 /** "92% right · balanced 88% · AUC 0.93" — the stage's model on the current repository's history. */
 function checkText(c: ModelCheckResult): string {
   if (c.note) return c.note;
-  const pct = (x: number) => `${Math.round(x * 100)}%`;
+  const pct = (x: number | null) => (x === null ? '—' : `${Math.round(x * 100)}%`);
+  if (c.stage === 'plan') return `${pct(c.validPlanRate ?? null)} valid plans of ${c.n} tasks · ${c.p50LatencyMs} ms`;
   return `${pct(c.accuracy)} right · balanced ${pct(c.balancedAccuracy)}${c.auc === null ? '' : ` · AUC ${c.auc.toFixed(2)}`}${c.unusableRate ? ` · ${pct(c.unusableRate)} unusable` : ''} · ${c.p50LatencyMs} ms`;
 }
 

@@ -32,7 +32,7 @@ export function CheckButton() {
           </button>
         </>
       ) : (
-        <button type="button" title={`Ask the scope and precision models 40 questions each, labelled from ${repo.name}'s history`} onClick={() => void check(repo.path)}>
+        <button type="button" title={`Ask the scope and precision models 40 labelled questions each from ${repo.name}'s history, and the plan model to plan its recent tasks`} onClick={() => void check(repo.path)}>
           Check on this repository
         </button>
       )}
