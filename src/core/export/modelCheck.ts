@@ -174,6 +174,7 @@ async function planResult(options: ModelCheckOptions, dir: string): Promise<Mode
     p50LatencyMs: sorted.length ? (sorted[Math.floor((sorted.length - 1) / 2)] as number) : 0,
     tokensPerSecond: seconds > 0 ? Math.round((done.tokens / seconds) * 10) / 10 : 0,
     ...(done.n ? {} : { note: 'The history has no qualifying commits to plan.' }),
+    ...(done.failed ? { note: `${done.failed} of ${done.n} plan calls failed (counted as invalid plans): ${done.firstError}` } : {}),
   };
 }
 

@@ -20,11 +20,14 @@ export interface PlanCheck {
   valid: number;
   latencies: number[];
   tokens: number;
+  /** Calls that failed, and the first failure's message (counted as invalid plans). */
+  failed: number;
+  firstError?: string;
 }
 
 /** Plan each task once with `model`; a call that fails counts as an invalid plan (cancellation stops the check). */
 export async function checkPlans(options: { llm: LlmClient; model: ResolvedModel; repoRoot: string; commits: readonly Pick<DatasetCommit, 'task' | 'gold'>[]; runId?: string; signal?: AbortSignal; onItem?(done: number, total: number): void }): Promise<PlanCheck> {
-  const out: PlanCheck = { n: options.commits.length, valid: 0, latencies: [], tokens: 0 };
+  const out: PlanCheck = { n: options.commits.length, valid: 0, latencies: [], tokens: 0, failed: 0 };
   for (const [i, c] of options.commits.entries()) {
     throwIfAborted(options.signal);
     options.onItem?.(i, options.commits.length);
@@ -44,6 +47,8 @@ export async function checkPlans(options: { llm: LlmClient; model: ResolvedModel
       if (readPlanReply(reply.text, { hasFile: (path) => c.gold.includes(path) || existsSync(join(options.repoRoot, path)) }).ok) out.valid += 1;
     } catch (error) {
       if (options.signal?.aborted) throw error;
+      out.failed += 1;
+      out.firstError ??= error instanceof Error ? error.message : String(error);
     }
     out.latencies.push(Math.round(performance.now() - started));
   }
