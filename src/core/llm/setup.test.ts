@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SetupModel } from '../../shared/contract';
@@ -87,6 +87,11 @@ describe('one-step model setup', () => {
     // The assigned chat model answers: streamed by the built-in runtime from the downloaded file.
     const test = await core.handlers['models/test']({ model: 'qwen3-4b-q4_k_m', prompt: 'Once upon a time' });
     expect(test.completionTokens).toBeGreaterThan(0);
+
+    // Deleting a downloaded built-in model removes its file, and its stages lack a model again.
+    await core.handlers['models/delete']({ name: 'qwen3-4b-q4_k_m' });
+    expect(existsSync(file)).toBe(false);
+    expect((await core.handlers['models/setupPlan']({})).missingStages.sort()).toEqual(['chat', 'plan']);
   }, 120_000);
 
   it('with Ollama running: proposes the recommended tags, pulls the missing ones there and assigns them', async () => {
