@@ -5,6 +5,7 @@ import { createAppHandlers } from './domains/app';
 import { createConfigHandlers } from './domains/config';
 import { createLogsHandlers } from './domains/logs';
 import { createModelsHandlers } from './domains/models';
+import { createSetupHandlers } from './domains/modelSetup';
 import { createModelServices } from './llm/services';
 import { RawRunJournal } from './logs/runLog';
 import { createRepoHandlers } from './domains/repos';
@@ -79,6 +80,7 @@ export function createCore(ports: HostPorts, options: CoreOptions = {}): Core {
   const handlers: Handlers = {
     ...createAppHandlers(context),
     ...createModelsHandlers(context, llm),
+    ...createSetupHandlers(context, llm),
     ...createLogsHandlers(context, llm),
     ...createConfigHandlers(llm),
     ...createRepoHandlers(repos),

@@ -262,6 +262,17 @@ step('repos/remove', async () => {
   await call('repos/remove', { repoId: found!.id });
   expect(await call('repos/find', { path: spare.root })).toBeNull();
 });
+step('models/setupPlan', async () => expect(await call('models/setupPlan')).toMatchObject({ provider: 'ollama', models: expect.any(Array) }));
+step('models/check', async () => {
+  const value = (await finished(await call('models/check', { repoPath: repo.root }))) as { results: unknown[] };
+  expect(value.results).toHaveLength(3);
+});
+step('models/checks', async () => expect(((await call('models/checks')) as { results: unknown[] }).results.length).toBe(3));
+// Last: the setup rewrites the assignments every earlier step relied on.
+step('models/setup', async () => {
+  for (const name of ['qwen3:1.7b', 'qwen3:4b', 'qwen2.5-coder:3b', 'nomic-embed-text']) server.offer(name, [20_000]);
+  expect(await finished(await call('models/setup'))).toMatchObject({ provider: 'ollama' });
+});
 
 describe('every request key succeeds with its example input on a prepared engine', () => {
   it('covers every key of the contract', () => {

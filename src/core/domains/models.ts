@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import type { Handlers, InstalledModel, ModelAssignments, RequestInput, StageAssignment } from '../../shared/contract';
 import { AppError } from '../../shared/contract';
+import { capabilityOfName } from '../../shared/contract/models';
 import { editConfigFile, initConfigFile, type ConfigEdit } from '../config/configFile';
 import { defaultRoleOf, ROLES, STAGES } from '../config/schema';
 import type { EngineContext } from '../engine';
@@ -31,11 +32,12 @@ export function createModelsHandlers(ctx: EngineContext, llm: ModelServices): Mo
   return {
     'models/status': () => llm.lifecycle.check(),
     'models/startServer': () => llm.lifecycle.check({ mayStart: true }),
-    'models/list': async () => ({ models: await listInstalled(await llm.requireOllama()) }),
+    'models/list': async () => ({ models: llm.target().provider === 'builtin' ? builtinInstalled(llm) : await listInstalled(await llm.requireOllama()) }),
     'models/show': async ({ name }) => showModel(await llm.requireOllama(), name),
     'models/ps': async () => ({ models: await loadedModels(await llm.requireOllama()) }),
     'models/delete': async ({ name }) => {
-      await deleteModel(await llm.requireOllama(), name);
+      if (llm.target().provider === 'builtin') llm.modelStore.remove(name);
+      else await deleteModel(await llm.requireOllama(), name);
       return { deleted: true as const };
     },
     'models/pull': async ({ name }) => {
@@ -86,6 +88,11 @@ export function createModelsHandlers(ctx: EngineContext, llm: ModelServices): Mo
   };
 }
 
+/** The built-in runtime's models as the installed list shows them. */
+function builtinInstalled(llm: ModelServices): InstalledModel[] {
+  return llm.modelStore.list().map((m) => ({ name: m.name, sizeBytes: m.sizeBytes, loaded: false, capability: capabilityOfName(m.name), modifiedAt: m.addedAt }));
+}
+
 /** The distinct models the stages use now, with their sizes where known (none when the config does not load). */
 function assignedModels(llm: ModelServices, installed: readonly InstalledModel[]): Array<{ name: string; sizeBytes?: number }> {
   let rows: StageAssignment[];
@@ -113,7 +120,8 @@ function stallMs(): number {
   return Number.isFinite(s) && s > 0 ? s * 1000 : 30_000;
 }
 
-function assignments(llm: ModelServices): ModelAssignments {
+/** The assignment table from the user config (every stage, with where its model comes from). */
+export function assignments(llm: ModelServices): ModelAssignments {
   const configPath = llm.userConfigFile;
   const configExists = existsSync(configPath);
   const values = configExists ? llm.loadUserConfig().values : undefined;

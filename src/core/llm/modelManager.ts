@@ -1,5 +1,6 @@
 import type { InstalledModel, LoadedModel, ModelDetails } from '../../shared/contract';
 import { AppError } from '../../shared/contract';
+import { capabilityOfName } from '../../shared/contract/models';
 import { classifyError } from './errors';
 import { ollamaClient } from './ollamaProvider';
 
@@ -39,8 +40,11 @@ export async function listInstalled(baseUrl: string): Promise<InstalledModel[]> 
   const shows = await Promise.all(tags.models.map((m) => call(baseUrl, (c) => c.show({ model: m.name }), m.name).catch(() => undefined)));
   return tags.models.map((m, i) => {
     const contextLength = contextLengthOf(shows[i]?.model_info);
+    const caps = shows[i]?.capabilities;
+    const capability = caps?.includes('embedding') && !caps.includes('completion') ? 'embed' : caps?.includes('completion') ? 'generate' : capabilityOfName(m.name);
     return {
       name: m.name,
+      capability,
       sizeBytes: m.size,
       loaded: loaded.has(m.name),
       ...detailFields(m.details),

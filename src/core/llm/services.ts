@@ -66,7 +66,9 @@ export function createModelServices(ctx: EngineContext, env: NodeJS.ProcessEnv =
     return userRouter.router;
   };
   const modelStore = new ModelStore(ctx.ports.dataDir);
-  const llama = new LlamaRuntime();
+  // CRA_LLAMA_THREADS: CPU threads of the built-in runtime (default all cores; 1 on a busy shared machine).
+  const threads = Number(env.CRA_LLAMA_THREADS);
+  const llama = new LlamaRuntime(Number.isInteger(threads) && threads > 0 ? { threads } : {});
   const client = new LlmClient({ router: currentRouter, log: callLog, providers: { builtin: createBuiltinProvider(llama, (name) => modelStore.resolvePath(name)) } });
 
   const requireOllama = async () => {

@@ -52,6 +52,8 @@ export interface JudgeSetup {
   topLogprobs?: number;
   /** Token limit; default 16 with structured output, else 4 (a yes or a no is one token). */
   maxTokens?: number;
+  /** The model to ask instead of the stage's assigned one (`cra models check --model`). */
+  model?: ResolvedModel;
   /** Calls at once in {@link judgeAll}; default 1. */
   concurrency?: number;
   /** Answers instead of {@link runBinaryJudgment} (an evaluation's reference judge); default: the model. */
@@ -92,7 +94,7 @@ const FATAL_CODES = new Set(['CANCELLED', 'OLLAMA_UNREACHABLE', 'MODEL_NOT_FOUND
  * and a missing config stop the run instead (see FATAL_CODES).
  */
 export async function runBinaryJudgment(setup: JudgeSetup, document: string): Promise<Judgment> {
-  const model = setup.llm.resolve({ stage: setup.stage });
+  const model = setup.model ?? setup.llm.resolve({ stage: setup.stage });
   const family = setup.family ?? judgeFamilyOf(model.model);
   const structured = setup.structured ?? family === 'chat';
   const { system, prompt } = judgePrompt(family, { instruct: setup.instruct, query: setup.task, document });

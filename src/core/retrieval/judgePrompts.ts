@@ -42,3 +42,17 @@ export function judgePrompt(family: JudgeFamily, values: { instruct: string; que
     ? { system: RERANKER_SYSTEM, prompt: fillTemplate(RERANKER_USER, values) }
     : { system: fillTemplate(CHAT_SYSTEM, values), prompt: fillTemplate(CHAT_USER, values) };
 }
+
+/**
+ * The parts of a chat-form judgment ({@link judgePrompt}'s 'chat' output, as a bootstrap dataset
+ * stores it): null when the system prompt or the user turn is not of that form.
+ */
+export function splitChatJudgment(system: string, prompt: string): { instruct: string; query: string; document: string } | null {
+  const [sysHead, sysTail] = CHAT_SYSTEM.split('{instruct}') as [string, string];
+  const [userHead, userMid, userTail] = CHAT_USER.split(/\{query\}|\{document\}/) as [string, string, string];
+  if (!system.startsWith(sysHead) || !system.endsWith(sysTail) || !prompt.startsWith(userHead) || !prompt.endsWith(userTail)) return null;
+  const body = prompt.slice(userHead.length, prompt.length - userTail.length);
+  const cut = body.indexOf(userMid);
+  if (cut < 0) return null;
+  return { instruct: system.slice(sysHead.length, system.length - sysTail.length), query: body.slice(0, cut), document: body.slice(cut + userMid.length) };
+}

@@ -37,6 +37,8 @@ export interface InstalledModel {
   contextLength?: number;
   loaded: boolean;
   modifiedAt?: string;
+  /** Generation or embedding (from the server's capabilities, else the name). */
+  capability?: ModelCapability;
 }
 
 /** A model loaded in memory. */
@@ -123,6 +125,85 @@ export interface ModelTestResult {
   latencyMs: number;
 }
 
+/** Which stages a model can serve: generation (every stage but embedding) or embedding. */
+export type ModelCapability = 'generate' | 'embed';
+
+/** One model of a setup proposal, and the stages it would serve. */
+export interface SetupModel {
+  name: string;
+  stages: string[];
+  capability: ModelCapability;
+  /** Download size (unknown when it could not be read). */
+  sizeBytes?: number;
+  /** Memory it needs loaded (approximate; unknown with the size). */
+  memoryBytes?: number;
+  /** Already on this machine: nothing to download. */
+  installed: boolean;
+  /** Where a built-in model is downloaded from. */
+  url?: string;
+  /** Context window the setup assigns (built-in models: the model's own, at most 8192). */
+  contextWindow?: number;
+}
+
+/** What is on this machine and one model per stage that fits it (models/setupPlan, `cra setup`). */
+export interface ModelSetupPlan {
+  ollama: { state: ModelServerState; address: string; installed: string[] };
+  builtin: { available: boolean; reason?: string; installed: string[] };
+  memory: { totalBytes: number; freeBytes: number };
+  /** Which runtime the setup uses; null when neither can be used (the notes say why). */
+  provider: 'ollama' | 'builtin' | null;
+  models: SetupModel[];
+  /** Bytes to download, and the memory of all proposed models loaded together. */
+  downloadBytes: number;
+  memoryBytes: number;
+  fit: ModelFit;
+  /** Stages with no model assigned now (every stage when nothing is configured). */
+  missingStages: string[];
+  /** One line per thing a person should know (a smaller model chosen to fit, a size not readable, …). */
+  notes: string[];
+}
+
+/** What a setup run did. */
+export interface ModelSetupResult {
+  provider: 'ollama' | 'builtin';
+  downloaded: string[];
+  assigned: Array<{ stage: string; model: string }>;
+}
+
+/** Figures of one model on one judging stage of one repository (models/check). */
+export interface ModelCheckResult {
+  stage: string;
+  model: string;
+  repoPath: string;
+  checkedAt: string;
+  /** Judgments asked (yes + no labels); for the plan stage, tasks planned. */
+  n: number;
+  positives: number;
+  /** Null for the plan stage (its figure is validPlanRate). */
+  accuracy: number | null;
+  balancedAccuracy: number | null;
+  /** AUC of P(yes) against the labels; null when the model gave no P(yes). */
+  auc: number | null;
+  /** Share of answers that were neither yes nor no (taken as no). */
+  unusableRate: number;
+  p50LatencyMs: number;
+  tokensPerSecond: number;
+  /** The plan stage: share of valid plans (null for judging stages). */
+  validPlanRate?: number | null;
+  /** Why a stage could not be checked (no labelled items in the history, …). */
+  note?: string;
+}
+
+/** What a model serves: the embedding stage needs an embedding model, every other stage a generation model. */
+export function stageCapability(stage: string): ModelCapability {
+  return stage === 'embedding' ? 'embed' : 'generate';
+}
+
+/** A model's capability guessed from its name when the server does not say (embedding models name themselves so). */
+export function capabilityOfName(name: string): ModelCapability {
+  return /embed|bge-|e5-|minilm|gte-/i.test(name) ? 'embed' : 'generate';
+}
+
 /** What a model name may contain; the one rule for requests and for names written in config.toml. */
 export const MODEL_NAME_RULE = 'a model name such as qwen3:0.6b (letters, digits and . _ : / @ -, at most 200 characters)';
 
@@ -183,6 +264,33 @@ export const modelsRequests = {
       })
       .strict(),
     { changes: [{ stage: 'scope', model: 'qwen3:0.6b', maxTokens: 16 }] },
+  ),
+  'models/setupPlan': request<ModelSetupPlan>()(
+    'What is on this machine (Ollama, the built-in runtime, free memory) and one model per stage that fits it together.',
+    z.object({}).strict(),
+    {},
+  ),
+  'models/setup': request<{ runId: string }>()(
+    'Download the proposed models (those not on disk) and assign them to every stage; progress as run/progress; cancel with run/cancel.',
+    z.object({}).strict(),
+    {},
+  ),
+  'models/check': request<{ runId: string }>()(
+    'Check the assigned models on a repository: labelled judgments from its own history, run through each judging stage\'s model; figures stored per (stage, model, repository).',
+    z
+      .object({
+        repoPath: z.string().min(1).max(4096),
+        stage: z.enum(['scope', 'precision', 'plan']).optional(),
+        model: modelName.optional(),
+        n: z.number().int().min(2).max(1000).default(40),
+      })
+      .strict(),
+    { repoPath: '.', n: 2 },
+  ),
+  'models/checks': request<{ results: ModelCheckResult[] }>()(
+    'Stored results of model checks, newest first (optionally of one repository).',
+    z.object({ repoPath: z.string().min(1).max(4096).optional() }).strict(),
+    {},
   ),
   'models/test': request<ModelTestResult>()(
     'Run one real completion with a model (logged like every call).',

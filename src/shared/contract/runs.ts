@@ -3,6 +3,7 @@ import type { RetrievalSummary } from './retrieval';
 import type { SolveOutcome } from './solve';
 import type { EnrichSummary } from './enrich';
 import type { LabelCounts } from './data';
+import type { ModelCheckResult, ModelSetupResult } from './models';
 
 /** What one embedding run did (the result of a run of kind `embed`). */
 export interface EmbedSummary {
@@ -49,6 +50,10 @@ export interface RunKinds {
   'train-plan': { subject: { dataDir: string }; result: { planId: string; file: string; stage: string } };
   /** Training files selected by a training plan (`cra curate-data`): the output folder and its counts. */
   'curate-data': { subject: { plan: string }; result: { dir: string; counts: Record<string, { train: number; test: number }> } };
+  /** One-step model setup: downloads what the proposal lacks, then assigns every stage. */
+  setup: { subject: { provider: string }; result: ModelSetupResult };
+  /** A check of the assigned models on a repository's own history (`cra models check`). */
+  'model-check': { subject: { repoPath: string }; result: { results: ModelCheckResult[] } };
 }
 
 /** A kind of run. */

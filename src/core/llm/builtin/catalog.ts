@@ -18,7 +18,8 @@ export interface CatalogModel {
   gated: boolean;
 }
 
-const hf = (repo: string, file: string) => `https://huggingface.co/${repo}/resolve/main/${file}`;
+const HUGGING_FACE = 'https://huggingface.co';
+const hf = (repo: string, file: string) => `${HUGGING_FACE}/${repo}/resolve/main/${file}`;
 
 /** The curated list. */
 export const BUILTIN_CATALOG: readonly CatalogModel[] = [
@@ -28,6 +29,15 @@ export const BUILTIN_CATALOG: readonly CatalogModel[] = [
   { name: 'qwen2.5-coder-3b-q4_k_m', url: hf('Qwen/Qwen2.5-Coder-3B-Instruct-GGUF', 'qwen2.5-coder-3b-instruct-q4_k_m.gguf'), stages: ['execute'], gated: false },
   { name: 'nomic-embed-text-v1.5-q4_k_m', url: hf('nomic-ai/nomic-embed-text-v1.5-GGUF', 'nomic-embed-text-v1.5.Q4_K_M.gguf'), stages: ['embedding'], gated: false },
 ];
+
+/**
+ * A catalog address as this machine reaches it: under $HF_ENDPOINT when set (a Hugging Face
+ * mirror, the variable Hugging Face's own tools read; the tests point it at a loopback server).
+ */
+export function catalogUrl(url: string, env: NodeJS.ProcessEnv = process.env): string {
+  const mirror = env.HF_ENDPOINT?.trim().replace(/\/+$/, '');
+  return mirror && url.startsWith(`${HUGGING_FACE}/`) ? `${mirror}${url.slice(HUGGING_FACE.length)}` : url;
+}
 
 /** The curated models proposed for a stage. */
 export function catalogFor(stage: Stage): CatalogModel[] {

@@ -7,6 +7,7 @@
 import type { ChatHistoryItem, ChatWrapper, Llama, LlamaContext, LlamaContextSequence, LlamaEmbeddingContext, LlamaGrammar, LlamaModel } from 'node-llama-cpp';
 import type * as NodeLlamaCppModule from 'node-llama-cpp';
 import type { HostSettings, ModelRef } from './hostProtocol';
+import { withoutLargeBounds } from './grammarSchema';
 
 /** One loaded model and what runs on it. */
 export interface LoadedModel {
@@ -68,12 +69,20 @@ export class LlamaModels {
     }
   }
 
-  /** A grammar that makes every reply valid JSON of `schema` (or any JSON), cached per schema. */
+  /** A grammar that makes every reply valid JSON of `schema` (or any JSON; large bounds left to validation when llama.cpp refuses them), cached per schema. */
   grammar(schema: Record<string, unknown> | undefined): Promise<LlamaGrammar> {
     const key = schema ? JSON.stringify(schema) : 'json';
     let grammar = this.grammars.get(key);
     if (!grammar) {
-      grammar = this.runtime().then((llama) => (schema ? llama.createGrammarForJsonSchema(schema as never) : llama.getGrammarFor('json')));
+      grammar = this.runtime().then(async (llama) => {
+        if (!schema) return llama.getGrammarFor('json');
+        try {
+          return await llama.createGrammarForJsonSchema(schema as never);
+        } catch {
+          // Refused as too large (nested repetitions): the same shape without the large upper bounds (grammarSchema.ts).
+          return llama.createGrammarForJsonSchema(withoutLargeBounds(schema) as never);
+        }
+      });
       grammar.catch(() => this.grammars.delete(key));
       this.grammars.set(key, grammar);
     }

@@ -3,7 +3,7 @@
  * GGUF file is — downloaded into `<dataDir>/models/gguf/`, or a file already on disk (a path, the
  * Hugging Face cache, LM Studio's folder) added where it is, without copying.
  */
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { AppError } from '../../../shared/contract';
@@ -77,6 +77,20 @@ export class ModelStore {
     const model: StoredModel = { name: parsedName.data, path: file, sizeBytes: statSync(file).size, source: 'path', addedAt: new Date().toISOString() };
     this.put(model);
     return model;
+  }
+
+  /**
+   * Forget a model; a file this store downloaded is deleted with it, a file added by path is the
+   * user's and stays where it is.
+   */
+  remove(name: string): void {
+    const models = this.read();
+    const entry = models[name];
+    if (!entry) throw new AppError('MODEL_NOT_FOUND', `Model '${name}' is not among the built-in runtime's models (${this.file}).`);
+    delete models[name];
+    writeFileAtomic(this.file, `${JSON.stringify({ version: 1, models }, null, 2)}\n`);
+    const shared = Object.values(models).some((m) => m.path === entry.path);
+    if (entry.source === 'download' && !shared) rmSync(entry.path, { force: true });
   }
 
   /** Download a model into the data folder (resumable, verified; see download.ts) and record it under `name`. */

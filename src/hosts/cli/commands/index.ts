@@ -1,5 +1,6 @@
 import type { CommandModule } from '../context';
 import { registerInit } from './init';
+import { registerSetup } from './setupCommand';
 import { registerLogs } from './logs';
 import { registerModels } from './models';
 import { registerEval } from './evalCommand';
@@ -22,6 +23,7 @@ import { registerInstallCli } from './installCli';
 /** Every command of the CLI, in the order `cra --help` lists them (one per line, so additions merge). */
 export const commandModules: CommandModule[] = [
   registerInit,
+  registerSetup,
   registerServe,
   registerMcp,
   registerIndex,

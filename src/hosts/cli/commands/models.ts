@@ -1,7 +1,10 @@
+import { resolve } from 'node:path';
+import { InvalidArgumentError } from 'commander';
 import type { Core } from '../../../core/createCore';
 import { formatBytes } from '../../../core/llm/pullProgress';
 import type { ModelPullProgress } from '../../../shared/contract';
 import type { CliContext, CommandModule } from '../context';
+import { modelsCheck } from './setupCommand';
 
 async function withCore<T>(ctx: CliContext, fn: (core: Core) => Promise<T>): Promise<T> {
   const core = ctx.core();
@@ -62,6 +65,22 @@ export const registerModels: CommandModule = (program, ctx) => {
         process.stdout.write(`Deleted ${name}\n`);
       }),
     );
+  models
+    .command('check')
+    .description('check the assigned models on a repository: labelled judgments from its own history (accuracy, balanced accuracy, AUC, unusable answers, latency) and the share of valid plans')
+    .option('--repo <path>', 'the git repository', '.')
+    .option('--stage <stage>', 'scope, precision or plan (default all three)', (v: string) => {
+      if (v !== 'scope' && v !== 'precision' && v !== 'plan') throw new InvalidArgumentError(`"${v}" cannot be checked; use scope, precision or plan.`);
+      return v;
+    })
+    .option('--model <name>', 'ask this model instead of the assigned one')
+    .option('--n <count>', 'judgments per stage', (v: string) => {
+      const n = Number(v);
+      if (!Number.isInteger(n) || n < 2 || n > 1000) throw new InvalidArgumentError(`"${v}" is not a count; use a whole number from 2 to 1000.`);
+      return n;
+    }, 40)
+    .option('--json', 'print JSON')
+    .action((opts: { repo: string; stage?: 'scope' | 'precision' | 'plan'; model?: string; n: number; json?: boolean }) => modelsCheck(ctx, { ...opts, repo: resolve(opts.repo) }));
   models
     .command('ps')
     .description('models loaded in memory')

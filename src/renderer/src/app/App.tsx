@@ -93,6 +93,8 @@ export function connectStores(): () => void {
     runs.connect((finished) => {
       if (finished.kind === 'eval') void useEvalStore.getState().runFinished(finished);
       else if (finished.kind === 'pull') useModelsStore.getState().pullFinished(finished);
+      else if (finished.kind === 'setup') useModelsStore.getState().setupFinished(finished);
+      else if (finished.kind === 'model-check') useModelsStore.getState().checkFinished(finished);
       else if (finished.kind === 'plan') void usePlansStore.getState().runFinished(finished);
       else if (finished.kind === 'solve') void useSolveStore.getState().runFinished(finished);
       else if (finished.kind === 'retrieve') useInspectorStore.getState().runFinished(finished);

@@ -1,6 +1,8 @@
 import { useEffect, useRef } from 'react';
 import { navSelectors, useNavStore } from '../../app/store/navStore';
 import { EmptyState } from '../../components/EmptyState';
+import { SetupModels } from '../models/SetupModels';
+import { useModelsStore } from '../models/store';
 import { reposSelectors, useReposStore } from '../repos/store';
 import { useSearchStore } from '../search/store';
 import { ChatOptions } from './ChatOptions';
@@ -73,6 +75,12 @@ function Conversation(props: { repoId: string }) {
   const end = useRef<HTMLDivElement>(null);
   const openAt = useOpenAt(props.repoId);
   const last = turns.at(-1);
+  // No working chat model: the setup is offered here, and a question waits for it.
+  const noModel = useModelsStore((s) => s.setupPlan?.missingStages.includes('chat') ?? false);
+  const planned = useModelsStore((s) => s.setupPlan);
+  useEffect(() => {
+    if (planned && !noModel) void useChatStore.getState().load(props.repoId);
+  }, [planned, noModel, props.repoId]);
   useEffect(() => {
     end.current?.scrollIntoView?.({ block: 'end' });
   }, [turns.length, last?.answer.length]);
@@ -90,6 +98,7 @@ function Conversation(props: { repoId: string }) {
           {error.message}
         </p>
       ) : null}
+      <SetupModels stages={['chat']} title="Set up models to chat" />
       <ChatOptions repoId={props.repoId} />
       <form
         className="chat-ask"
@@ -107,7 +116,7 @@ function Conversation(props: { repoId: string }) {
           onKeyDown={(e) => {
             if (e.key === 'Enter' && !e.shiftKey) {
               e.preventDefault();
-              void ask(props.repoId);
+              if (!noModel) void ask(props.repoId);
             }
           }}
         />
@@ -116,7 +125,7 @@ function Conversation(props: { repoId: string }) {
             Stop
           </button>
         ) : (
-          <button type="submit" className="primary" disabled={!draft.trim()}>
+          <button type="submit" className="primary" disabled={!draft.trim() || noModel} title={noModel ? 'Set up a model first (above)' : undefined}>
             Ask
           </button>
         )}

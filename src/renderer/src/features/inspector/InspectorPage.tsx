@@ -7,6 +7,7 @@ import { reposSelectors, useReposStore } from '../repos/store';
 import { PackageView } from './PackageView';
 import { RunProgress } from './RunProgress';
 import { useInspectorStore } from './store';
+import { SetupModels } from '../models/SetupModels';
 
 /** The task, the stages and the budget; Run, or Cancel while a run goes. */
 function TaskForm(props: { repoId: string }) {
@@ -126,6 +127,7 @@ export function InspectorPage() {
         <h1>Context inspector</h1>
         <span className="muted">{repo.name} · judgments use the models assigned to scope and precision (Models page)</span>
       </header>
+      <SetupModels stages={['task_analysis', 'scope', 'precision']} />
       <TaskForm repoId={repo.id} />
       {mine?.error ? (
         <p className="error-text" role="alert">

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
-import type { StageAssignment } from '../../../../shared/contract';
-import { changedStages, modelChoices, savedDraft, type ModelChoice, type RowDraft } from './assignmentDrafts';
+import type { ModelCheckResult, StageAssignment } from '../../../../shared/contract';
+import { changedStages, modelChoices, recommendedDrafts, savedDraft, type ModelChoice, type RowDraft } from './assignmentDrafts';
 import { modelsSelectors, useModelsStore } from './store';
 
 const STAGE_LABEL: Record<string, string> = {
@@ -21,9 +21,20 @@ const STAGE_LABEL: Record<string, string> = {
 
 /** One row per stage (model, context window, max tokens) and one Save for every edited row. */
 export function AssignmentTable() {
-  const { assignments, installed, recommended, error, isSaving } = useModelsStore(
-    useShallow((s) => ({ assignments: modelsSelectors.assignments(s), installed: modelsSelectors.installed(s), recommended: modelsSelectors.recommended(s), error: modelsSelectors.errors(s).assign, isSaving: s.isAssigning })),
+  const { assignments, installed, recommended, error, isSaving, plan, checks, provider } = useModelsStore(
+    useShallow((s) => ({
+      assignments: modelsSelectors.assignments(s),
+      installed: modelsSelectors.installed(s),
+      recommended: modelsSelectors.recommended(s),
+      error: modelsSelectors.errors(s).assign,
+      isSaving: s.isAssigning,
+      plan: modelsSelectors.setupPlan(s),
+      checks: modelsSelectors.checks(s),
+      provider: s.status?.provider,
+    })),
   );
+  // Ollama's tags mean nothing to the built-in runtime: its pickers offer its own models only.
+  const offered = provider === 'builtin' ? [] : recommended;
   const assignStages = useModelsStore((s) => s.assignStages);
   const [drafts, setDrafts] = useState<Record<string, RowDraft>>({});
   useEffect(() => setDrafts({}), [assignments]);
@@ -45,15 +56,19 @@ export function AssignmentTable() {
             <th>Model</th>
             <th>Context window</th>
             <th>Max tokens</th>
+            <th>On this repository</th>
           </tr>
         </thead>
         <tbody>
           {assignments.rows.map((row) => (
-            <AssignmentRow key={row.stage} row={row} roleModel={assignments.roles[row.role] ?? null} draft={drafts[row.stage] ?? savedDraft(row)} choices={modelChoices(row.stage, installed, recommended, configured)} onEdit={(patch) => edit(row, patch)} />
+            <AssignmentRow key={row.stage} row={row} roleModel={assignments.roles[row.role] ?? null} draft={drafts[row.stage] ?? savedDraft(row)} choices={withDraft(modelChoices(row.stage, installed, offered, configured), drafts[row.stage]?.model)} check={checks.find((c) => c.stage === row.stage && c.model === row.model)} onEdit={(patch) => edit(row, patch)} />
           ))}
         </tbody>
       </table>
       <div className="row assign-actions">
+        <button type="button" disabled={!plan?.models.length} title={plan?.models.length ? 'Fill every stage with the model proposed for this machine; Save writes it' : 'No proposal for this machine (see Set up models)'} onClick={() => plan && setDrafts(recommendedDrafts(assignments.rows, plan))}>
+          Use recommended
+        </button>
         <button type="button" className="primary" disabled={changes.length === 0 || isSaving} onClick={() => void assignStages(changes)}>
           {isSaving ? 'Saving…' : changes.length ? `Save ${changes.length} ${changes.length === 1 ? 'change' : 'changes'}` : 'Save'}
         </button>
@@ -69,7 +84,20 @@ export function AssignmentTable() {
   );
 }
 
-function AssignmentRow({ row, roleModel, draft, choices, onEdit }: { row: StageAssignment; roleModel: string | null; draft: RowDraft; choices: ModelChoice[]; onEdit(patch: Partial<RowDraft>): void }) {
+/** The choices plus a drafted model they lack (Use recommended names models not downloaded yet). */
+function withDraft(choices: ModelChoice[], model: string | undefined): ModelChoice[] {
+  return model && !choices.some((c) => c.name === model) ? [...choices, { name: model, note: 'recommended, not on this machine yet' }] : choices;
+}
+
+/** "92% right · balanced 88% · AUC 0.93" — the stage's model on the current repository's history. */
+function checkText(c: ModelCheckResult): string {
+  if (c.note) return c.note;
+  const pct = (x: number | null) => (x === null ? '—' : `${Math.round(x * 100)}%`);
+  if (c.stage === 'plan') return `${pct(c.validPlanRate ?? null)} valid plans of ${c.n} tasks · ${c.p50LatencyMs} ms`;
+  return `${pct(c.accuracy)} right · balanced ${pct(c.balancedAccuracy)}${c.auc === null ? '' : ` · AUC ${c.auc.toFixed(2)}`}${c.unusableRate ? ` · ${pct(c.unusableRate)} unusable` : ''} · ${c.p50LatencyMs} ms`;
+}
+
+function AssignmentRow({ row, roleModel, draft, choices, check, onEdit }: { row: StageAssignment; roleModel: string | null; draft: RowDraft; choices: ModelChoice[]; check: ModelCheckResult | undefined; onEdit(patch: Partial<RowDraft>): void }) {
   const label = STAGE_LABEL[row.stage] ?? row.stage;
   const roleDefault = `${row.role} default (${roleModel ?? 'none'})`;
   return (
@@ -90,6 +118,9 @@ function AssignmentRow({ row, roleModel, draft, choices, onEdit }: { row: StageA
       </td>
       <td>
         <input aria-label={`Max tokens for ${row.stage}`} inputMode="numeric" size={6} placeholder={String(row.maxTokens ?? '')} value={draft.maxTokens} disabled={!draft.model} onChange={(e) => onEdit({ maxTokens: e.target.value.replace(/\D/g, '') })} />
+      </td>
+      <td className="small" data-testid={`check-${row.stage}`}>
+        {check ? <span title={`${check.n} judgments from this repository's history, ${new Date(check.checkedAt).toLocaleString()}`}>{checkText(check)}</span> : null}
       </td>
     </tr>
   );

@@ -6,7 +6,7 @@ import { modelsSelectors, useModelsStore } from './store';
 
 /** Installed models with Test and Delete (with confirmation). */
 export function InstalledTable() {
-  const { installed, tests } = useModelsStore(useShallow((s) => ({ installed: modelsSelectors.installed(s), tests: modelsSelectors.tests(s) })));
+  const { installed, tests, assignments } = useModelsStore(useShallow((s) => ({ installed: modelsSelectors.installed(s), tests: modelsSelectors.tests(s), assignments: modelsSelectors.assignments(s) })));
   if (installed.length === 0) return <p className="muted">No models installed yet. Pull one of the recommended models below.</p>;
   return (
     <table className="grid" aria-label="Installed models">
@@ -24,14 +24,14 @@ export function InstalledTable() {
       </thead>
       <tbody>
         {installed.map((m) => (
-          <InstalledRow key={m.name} model={m} test={tests[m.name]} />
+          <InstalledRow key={m.name} model={m} test={tests[m.name]} usedBy={(assignments?.rows ?? []).filter((r) => r.model === m.name || `${r.model}:latest` === m.name).map((r) => r.stage)} />
         ))}
       </tbody>
     </table>
   );
 }
 
-function InstalledRow({ model: m, test }: { model: InstalledModel; test: ReturnType<typeof modelsSelectors.tests>[string] | undefined }) {
+function InstalledRow({ model: m, test, usedBy }: { model: InstalledModel; test: ReturnType<typeof modelsSelectors.tests>[string] | undefined; usedBy: string[] }) {
   const [isConfirming, setConfirming] = useState(false);
   const runTest = useModelsStore((s) => s.test);
   const remove = useModelsStore((s) => s.remove);
@@ -65,6 +65,13 @@ function InstalledRow({ model: m, test }: { model: InstalledModel; test: ReturnT
           )}
         </td>
       </tr>
+      {isConfirming && usedBy.length ? (
+        <tr>
+          <td colSpan={8} className="warning-text" role="alert" data-testid={`delete-warning-${m.name}`}>
+            {m.name} is assigned to {usedBy.join(', ')}: after deleting it {usedBy.length === 1 ? 'that stage has' : 'those stages have'} no working model until you assign another or set up models again.
+          </td>
+        </tr>
+      ) : null}
       {test?.result || test?.error ? (
         <tr>
           <td colSpan={8} data-testid={`test-result-${m.name}`}>

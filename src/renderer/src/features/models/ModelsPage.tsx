@@ -4,6 +4,8 @@ import { LinkedText } from '../../components/LinkedText';
 import { AssignmentTable } from './AssignmentTable';
 import { InstalledTable } from './InstalledTable';
 import { RecommendedList } from './RecommendedList';
+import { CheckButton } from './CheckButton';
+import { SetupModels } from './SetupModels';
 import { serverLabel } from './ServerStatus';
 import { modelsSelectors, useModelsStore } from './store';
 
@@ -37,7 +39,7 @@ export function ModelsPage() {
       <header className="page-header">
         <h1>Models</h1>
         <span className="muted">{serverLabel(status)}</span>
-        {status?.address ? <code className="muted">{status.address}</code> : null}
+        {status?.address && status.provider !== 'builtin' ? <code className="muted">{status.address}</code> : null}
         <span className="spacer" />
         {canStart ? (
           <button type="button" className="primary" onClick={() => void startServer()}>
@@ -48,6 +50,7 @@ export function ModelsPage() {
           Retry
         </button>
       </header>
+      <SetupModels />
       {listError ? (
         <div className="panel" role="alert" data-testid="models-unavailable">
           <strong>{PANEL_TITLE[listError.code] ?? 'No model server'}</strong>
@@ -62,12 +65,18 @@ export function ModelsPage() {
         {isLoaded && !listError ? <InstalledTable /> : !isLoaded ? <p className="muted">Loading…</p> : <p className="muted">Installed models appear here once the server answers.</p>}
         {errors.delete ? <p className="error-text">{errors.delete.message}</p> : null}
       </section>
-      <section className="panel" aria-label="Recommended">
-        <h2 className="section-title">Recommended for the pipeline</h2>
-        <RecommendedList pullBlockedBy={pullBlockedBy} />
-      </section>
+      {status?.provider === 'builtin' ? null : (
+        <section className="panel" aria-label="Recommended">
+          <h2 className="section-title">Recommended for the pipeline</h2>
+          <RecommendedList pullBlockedBy={pullBlockedBy} />
+        </section>
+      )}
       <section className="panel" aria-label="Assignments">
-        <h2 className="section-title">Model per stage</h2>
+        <div className="row">
+          <h2 className="section-title">Model per stage</h2>
+          <span className="spacer" />
+          <CheckButton />
+        </div>
         <AssignmentTable />
       </section>
     </div>

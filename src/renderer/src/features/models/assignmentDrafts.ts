@@ -1,4 +1,5 @@
-import type { InstalledModel, MODEL_STAGES, RecommendedModel, StageAssignment } from '../../../../shared/contract';
+import type { InstalledModel, MODEL_STAGES, ModelSetupPlan, RecommendedModel, StageAssignment } from '../../../../shared/contract';
+import { capabilityOfName, stageCapability } from '../../../../shared/contract/models';
 
 /** What a row of the assignment table holds while being edited (strings, as typed). */
 export interface RowDraft {
@@ -32,20 +33,23 @@ export function savedDraft(row: StageAssignment): RowDraft {
 }
 
 /**
- * The models a stage can be given: installed ones, the recommended ones (so a judge such as
+ * The models a stage can be given — only those that can do it (an embedding model for the
+ * embedding stage, a generation model for every other): installed ones, the recommended ones (so a judge such as
  * qwen3:0.6b can be chosen before it is written anywhere; not installed ones say so), and any name
  * the config already uses. Recommended models made for this stage come first among the others.
  */
 export function modelChoices(stage: string, installed: readonly InstalledModel[], recommended: readonly RecommendedModel[], configured: readonly (string | null)[]): ModelChoice[] {
   const out: ModelChoice[] = [];
   const has = (name: string) => out.some((c) => c.name === name);
-  for (const m of installed) out.push({ name: m.name, note: '' });
-  const forStage = [...recommended].sort((a, b) => Number(b.stages.includes(stage)) - Number(a.stages.includes(stage)));
+  const wanted = stageCapability(stage);
+  for (const m of installed) if ((m.capability ?? capabilityOfName(m.name)) === wanted) out.push({ name: m.name, note: '' });
+  const able = recommended.filter((r) => (r.stages.includes('embedding') ? 'embed' : 'generate') === wanted);
+  const forStage = [...able].sort((a, b) => Number(b.stages.includes(stage)) - Number(a.stages.includes(stage)));
   for (const r of forStage) {
     if (has(r.name) || has(`${r.name}:latest`)) continue;
     out.push({ name: r.name, note: r.stages.includes(stage) ? 'recommended here, not installed' : 'not installed' });
   }
-  for (const name of configured) if (name && !has(name)) out.push({ name, note: 'in the config, not installed' });
+  for (const name of configured) if (name && !has(name) && capabilityOfName(name) === wanted) out.push({ name, note: 'in the config, not installed' });
   return out;
 }
 
@@ -70,4 +74,14 @@ export function changedStages(rows: readonly StageAssignment[], drafts: Readonly
     });
   }
   return changes;
+}
+
+/** Drafts that give every stage the setup proposal's model ("Use recommended"); the rows it does not name keep theirs. */
+export function recommendedDrafts(rows: readonly StageAssignment[], plan: ModelSetupPlan): Record<string, RowDraft> {
+  const drafts: Record<string, RowDraft> = {};
+  for (const row of rows) {
+    const m = plan.models.find((x) => x.stages.includes(row.stage));
+    if (m) drafts[row.stage] = { model: m.name, contextWindow: m.contextWindow ? String(m.contextWindow) : '', maxTokens: '' };
+  }
+  return drafts;
 }

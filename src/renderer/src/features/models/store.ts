@@ -1,10 +1,10 @@
 import { create } from 'zustand';
-import type { InstalledModel, ModelAssignments, ModelServerStatus, ModelTestResult, RecommendedModel, RequestInput, RunFinished } from '../../../../shared/contract';
+import type { InstalledModel, ModelAssignments, ModelCheckResult, ModelSetupPlan, ModelServerStatus, ModelTestResult, RecommendedModel, RequestInput, RunFinished } from '../../../../shared/contract';
 import { client } from '../../lib/client';
 import { toOpError, type OpError } from '../../lib/errors';
 import { pullReducers, type Pulls } from './reducers';
 
-type ModelsOp = 'list' | 'assign' | 'delete' | 'server';
+type ModelsOp = 'list' | 'assign' | 'delete' | 'server' | 'setup' | 'check';
 
 interface ModelsState {
   status: ModelServerStatus | null;
@@ -19,6 +19,13 @@ interface ModelsState {
   pulls: Pulls;
   tests: Record<string, { isRunning: boolean; result: ModelTestResult | null; error: OpError | null }>;
   errors: Partial<Record<ModelsOp, OpError | null>>;
+  /** What is here and the one-step proposal (null: not read yet). */
+  setupPlan: ModelSetupPlan | null;
+  /** The setup run in progress or last started. */
+  setupRunId: string | null;
+  /** The check run in progress or last started, and the stored results of the current repository. */
+  checkRunId: string | null;
+  checks: ModelCheckResult[];
 }
 
 interface ModelsActions {
@@ -33,6 +40,15 @@ interface ModelsActions {
   test(model: string): Promise<void>;
   /** A pull ended (connectStores routes every pull's end here): its row says so, and a finished one is listed. */
   pullFinished(finished: RunFinished<'pull'>): void;
+  /** Read the setup proposal (and which stages lack a working model). */
+  loadSetupPlan(): Promise<void>;
+  /** Download and assign the proposal; `setupFinished` hears the end. */
+  setup(): Promise<void>;
+  setupFinished(finished: RunFinished<'setup'>): void;
+  /** Check the assigned models on a repository; `checkFinished` hears the end. */
+  check(repoPath: string): Promise<void>;
+  checkFinished(finished: RunFinished<'model-check'>): void;
+  loadChecks(repoPath: string): Promise<void>;
   /** Follow the server status and pull byte counts; returns the unsubscribe function. */
   connect(): () => void;
 }
@@ -55,6 +71,57 @@ export const useModelsStore = create<Store>()((set, get) => {
     pulls: {},
     tests: {},
     errors: {},
+    setupPlan: null,
+    setupRunId: null,
+    checkRunId: null,
+    checks: [],
+    loadSetupPlan: async () => {
+      try {
+        set({ setupPlan: await client().call('models/setupPlan', {}) });
+        ok('setup');
+      } catch (error) {
+        fail('setup', error);
+      }
+    },
+    setup: async () => {
+      try {
+        const { runId } = await client().call('models/setup', {});
+        set({ setupRunId: runId });
+        ok('setup');
+      } catch (error) {
+        fail('setup', error);
+      }
+    },
+    setupFinished: (finished) => {
+      if (finished.runId !== get().setupRunId) return;
+      if (finished.status === 'failed' && finished.error) fail('setup', finished.error);
+      void get().refresh();
+      void get().loadSetupPlan();
+    },
+    check: async (repoPath) => {
+      try {
+        const { runId } = await client().call('models/check', { repoPath, n: 40 });
+        set({ checkRunId: runId });
+        ok('check');
+      } catch (error) {
+        fail('check', error);
+      }
+    },
+    checkFinished: (finished) => {
+      if (finished.runId !== get().checkRunId) return;
+      if (finished.status === 'failed' && finished.error) fail('check', finished.error);
+      if (finished.status === 'done' && finished.result) {
+        const fresh = finished.result.results;
+        set((s) => ({ checks: [...fresh, ...s.checks.filter((c) => !fresh.some((f) => f.stage === c.stage && f.model === c.model))] }));
+      }
+    },
+    loadChecks: async (repoPath) => {
+      try {
+        set({ checks: (await client().call('models/checks', { repoPath })).results });
+      } catch (error) {
+        fail('check', error);
+      }
+    },
     refresh: async () => {
       const c = client();
       const [list, recommended, assignments] = await Promise.allSettled([c.call('models/list', {}), c.call('models/recommended', {}), c.call('models/assignments', {})]);
@@ -157,4 +224,6 @@ export const modelsSelectors = {
   isLoaded: (s: ModelsState) => s.isLoaded,
   totalMemoryBytes: (s: ModelsState) => s.totalMemoryBytes,
   freeMemoryBytes: (s: ModelsState) => s.freeMemoryBytes,
+  setupPlan: (s: ModelsState) => s.setupPlan,
+  checks: (s: ModelsState) => s.checks,
 };

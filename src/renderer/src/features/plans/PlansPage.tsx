@@ -10,6 +10,7 @@ import { solveSelectors, useSolveStore } from './solveStore';
 import './plans.css';
 import { plansSelectors, usePlansStore } from './store';
 import { SandboxQuestion } from './SandboxQuestion';
+import { SetupModels } from '../models/SetupModels';
 
 /** Plans & Runs: make a plan for a task, edit it (live validation), save versions. */
 export function PlansPage() {
@@ -46,6 +47,7 @@ export function PlansPage() {
         <h1>Plans & Runs</h1>
         <span className="muted">{repo.name} · plans use the model assigned to the reasoning stage (Models page)</span>
       </header>
+      <SetupModels stages={['task_analysis', 'scope', 'plan']} />
       <NewPlanForm />
       <SandboxQuestion />
       <div className="plans-split">
