@@ -90,7 +90,9 @@ test.describe('Chat (cra serve, loopback model server)', () => {
       await expect(answerCall.getByLabel('Prompt')).toContainText('[Source: inventory/pricing.py:');
       await screenshot(page, 'chat-trace');
 
+      // A citation opens a peek at its lines in Chat; from there the whole file opens.
       await answer.getByRole('button', { name: `[${FIXTURE.functionFile}:4-6]` }).click();
+      await turn.getByRole('region', { name: `Peek ${FIXTURE.functionFile}:4-6` }).getByRole('button', { name: 'Open file' }).click();
       const view = page.getByTestId('file-view');
       await expect(view.locator('.file-path')).toHaveText(FIXTURE.functionFile);
       const editor = view.locator('.monaco-editor');

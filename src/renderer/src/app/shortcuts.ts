@@ -22,6 +22,7 @@ export const SHORTCUTS: Array<{ keys: string; what: string }> = [
   { keys: 'Ctrl+K / ⌘K', what: 'Command palette: pages, repositories, conversations, recent runs, actions' },
   { keys: '?', what: 'This list of shortcuts' },
   { keys: 'Esc', what: 'Close the palette or this list' },
+  { keys: 'Esc', what: 'Chat: stop the answer being written' },
   { keys: '↑ / ↓, Enter', what: 'Move through search results and palette entries; open one' },
 ];
 
@@ -72,6 +73,11 @@ export function isTextField(target: EventTarget | null): boolean {
   if (tag !== 'INPUT') return false;
   const type = (target as HTMLInputElement).type;
   return !['checkbox', 'radio', 'button', 'submit', 'range', 'color', 'file'].includes(type);
+}
+
+/** True when the element is inside a dialog (the palette, the shortcut sheet, a question): its keys are its own. */
+export function isInDialog(target: EventTarget | null): boolean {
+  return target instanceof Element && target.closest('[role="dialog"], [role="alertdialog"]') !== null;
 }
 
 /** Palette entries matching a filter: every word of it appears in the label or the detail (case-insensitive), best first. */

@@ -1,4 +1,5 @@
 import { useEffect, useRef } from 'react';
+import { isInDialog } from '../../app/shortcuts';
 import { navSelectors, useNavStore } from '../../app/store/navStore';
 import { EmptyState } from '../../components/EmptyState';
 import { SetupModels } from '../models/SetupModels';
@@ -9,6 +10,7 @@ import { ChatOptions } from './ChatOptions';
 import { ConversationList } from './ConversationList';
 import { useChatStore } from './store';
 import { TurnView } from './TurnView';
+import './chat.css';
 
 /** Open a file of the current repository in the Search page's file view, at the lines. */
 function useOpenAt(repoId: string) {
@@ -70,10 +72,10 @@ function Conversation(props: { repoId: string }) {
   const turns = useChatStore((s) => s.turns);
   const draft = useChatStore((s) => s.draft);
   const error = useChatStore((s) => s.error);
-  const { setDraft, ask, stop } = useChatStore.getState();
+  const { setDraft, ask, stop, retry } = useChatStore.getState();
   const busy = turns.some((t) => t.status === 'retrieving' || t.status === 'streaming');
   const end = useRef<HTMLDivElement>(null);
-  const openAt = useOpenAt(props.repoId);
+  const openFile = useOpenAt(props.repoId);
   const last = turns.at(-1);
   // No working chat model: the setup is offered here, and a question waits for it.
   const noModel = useModelsStore((s) => s.setupPlan?.missingStages.includes('chat') ?? false);
@@ -84,12 +86,29 @@ function Conversation(props: { repoId: string }) {
   useEffect(() => {
     end.current?.scrollIntoView?.({ block: 'end' });
   }, [turns.length, last?.answer.length]);
+  useEffect(() => {
+    if (!busy) return;
+    // Esc stops the answer being written (not while a dialog, such as the palette, takes the key).
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key !== 'Escape' || event.defaultPrevented || isInDialog(event.target)) return;
+      event.preventDefault();
+      void stop();
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [busy, stop]);
   return (
     <section className="chat-conversation" aria-label="Conversation">
       <div className="chat-turns">
         {turns.length === 0 ? <p className="muted">Ask where something is, how it works, or what a change would affect. Sources appear first, then the answer.</p> : null}
         {turns.map((turn, i) => (
-          <TurnView key={i} turn={turn} openAt={openAt} />
+          <TurnView
+            key={i}
+            turn={turn}
+            repoId={props.repoId}
+            openFile={openFile}
+            onRetry={i === turns.length - 1 && (turn.status === 'failed' || turn.status === 'cancelled') ? () => void retry(props.repoId) : undefined}
+          />
         ))}
         <div ref={end} />
       </div>
@@ -121,7 +140,7 @@ function Conversation(props: { repoId: string }) {
           }}
         />
         {busy ? (
-          <button type="button" onClick={() => void stop()}>
+          <button type="button" onClick={() => void stop()} title="Stop the answer (Esc)">
             Stop
           </button>
         ) : (

@@ -1,49 +1,48 @@
-import { useEffect, useMemo, useRef, type MouseEvent } from 'react';
-import { formatReasons, type ChatSource } from '../../../../shared/contract';
+import { useEffect, useMemo, useRef, useState, type MouseEvent } from 'react';
 import { answerHtml } from './answerMarkdown';
 import { highlightCodeBlocks } from './highlightCode';
 import type { Turn } from './reducers';
+import { SourceChips } from './SourceChips';
+import { SourcePeek, type PeekTarget } from './SourcePeek';
 import { TracePanel } from './TracePanel';
 
-/** Opens a file of the repository in the file view at the lines. */
+/** Opens a file of the repository at the lines (a peek in the turn, or the whole file). */
 export type OpenAt = (path: string, line: number, endLine: number) => void;
 
-/** One question with its sources, the streamed answer and how it was made. */
-export function TurnView(props: { turn: Turn; openAt: OpenAt }) {
-  const { turn, openAt } = props;
+/**
+ * One question with its sources, the streamed answer and how it was made. A source or citation
+ * opens a peek at its lines below the answer; the peek opens the whole file with `openFile`.
+ * `onRetry` is given to the conversation's last turn when its answer failed or was stopped.
+ */
+export function TurnView(props: { turn: Turn; repoId: string; openFile: OpenAt; onRetry?: () => void }) {
+  const { turn } = props;
+  const [peek, setPeek] = useState<PeekTarget | null>(null);
+  const openAt: OpenAt = (path, line, endLine) => setPeek({ path, line, endLine });
   return (
     <article className="chat-turn" data-testid="chat-turn">
       <p className="chat-question">{turn.question}</p>
       {turn.sources === null ? (
         <p className="muted">Finding sources…</p>
       ) : (
-        <div className="chat-sources" data-testid="chat-sources" aria-label="Sources">
-          {turn.sources.length === 0 ? <span className="muted">No sources{turn.trace?.searchMode === 'none' ? ' (answered without the repository)' : ''}.</span> : null}
-          {turn.sources.map((s) => (
-            <SourceChip key={`${s.path}:${s.startLine}`} source={s} onOpen={() => openAt(s.path, s.startLine, s.endLine)} />
-          ))}
-        </div>
+        <SourceChips sources={turn.sources} citations={turn.citations} searchedNothing={turn.trace?.searchMode === 'none'} onPeek={(s) => openAt(s.path, s.startLine, s.endLine)} />
       )}
       <div className={turn.status === 'streaming' ? 'chat-answer streaming' : 'chat-answer'} data-testid="chat-answer" aria-live="polite">
         <AnswerView turn={turn} openAt={openAt} />
         {turn.status === 'streaming' && !turn.answer ? <span className="chat-cursor" aria-hidden="true" /> : null}
       </div>
+      {peek ? <SourcePeek repoId={props.repoId} target={peek} onOpenFile={() => props.openFile(peek.path, peek.line, peek.endLine)} onClose={() => setPeek(null)} /> : null}
       {turn.status === 'failed' || turn.status === 'cancelled' ? (
-        <p className={turn.status === 'failed' ? 'error-text' : 'muted'} role={turn.status === 'failed' ? 'alert' : undefined}>
+        <p className={turn.status === 'failed' ? 'error-text chat-turn-end' : 'muted chat-turn-end'} role={turn.status === 'failed' ? 'alert' : undefined}>
           {turn.status === 'cancelled' ? 'Stopped.' : `The answer failed: ${turn.error ?? 'unknown error'}`}
+          {props.onRetry ? (
+            <button type="button" onClick={props.onRetry} title="Ask the same question again in this conversation">
+              Retry
+            </button>
+          ) : null}
         </p>
       ) : null}
       {turn.trace ? <TracePanel turn={turn} openAt={openAt} /> : null}
     </article>
-  );
-}
-
-function SourceChip(props: { source: ChatSource; onOpen(): void }) {
-  const s = props.source;
-  return (
-    <button type="button" className={`chat-chip ${s.role}${s.excerpt ? ' excerpt' : ''}`} title={`${formatReasons(s.why)} · score ${s.score}${s.excerpt ? ' · excerpt' : ''}`} onClick={props.onOpen}>
-      {s.path}:{s.startLine}-{s.endLine}
-    </button>
   );
 }
 

@@ -24,6 +24,7 @@ beforeEach(() => {
       if (method === 'chat/ask') return { runId: 'chat-9', conversationId: input.conversationId };
       if (method === 'chat/history') return { conversations: [], messages: [] };
       if (method === 'chat/pipelines') return pipelines('default');
+      if (method === 'models/assignments') return { rows: [] };
       if (method === 'chat/setDefaultPipeline') {
         if (input.pipeline === 'broken') throw new AppError('VALIDATION', 'The chat pipeline "broken" cannot be the default of shop: refused');
         return { ...pipelines((input.pipeline as string | null) ?? 'default'), repo: { id: 'shop' } };
@@ -101,6 +102,24 @@ describe('chat store: pipeline and language of a conversation', () => {
     expect(ask()).not.toHaveProperty('language');
   });
 
+  it('a language chosen for one conversation does not carry over to a new conversation or another repository', async () => {
+    useChatStore.setState({ turns: [] });
+    useChatStore.getState().setLanguage('pl');
+    useChatStore.getState().newConversation();
+    expect(useChatStore.getState().language).toBe('auto');
+    useChatStore.getState().setDraft('Where is the discount computed?');
+    await useChatStore.getState().ask('shop');
+    expect(ask()).not.toHaveProperty('language');
+    // Another repository starts a new conversation, detected too.
+    useChatStore.getState().setLanguage('de');
+    await useChatStore.getState().load('farm');
+    expect(useChatStore.getState()).toMatchObject({ repoId: 'farm', language: 'auto' });
+    // Deleting the conversation shown starts a new one, detected.
+    useChatStore.getState().setLanguage('pl');
+    await useChatStore.getState().remove('farm', useChatStore.getState().conversationId);
+    expect(useChatStore.getState().language).toBe('auto');
+  });
+
   it('opening a conversation takes up its pipeline and language', async () => {
     useChatStore.setState({ conversations: [{ ...summary('c-b', 'B'), pipeline: 'team', language: 'pl' }, summary('c-c', 'C')], pipelines: pipelines('default') });
     await useChatStore.getState().open('shop', 'c-b');
@@ -115,5 +134,20 @@ describe('chat store: pipeline and language of a conversation', () => {
     await useChatStore.getState().setDefaultPipeline('shop', 'broken');
     expect(useChatStore.getState().pipelines).toEqual(pipelines('team'));
     expect(useChatStore.getState().pipelineError).toEqual({ code: 'VALIDATION', message: 'The chat pipeline "broken" cannot be the default of shop: refused' });
+  });
+});
+
+describe('chat store: Retry', () => {
+  it('asks the failed question again in the same conversation, with its pipeline and language; nothing while an answer is in flight', async () => {
+    const failed = { ...pendingTurn('Where is the discount computed?'), runId: 'chat-1', status: 'failed' as const, error: 'model server stopped' };
+    useChatStore.setState({ turns: [failed], pipeline: 'team', language: 'pl', mode: 'keyword' });
+    await useChatStore.getState().retry('shop');
+    expect(calls).toEqual([{ method: 'chat/ask', input: { repoId: 'shop', question: 'Where is the discount computed?', conversationId: 'c-a', mode: 'keyword', pipeline: 'team', language: 'pl' } }]);
+    const turns = useChatStore.getState().turns;
+    expect(turns).toHaveLength(2);
+    expect(turns[1]).toMatchObject({ question: 'Where is the discount computed?', runId: 'chat-9', status: 'retrieving' });
+    // The new turn is in flight: a second Retry asks nothing.
+    await useChatStore.getState().retry('shop');
+    expect(calls).toHaveLength(1);
   });
 });

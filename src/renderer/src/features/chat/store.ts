@@ -46,6 +46,8 @@ interface ChatActions {
   newConversation(): void;
   /** Ask the draft in the current conversation. */
   ask(repoId: string): Promise<void>;
+  /** Ask the last question of the conversation again (its answer failed or was stopped). */
+  retry(repoId: string): Promise<void>;
   /** Stop the answer being streamed. */
   stop(): Promise<void>;
   /** Give a conversation a title. */
@@ -98,7 +100,8 @@ export const useChatStore = create<ChatState & ChatActions>()((set, get) => ({
   },
   load: async (repoId) => {
     if (get().repoId !== repoId) {
-      set({ repoId, turns: [], conversationId: newConversationId(), error: null, background: {}, pipelines: null, pipeline: null, pipelineError: null });
+      // A new conversation of another repository: its own pipeline and language, not the last ones.
+      set({ repoId, turns: [], conversationId: newConversationId(), error: null, background: {}, pipelines: null, pipeline: null, language: 'auto', pipelineError: null });
     }
     void get().loadPipelines(repoId);
     try {
@@ -124,21 +127,19 @@ export const useChatStore = create<ChatState & ChatActions>()((set, get) => ({
       set({ error: toOpError(error) });
     }
   },
-  // A new conversation starts on the repository's default pipeline; the language stays as chosen.
-  newConversation: () => set((s) => ({ background: leaveConversation(s.background, s.conversationId, s.turns), conversationId: newConversationId(), turns: [], error: null, pipeline: null })),
+  // A new conversation starts on the repository's default pipeline and detects its language: a
+  // language chosen for one conversation would otherwise translate the next one's questions.
+  newConversation: () => set((s) => ({ background: leaveConversation(s.background, s.conversationId, s.turns), conversationId: newConversationId(), turns: [], error: null, pipeline: null, language: 'auto' })),
   ask: async (repoId) => {
-    const { draft, mode, conversationId, turns, language } = get();
-    const question = draft.trim();
-    if (!question || turns.some(isInFlight)) return;
-    const pipeline = chatSelectors.pipeline(get());
-    set({ draft: '', turns: [...turns, pendingTurn(question)], error: null, ...(pipeline ? { pipeline } : {}) });
-    try {
-      const { runId } = await client().call('chat/ask', { repoId, question, conversationId, mode, ...(pipeline ? { pipeline } : {}), ...(language !== 'auto' ? { language } : {}) });
-      set((s) => ({ turns: updateLast(s.turns, (t) => ({ ...t, runId: t.runId ?? runId })) }));
-    } catch (error) {
-      const e = toOpError(error);
-      set((s) => ({ turns: updateLast(s.turns, (t) => ({ ...t, status: e ? 'failed' : 'cancelled', error: e?.message ?? null })) }));
-    }
+    const question = get().draft.trim();
+    if (!question || get().turns.some(isInFlight)) return;
+    set({ draft: '' });
+    await askQuestion(repoId, question);
+  },
+  retry: async (repoId) => {
+    const last = get().turns.at(-1);
+    if (!last || (last.status !== 'failed' && last.status !== 'cancelled')) return;
+    await askQuestion(repoId, last.question);
   },
   rename: async (repoId, conversationId, title) => {
     try {
@@ -153,7 +154,7 @@ export const useChatStore = create<ChatState & ChatActions>()((set, get) => ({
       await client().call('chat/delete', { repoId, conversationId });
       set((s) => ({
         conversations: s.conversations.filter((c) => c.conversationId !== conversationId),
-        ...(s.conversationId === conversationId ? { conversationId: newConversationId(), turns: [], pipeline: null } : {}),
+        ...(s.conversationId === conversationId ? { conversationId: newConversationId(), turns: [], pipeline: null, language: 'auto' } : {}),
         error: null,
       }));
     } catch (error) {
@@ -210,6 +211,20 @@ export const useChatStore = create<ChatState & ChatActions>()((set, get) => ({
     return () => stops.forEach((stop) => stop());
   },
 }));
+
+/** Ask a question in the conversation shown, with its mode, pipeline and language; the turn shows the outcome. */
+async function askQuestion(repoId: string, question: string): Promise<void> {
+  const { mode, conversationId, turns, language } = useChatStore.getState();
+  const pipeline = chatSelectors.pipeline(useChatStore.getState());
+  useChatStore.setState({ turns: [...turns, pendingTurn(question)], error: null, ...(pipeline ? { pipeline } : {}) });
+  try {
+    const { runId } = await client().call('chat/ask', { repoId, question, conversationId, mode, ...(pipeline ? { pipeline } : {}), ...(language !== 'auto' ? { language } : {}) });
+    useChatStore.setState((s) => ({ turns: updateLast(s.turns, (t) => ({ ...t, runId: t.runId ?? runId })) }));
+  } catch (error) {
+    const e = toOpError(error);
+    useChatStore.setState((s) => ({ turns: updateLast(s.turns, (t) => ({ ...t, status: e ? 'failed' : 'cancelled', error: e?.message ?? null })) }));
+  }
+}
 
 /** Named reads of the chat store. */
 export const chatSelectors = {

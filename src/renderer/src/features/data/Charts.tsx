@@ -1,12 +1,12 @@
 import type { LabelCounts, LogOverview, ModelLatency } from '../../../../shared/contract';
-import { bucketLabel, stageLines } from './chartData';
+import { bucketLabel, seriesColor, stageLines } from './chartData';
 
 const W = 460;
 const H = 200;
 const PAD = { left: 44, right: 12, top: 12, bottom: 30 };
 
-/** A stable colour slot per stage name (series-0..7 in the stylesheet). */
-const slotOf = (stages: string[], stage: string) => `series-${stages.indexOf(stage) % 8}`;
+/** A stable colour per stage name, distinct for every stage of the chart (a slot of 8 repeated colours past the eighth). */
+const colorOf = (stages: string[], stage: string) => seriesColor(stages.indexOf(stage));
 
 /** Calls, or the default-deny rate, per stage over time: one line per stage (plain SVG). */
 export function StageSeriesChart(props: { log: LogOverview; metric: 'calls' | 'denyRate'; title: string }) {
@@ -46,7 +46,7 @@ export function StageSeriesChart(props: { log: LogOverview; metric: 'calls' | 'd
               ) : null,
             )}
             {data.lines.map((line) => (
-              <g key={line.stage} className={slotOf(stages, line.stage)} data-testid={`line-${metric}-${line.stage}`}>
+              <g key={line.stage} style={{ stroke: colorOf(stages, line.stage), fill: colorOf(stages, line.stage) }} data-testid={`line-${metric}-${line.stage}`}>
                 {line.points.length > 1 ? <polyline fill="none" strokeWidth={2} points={line.points.map((p) => `${x(p.index)},${y(p.value)}`).join(' ')} /> : null}
                 {line.points.map((p) => (
                   <circle key={p.index} cx={x(p.index)} cy={y(p.value)} r={3}>
@@ -59,7 +59,7 @@ export function StageSeriesChart(props: { log: LogOverview; metric: 'calls' | 'd
           <div className="chart-legend">
             {data.lines.map((l) => (
               <span key={l.stage}>
-                <span className={`swatch ${slotOf(stages, l.stage)}`} /> {l.stage}
+                <span className="swatch" style={{ background: colorOf(stages, l.stage) }} /> {l.stage}
               </span>
             ))}
           </div>

@@ -46,3 +46,16 @@ export function niceCeil(x: number): number {
 export function bucketLabel(bucket: string, size: 'hour' | 'day'): string {
   return size === 'day' ? bucket.slice(5, 10) : `${bucket.slice(5, 10)} ${bucket.slice(11, 13)}:00`;
 }
+
+/**
+ * Twelve colours far apart in hue and lightness, readable on the light and the dark background:
+ * one per stage (there are twelve), so no two lines of a chart share a colour.
+ */
+const SERIES_COLORS = ['#0b63d1', '#d1730b', '#1a7f37', '#8250df', '#c62828', '#0a8a8a', '#8a6d0a', '#59636e', '#d13f9a', '#5b8c00', '#4a4ad1', '#a0522d'];
+
+/** The colour of the `index`-th series of a chart: the twelve above, then hues spread by the golden angle (never a repeat). */
+export function seriesColor(index: number): string {
+  if (index < SERIES_COLORS.length) return SERIES_COLORS[index]!;
+  const hue = Math.round((index * 137.508) % 360);
+  return `hsl(${hue}, 65%, ${index % 2 ? 45 : 55}%)`;
+}

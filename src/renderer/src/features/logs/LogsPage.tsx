@@ -1,5 +1,6 @@
 import { useEffect } from 'react';
 import { useShallow } from 'zustand/react/shallow';
+import { navSelectors, useNavStore } from '../../app/store/navStore';
 import { EmptyState } from '../../components/EmptyState';
 import { reposSelectors, useReposStore } from '../repos/store';
 import { CallDetail } from './CallDetail';
@@ -7,14 +8,20 @@ import { LOGS_PAGE_SIZE, useLogsStore } from './store';
 
 /** Logs: every model call, filtered by run, stage, model or errors; a call opens whole. */
 export function LogsPage() {
-  const { repoId, calls, run, total, offset, filters, selected, isLoaded, error } = useLogsStore(
-    useShallow((s) => ({ repoId: s.repoId, calls: s.calls, run: s.run, total: s.total, offset: s.offset, filters: s.filters, selected: s.selected, isLoaded: s.isLoaded, error: s.error })),
+  const { repoId, scope, calls, run, total, offset, filters, selected, isLoaded, error } = useLogsStore(
+    useShallow((s) => ({ repoId: s.repoId, scope: s.scope, calls: s.calls, run: s.run, total: s.total, offset: s.offset, filters: s.filters, selected: s.selected, isLoaded: s.isLoaded, error: s.error })),
   );
-  const { load, setFilters, open, showRun, showLog } = useLogsStore(useShallow((s) => ({ load: s.load, setFilters: s.setFilters, open: s.open, showRun: s.showRun, showLog: s.showLog })));
-  const repos = useReposStore(reposSelectors.repos);
+  const { load, setFilters, open, showRun, showLog, setScope } = useLogsStore(
+    useShallow((s) => ({ load: s.load, setFilters: s.setFilters, open: s.open, showRun: s.showRun, showLog: s.showLog, setScope: s.setScope })),
+  );
+  // The repository is the app's current one (the picker at the top); this page has no picker of its own.
+  const appRepoId = useNavStore(navSelectors.repoId);
+  const appRepo = useReposStore(reposSelectors.byId(appRepoId));
   useEffect(() => {
-    void load();
-  }, [load]);
+    const wanted = useLogsStore.getState().scope === 'repository' ? appRepoId : null;
+    if (useLogsStore.getState().repoId !== wanted) void showLog(wanted);
+    else void load();
+  }, [load, showLog, appRepoId]);
   const hasFilter = Boolean(filters.runId || filters.stage || filters.model || filters.errorsOnly);
   return (
     <div className="page">
@@ -27,14 +34,10 @@ export function LogsPage() {
         </button>
       </header>
       <form className="row" aria-label="Filters" onSubmit={(e) => e.preventDefault()}>
-        {/* A repository's runs (retrieval, chat) log to that repository; the rest to the app-wide log. */}
-        <select aria-label="Log" value={repoId ?? ''} onChange={(e) => void showLog(e.target.value || null)}>
-          <option value="">app-wide log</option>
-          {repos.map((r) => (
-            <option key={r.id} value={r.id}>
-              {r.name}
-            </option>
-          ))}
+        {/* A repository's runs (retrieval, chat, plans) log to that repository; the rest (model tests, pulls) to the app-wide log. */}
+        <select aria-label="Log" value={scope === 'repository' && repoId ? 'repository' : 'app'} onChange={(e) => void setScope(e.target.value as 'repository' | 'app', appRepoId)}>
+          {appRepoId ? <option value="repository">{appRepo?.name ?? 'current repository'}</option> : null}
+          <option value="app">app-wide (model tests, downloads)</option>
         </select>
         <input aria-label="Run" placeholder="run id" value={filters.runId} onChange={(e) => void setFilters({ runId: e.target.value.trim() })} />
         <input aria-label="Stage" placeholder="stage" value={filters.stage} onChange={(e) => void setFilters({ stage: e.target.value.trim() })} />

@@ -25,6 +25,8 @@ export interface CallTarget {
 interface LogsState {
   /** Whose log is shown: a repository's (its runs' calls) or, when null, the app-wide one. */
   repoId: string | null;
+  /** Which log the page follows: the app's current repository's, or the app-wide one (model tests, pulls). */
+  scope: 'repository' | 'app';
   filters: LogFilters;
   calls: ModelCallSummary[];
   /** The run the table is filtered by, as the raw log recorded it (task_runs), when it is there. */
@@ -45,6 +47,8 @@ interface LogsActions {
   close(): void;
   /** Show a repository's log, or the app-wide one (null). */
   showLog(repoId: string | null): Promise<void>;
+  /** Follow the current repository's log or the app-wide one; `repoId` is the app's current repository. */
+  setScope(scope: 'repository' | 'app', repoId: string | null): Promise<void>;
   /** Open one call: its log, its run's calls in the table, the call whole. */
   openCall(target: CallTarget): Promise<void>;
   /** Show the calls of one run of a repository's log (null: the app-wide log). */
@@ -54,6 +58,7 @@ interface LogsActions {
 /** Model calls from the audit log. */
 export const useLogsStore = create<LogsState & LogsActions>()((set, get) => ({
   repoId: null,
+  scope: 'repository',
   filters: { runId: '', stage: '', model: '', errorsOnly: false },
   calls: [],
   run: null,
@@ -100,12 +105,16 @@ export const useLogsStore = create<LogsState & LogsActions>()((set, get) => ({
     set({ repoId, selected: null });
     await get().load(0);
   },
+  setScope: async (scope, repoId) => {
+    set({ scope });
+    await get().showLog(scope === 'repository' ? repoId : null);
+  },
   openCall: async ({ repoId, callId, runId }) => {
-    set({ repoId, selected: null, filters: { runId: runId ?? '', stage: '', model: '', errorsOnly: false } });
+    set({ repoId, scope: repoId ? 'repository' : 'app', selected: null, filters: { runId: runId ?? '', stage: '', model: '', errorsOnly: false } });
     await Promise.all([get().load(0), get().open(callId)]);
   },
   openRun: async ({ repoId, runId }) => {
-    set({ repoId });
+    set({ repoId, scope: repoId ? 'repository' : 'app' });
     await get().showRun(runId);
   },
 }));

@@ -2,7 +2,7 @@ import { ProgressBar } from '../../components/ProgressBar';
 import { pullLabel, type PullView } from './reducers';
 import { useModelsStore } from './store';
 
-/** A pull's progress bar (bytes, speed, ETA) with Cancel, and Resume after a cancel or failure. */
+/** A pull's progress bar (bytes, speed, ETA) with Cancel, and Resume after a cancel or a failure a second pull can get past. */
 export function PullBar({ pull }: { pull: PullView }) {
   const cancel = useModelsStore((s) => s.cancelPull);
   const start = useModelsStore((s) => s.pull);
@@ -16,7 +16,7 @@ export function PullBar({ pull }: { pull: PullView }) {
             Cancel
           </button>
         ) : null}
-        {pull.status === 'cancelled' || pull.status === 'failed' ? (
+        {pull.resumable ? (
           <button type="button" className="primary" onClick={() => void start(pull.model)}>
             Resume
           </button>

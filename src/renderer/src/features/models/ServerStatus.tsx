@@ -22,17 +22,39 @@ export function serverLabel(s: ModelServerStatus | null): string {
   }
 }
 
-/** The model server in the status bar; also wires the models store to pushed events and re-checks every 20 s. */
+/**
+ * How often the status bar checks the model server. The engine sends `models/serverStatus` only
+ * when something checks the server (it does not watch it), so a server stopped or started outside
+ * the app showed only at the next check: every 20 s, the dot lagged that long. A check is one
+ * loopback request (the binary's version is cached by the engine).
+ */
+export const STATUS_CHECK_MS = 2_000;
+
+/** The model server in the status bar; also wires the models store to pushed events and re-checks every 2 s while the window is shown, and when it comes back. */
 export function ModelServerStatusItem() {
   const status = useModelsStore(modelsSelectors.status);
   useEffect(() => {
     const store = useModelsStore.getState();
     const off = store.connect();
-    void store.checkStatus();
-    const timer = setInterval(() => void useModelsStore.getState().checkStatus(), 20_000);
+    let inFlight = false;
+    // One check at a time (a far server can take its timeout to answer); none while the window is hidden.
+    const check = () => {
+      if (inFlight || document.visibilityState === 'hidden') return;
+      inFlight = true;
+      void useModelsStore
+        .getState()
+        .checkStatus()
+        .finally(() => (inFlight = false));
+    };
+    check();
+    const timer = setInterval(check, STATUS_CHECK_MS);
+    document.addEventListener('visibilitychange', check);
+    window.addEventListener('focus', check);
     return () => {
       off();
       clearInterval(timer);
+      document.removeEventListener('visibilitychange', check);
+      window.removeEventListener('focus', check);
     };
   }, []);
   const tone = !status ? 'server-warn' : status.state === 'running' ? 'server-ok' : status.state === 'starting' ? 'server-warn' : 'server-down';

@@ -28,7 +28,15 @@ describe('pull reducers', () => {
 
   it('records a failure message', () => {
     const pulls = pullReducers.finished(pullReducers.started({}, 'm', 'r'), { runId: 'r', kind: 'pull', status: 'failed', error: { code: 'DISK_FULL', message: 'The disk is full' } });
-    expect(pulls.m).toMatchObject({ status: 'failed', error: 'The disk is full' });
+    expect(pulls.m).toMatchObject({ status: 'failed', error: 'The disk is full', resumable: true });
+  });
+
+  it('offers Resume after a cancel or a broken download, not for a name the library does not have', () => {
+    const finish = (status: 'failed' | 'cancelled', code: string) => pullReducers.finished(pullReducers.started({}, 'm', 'r'), { runId: 'r', kind: 'pull', status, error: { code, message: code } }).m;
+    expect(finish('cancelled', 'CANCELLED')?.resumable).toBe(true);
+    expect(finish('failed', 'MODEL_ERROR')?.resumable).toBe(true);
+    expect(finish('failed', 'MODEL_NOT_FOUND')).toMatchObject({ resumable: false, error: 'MODEL_NOT_FOUND' });
+    expect(pullReducers.failedToStart({}, 'qwen9', { code: 'MODEL_NOT_FOUND', message: 'x' }).qwen9?.resumable).toBe(false);
   });
 });
 

@@ -8,7 +8,12 @@ export interface PullView {
   status: 'running' | 'done' | 'failed' | 'cancelled';
   progress: ModelPullProgress | null;
   error: string | null;
+  /** A stopped pull that Pull again continues: a cancel or a broken download, not a name the library does not have. */
+  resumable: boolean;
 }
+
+/** Failures a second pull cannot get past: the engine's message says what to change instead. */
+const NOT_RESUMABLE = new Set(['MODEL_NOT_FOUND', 'VALIDATION', 'CONFIG_INVALID', 'UNSUPPORTED']);
 
 /** Pulls by model name. */
 export type Pulls = Record<string, PullView>;
@@ -18,7 +23,7 @@ export const pullReducers = {
   started(pulls: Pulls, model: string, runId: string): Pulls {
     const previous = pulls[model]?.progress ?? null;
     // Keep the last progress: a resumed pull continues from where the bar stood.
-    return { ...pulls, [model]: { runId, model, status: 'running', progress: previous ? { ...previous, runId } : null, error: null } };
+    return { ...pulls, [model]: { runId, model, status: 'running', progress: previous ? { ...previous, runId } : null, error: null, resumable: false } };
   },
   progress(pulls: Pulls, p: ModelPullProgress): Pulls {
     const current = pulls[p.model];
@@ -27,15 +32,15 @@ export const pullReducers = {
     // stood instead of dropping it to zero until the layers report again.
     const known = current?.progress;
     const progress = p.totalBytes === 0 && known && known.totalBytes > 0 ? { ...known, runId: p.runId, phase: p.phase } : p;
-    return { ...pulls, [p.model]: { runId: p.runId, model: p.model, status: 'running', progress, error: null } };
+    return { ...pulls, [p.model]: { runId: p.runId, model: p.model, status: 'running', progress, error: null, resumable: false } };
   },
   finished(pulls: Pulls, f: RunFinished): Pulls {
     const entry = Object.values(pulls).find((v) => v.runId === f.runId);
     if (!entry) return pulls;
-    return { ...pulls, [entry.model]: { ...entry, status: f.status, error: f.error?.message ?? null } };
+    return { ...pulls, [entry.model]: { ...entry, status: f.status, error: f.error?.message ?? null, resumable: f.status === 'cancelled' || (f.status === 'failed' && !NOT_RESUMABLE.has(f.error?.code ?? '')) } };
   },
-  failedToStart(pulls: Pulls, model: string, message: string): Pulls {
-    return { ...pulls, [model]: { runId: '', model, status: 'failed', progress: pulls[model]?.progress ?? null, error: message } };
+  failedToStart(pulls: Pulls, model: string, error: { code: string; message: string }): Pulls {
+    return { ...pulls, [model]: { runId: '', model, status: 'failed', progress: pulls[model]?.progress ?? null, error: error.message, resumable: !NOT_RESUMABLE.has(error.code) } };
   },
   cleared(pulls: Pulls, model: string): Pulls {
     const next = { ...pulls };

@@ -158,7 +158,7 @@ export const useModelsStore = create<Store>()((set, get) => {
         const { runId } = await client().call('models/pull', { name });
         set((s) => ({ pulls: pullReducers.started(s.pulls, name, runId) }));
       } catch (error) {
-        set((s) => ({ pulls: pullReducers.failedToStart(s.pulls, name, toOpError(error)?.message ?? 'Failed') }));
+        set((s) => ({ pulls: pullReducers.failedToStart(s.pulls, name, toOpError(error) ?? { code: 'CANCELLED', message: 'Failed' }) }));
       }
     },
     cancelPull: async (name) => {

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useEffect } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { EmptyState } from '../../components/EmptyState';
 import { runsSelectors, useRunsStore } from '../runs/store';
@@ -10,12 +10,11 @@ import { useSettingsStore } from './store';
 export function SettingsPage() {
   const info = useRunsStore(runsSelectors.info);
   const { config, error, isSaving, savedAt } = useSettingsStore(useShallow((s) => ({ config: s.config, error: s.error, isSaving: s.isSaving, savedAt: s.savedAt })));
-  const { load, create, save } = useSettingsStore(useShallow((s) => ({ load: s.load, create: s.create, save: s.save })));
-  const [drafts, setDrafts] = useState<Record<string, string>>({});
+  const { load, create, save, setDraft, discard } = useSettingsStore(useShallow((s) => ({ load: s.load, create: s.create, save: s.save, setDraft: s.setDraft, discard: s.discard })));
+  const drafts = useSettingsStore((s) => s.drafts);
   useEffect(() => {
     void load();
   }, [load]);
-  useEffect(() => setDrafts({}), [config]);
   if (config && !config.exists) {
     return (
       <EmptyState title="Settings" action={<button type="button" className="primary" onClick={() => void create()}>Create config</button>}>
@@ -44,6 +43,14 @@ export function SettingsPage() {
         </button>
       </header>
       {error ? <p className="error-text" role="alert">{error.message}</p> : null}
+      {changed.length ? (
+        <p className="settings-unsaved" role="status">
+          {changed.length} unsaved change{changed.length === 1 ? '' : 's'}: {changed.map((f) => f.label).join(', ')}. They stay here when you leave this page; Save writes them, Discard drops them.{' '}
+          <button type="button" onClick={discard}>
+            Discard
+          </button>
+        </p>
+      ) : null}
       {config?.error && config.exists ? (
         <div className="panel error-banner" role="alert" data-testid="config-error">
           <strong>The config file has an error</strong>
@@ -61,7 +68,7 @@ export function SettingsPage() {
           {section.fields.map((f) => {
             const key = f.path.join('.');
             const value = drafts[key] ?? current(f);
-            const setValue = (v: string) => setDrafts((d) => ({ ...d, [key]: v }));
+            const setValue = (v: string) => setDraft(key, v);
             return (
               <label key={key} className="settings-field">
                 <span>{f.label}</span>

@@ -8,12 +8,20 @@ interface SettingsState {
   isSaving: boolean;
   error: OpError | null;
   savedAt: number | null;
+  /**
+   * Edited values not saved yet, by dotted key, as typed. Kept here, not in the page, so leaving
+   * Settings and coming back keeps them (the page says they are unsaved and offers Discard).
+   */
+  drafts: Record<string, string>;
 }
 
 interface SettingsActions {
   load(): Promise<void>;
   create(): Promise<void>;
   save(edits: Array<{ path: string[]; value: string | number | boolean | null }>): Promise<void>;
+  setDraft(key: string, value: string): void;
+  /** Drop the unsaved edits. */
+  discard(): void;
 }
 
 /** The user-level config as the Settings page edits it. */
@@ -22,6 +30,9 @@ export const useSettingsStore = create<SettingsState & SettingsActions>()((set) 
   isSaving: false,
   error: null,
   savedAt: null,
+  drafts: {},
+  setDraft: (key, value) => set((s) => ({ drafts: { ...s.drafts, [key]: value } })),
+  discard: () => set({ drafts: {} }),
   load: async () => {
     try {
       set({ config: await client().call('config/get', {}), error: null });
@@ -39,7 +50,7 @@ export const useSettingsStore = create<SettingsState & SettingsActions>()((set) 
   save: async (edits) => {
     set({ isSaving: true });
     try {
-      set({ config: await client().call('config/set', { edits }), error: null, isSaving: false, savedAt: Date.now() });
+      set({ config: await client().call('config/set', { edits }), error: null, isSaving: false, savedAt: Date.now(), drafts: {} });
     } catch (error) {
       set({ error: toOpError(error), isSaving: false });
     }
