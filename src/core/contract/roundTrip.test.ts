@@ -114,7 +114,10 @@ step('models/pull', async () => {
 step('models/delete', async () => expect(await call('models/delete')).toEqual({ deleted: true }));
 step('repos/list', async () => expect(((await call('repos/list')) as unknown[]).length).toBeGreaterThan(0));
 step('repos/get', async () => expect(await call('repos/get', { repoId: repoId() })).toMatchObject({ status: 'ready' }));
-step('repos/find', async () => expect(await call('repos/find', { path: repo.root })).toBeTruthy());
+step('repos/find', async () => {
+  expect(await call('repos/find', { path: repo.root })).toBeTruthy();
+  expect(await call('repos/find', { path: repo.root, indexed: true })).toMatchObject({ id: repoId() });
+});
 step('repos/probe', async () => {
   expect(await call('repos/probe', { path: repo.root })).toEqual({ path: repo.root, isGit: true, files: null, capped: false });
   const plain = mkdtempSync(join(tmpdir(), 'cra-probe-'));

@@ -1,4 +1,5 @@
 import type { Handlers } from '../../shared/contract';
+import { notIndexed } from '../repos/indexed';
 import { repoOverview } from '../repos/overview';
 import type { RepoService } from '../repos/service';
 
@@ -18,7 +19,11 @@ export function createRepoHandlers(service: RepoService): RepoHandlers {
     'repos/watch': async ({ repoId, enabled }) => service.setWatching(repoId, enabled),
     'repos/skipped': async ({ repoId }) => service.skipped(repoId),
     'repos/file': async ({ repoId, path, maxContentBytes }) => service.fileView(repoId, path, maxContentBytes),
-    'repos/find': async ({ path }) => service.find(path),
+    'repos/find': async ({ path, indexed }) => {
+      const repo = service.find(path);
+      if (indexed && (!repo || repo.lastIndexedAt === null)) throw notIndexed(repo?.path ?? path);
+      return repo;
+    },
     'repos/probe': async ({ path, limit }) => service.probe(path, limit),
     'repos/overview': async ({ repoId, modules, commits }) => {
       const kb = service.knowledgeBase(repoId);

@@ -36,7 +36,8 @@ export class RepoResolver {
     }
     const byId = this.fixed === undefined ? (await this.engine.request('repos/list', {})).find((r) => r.id === given) : undefined;
     const repo = byId ?? (await this.byPath(given));
-    if (repo.lastIndexedAt === null) throw neverIndexed(repo.path, repo.status === 'indexing');
+    // Never indexed (or its first index still running): the engine says so, with the command to run.
+    if (repo.lastIndexedAt === null) await this.engine.request('repos/find', { path: repo.path, indexed: true });
     return repo;
   }
 
@@ -50,13 +51,7 @@ export class RepoResolver {
       }
       throw error;
     }
-    if (!repo) throw neverIndexed(resolve(path), false);
-    return repo;
+    if (!repo) await this.engine.request('repos/find', { path, indexed: true });
+    return repo!;
   }
-}
-
-/** NOT_INDEXED naming the command that indexes the folder. */
-function neverIndexed(path: string, running: boolean): AppError {
-  if (running) return new AppError('NOT_INDEXED', `${path} is being indexed for the first time; call again when \`cra index\` (or the app) has finished.`);
-  return new AppError('NOT_INDEXED', `${path} is not indexed yet. Index it once with \`cra index ${path}\` (later changes are picked up by this server by itself), then call again.`);
 }

@@ -189,8 +189,8 @@ export const reposRequests = {
     { repoId: 'repo-does-not-exist' },
   ),
   'repos/find': request<RepoInfo | null>()(
-    'The repository registered for a folder (the path checked and made canonical as repos/add does), or null; starts nothing.',
-    z.object({ path: z.string().min(1).max(4096) }).strict(),
+    'The repository registered for a folder (the path checked and made canonical as repos/add does), or null; starts nothing. With `indexed: true`, a folder that is not registered or whose first index has not finished answers NOT_INDEXED with what to do instead.',
+    z.object({ path: z.string().min(1).max(4096), indexed: z.boolean().optional() }).strict(),
     { path: '/nonexistent/clean-room-example-repository' },
   ),
   'repos/probe': request<FolderProbe>()(
