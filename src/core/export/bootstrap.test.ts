@@ -10,7 +10,7 @@ import { PRECISION_QUESTIONS } from '../retrieval/stages/precision';
 import { SCOPE_QUESTION } from '../retrieval/stages/scope';
 import { bootstrapDataset, intersects, namesImportedByName } from './bootstrap';
 import { chatLineSchema, DATASET_STAGES, type ChatExample, type DatasetManifest } from './dataset';
-import { buildShopRepo, SHOP_TASKS } from './testing/bootstrapFixture';
+import { buildShopRepo, SHOP_TASKS } from '../testing/bootstrapFixture';
 
 let base: string;
 let repo: string;
