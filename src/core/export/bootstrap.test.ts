@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildFixtureRepo } from '../eval/fixtureRepo';
 import { runGitSync } from '../git';
 import { createTestRepo } from '../testing/gitRepo';
+import { passHeader, SOLVE_SYSTEM } from '../orchestrator/solvePasses';
 import { CHAT_USER, fillTemplate } from '../retrieval/judgePrompts';
 import { PRECISION_QUESTIONS } from '../retrieval/stages/precision';
 import { SCOPE_QUESTION } from '../retrieval/stages/scope';
@@ -97,7 +98,13 @@ describe('cra bootstrap on a history with known labels', () => {
     expect(lines(out, 'precision_pass2')[0]!.messages[0]?.content).toContain(PRECISION_QUESTIONS.precision_pass2);
     // Execute: the task and the context package (touched symbols in full, the used neighbour's too) → the diff.
     const execute = lines(out, 'execute').find((x) => x.meta.commit === shaOf(SHOP_TASKS.limit, shop))!;
-    expect(execute.messages[1]?.content).toContain('# Context package');
+    // The execute pair carries what solve's implement pass sends: its system prompt and prompt layout, the package as the files.
+    expect(execute.messages[0]?.content).toBe(SOLVE_SYSTEM.implement);
+    const sections = ['## Pass: implement', '## Task', '## The plan (follow it; do only the current step)', '## Current step', '## Changes made so far', '(none)', '## Files (current content)', '# Context package'];
+    const at = sections.map((h) => execute.messages[1]!.content.indexOf(h));
+    expect(at).not.toContain(-1);
+    expect(at).toEqual([...at].sort((a, b) => a - b));
+    expect(execute.messages[1]!.content.startsWith(passHeader('implement'))).toBe(true);
     expect(execute.messages[1]?.content).toContain('### shop/validate.py:5-6 · clean_name (primary, full source)');
     expect(execute.messages[1]?.content).toContain('### shop/models.py:3-3 · MAX_NAME (supporting, full source)');
     expect(execute.messages[2]?.content).toContain('+    if len(name) > MAX_NAME:');

@@ -5,6 +5,7 @@ import { productRetrieval } from '../eval/product';
 import { mineTasks, type MineResult } from '../eval/mine';
 import { gitText, repositoryRoot, Worktree, worktreesDir } from '../git';
 import { KnowledgeBase } from '../kb/knowledgeBase';
+import { implementPrompt, partPlanText, SOLVE_SYSTEM } from '../orchestrator/solvePasses';
 import { judgePrompt } from '../retrieval/judgePrompts';
 import { buildPackage, renderMarkdown } from '../retrieval/package';
 import type { ContextFile, ContextSymbol } from '../retrieval/stage';
@@ -13,13 +14,6 @@ import { describeFile, SCOPE_DEFAULTS, SCOPE_QUESTION, scopeCandidates, type Sco
 import { analyzeTask } from '../retrieval/taskAnalysis';
 import { throwIfAborted } from '../runtime/runs';
 import { BootstrapDataset, type ChatExample, type DatasetStage } from './dataset';
-
-/**
- * The execute stage's instruction for a synthetic pair (the target is the commit's diff). The
- * execute stage is not built yet (issue #14); when it is, its system prompt replaces this one so
- * the pairs match what it is asked. Its context is already the real one: the context package.
- */
-export const EXECUTE_SYSTEM = 'You change code to carry out a coding task. Reply with a unified diff of the files in the context package, and nothing else.';
 
 /** Options of {@link bootstrapDataset}. */
 export interface BootstrapOptions {
@@ -265,11 +259,23 @@ async function commitPairs(repo: string, checkout: string, curatedFile: string, 
       readSource: (path) => readText(join(checkout, path)),
       kb,
     });
-    const execute = [chat(EXECUTE_SYSTEM, `Task:\n${record.text}\n\n${renderMarkdown(pkg)}`, diff, { source: 'synthetic', commit: sha, subject: task.gold.join(','), label: 'diff' })];
+    const execute = [executeExample(record.text, task.gold, renderMarkdown(pkg), diff, { source: 'synthetic', commit: sha, subject: task.gold.join(','), label: 'diff' })];
     return { pairs: { scope, precision_pass1: pass1, precision_pass2: pass2, execute }, neighbours: [...neededPaths] };
   } finally {
     kb.close();
   }
+}
+
+/**
+ * An execute pair asks what solve's implement pass sends (its system prompt and its prompt, from
+ * solvePasses.ts) for a one-part plan whose one step is the commit's task: no earlier changes, the
+ * context package as the files. The answer is the commit's diff, a unified diff the pass reads.
+ */
+export function executeExample(task: string, gold: readonly string[], contextMarkdown: string, diff: string, meta: ChatExample['meta']): ChatExample {
+  const title = task.split('\n')[0]!.slice(0, 200);
+  const step = { id: 's1', description: task.slice(0, 2000), files: [...gold], expected_outcome: '' };
+  const planText = partPlanText({ id: 'p1', title, description: task }, [step], step.id);
+  return chat(SOLVE_SYSTEM.implement, implementPrompt({ task, step, planText, cumulativeDiff: '', context: contextMarkdown }), diff, meta);
 }
 
 function readText(path: string): string | null {
