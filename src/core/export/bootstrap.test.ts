@@ -9,7 +9,7 @@ import { passHeader, SOLVE_SYSTEM } from '../orchestrator/solvePasses';
 import { CHAT_USER, fillTemplate } from '../retrieval/judgePrompts';
 import { PRECISION_QUESTIONS } from '../retrieval/stages/precision';
 import { SCOPE_QUESTION } from '../retrieval/stages/scope';
-import { bootstrapDataset, intersects, namesImportedByName } from './bootstrap';
+import { bootstrapDataset, namesImportedByName } from './bootstrap';
 import { chatLineSchema, DATASET_STAGES, type ChatExample, type DatasetManifest } from './dataset';
 import { buildShopRepo, SHOP_TASKS } from '../testing/bootstrapFixture';
 
@@ -246,17 +246,4 @@ describe('dataset folders', () => {
     await expect(bootstrapDataset({ repoPath: shop, dataDir: join(base, 'data'), out: cut, commits: 1 })).rejects.toThrow(/scope\.jsonl is shorter \(15 bytes\) than .*manifest\.json records .*changed outside cra bootstrap; nothing was changed/);
     expect(readFileSync(join(cut, 'scope.jsonl'), 'utf8')).toBe('edited by hand\n');
   }, 60_000);
-});
-
-describe('hunk and symbol intersection', () => {
-  it('counts replaced lines inside a symbol and insertions strictly inside its body', () => {
-    const fn = { startLine: 3, endLine: 7 };
-    expect(intersects({ start: 7, end: 8 }, fn)).toBe(true);
-    expect(intersects({ start: 8, end: 9 }, fn)).toBe(false);
-    expect(intersects({ start: 1, end: 2 }, fn)).toBe(false);
-    // Inserted after line 5 (inside), after line 7 (the symbol's last line: appended after it), after line 2 (before it).
-    expect(intersects({ start: 6, end: 5 }, fn)).toBe(true);
-    expect(intersects({ start: 8, end: 7 }, fn)).toBe(false);
-    expect(intersects({ start: 3, end: 2 }, fn)).toBe(false);
-  });
 });
