@@ -11,7 +11,7 @@ import { createImportResolver } from '../indexer/extract/resolve';
 import { KnowledgeBase } from '../kb/knowledgeBase';
 import { loopbackClient } from '../testing/retrievalHarness';
 import { OllamaTestServer } from '../testing/ollamaTestServer';
-import { buildFixtureRepo, FIXTURE_MISS } from './fixtureRepo';
+import { buildFixtureRepo, FIXTURE_MISS } from '../testing/fixtureRepo';
 import { formatReport } from './format';
 import { changedLines, parseHunks } from './goldLines';
 import { mineTasks } from './mine';

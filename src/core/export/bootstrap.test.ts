@@ -2,7 +2,7 @@ import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildFixtureRepo } from '../eval/fixtureRepo';
+import { buildFixtureRepo } from '../testing/fixtureRepo';
 import { runGitSync } from '../git';
 import { createTestRepo } from '../testing/gitRepo';
 import { passHeader, SOLVE_SYSTEM } from '../orchestrator/solvePasses';
