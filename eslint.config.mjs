@@ -55,6 +55,12 @@ export default tseslint.config(
     rules: { 'import-x/no-cycle': 'error' },
   },
   {
+    // Test support lives in src/core/testing (a host's own in src/hosts/*/testing): product code never reaches it.
+    files: ['src/**/*.{ts,tsx}'],
+    ignores: ['src/**/*.test.{ts,tsx}', 'src/core/testing/**', 'src/hosts/*/testing/**'],
+    rules: { 'import-x/no-restricted-paths': ['error', { zones: [...layerZones, { target: './src', from: './src/core/testing', message: 'src/core/testing is test support: only tests, benches and other test support import it.' }] }] },
+  },
+  {
     // The loopback model server is test support only: product code must never reach it.
     files: ['src/**/*.{ts,tsx}'],
     ignores: ['src/**/*.test.{ts,tsx}', 'src/core/testing/**', 'src/hosts/cli/testing/**'],

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { bootstrapDataset } from '../src/core/export/bootstrap';
-import { buildShopRepo } from '../src/core/export/testing/bootstrapFixture';
+import { buildShopRepo } from '../src/core/testing/bootstrapFixture';
 import type { BenchContext, BenchFigure } from './types';
 
 /**

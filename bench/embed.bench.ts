@@ -18,7 +18,7 @@ import { indexRepository } from '../src/core/indexer/indexer';
 import { createDefaultEmbedder, wordsForEmbedding, type Embedder } from '../src/core/search/embedder';
 import { embedRepository } from '../src/core/search/embedRun';
 import { chunkEmbeddingText, EMBED_CHUNKS_PAGE_SQL, type ChunkTextFields } from '../src/core/search/embedText';
-import { indexerDeps } from '../src/core/search/testRepo';
+import { indexerDeps } from '../src/core/testing/searchRepo';
 import { createBackgroundEmbedder } from '../src/core/search/workerEmbedder';
 import { runIfMain } from './standalone';
 import type { BenchContext, BenchFigure } from './types';

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { evaluateRepository } from '../src/core/eval/evaluate';
-import { buildFixtureRepo } from '../src/core/eval/fixtureRepo';
+import { buildFixtureRepo } from '../src/core/testing/fixtureRepo';
 import { productRetrieval } from '../src/core/eval/product';
 import type { BenchContext, BenchFigure } from './types';
 

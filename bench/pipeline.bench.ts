@@ -29,7 +29,7 @@ import { runPipeline } from '../src/core/retrieval/stage';
 import { PrecisionStage, type PrecisionOptions } from '../src/core/retrieval/stages/precision';
 import { SCOPE_DEFAULTS, ScopeStage, type ScopeOptions } from '../src/core/retrieval/stages/scope';
 import { analyzeTask } from '../src/core/retrieval/taskAnalysis';
-import { indexerDeps } from '../src/core/search/testRepo';
+import { indexerDeps } from '../src/core/testing/searchRepo';
 import { benchQueries, stdlibRoot } from './search.bench';
 import { runIfMain } from './standalone';
 import type { BenchContext, BenchFigure } from './types';

@@ -19,7 +19,7 @@ import { indexRepository } from '../src/core/indexer/indexer';
 import { embedRepository } from '../src/core/search/embedRun';
 import { createDefaultEmbedder } from '../src/core/search/embedder';
 import { searchRepository } from '../src/core/search/search';
-import { indexerDeps } from '../src/core/search/testRepo';
+import { indexerDeps } from '../src/core/testing/searchRepo';
 import type { SearchMode } from '../src/shared/contract/search';
 import { runIfMain } from './standalone';
 import type { BenchContext, BenchFigure } from './types';

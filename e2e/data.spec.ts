@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { buildShopRepo, SHOP_TASKS } from '../src/core/export/testing/bootstrapFixture';
+import { buildShopRepo, SHOP_TASKS } from '../src/core/testing/bootstrapFixture';
 import { expect, screenshot, startServe, test } from './fixtures/app';
 import { startModelServer } from './fixtures/ollamaServer';
 

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildFixtureRepo, FIXTURE_MISS } from '../src/core/eval/fixtureRepo';
+import { buildFixtureRepo, FIXTURE_MISS } from '../src/core/testing/fixtureRepo';
 import { expect, screenshot, test } from './fixtures/app';
 import { holdEvents } from './fixtures/holdEvents';
 

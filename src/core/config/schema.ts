@@ -1,10 +1,11 @@
 import { z } from 'zod';
 import { modelNameSchema } from '../../shared/contract/models';
+import { MODEL_STAGES, type ModelStage } from '../../shared/contract/stages';
 
-/** Pipeline stages a model can be assigned to ([models.overrides] keys). */
-export const STAGES = ['task_analysis', 'scope', 'precision', 'similarity', 'routing', 'plan', 'execute', 'chat', 'summarize', 'embedding', 'enrich', 'rerank'] as const;
+/** Pipeline stages a model can be assigned to ([models.overrides] keys): the contract's list. */
+export const STAGES = MODEL_STAGES;
 /** One pipeline stage. */
-export type Stage = (typeof STAGES)[number];
+export type Stage = ModelStage;
 
 /** Model roles of [models]: the seed's coding and reasoning, plus the embedding model. */
 export const ROLES = ['coding', 'reasoning', 'embedding'] as const;

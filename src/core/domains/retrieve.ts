@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { AppError, type Handlers } from '../../shared/contract';
 import type { RetrievalSummary, SymbolRole } from '../../shared/contract/retrieval';
+import { JUDGE_STAGES } from '../../shared/contract/stages';
 import type { LoadedConfig } from '../config/load';
 import { openRawDatabase } from '../db/raw';
 import type { EngineContext } from '../engine';
@@ -121,7 +122,7 @@ export function createRetrieveHandlers(ctx: EngineContext, llm: Pick<ModelServic
               tokensUsed: pkg.budget.used,
               budget: budgetTokens,
               dropped: pkg.dropped.length,
-              judgments: raw.prepare("select count(*) from model_calls where run_id = ? and stage in ('scope', 'similarity', 'precision_pass1', 'precision_pass2', 'precision_pass3', 'precision_group', 'precision_file')").pluck().get(runId) as number,
+              judgments: raw.prepare(`select count(*) from model_calls where run_id = ? and stage in (${JUDGE_STAGES.map(() => '?').join(', ')})`).pluck().get(runId, ...JUDGE_STAGES) as number,
               analysis: { enrichment: e.status, ...(e.status !== 'ok' ? { reason: e.reason } : {}) },
               info: checks.info,
               stages: done.result.stages.map(({ usage: _u, ...s }) => s),

@@ -52,7 +52,7 @@ const review = () => createReviewHandlers(temp.core.context, async () => run);
 
 /** Run the applying child; resolves with the signal that ended it (null: it finished). */
 function applyChild(killAt: number, before: boolean): Promise<NodeJS.Signals | null> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, '..', 'review', 'testing', 'applyChild.ts'), jobFile], {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, '..', 'testing', 'reviewApplyChild.ts'), jobFile], {
     env: { ...process.env, CRA_KILL_AT_RENAME: String(killAt), CRA_KILL_BEFORE: before ? '1' : '0' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

@@ -16,7 +16,7 @@ type SolveHandlers = Pick<Handlers, 'solve/run' | 'solve/get' | 'solve/list' | '
 /** The solve domain: handlers, and the diffs of a run for diff review. */
 export interface SolveDomain {
   handlers: SolveHandlers;
-  /** Per-step and cumulative diffs, the HEAD at the start and per-file base hashes (for `cra review`). */
+  /** Per-step and cumulative diffs and the commits the run started from (for review). */
   diffs(repoId: string, solveRunId: string): Promise<SolveRunDiffs>;
 }
 
@@ -137,7 +137,7 @@ export function createSolveDomain(ctx: EngineContext, llm: Pick<ModelServices, '
       const paths = repoPaths(ctx.ports.dataDir, info.id);
       const raw = openRawDatabase(paths.raw);
       try {
-        return await solveRunDiffs(raw, info.path, solveRunId, solveSessionFile(paths.sessions, solveRunId));
+        return solveRunDiffs(raw, solveRunId, solveSessionFile(paths.sessions, solveRunId));
       } finally {
         raw.close();
       }

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EvalReport } from '../../shared/contract/eval';
 import { sharedDefaultEmbedder } from '../search/search';
 import { chatEvidenceSummary } from './chatEvidence';
-import { buildFixtureRepo, FIXTURE_MISS, FIXTURE_TASKS } from './fixtureRepo';
+import { buildFixtureRepo, FIXTURE_MISS, FIXTURE_TASKS } from '../testing/fixtureRepo';
 import { formatReport } from './format';
 import { mineTasks } from './mine';
 import { productRetrieval } from './product';

@@ -7,7 +7,7 @@ import { createCore } from '../createCore';
 import { createTestRepo } from '../testing/gitRepo';
 import { createTempCore } from '../testing/tempCore';
 import { evaluateRepository } from './evaluate';
-import { buildFixtureRepo, FIXTURE_TASKS } from './fixtureRepo';
+import { buildFixtureRepo, FIXTURE_TASKS } from '../testing/fixtureRepo';
 import { formatReport } from './format';
 
 let root: string;

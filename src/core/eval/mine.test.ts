@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runGitSync } from '../git';
 import { isGoldSourcePath, isTestPath } from './classify';
-import { buildFixtureRepo, FIXTURE_TASKS } from './fixtureRepo';
+import { buildFixtureRepo, FIXTURE_TASKS } from '../testing/fixtureRepo';
 import { messageSkipReason, mineTasks, taskTextFromMessage } from './mine';
 
 let root: string;

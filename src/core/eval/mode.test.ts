@@ -6,7 +6,7 @@ import { openDatabase } from '../db/open';
 import { DEFAULT_EMBEDDER_ID } from '../search/embedder';
 import { VectorStore } from '../search/vectorStore';
 import { evaluateRepository } from './evaluate';
-import { buildFixtureRepo } from './fixtureRepo';
+import { buildFixtureRepo } from '../testing/fixtureRepo';
 import { formatReport } from './format';
 import { productRetrieval } from './product';
 import type { ProductRetrieval } from './run';

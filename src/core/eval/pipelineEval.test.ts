@@ -11,7 +11,7 @@ import { createImportResolver } from '../indexer/extract/resolve';
 import { KnowledgeBase } from '../kb/knowledgeBase';
 import { loopbackClient } from '../testing/retrievalHarness';
 import { OllamaTestServer } from '../testing/ollamaTestServer';
-import { buildFixtureRepo, FIXTURE_MISS } from './fixtureRepo';
+import { buildFixtureRepo, FIXTURE_MISS } from '../testing/fixtureRepo';
 import { formatReport } from './format';
 import { changedLines, parseHunks } from './goldLines';
 import { mineTasks } from './mine';
@@ -42,7 +42,7 @@ const byTask = (report: EvalReport, text: string) => report.tasks.find((t) => t.
 describe('changed lines of a gold file', () => {
   it('reads hunks of the parent side: changed lines, and an insertion as the two lines around it', () => {
     const diff = ['diff --git a/x.py b/x.py', '--- a/x.py', '+++ b/x.py', '@@ -3,2 +3,2 @@ def f():', '-a', '+b', '@@ -10 +10 @@', '@@ -20,0 +21,3 @@', '--- /dev/null', '+++ b/new.py', '@@ -0,0 +1 @@'].join('\n');
-    expect(parseHunks(diff)).toEqual(new Map([['x.py', [{ start: 3, end: 4 }, { start: 10, end: 10 }, { start: 20, end: 21 }]]]));
+    expect(parseHunks(diff)).toEqual(new Map([['x.py', [{ start: 3, end: 4 }, { start: 10, end: 10 }, { start: 20, end: 21, insertedAfter: 20 }]]]));
   });
 });
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listWorktrees, runGitSync, Worktree } from '../git';
-import { buildFixtureRepo, FIXTURE_LATE_FILE, FIXTURE_MISS, FIXTURE_TASKS } from './fixtureRepo';
+import { buildFixtureRepo, FIXTURE_LATE_FILE, FIXTURE_MISS, FIXTURE_TASKS } from '../testing/fixtureRepo';
 import { isTaskSourcePath, taskLanguages } from './classify';
 import { mineTasks } from './mine';
 import { productRetrieval } from './product';

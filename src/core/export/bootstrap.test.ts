@@ -2,15 +2,16 @@ import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildFixtureRepo } from '../eval/fixtureRepo';
+import { buildFixtureRepo } from '../testing/fixtureRepo';
 import { runGitSync } from '../git';
 import { createTestRepo } from '../testing/gitRepo';
+import { passHeader, SOLVE_SYSTEM } from '../orchestrator/solvePasses';
 import { CHAT_USER, fillTemplate } from '../retrieval/judgePrompts';
 import { PRECISION_QUESTIONS } from '../retrieval/stages/precision';
 import { SCOPE_QUESTION } from '../retrieval/stages/scope';
-import { bootstrapDataset, intersects, namesImportedByName } from './bootstrap';
+import { bootstrapDataset, namesImportedByName } from './bootstrap';
 import { chatLineSchema, DATASET_STAGES, type ChatExample, type DatasetManifest } from './dataset';
-import { buildShopRepo, SHOP_TASKS } from './testing/bootstrapFixture';
+import { buildShopRepo, SHOP_TASKS } from '../testing/bootstrapFixture';
 
 let base: string;
 let repo: string;
@@ -97,7 +98,13 @@ describe('cra bootstrap on a history with known labels', () => {
     expect(lines(out, 'precision_pass2')[0]!.messages[0]?.content).toContain(PRECISION_QUESTIONS.precision_pass2);
     // Execute: the task and the context package (touched symbols in full, the used neighbour's too) → the diff.
     const execute = lines(out, 'execute').find((x) => x.meta.commit === shaOf(SHOP_TASKS.limit, shop))!;
-    expect(execute.messages[1]?.content).toContain('# Context package');
+    // The execute pair carries what solve's implement pass sends: its system prompt and prompt layout, the package as the files.
+    expect(execute.messages[0]?.content).toBe(SOLVE_SYSTEM.implement);
+    const sections = ['## Pass: implement', '## Task', '## The plan (follow it; do only the current step)', '## Current step', '## Changes made so far', '(none)', '## Files (current content)', '# Context package'];
+    const at = sections.map((h) => execute.messages[1]!.content.indexOf(h));
+    expect(at).not.toContain(-1);
+    expect(at).toEqual([...at].sort((a, b) => a - b));
+    expect(execute.messages[1]!.content.startsWith(passHeader('implement'))).toBe(true);
     expect(execute.messages[1]?.content).toContain('### shop/validate.py:5-6 · clean_name (primary, full source)');
     expect(execute.messages[1]?.content).toContain('### shop/models.py:3-3 · MAX_NAME (supporting, full source)');
     expect(execute.messages[2]?.content).toContain('+    if len(name) > MAX_NAME:');
@@ -239,17 +246,4 @@ describe('dataset folders', () => {
     await expect(bootstrapDataset({ repoPath: shop, dataDir: join(base, 'data'), out: cut, commits: 1 })).rejects.toThrow(/scope\.jsonl is shorter \(15 bytes\) than .*manifest\.json records .*changed outside cra bootstrap; nothing was changed/);
     expect(readFileSync(join(cut, 'scope.jsonl'), 'utf8')).toBe('edited by hand\n');
   }, 60_000);
-});
-
-describe('hunk and symbol intersection', () => {
-  it('counts replaced lines inside a symbol and insertions strictly inside its body', () => {
-    const fn = { startLine: 3, endLine: 7 };
-    expect(intersects({ start: 7, end: 8 }, fn)).toBe(true);
-    expect(intersects({ start: 8, end: 9 }, fn)).toBe(false);
-    expect(intersects({ start: 1, end: 2 }, fn)).toBe(false);
-    // Inserted after line 5 (inside), after line 7 (the symbol's last line: appended after it), after line 2 (before it).
-    expect(intersects({ start: 6, end: 5 }, fn)).toBe(true);
-    expect(intersects({ start: 8, end: 7 }, fn)).toBe(false);
-    expect(intersects({ start: 3, end: 2 }, fn)).toBe(false);
-  });
 });

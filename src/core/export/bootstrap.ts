@@ -4,7 +4,9 @@ import type { EvalTask } from '../../shared/contract/eval';
 import { productRetrieval } from '../eval/product';
 import { mineTasks, type MineResult } from '../eval/mine';
 import { gitText, repositoryRoot, Worktree, worktreesDir } from '../git';
+import { changedLines, diffIdentifiers, touches } from '../git/diffHunks';
 import { KnowledgeBase } from '../kb/knowledgeBase';
+import { implementPrompt, partPlanText, SOLVE_SYSTEM } from '../orchestrator/solvePasses';
 import { judgePrompt } from '../retrieval/judgePrompts';
 import { buildPackage, renderMarkdown } from '../retrieval/package';
 import type { ContextFile, ContextSymbol } from '../retrieval/stage';
@@ -13,13 +15,6 @@ import { describeFile, SCOPE_DEFAULTS, SCOPE_QUESTION, scopeCandidates, type Sco
 import { analyzeTask } from '../retrieval/taskAnalysis';
 import { throwIfAborted } from '../runtime/runs';
 import { BootstrapDataset, type ChatExample, type DatasetStage } from './dataset';
-
-/**
- * The execute stage's instruction for a synthetic pair (the target is the commit's diff). The
- * execute stage is not built yet (issue #14); when it is, its system prompt replaces this one so
- * the pairs match what it is asked. Its context is already the real one: the context package.
- */
-export const EXECUTE_SYSTEM = 'You change code to carry out a coding task. Reply with a unified diff of the files in the context package, and nothing else.';
 
 /** Options of {@link bootstrapDataset}. */
 export interface BootstrapOptions {
@@ -173,21 +168,6 @@ export function namesImportedByName(source: string): Set<string> {
   return out;
 }
 
-/** The identifiers of a diff's added and removed lines (not its headers, not the context); `bare`: those not right after a dot. */
-export function diffIdentifiers(diff: string): { all: Set<string>; bare: Set<string> } {
-  const all = new Set<string>();
-  const bare = new Set<string>();
-  for (const line of diff.split('\n')) {
-    if (!/^[-+]/.test(line) || line.startsWith('+++') || line.startsWith('---')) continue;
-    const text = line.slice(1);
-    for (const m of text.matchAll(/[A-Za-z_$][\w$]*/g)) {
-      all.add(m[0]);
-      if (text[(m.index ?? 0) - 1] !== '.') bare.add(m[0]);
-    }
-  }
-  return { all, bare };
-}
-
 /**
  * The pairs of one commit, read from the index at its parent and the commit's diff, asked as the
  * pipeline asks them (the judge's prompt, the stage's question, the item as the stage describes it):
@@ -237,7 +217,7 @@ async function commitPairs(repo: string, checkout: string, curatedFile: string, 
     for (const f of files) for (const r of kb.getRationaleComments(f.fileId)) if (r.symbolId !== null) rationale.set(r.symbolId, [...(rationale.get(r.symbolId) ?? []), `${r.tag}: ${r.text}`]);
     const roleOf = (c: SymbolCandidate): 'primary' | 'supporting' | null => {
       const s = c.symbol;
-      if (gold.has(s.path)) return (hunks.get(s.path) ?? []).some((h) => intersects(h, s)) ? 'primary' : null;
+      if (gold.has(s.path)) return (hunks.get(s.path) ?? []).some((h) => touches(h, s)) ? 'primary' : null;
       return s.parentId === null && usedNames.get(s.path)?.has(s.name) ? 'supporting' : null;
     };
     const pass1: ChatExample[] = [];
@@ -265,11 +245,23 @@ async function commitPairs(repo: string, checkout: string, curatedFile: string, 
       readSource: (path) => readText(join(checkout, path)),
       kb,
     });
-    const execute = [chat(EXECUTE_SYSTEM, `Task:\n${record.text}\n\n${renderMarkdown(pkg)}`, diff, { source: 'synthetic', commit: sha, subject: task.gold.join(','), label: 'diff' })];
+    const execute = [executeExample(record.text, task.gold, renderMarkdown(pkg), diff, { source: 'synthetic', commit: sha, subject: task.gold.join(','), label: 'diff' })];
     return { pairs: { scope, precision_pass1: pass1, precision_pass2: pass2, execute }, neighbours: [...neededPaths] };
   } finally {
     kb.close();
   }
+}
+
+/**
+ * An execute pair asks what solve's implement pass sends (its system prompt and its prompt, from
+ * solvePasses.ts) for a one-part plan whose one step is the commit's task: no earlier changes, the
+ * context package as the files. The answer is the commit's diff, a unified diff the pass reads.
+ */
+export function executeExample(task: string, gold: readonly string[], contextMarkdown: string, diff: string, meta: ChatExample['meta']): ChatExample {
+  const title = task.split('\n')[0]!.slice(0, 200);
+  const step = { id: 's1', description: task.slice(0, 2000), files: [...gold], expected_outcome: '' };
+  const planText = partPlanText({ id: 'p1', title, description: task }, [step], step.id);
+  return chat(SOLVE_SYSTEM.implement, implementPrompt({ task, step, planText, cumulativeDiff: '', context: contextMarkdown }), diff, meta);
 }
 
 function readText(path: string): string | null {
@@ -278,39 +270,4 @@ function readText(path: string): string | null {
   } catch {
     return null;
   }
-}
-
-/** An old-side hunk: lines `start..end` replaced, or (`end` < `start`) lines inserted after `end`. */
-interface Hunk {
-  start: number;
-  end: number;
-}
-
-/** Whether a hunk touches a symbol: a replaced line inside it, or an insertion strictly inside its body. */
-export function intersects(h: Hunk, s: { startLine: number; endLine: number }): boolean {
-  if (h.end >= h.start) return h.start <= s.endLine && h.end >= s.startLine;
-  return s.startLine <= h.end && h.end < s.endLine;
-}
-
-/** Old-side line ranges of each file's hunks between the parent and the commit (`git diff -U0`). */
-export async function changedLines(repo: string, parent: string, commit: string, paths: string[], signal?: AbortSignal): Promise<Map<string, Hunk[]>> {
-  const out = new Map<string, Hunk[]>();
-  const text = await gitText(['diff', '-U0', '--no-color', '--no-ext-diff', '--no-renames', parent, commit, '--', ...paths], { cwd: repo, signal });
-  let current: Hunk[] | undefined;
-  for (const line of text.split('\n')) {
-    const file = /^--- (?:a\/(.*)|\/dev\/null)$/.exec(line);
-    if (file) {
-      current = [];
-      if (file[1] !== undefined) out.set(file[1], current);
-      continue;
-    }
-    const hunk = /^@@ -(\d+)(?:,(\d+))? \+\d+(?:,\d+)? @@/.exec(line);
-    if (hunk && current) {
-      const start = Number(hunk[1]);
-      const count = hunk[2] === undefined ? 1 : Number(hunk[2]);
-      // A pure insertion reads "-L,0": the new lines go after old line L.
-      current.push(count === 0 ? { start: start + 1, end: start } : { start, end: start + count - 1 });
-    }
-  }
-  return out;
 }

@@ -5,13 +5,10 @@ import { AppError } from '../../shared/contract';
 import type { LabelCounts } from '../../shared/contract/data';
 import { readUserFile } from '../fs/userFile';
 
-/**
- * The stages a dataset has a JSONL file for, named as the pipeline logs its calls (model_calls.stage),
- * so synthetic and logged examples of one stage land in one training file.
- */
-export const DATASET_STAGES = ['scope', 'precision_pass1', 'precision_pass2', 'execute'] as const;
-/** One of {@link DATASET_STAGES}. */
-export type DatasetStage = (typeof DATASET_STAGES)[number];
+import { DATASET_STAGES, type DatasetStage } from '../../shared/contract/stages';
+
+/** The dataset's stage files: the contract's list. */
+export { DATASET_STAGES, type DatasetStage };
 
 /** One chat message of a training example. */
 export const chatMessageSchema = z.object({ role: z.enum(['system', 'user', 'assistant']), content: z.string().min(1) }).strict();

@@ -13,7 +13,7 @@ import { RawDecisionLog } from '../retrieval/decisionLog';
 import { runPipeline } from '../retrieval/stage';
 import { ScopeStage } from '../retrieval/stages/scope';
 import { analyzeTask } from '../retrieval/taskAnalysis';
-import { createRetrievalFixture, type RetrievalFixture } from '../retrieval/testing/fixture';
+import { createRetrievalFixture, type RetrievalFixture } from '../testing/retrievalFixture';
 import { EventBus } from '../runtime/events';
 import { RunRegistry } from '../runtime/runs';
 import { OllamaTestServer } from '../testing/ollamaTestServer';

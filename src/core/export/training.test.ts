@@ -15,7 +15,7 @@ import { runPipeline } from '../retrieval/stage';
 import { PrecisionStage } from '../retrieval/stages/precision';
 import { ScopeStage } from '../retrieval/stages/scope';
 import { analyzeTask } from '../retrieval/taskAnalysis';
-import { createRetrievalFixture, type RetrievalFixture } from '../retrieval/testing/fixture';
+import { createRetrievalFixture, type RetrievalFixture } from '../testing/retrievalFixture';
 import { EventBus } from '../runtime/events';
 import { RunRegistry } from '../runtime/runs';
 import { OllamaTestServer } from '../testing/ollamaTestServer';
@@ -27,7 +27,7 @@ import { listDatasets } from './datasets';
 import { LogAnalysis } from './logAnalysis';
 import { LogSources } from './logSources';
 import { trainingPreflight } from './preflight';
-import { buildShopRepo } from './testing/bootstrapFixture';
+import { buildShopRepo } from '../testing/bootstrapFixture';
 import { loadTrainingPlan, saveTrainingPlan, TRAINING_PLAN_JSON_SCHEMA, writeTrainingPlan, type TrainingPlan } from './trainPlan';
 import { trainingStatistics } from './trainStats';
 

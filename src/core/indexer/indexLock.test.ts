@@ -9,7 +9,7 @@ import { createExtractor, type Extractor } from './extract/extractor';
 import { indexRepository, WAITING_MESSAGE } from './indexer';
 import { acquireIndexLock } from './indexLock';
 import { createTestRepo } from '../testing/gitRepo';
-import { writeSample } from './testing/sampleRepo';
+import { writeSample } from '../testing/sampleRepo';
 
 const cleanups: Array<() => void | Promise<void>> = [];
 afterEach(async () => {
@@ -29,7 +29,7 @@ function setup() {
 
 /** A separate process holding the index lock of `curatedFile` (see testing/holdIndexLock.ts). */
 async function lockHolder(curatedFile: string, mode?: 'release-on-stdin'): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, 'testing', 'holdIndexLock.ts'), curatedFile, ...(mode ? [mode] : [])], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, '..', 'testing', 'holdIndexLock.ts'), curatedFile, ...(mode ? [mode] : [])], { stdio: ['pipe', 'pipe', 'inherit'] });
   cleanups.push(() => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   });

@@ -7,9 +7,9 @@ import { BulkChunkIndex, tablesReferring } from './bulkBuild';
 import { indexRepository, type IndexOptions } from './indexer';
 import { countFiles } from './scan';
 import { BULK_DEFERRED_INDEXES, CURATED_MIGRATIONS, FTS_TRIGGER_NAMES } from './schema';
-import { cleanupAfterEach, sharedExtractor } from './testing/harness';
+import { cleanupAfterEach, sharedExtractor } from '../testing/indexerHarness';
 import { createTestRepo, type TestRepo } from '../testing/gitRepo';
-import { writeSample } from './testing/sampleRepo';
+import { writeSample } from '../testing/sampleRepo';
 
 const extractor = sharedExtractor();
 const cleanups = cleanupAfterEach();

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../db/open';
 import { indexRepository } from './indexer';
-import { cleanupAfterEach, sharedExtractor } from './testing/harness';
+import { cleanupAfterEach, sharedExtractor } from '../testing/indexerHarness';
 import { createTestRepo, type TestRepo } from '../testing/gitRepo';
 
 const extractor = sharedExtractor();

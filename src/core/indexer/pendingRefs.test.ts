@@ -6,8 +6,8 @@ import { openDatabase, type Db } from '../db/open';
 import type { ExtractedReference } from './extract/types';
 import { indexRepository } from './indexer';
 import { PendingReferences } from './pendingRefs';
-import { cleanupAfterEach, sharedExtractor } from './testing/harness';
-import { writeSample } from './testing/sampleRepo';
+import { cleanupAfterEach, sharedExtractor } from '../testing/indexerHarness';
+import { writeSample } from '../testing/sampleRepo';
 import { createTestRepo } from '../testing/gitRepo';
 
 const extractor = sharedExtractor();

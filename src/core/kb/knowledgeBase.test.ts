@@ -6,7 +6,7 @@ import { openDatabase } from '../db/open';
 import { createExtractor } from '../indexer/extract/extractor';
 import { indexRepository } from '../indexer/indexer';
 import { createTestRepo, type TestRepo } from '../testing/gitRepo';
-import { writeSample } from '../indexer/testing/sampleRepo';
+import { writeSample } from '../testing/sampleRepo';
 import { KnowledgeBase } from './knowledgeBase';
 
 let repo: TestRepo;

@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { indexRepository } from '../indexer/indexer';
-import { indexerDeps, makeIndexedRepo } from '../search/testRepo';
+import { indexerDeps, makeIndexedRepo } from '../testing/searchRepo';
 import { KnowledgeBase } from './knowledgeBase';
 
 /** What a term's per-file frequencies say, by path. */

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openDatabase } from '../db/open';
 import { createExtractor } from '../indexer/extract/extractor';
 import { indexRepository } from '../indexer/indexer';
-import { writeSample } from '../indexer/testing/sampleRepo';
+import { writeSample } from '../testing/sampleRepo';
 import { searchRepository } from '../search/search';
 import { createTestRepo, type TestRepo } from '../testing/gitRepo';
 import { KnowledgeBase } from './knowledgeBase';

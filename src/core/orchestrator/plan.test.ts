@@ -9,12 +9,12 @@ import { openRawDatabase } from '../db/raw';
 import { LlmClient } from '../llm/client';
 import { ModelRouter } from '../llm/router';
 import { RawCallLog } from '../logs/callLog';
-import { createRetrievalFixture, type RetrievalFixture } from '../retrieval/testing/fixture';
+import { createRetrievalFixture, type RetrievalFixture } from '../testing/retrievalFixture';
 import { RawDecisionLog } from '../retrieval/decisionLog';
 import { OllamaTestServer } from '../testing/ollamaTestServer';
 import { createPlan, PlanInvalidError } from './plan';
 import { listPlans, loadPlan, savePlan } from './planStore';
-import { GOOD_PLAN } from './testing/plans';
+import { GOOD_PLAN } from '../testing/plans';
 
 let fx: RetrievalFixture;
 let server: OllamaTestServer;

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Plan } from '../../shared/contract/plans';
 import { extractJsonObject } from '../llm/replyJson';
 import { checkPlan, findCycle, readPlanReply } from './planValidate';
-import { GOOD_PLAN } from './testing/plans';
+import { GOOD_PLAN } from '../testing/plans';
 
 const INDEXED = new Set(['calc/tokenizer.py', 'calc/parser.py', 'calc/evaluator.py']);
 const repo = { hasFile: (p: string) => INDEXED.has(p) };

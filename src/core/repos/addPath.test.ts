@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { HostKind, RunInfo } from '../../shared/contract';
 import { createCore } from '../createCore';
 import { createTestRepo } from '../testing/gitRepo';
-import { writeSample } from '../indexer/testing/sampleRepo';
+import { writeSample } from '../testing/sampleRepo';
 import { validateRepoPath } from './service';
 
 const cleanups: Array<() => Promise<void> | void> = [];

@@ -7,7 +7,7 @@ import { createCore, type Core } from '../createCore';
 import { WAITING_MESSAGE } from '../indexer/indexer';
 import { acquireIndexLock } from '../indexer/indexLock';
 import { createTestRepo } from '../testing/gitRepo';
-import { writeSample } from '../indexer/testing/sampleRepo';
+import { writeSample } from '../testing/sampleRepo';
 import { repoIdFor, repoPaths } from './registry';
 
 const cleanups: Array<() => void | Promise<void>> = [];

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createCore, type Core } from '../createCore';
-import { writeSample } from '../indexer/testing/sampleRepo';
+import { writeSample } from '../testing/sampleRepo';
 import { packageRoot } from '../paths';
 import { createTestRepo } from '../testing/gitRepo';
 import { findIndexedRepo, notIndexed, unknownRepository } from './indexed';

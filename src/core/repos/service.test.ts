@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { IndexSummary, RepoInfo } from '../../shared/contract';
 import { createTempCore } from '../testing/tempCore';
 import { createTestRepo, type TestRepo } from '../testing/gitRepo';
-import { writeSample } from '../indexer/testing/sampleRepo';
+import { writeSample } from '../testing/sampleRepo';
 import { repoIdFor } from './registry';
 
 const cleanups: Array<() => Promise<void> | void> = [];

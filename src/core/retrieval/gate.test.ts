@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { contextPackageIsCoherent } from './testing/coherence';
+import { contextPackageIsCoherent } from '../testing/packageCoherence';
 import type { Db } from '../db/open';
 import { openRawDatabase } from '../db/raw';
 import type { LlmClient } from '../llm/client';

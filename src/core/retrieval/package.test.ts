@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Reason } from '../../shared/contract/reasons';
 import { buildPackage, DEFAULT_SAFETY_MARGIN, effectiveBudget, estimateTokens, renderJson, renderMarkdown, type ContextPackage } from './package';
 import type { ContextFile, ContextSymbol, SymbolRole } from './stage';
-import { createRetrievalFixture, type RetrievalFixture } from './testing/fixture';
+import { createRetrievalFixture, type RetrievalFixture } from '../testing/retrievalFixture';
 
 let fx: RetrievalFixture;
 beforeAll(async () => {

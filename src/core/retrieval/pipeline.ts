@@ -6,6 +6,7 @@
  */
 import { AppError } from '../../shared/contract';
 import type { ContextPackage } from '../../shared/contract/retrieval';
+import { RETRIEVAL_STAGE_NAMES, type RetrievalStageName } from '../../shared/contract/stages';
 import type { Db } from '../db/open';
 import type { KnowledgeBase } from '../kb/knowledgeBase';
 import type { LlmClient } from '../llm/client';
@@ -21,10 +22,10 @@ import { ScopeStage, type ScopeOptions } from './stages/scope';
 import { SimilarityStage, type SimilarityOptions } from './stages/similarity';
 import type { TaskRecord } from './taskAnalysis';
 
-/** Every stage a list may name, in the order they may appear. */
-export const STAGE_NAMES = ['routing', 'scope', 'similarity', 'precision', 'refilter'] as const;
+/** Every stage a list may name, in the order they may appear: the contract's list. */
+export const STAGE_NAMES = RETRIEVAL_STAGE_NAMES;
 /** One stage name. */
-export type StageName = (typeof STAGE_NAMES)[number];
+export type StageName = RetrievalStageName;
 
 /** Settings of the stages (from [retrieval] in the config, or the caller). */
 export interface StageOptions {

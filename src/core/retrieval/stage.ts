@@ -1,5 +1,6 @@
 import type { SymbolRole } from '../../shared/contract/retrieval';
 import type { Reason } from '../../shared/contract/reasons';
+import type { JudgeStage } from '../../shared/contract/stages';
 import type { KnowledgeBase } from '../kb/knowledgeBase';
 import type { LlmClient } from '../llm/client';
 import type { CallLogger } from '../llm/types';
@@ -86,7 +87,7 @@ export interface StageContext {
 }
 
 /** What every binary judgment of a stage shares, from the context: the model, run, log, limits and progress. */
-export function judgeSetupOf(context: StageContext, llm: LlmClient, task: TaskRecord, stage: string, instruct: string): JudgeSetup {
+export function judgeSetupOf(context: StageContext, llm: LlmClient, task: TaskRecord, stage: JudgeStage, instruct: string): JudgeSetup {
   return {
     llm,
     stage,

@@ -6,7 +6,7 @@ import { indexRepository } from '../indexer/indexer';
 import { embedRepository } from './embedRun';
 import { cosine, createDefaultEmbedder, createEmbedder, type Embedder } from './embedder';
 import { searchWithMode } from './search';
-import { indexerDeps, makeIndexedRepo } from './testRepo';
+import { indexerDeps, makeIndexedRepo } from '../testing/searchRepo';
 import { VectorStore } from './vectorStore';
 
 /**

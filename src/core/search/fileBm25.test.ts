@@ -6,7 +6,7 @@ import { runGitSync } from '../git';
 import { indexRepository } from '../indexer/indexer';
 import { fileBm25, stemmedWords } from './fileBm25';
 import { parseQuery, withoutStopWords } from './query';
-import { indexerDeps, makeIndexedRepo } from './testRepo';
+import { indexerDeps, makeIndexedRepo } from '../testing/searchRepo';
 
 // A source file that saves entities among much other code, tests that each say "entity" and "save"
 // once in a few lines, and a docs page that repeats the words.

@@ -8,7 +8,7 @@ import { historyRanking } from './history';
 import { parseQuery } from './query';
 import { overrideRanking } from './rankingConstants';
 import { searchRepository } from './search';
-import { indexerDeps } from './testRepo';
+import { indexerDeps } from '../testing/searchRepo';
 
 // Source whose text never says "event stream" or "compress": only the history can tie the
 // stream middleware to the task's words.

@@ -6,7 +6,7 @@ import { filesNamed, namedFiles, stemWords } from './nameMatch';
 import { parseQuery } from './query';
 import { overrideRanking } from './rankingConstants';
 import { searchRepository } from './search';
-import { makeIndexedRepo } from './testRepo';
+import { makeIndexedRepo } from '../testing/searchRepo';
 
 // The rule file uses none of the task's words in its code: only its name says what it is.
 const RULE = `def check(node):

@@ -4,7 +4,7 @@ import { fileBm25, stemmedWords } from './fileBm25';
 import { fileIntentOf, fileKindOf } from './fileKinds';
 import { parseQuery } from './query';
 import { searchRepository } from './search';
-import { makeIndexedRepo } from './testRepo';
+import { makeIndexedRepo } from '../testing/searchRepo';
 
 const RETRY = `"""Retry failed requests with a backoff."""
 

@@ -6,7 +6,7 @@ import { bestLine } from './details';
 import { FILE_BM25, GRAPH } from './rankingConstants';
 import { parseQuery } from './query';
 import { searchWithMode, withoutWeakNeighbours } from './search';
-import { makeIndexedRepo } from './testRepo';
+import { makeIndexedRepo } from '../testing/searchRepo';
 
 // A billing module with an import on each side, a config file that changes with it often and a
 // logger that changed with it twice; nothing outside billing/invoice.py and app/main.py says "invoice".

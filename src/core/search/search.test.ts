@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../db/open';
 import { roundScore } from './details';
 import { searchRepository, searchWithMode } from './search';
-import { makeIndexedRepo } from './testRepo';
+import { makeIndexedRepo } from '../testing/searchRepo';
 
 const USERS = `"""User storage."""
 

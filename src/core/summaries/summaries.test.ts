@@ -9,7 +9,7 @@ import { KnowledgeBase } from '../kb/knowledgeBase';
 import type { LlmClient } from '../llm/client';
 import { embedRepository } from '../search/embedRun';
 import { createEmbedder, type Embedder } from '../search/embedder';
-import { indexerDeps, makeIndexedRepo } from '../search/testRepo';
+import { indexerDeps, makeIndexedRepo } from '../testing/searchRepo';
 import { OllamaTestServer } from '../testing/ollamaTestServer';
 import { loopbackClient } from '../testing/retrievalHarness';
 import { buildSummaries } from './build';

@@ -7,7 +7,7 @@ import type { Db } from '../db/open';
 import type { LlmClient } from '../llm/client';
 import { clientFromToml, LOOPBACK_CHAT_MODEL, loopbackToml } from './loopbackModels';
 import { OllamaTestServer } from './ollamaTestServer';
-import { createRetrievalFixture, type RetrievalFixture } from '../retrieval/testing/fixture';
+import { createRetrievalFixture, type RetrievalFixture } from './retrievalFixture';
 
 /** What `useRetrievalHarness` fills in before the file's tests run. */
 export interface RetrievalHarness {

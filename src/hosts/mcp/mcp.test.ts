@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { packageRoot } from '../../core/paths';
-import { writeSample } from '../../core/indexer/testing/sampleRepo';
+import { writeSample } from '../../core/testing/sampleRepo';
 import { createTestRepo, type TestRepo } from '../../core/testing/gitRepo';
 import { connectCraMcp, type McpSession } from './testing/mcpClient';
 

@@ -19,3 +19,4 @@ export * from './solve';
 export * from './summaries';
 export * from './enrich';
 export * from './data';
+export { JUDGE_STAGES, DATASET_STAGES, modelStageSchema, type JudgeStage, type DatasetStage, type ModelStage } from './stages';

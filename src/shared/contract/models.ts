@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { event, request } from './define';
+import { MODEL_STAGES } from './stages';
 
-/** The pipeline stages a model can be assigned to (mirrors core/config STAGES). */
-export const MODEL_STAGES = ['task_analysis', 'scope', 'precision', 'similarity', 'routing', 'plan', 'execute', 'chat', 'summarize', 'embedding', 'enrich', 'rerank'] as const;
+/** The stages a model can be assigned to live in stages.ts, with the pipeline's other stage lists. */
+export { MODEL_STAGES };
 /** The model roles of [models]. */
 export const MODEL_ROLES = ['coding', 'reasoning', 'embedding'] as const;
 

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { event, request } from './define';
 import { modelNameSchema } from './models';
 import type { Reason } from './reasons';
+import { DEFAULT_RETRIEVAL_STAGES, RETRIEVAL_STAGE_NAMES, type RetrievalStageName } from './stages';
 
 /** How much of a symbol the execute model sees: primary in full; supporting in full when it fits; type_context as a signature. */
 export type SymbolRole = 'primary' | 'supporting' | 'type_context';
@@ -81,12 +82,8 @@ export interface RetrievalSummary {
   config?: { stages: string[]; contextWindow?: number; reservedTokens?: number; safetyMargin: number; concurrency: number };
 }
 
-/** The stages a retrieve run can be given, in their pipeline order (an explicit, non-empty list). */
-export const RETRIEVAL_STAGE_NAMES = ['routing', 'scope', 'similarity', 'precision', 'refilter'] as const;
-/** The stages run when none are named. */
-export const DEFAULT_RETRIEVAL_STAGES: readonly RetrievalStageName[] = ['scope', 'precision'];
-/** One stage of a retrieve run, by name. */
-export type RetrievalStageName = (typeof RETRIEVAL_STAGE_NAMES)[number];
+/** The retrieve run's stage names live in stages.ts, with the pipeline's other stage lists. */
+export { DEFAULT_RETRIEVAL_STAGES, RETRIEVAL_STAGE_NAMES, type RetrievalStageName };
 
 /** How a judge's answer was read (`next-token`: from the next-token distribution, nothing generated; `default-deny`: neither yes nor no, so no). */
 export type JudgmentReading = 'exact' | 'lenient' | 'json' | 'next-token' | 'default-deny';
@@ -99,7 +96,7 @@ export type JudgmentReading = 'exact' | 'lenient' | 'json' | 'next-token' | 'def
 export interface RetrievalJudgment {
   runId: string;
   taskId: string;
-  /** The call's stage: scope, precision_pass1, precision_pass2, precision_pass3, similarity. */
+  /** The call's stage: one of JUDGE_STAGES (stages.ts). */
   stage: string;
   item: string;
   verdict: 'yes' | 'no';

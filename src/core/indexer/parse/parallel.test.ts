@@ -6,9 +6,9 @@ import { describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../../db/open';
 import { indexRepository, type IndexOptions } from '../indexer';
 import { defaultPoolSize, defaultWorkerScript, ParsePool, workerExecArgv } from './parsePool';
-import { cleanupAfterEach, sharedExtractor } from '../testing/harness';
+import { cleanupAfterEach, sharedExtractor } from '../../testing/indexerHarness';
 import { createTestRepo, type TestRepo } from '../../testing/gitRepo';
-import { writeSample } from '../testing/sampleRepo';
+import { writeSample } from '../../testing/sampleRepo';
 
 const extractor = sharedExtractor();
 const cleanups = cleanupAfterEach();
@@ -175,7 +175,7 @@ describe('parallel parsing in worker threads', () => {
     repo.write('gen/crash_me.py', 'def never_seen():\n    return 1\n');
     repo.commit('a file the worker dies on', 5);
     const curated = tempCurated();
-    const summary = await index(repo, curated, { parallel: { workers: 2, minFiles: 1, mainParses: false, script: join(__dirname, 'testing', 'crashingWorker.js') } });
+    const summary = await index(repo, curated, { parallel: { workers: 2, minFiles: 1, mainParses: false, script: join(__dirname, '..', '..', 'testing', 'workers', 'crashingWorker.js') } });
     const db = openDatabase(curated, { readOnly: true });
     cleanups.push(() => db.close());
     const crashed = db.prepare("select id, skip_reason from files where path = 'gen/crash_me.py'").get() as { id: number; skip_reason: string | null };
@@ -197,7 +197,7 @@ describe('parallel parsing in worker threads', () => {
     const repo = newRepo();
     writeMany(repo);
     const curated = tempCurated();
-    const summary = await index(repo, curated, { parallel: { workers: 1, minFiles: 1, script: join(__dirname, 'testing', 'dyingWorker.js') } });
+    const summary = await index(repo, curated, { parallel: { workers: 1, minFiles: 1, script: join(__dirname, '..', '..', 'testing', 'workers', 'dyingWorker.js') } });
     const db = openDatabase(curated, { readOnly: true });
     cleanups.push(() => db.close());
     const withoutSymbols = db
@@ -221,7 +221,7 @@ describe('parallel parsing in worker threads', () => {
     const single = tempCurated();
     await index(repo, single, { parallel: { workers: 0 } });
     const curated = tempCurated();
-    await index(repo, curated, { parallel: { workers: 1, minFiles: 1, script: join(__dirname, 'testing', 'stuckWorker.js') } });
+    await index(repo, curated, { parallel: { workers: 1, minFiles: 1, script: join(__dirname, '..', '..', 'testing', 'workers', 'stuckWorker.js') } });
     expect(snapshot(curated)).toEqual(snapshot(single));
   });
 

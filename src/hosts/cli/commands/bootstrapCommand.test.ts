@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openRawDatabase } from '../../../core/db/raw';
-import { buildFixtureRepo } from '../../../core/eval/fixtureRepo';
+import { buildFixtureRepo } from '../../../core/testing/fixtureRepo';
 import { packageRoot } from '../../../core/paths';
 
 let root: string;

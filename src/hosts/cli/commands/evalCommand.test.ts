@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildFixtureRepo } from '../../../core/eval/fixtureRepo';
+import { buildFixtureRepo } from '../../../core/testing/fixtureRepo';
 import { packageRoot } from '../../../core/paths';
 
 let root: string;

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { packageRoot } from '../../../core/paths';
 import { createTestRepo } from '../../../core/testing/gitRepo';
-import { writeSample } from '../../../core/indexer/testing/sampleRepo';
+import { writeSample } from '../../../core/testing/sampleRepo';
 
 const cleanups: Array<() => void> = [];
 afterEach(() => {

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { packageRoot } from '../../../core/paths';
 import { repoIdFor, repoPaths } from '../../../core/repos/registry';
 import { createTestRepo } from '../../../core/testing/gitRepo';
-import { writeSample } from '../../../core/indexer/testing/sampleRepo';
+import { writeSample } from '../../../core/testing/sampleRepo';
 
 const cleanups: Array<() => void> = [];
 afterEach(() => {
@@ -26,7 +26,7 @@ function setup() {
 
 /** Another process holding the repository's index lock until its stdin closes. */
 async function lockHolder(curated: string): Promise<ChildProcess> {
-  const script = join(packageRoot(), 'src', 'core', 'indexer', 'testing', 'holdIndexLock.ts');
+  const script = join(packageRoot(), 'src', 'core', 'testing', 'holdIndexLock.ts');
   const child = spawn(process.execPath, ['--import', 'tsx', script, curated, 'release-on-stdin'], { cwd: packageRoot(), stdio: ['pipe', 'pipe', 'inherit'] });
   cleanups.push(() => child.exitCode === null && child.signalCode === null && child.kill('SIGKILL'));
   await new Promise<void>((resolve, reject) => {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../../core/db/open';
 import { createTestRepo } from '../../../core/testing/gitRepo';
-import { writeSample } from '../../../core/indexer/testing/sampleRepo';
+import { writeSample } from '../../../core/testing/sampleRepo';
 import { packageRoot } from '../../../core/paths';
 import { registryFile } from '../../../core/repos/registry';
 

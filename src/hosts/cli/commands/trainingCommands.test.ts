@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openRawDatabase } from '../../../core/db/raw';
 import type { CuratedManifest } from '../../../core/export/curatedManifest';
 import { chatLineSchema } from '../../../core/export/dataset';
-import { buildShopRepo } from '../../../core/export/testing/bootstrapFixture';
+import { buildShopRepo } from '../../../core/testing/bootstrapFixture';
 import type { TrainingPlan, TrainingPlanArtifact } from '../../../core/export/trainPlan';
 import { OllamaTestServer } from '../../../core/testing/ollamaTestServer';
 import { runCra } from '../testing/cra';

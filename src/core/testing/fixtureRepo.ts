@@ -1,4 +1,4 @@
-import { createTestRepo } from '../testing/gitRepo';
+import { createTestRepo } from './gitRepo';
 
 /**
  * Test support: builds a small Python project with a known history, so mining, the evaluation run

@@ -6,9 +6,9 @@
  * `{ repo, baseCommit, diff, undoFile, runId }`.
  */
 import type * as Fs from 'node:fs';
-import { applyReviewed } from '../apply';
-import { changedFilesFromDiff } from '../fromDiff';
-import { reviewFiles } from '../hunks';
+import { applyReviewed } from '../review/apply';
+import { changedFilesFromDiff } from '../review/fromDiff';
+import { reviewFiles } from '../review/hunks';
 
 // The module object itself (an `import *` namespace is a copy): what apply.ts calls through.
 // eslint-disable-next-line @typescript-eslint/no-require-imports

@@ -2,8 +2,8 @@
  * Test support: what makes a context package usable as an execute prompt's context (gate 5),
  * checked against the repository's files. Returns the problems found ([] when coherent).
  */
-import type { ContextPackage } from '../../../shared/contract/retrieval';
-import { renderMarkdown } from '../package';
+import type { ContextPackage } from '../../shared/contract/retrieval';
+import { renderMarkdown } from '../retrieval/package';
 
 /** Every item is exactly the lines it names (a signature: its first line starts the symbol), files appear once, edges join included files, the markdown heads each item with path:start-end. */
 export function contextPackageIsCoherent(pkg: ContextPackage, read: (path: string) => string | null): string[] {

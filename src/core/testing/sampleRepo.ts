@@ -1,4 +1,4 @@
-import type { TestRepo } from '../../testing/gitRepo';
+import type { TestRepo } from './gitRepo';
 
 /** The Python module of the sample repository. */
 export const CORE_PY = `"""Core engine."""

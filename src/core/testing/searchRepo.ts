@@ -2,7 +2,7 @@ import { dirname, join } from 'node:path';
 import { createExtractor } from '../indexer/extract/extractor';
 import { createImportResolver } from '../indexer/extract/resolve';
 import { indexRepository } from '../indexer/indexer';
-import { createTestRepo } from '../testing/gitRepo';
+import { createTestRepo } from './gitRepo';
 
 /**
  * Test support: a small real git repository (Python), committed in several commits so co-change

@@ -1,5 +1,5 @@
-/** Test support: plans for the retrieval fixture (src/core/retrieval/testing/fixture.ts). */
-import type { Plan } from '../../../shared/contract/plans';
+/** Test support: plans for the retrieval fixture (src/core/testing/retrievalFixture.ts). */
+import type { Plan } from '../../shared/contract/plans';
 
 /** A valid plan for the fixture: a new lexer, the tokenizer built on it, the parser last. */
 export const GOOD_PLAN: Plan = {

@@ -1,4 +1,4 @@
-import { createTestRepo } from '../../testing/gitRepo';
+import { createTestRepo } from './gitRepo';
 
 /**
  * Test support: a small Python shop with a known history for `cra bootstrap`. Two commits change a

@@ -5,10 +5,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createExtractor } from '../../indexer/extract/extractor';
-import { indexRepository } from '../../indexer/indexer';
-import { KnowledgeBase } from '../../kb/knowledgeBase';
-import { createTestRepo, type TestRepo } from '../../testing/gitRepo';
+import { createExtractor } from '../indexer/extract/extractor';
+import { indexRepository } from '../indexer/indexer';
+import { KnowledgeBase } from '../kb/knowledgeBase';
+import { createTestRepo, type TestRepo } from './gitRepo';
 
 /** The indexed fixture: its repository, index and data folder. */
 export interface RetrievalFixture {
