@@ -9,7 +9,7 @@ import { createTempCore } from '../testing/tempCore';
 import { ModelStore } from '../llm/builtin/modelStore';
 import { realGgufPath } from '../testing/realGguf';
 import { auc, pickBalanced } from './modelCheck';
-import { buildShopRepo, SHOP_TASKS } from './testing/bootstrapFixture';
+import { buildShopRepo, SHOP_TASKS } from '../testing/bootstrapFixture';
 
 /** The scope labels of the shop's history (bootstrap.test.ts asserts them): task → files labelled yes. */
 const NEEDED: Record<string, string[]> = {

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildShopRepo } from '../../../core/export/testing/bootstrapFixture';
+import { buildShopRepo } from '../../../core/testing/bootstrapFixture';
 import { startGgufServer } from '../../../core/testing/ggufServer';
 import { OllamaTestServer } from '../../../core/testing/ollamaTestServer';
 import { REAL_GGUF_BYTES, realGgufPath } from '../../../core/testing/realGguf';
