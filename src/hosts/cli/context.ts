@@ -1,6 +1,8 @@
 import type { Command } from 'commander';
 import type * as Engine from '../../core/createCore';
 import type { Core, CoreOptions } from '../../core/createCore';
+import type * as Client from '../../core/contract/client';
+import type { EngineClient } from '../../core/contract/client';
 import { resolveDataDir } from '../../core/paths';
 import { AppError, serializeError } from '../../shared/contract/errors';
 import { printable } from '../../shared/printable';
@@ -15,7 +17,12 @@ export type CoreAccess = 'read' | 'index' | 'serve';
 /** What every command gets: the resolved data folder and a lazily created engine. */
 export interface CliContext {
   dataDir(): string;
-  /** The engine, created on first use (see {@link CoreAccess}); `'cli'` is the old name of `'read'`. */
+  /**
+   * The engine as every command uses it: a contract client (requests validated by the contract,
+   * events, runs), over an engine in this process created on first use (see {@link CoreAccess}).
+   */
+  client(access?: CoreAccess): EngineClient;
+  /** The engine itself, for the hosts that bind it to a transport (`cra serve`, `cra mcp`); `'cli'` is the old name of `'read'`. */
   core(access?: CoreAccess | 'cli'): Core;
   /**
    * Load the engine's code: the root program's preAction hook calls it before any command runs,
@@ -37,19 +44,24 @@ const ACCESS: Record<CoreAccess, { host: 'cli' | 'serve'; options: CoreOptions }
 export function createCliContext(program: Command): CliContext {
   let core: Core | undefined;
   let engine: typeof Engine | undefined;
+  let client: typeof Client | undefined;
   const dataDir = () => resolveDataDir(program.opts<{ dataDir?: string }>().dataDir);
+  const coreOf = (access: CoreAccess | 'cli' = 'read'): Core => {
+    if (!engine) throw new Error('The engine is used before it was loaded (ctx.load runs before every command).');
+    const { host, options } = ACCESS[access === 'cli' ? 'read' : access];
+    return (core ??= engine.createCore({ host, dataDir: dataDir() }, options));
+  };
   return {
     dataDir,
-    core: (access = 'read') => {
-      if (!engine) throw new Error('The engine is used before it was loaded (ctx.load runs before every command).');
-      const { host, options } = ACCESS[access === 'cli' ? 'read' : access];
-      return (core ??= engine.createCore({ host, dataDir: dataDir() }, options));
-    },
+    core: coreOf,
+    client: (access = 'read') => client!.localClient(coreOf(access)),
     async load() {
       // require(), not import(): from the sources tsx hooks require only, and in the bundle a
       // require of our code is a lazy initialiser, so nothing of the engine runs before this.
-      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      /* eslint-disable @typescript-eslint/no-require-imports -- the composition entry points, loaded on action */
       engine ??= require('../../core/createCore') as typeof Engine;
+      client ??= require('../../core/contract/client') as typeof Client;
+      /* eslint-enable @typescript-eslint/no-require-imports */
     },
     isTty: Boolean(process.stderr.isTTY),
   };

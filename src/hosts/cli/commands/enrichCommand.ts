@@ -32,27 +32,27 @@ export const registerEnrich: CommandModule = (program, ctx) => {
       /* eslint-enable @typescript-eslint/no-require-imports */
       loadUserConfigCached(ctx.dataDir());
       const repo = findIndexedRepo(ctx.dataDir(), repoPath);
-      const core = ctx.core();
+      const engine = ctx.client();
       let runId: string | undefined;
-      const stopProgress = core.events.on('run/progress', (p) => {
+      const stopProgress = engine.on('run/progress', (p) => {
         if (p.runId !== runId || opts.json) return;
         const line = printable(p.total ? `[${p.done}/${p.total}] ${p.message ?? p.phase}` : `${p.phase}…`);
         if (ctx.isTty) process.stderr.write(`\r\x1b[K${line.slice(0, (process.stderr.columns || 100) - 1)}`);
         else process.stderr.write(`${line}\n`);
       });
       const stop = () => {
-        if (runId) core.runs.cancel(runId);
+        if (runId) engine.cancel(runId);
       };
       process.once('SIGINT', stop);
       try {
-        runId = (await core.handlers['enrich/run']({ repoId: repo.id, promote: Boolean(opts.promote) })).runId;
-        const summary = await core.runs.wait(runId, 'enrich');
+        runId = (await engine.request('enrich/run', { repoId: repo.id, promote: Boolean(opts.promote) })).runId;
+        const summary = await engine.wait(runId, 'enrich');
         if (ctx.isTty && !opts.json) process.stderr.write('\r\x1b[K');
         process.stdout.write(opts.json ? `${JSON.stringify(summary)}\n` : formatEnrichSummary(summary));
       } finally {
         process.removeListener('SIGINT', stop);
         stopProgress();
-        await core.dispose();
+        await engine.dispose();
       }
     });
 };

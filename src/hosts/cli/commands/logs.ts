@@ -80,19 +80,19 @@ export const registerLogs: CommandModule = (program, ctx) => {
       // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded when the command runs
       const { repoPaths } = require('../../../core/repos/registry') as typeof Registry;
       const readable = sources.filter((s) => !s.repo || existsSync(repoPaths(ctx.dataDir(), s.repo.id).raw));
-      const core = ctx.core();
+      const engine = ctx.client();
       try {
         if (opts.id !== undefined) {
           const source = named ? readable[0] : {};
           if (!source) throw new AppError('NOT_FOUND', `${sources[0]?.repo?.path ?? 'This repository'} has no model calls yet.`);
-          const call = await core.handlers['logs/get']({ ...(source.repo ? { repoId: source.repo.id } : {}), id: opts.id });
+          const call = await engine.request('logs/get', { ...(source.repo ? { repoId: source.repo.id } : {}), id: opts.id });
           process.stdout.write(opts.json ? `${JSON.stringify(call, null, 2)}\n` : printable(`#${call.id} ${call.createdAt} ${call.model} ${call.stage ?? ''}${call.pYes !== undefined ? ` P(yes) ${call.pYes.toFixed(2)}` : ''}\n--- system\n${call.system ?? ''}\n--- prompt\n${call.prompt}\n--- response\n${call.response ?? call.error ?? ''}\n--- params\n${JSON.stringify(call.params)}\n`, { multiline: true }));
           return;
         }
         const limit = Math.min(Math.max(1, opts.limit || 50), 500);
         const pages = [];
         for (const s of readable) {
-          const page = await core.handlers['logs/list']({ ...(s.repo ? { repoId: s.repo.id } : {}), runId: opts.run, stage: opts.stage, model: opts.model, errorsOnly: Boolean(opts.errors), limit, offset: 0 });
+          const page = await engine.request('logs/list', { ...(s.repo ? { repoId: s.repo.id } : {}), runId: opts.run, stage: opts.stage, model: opts.model, errorsOnly: Boolean(opts.errors), limit, offset: 0 });
           pages.push({ page, from: s.repo?.name ?? 'app' });
         }
         // Several logs: merged newest first, each line naming its log (ids are per log: --repo and --id read one).
@@ -108,7 +108,7 @@ export const registerLogs: CommandModule = (program, ctx) => {
         for (const { call, from } of merged) process.stdout.write(`${callLine(call, pages.length > 1 ? from : undefined)}\n`);
         process.stdout.write(`${merged.length} of ${total} calls${pages.length > 1 ? ` (${pages.length} logs)` : named ? ` (the log of ${printable(sources[0]!.repo!.path)})` : ''}\n`);
       } finally {
-        await core.dispose();
+        await engine.dispose();
       }
     });
 };

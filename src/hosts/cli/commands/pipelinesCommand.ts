@@ -45,17 +45,17 @@ export const registerPipelines: CommandModule = (program, ctx) => {
       // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded when the command runs (see context.ts)
       const { findIndexedRepo } = require('../../../core/repos/indexed') as typeof Indexed;
       const repo = findIndexedRepo(ctx.dataDir(), opts.repo);
-      const core = ctx.core();
+      const engine = ctx.client();
       try {
         if (opts.setDefault === undefined && !opts.unsetDefault) {
-          const listed = await core.handlers['chat/pipelines']({ repoId: repo.id });
+          const listed = await engine.request('chat/pipelines', { repoId: repo.id });
           return void process.stdout.write(opts.json ? `${JSON.stringify(listed, null, 2)}\n` : formatPipelines(listed));
         }
-        const changed = await core.handlers['chat/setDefaultPipeline']({ repoId: repo.id, pipeline: opts.setDefault ?? null });
+        const changed = await engine.request('chat/setDefaultPipeline', { repoId: repo.id, pipeline: opts.setDefault ?? null });
         if (opts.json) return void process.stdout.write(`${JSON.stringify(changed, null, 2)}\n`);
         process.stdout.write(`${printable(`New conversations of ${changed.repo.name} start with the pipeline "${changed.defaultPipeline}"${changed.defaultPipeline === 'default' ? ' (the built-in one)' : ''}.`)}\n`);
       } finally {
-        await core.dispose();
+        await engine.dispose();
       }
     });
 };

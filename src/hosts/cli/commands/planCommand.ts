@@ -49,19 +49,19 @@ export const registerPlan: CommandModule = (program, ctx) => {
       const { loadUserConfigCached } = require('../../../core/config') as typeof Config;
       loadUserConfigCached(ctx.dataDir());
       const repo = lookup(opts.repo);
-      const core = ctx.core();
+      const engine = ctx.client();
       let runId: string | undefined;
-      const stopProgress = core.events.on('run/progress', (p) => {
+      const stopProgress = engine.on('run/progress', (p) => {
         if (p.runId === runId && !opts.json) process.stderr.write(`${printable(p.phase)}…\n`);
       });
       const stop = () => {
-        if (runId) core.runs.cancel(runId);
+        if (runId) engine.cancel(runId);
       };
       process.once('SIGINT', stop);
       try {
-        runId = (await core.handlers['plans/create']({ repoId: repo.id, task, judgeScope: Boolean(opts.judgeScope) })).runId;
-        const { planId, file } = await core.runs.wait(runId, 'plan');
-        const { plan } = await core.handlers['plans/get']({ repoId: repo.id, planId });
+        runId = (await engine.request('plans/create', { repoId: repo.id, task, judgeScope: Boolean(opts.judgeScope) })).runId;
+        const { planId, file } = await engine.wait(runId, 'plan');
+        const { plan } = await engine.request('plans/get', { repoId: repo.id, planId });
         if (opts.out) writeFileSync(resolve(opts.out), `${JSON.stringify(plan, null, 2)}\n`);
         if (opts.json) process.stdout.write(`${JSON.stringify(plan, null, 2)}\n`);
         else process.stdout.write(formatPlan(plan));
@@ -69,7 +69,7 @@ export const registerPlan: CommandModule = (program, ctx) => {
       } finally {
         process.removeListener('SIGINT', stop);
         stopProgress();
-        await core.dispose();
+        await engine.dispose();
       }
     });
 
@@ -81,14 +81,14 @@ export const registerPlan: CommandModule = (program, ctx) => {
     .option('--json', 'print JSON')
     .action(async (opts: { repo: string; json?: boolean }) => {
       const repo = lookup(opts.repo);
-      const core = ctx.core();
+      const engine = ctx.client();
       try {
-        const { plans: list } = await core.handlers['plans/list']({ repoId: repo.id });
+        const { plans: list } = await engine.request('plans/list', { repoId: repo.id });
         if (opts.json) return void process.stdout.write(`${JSON.stringify(list, null, 2)}\n`);
         if (list.length === 0) return void process.stdout.write('No plans yet; make one with cra plan "<task>".\n');
         for (const p of list) process.stdout.write(`${printable(`${p.id}  ${p.createdAt}  v${p.version}  ${p.model}  ${p.files} files  ${p.taskSummary}`)}\n`);
       } finally {
-        await core.dispose();
+        await engine.dispose();
       }
     });
   plans
@@ -99,12 +99,12 @@ export const registerPlan: CommandModule = (program, ctx) => {
     .option('--json', 'print JSON')
     .action(async (id: string, opts: { repo: string; json?: boolean }) => {
       const repo = lookup(opts.repo);
-      const core = ctx.core();
+      const engine = ctx.client();
       try {
-        const { plan } = await core.handlers['plans/get']({ repoId: repo.id, planId: id });
+        const { plan } = await engine.request('plans/get', { repoId: repo.id, planId: id });
         process.stdout.write(opts.json ? `${JSON.stringify(plan, null, 2)}\n` : formatPlan(plan));
       } finally {
-        await core.dispose();
+        await engine.dispose();
       }
     });
 };

@@ -49,14 +49,14 @@ export const registerReview: CommandModule = (program, ctx) => {
       // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded when the command runs (see context.ts)
       const { findIndexedRepo } = require('../../../core/repos/indexed') as typeof Indexed;
       const repo = findIndexedRepo(ctx.dataDir(), opts.repo);
-      const core = ctx.core();
+      const engine = ctx.client();
       const out = (value: unknown, text: string) => process.stdout.write(opts.json ? `${JSON.stringify(value, null, 2)}\n` : text);
       try {
         if (opts.undo) {
-          const undone = await core.handlers['review/undo']({ repoId: repo.id });
+          const undone = await engine.request('review/undo', { repoId: repo.id });
           return void out(undone, `${printable(`Undone the apply of ${undone.runId}: ${undone.restored.join(', ')} restored.`)}\n`);
         }
-        const view = await core.handlers['review/get']({ repoId: repo.id, runId: runId! });
+        const view = await engine.request('review/get', { repoId: repo.id, runId: runId! });
         if (!opts.apply) return void out(view, formatReview(view, Boolean(opts.diff)));
         const files = opts.file ? new Set(opts.file.map((f) => f.replace(/^\.\//, ''))) : null;
         const unknownFiles = files ? [...files].filter((f) => !view.files.some((v) => v.path === f)) : [];
@@ -65,10 +65,10 @@ export const registerReview: CommandModule = (program, ctx) => {
         const accepted = view.files.filter((f) => !files || files.has(f.path)).flatMap((f) => f.hunks.map((h) => h.id)).filter((id) => !hunks || hunks.has(id));
         if (hunks) for (const id of hunks) if (!accepted.includes(id)) accepted.push(id); // unknown ids are refused by the engine, by name
         if (accepted.length === 0) throw new AppError('VALIDATION', 'Nothing to apply: the run changed no file.');
-        const result = await core.handlers['review/apply']({ repoId: repo.id, runId: runId!, accepted });
+        const result = await engine.request('review/apply', { repoId: repo.id, runId: runId!, accepted });
         out(result, `${printable(`Applied ${result.hunks} ${result.hunks === 1 ? 'hunk' : 'hunks'} to ${result.written.join(', ')}. Undo with: cra review --undo`)}\n`);
       } finally {
-        await core.dispose();
+        await engine.dispose();
       }
     });
 };

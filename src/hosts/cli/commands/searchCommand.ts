@@ -38,9 +38,9 @@ export const registerSearch: CommandModule = (program, ctx) => {
       loadUserConfigCached(ctx.dataDir()); // a broken config fails here naming file:line and key; the app falls back to defaults
       const { findIndexedRepo, formatTable } = output();
       const repo = findIndexedRepo(ctx.dataDir(), opts.repo);
-      const core = ctx.core();
+      const engine = ctx.client();
       try {
-        const response = await core.handlers['search/query']({ repoId: repo.id, query, limit: opts.limit, mode: opts.mode });
+        const response = await engine.request('search/query', { repoId: repo.id, query, limit: opts.limit, mode: opts.mode });
         if (opts.json) process.stdout.write(`${JSON.stringify(response, null, 2)}\n`);
         else {
           process.stdout.write(formatTable(response.results, `${response.results.length} files · ${response.mode} · ${response.tookMs} ms`));
@@ -48,7 +48,7 @@ export const registerSearch: CommandModule = (program, ctx) => {
           if (response.note) process.stderr.write(`Note: ${response.note}\n`);
         }
       } finally {
-        await core.dispose();
+        await engine.dispose();
       }
     });
 

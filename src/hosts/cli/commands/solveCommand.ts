@@ -68,10 +68,10 @@ export const registerSolve: CommandModule = (program, ctx) => {
       // eslint-disable-next-line @typescript-eslint/no-require-imports
       const metaPlan = opts.metaPlan ? readJsonFile(opts.metaPlan, (require('../../../shared/contract/solve') as typeof Solve).metaPlanSchema, 'meta-plan') : undefined;
       const repo = findIndexedRepo(ctx.dataDir(), opts.repo);
-      const core = ctx.core();
+      const engine = ctx.client();
       try {
         if (opts.list) {
-          const { runs } = await core.handlers['solve/list']({ repoId: repo.id });
+          const { runs } = await engine.request('solve/list', { repoId: repo.id });
           if (opts.json) return void process.stdout.write(`${JSON.stringify(runs, null, 2)}\n`);
           if (runs.length === 0) return void process.stdout.write('No solve runs yet; start one with cra solve "<task>".\n');
           for (const r of runs) process.stdout.write(`${printable(`${r.solveRunId}  ${r.startedAt}  ${r.mode}  ${r.status}  ${r.task.split('\n')[0]!.slice(0, 80)}`)}\n`);
@@ -87,7 +87,7 @@ export const registerSolve: CommandModule = (program, ctx) => {
           if (resumable) process.stderr.write(`If it stops, resume it with cra solve --resume ${resumable}\n`);
           resumable = undefined;
         };
-        const stopProgress = core.events.on('run/progress', (p) => {
+        const stopProgress = engine.on('run/progress', (p) => {
           if (p.runId !== runId) return;
           hint();
           if (opts.json || p.phase === lastPhase) return;
@@ -95,20 +95,20 @@ export const registerSolve: CommandModule = (program, ctx) => {
           process.stderr.write(`${printable(p.phase)}…\n`);
         });
         const stop = () => {
-          if (runId) core.runs.cancel(runId);
+          if (runId) engine.cancel(runId);
         };
         process.once('SIGINT', stop);
         try {
-          const started = await core.handlers['solve/run']({ repoId: repo.id, task: task ?? '', includeUncommitted: Boolean(opts.includeUncommitted), allowUnsandboxedValidation: Boolean(opts.allowUnsandboxedValidation), ...(plan ? { plan } : {}), ...(metaPlan ? { metaPlan } : {}), ...(opts.resume ? { resume: opts.resume } : {}) });
+          const started = await engine.request('solve/run', { repoId: repo.id, task: task ?? '', includeUncommitted: Boolean(opts.includeUncommitted), allowUnsandboxedValidation: Boolean(opts.allowUnsandboxedValidation), ...(plan ? { plan } : {}), ...(metaPlan ? { metaPlan } : {}), ...(opts.resume ? { resume: opts.resume } : {}) });
           runId = started.runId;
           resumable = started.solveRunId;
           process.stderr.write(`Solve run ${started.solveRunId}\n`);
           if (opts.resume) hint();
-          const outcome = await core.runs.wait(runId, 'solve');
-          const { run } = await core.handlers['solve/get']({ repoId: repo.id, solveRunId: started.solveRunId });
+          const outcome = await engine.wait(runId, 'solve');
+          const { run } = await engine.request('solve/get', { repoId: repo.id, solveRunId: started.solveRunId });
           if (opts.json) process.stdout.write(`${JSON.stringify({ outcome, run }, null, 2)}\n`);
           else {
-            const tree = core.runs.list().find((r) => r.runId === runId)?.progress?.steps;
+            const tree = (await engine.request('run/list', {})).find((r) => r.runId === runId)?.progress?.steps;
             if (tree) process.stdout.write(`${printable(formatTree(tree).join('\n'), { multiline: true })}\n`);
             process.stdout.write(formatOutcome(started.solveRunId, outcome));
           }
@@ -118,7 +118,7 @@ export const registerSolve: CommandModule = (program, ctx) => {
           stopProgress();
         }
       } finally {
-        await core.dispose();
+        await engine.dispose();
       }
     });
 };
