@@ -115,6 +115,12 @@ step('models/delete', async () => expect(await call('models/delete')).toEqual({ 
 step('repos/list', async () => expect(((await call('repos/list')) as unknown[]).length).toBeGreaterThan(0));
 step('repos/get', async () => expect(await call('repos/get', { repoId: repoId() })).toMatchObject({ status: 'ready' }));
 step('repos/find', async () => expect(await call('repos/find', { path: repo.root })).toBeTruthy());
+step('repos/resolve', async () => {
+  // A folder inside the repository means the repository, as `cra … --repo PATH` does.
+  const inside = mkdtempSync(join(repo.root, 'sub-'));
+  expect(await call('repos/resolve', { path: inside })).toMatchObject({ id: repoId(), status: 'ready' });
+  rmSync(inside, { recursive: true, force: true });
+});
 step('repos/probe', async () => {
   expect(await call('repos/probe', { path: repo.root })).toEqual({ path: repo.root, isGit: true, files: null, capped: false });
   const plain = mkdtempSync(join(tmpdir(), 'cra-probe-'));

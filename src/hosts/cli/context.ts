@@ -1,9 +1,11 @@
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import type * as Engine from '../../core/createCore';
 import type { Core, CoreOptions } from '../../core/createCore';
 import type * as Client from '../../core/contract/client';
 import type { EngineClient } from '../../core/contract/client';
 import { resolveDataDir } from '../../core/paths';
+import type { ErrorCode, RepoInfo } from '../../shared/contract';
 import { AppError, serializeError } from '../../shared/contract/errors';
 import { printable } from '../../shared/printable';
 
@@ -45,6 +47,7 @@ export function createCliContext(program: Command): CliContext {
   let core: Core | undefined;
   let engine: typeof Engine | undefined;
   let client: typeof Client | undefined;
+  let connected: EngineClient | undefined;
   const dataDir = () => resolveDataDir(program.opts<{ dataDir?: string }>().dataDir);
   const coreOf = (access: CoreAccess | 'cli' = 'read'): Core => {
     if (!engine) throw new Error('The engine is used before it was loaded (ctx.load runs before every command).');
@@ -54,7 +57,7 @@ export function createCliContext(program: Command): CliContext {
   return {
     dataDir,
     core: coreOf,
-    client: (access = 'read') => client!.localClient(coreOf(access)),
+    client: (access = 'read') => (connected ??= client!.localClient(coreOf(access))),
     async load() {
       // require(), not import(): from the sources tsx hooks require only, and in the bundle a
       // require of our code is a lazy initialiser, so nothing of the engine runs before this.
@@ -65,6 +68,29 @@ export function createCliContext(program: Command): CliContext {
     },
     isTty: Boolean(process.stderr.isTTY),
   };
+}
+
+/**
+ * The engine and the indexed repository `--repo PATH` names (the folder or the nearest registered
+ * one above it: `repos/resolve`, NOT_FOUND / NOT_INDEXED saying what to do). With `config`, a
+ * config file that does not load fails first, naming file:line and key (the app falls back to
+ * defaults instead). The engine is let go when either fails.
+ */
+export async function openRepo(ctx: CliContext, path: string, options: { config?: boolean } = {}): Promise<{ engine: EngineClient; repo: RepoInfo }> {
+  const engine = ctx.client();
+  try {
+    if (options.config) await requireLoadableConfig(engine);
+    return { engine, repo: await engine.request('repos/resolve', { path: resolve(path) }) };
+  } catch (error) {
+    await engine.dispose();
+    throw error;
+  }
+}
+
+/** Throw the config's load failure (`config/get` reports it), if any; no config file is no failure. */
+export async function requireLoadableConfig(engine: EngineClient): Promise<void> {
+  const { error } = await engine.request('config/get', {});
+  if (error && error.code !== 'CONFIG_MISSING') throw new AppError(error.code as ErrorCode, error.message);
 }
 
 /** One command of the CLI, registered on the root program. */

@@ -1,12 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { InvalidArgumentError } from 'commander';
-import type * as Config from '../../../core/config';
 import type * as ChatDomain from '../../../core/domains/chat';
-import type * as Indexed from '../../../core/repos/indexed';
 import type { ChatMode } from '../../../shared/contract';
 import { AppError } from '../../../shared/contract/errors';
 import { printable } from '../../../shared/printable';
-import type { CliContext, CommandModule } from '../context';
+import { openRepo, type CliContext, type CommandModule } from '../context';
 
 const MODES: readonly ChatMode[] = ['auto', 'keyword', 'semantic', 'hybrid'];
 
@@ -90,19 +88,13 @@ export const registerChat: CommandModule = (program, ctx) => {
     .option('--pipeline <name>', "the chat pipeline (default: the conversation's, else the repository's default chosen on the Chat page or with cra pipelines --set-default, else default; a repository may add its own in .cleanroom/pipelines/*.yaml)", parsePipeline)
     .option('--json', 'print JSON lines: {type:"sources", sources, trace, round?} (again per follow-up round), {type:"token", text}…, {type:"done", message}')
     .action(async (question: string | undefined, opts: BrowseOptions & { repo: string; conversation?: string; mode: ChatMode; language?: string; pipeline?: string; json?: boolean }) => {
-      // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded when the command runs (see context.ts)
-      const { loadUserConfigCached } = require('../../../core/config') as typeof Config;
-      loadUserConfigCached(ctx.dataDir());
-      // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded when the command runs
-      const { findIndexedRepo } = require('../../../core/repos/indexed') as typeof Indexed;
       if ([question !== undefined, Boolean(opts.list), opts.export !== undefined].filter(Boolean).length !== 1) {
         throw new AppError('VALIDATION', 'Give a question, or --list, or --export <id> (one of them): cra chat "<question>" --repo <path>.');
       }
-      const repo = findIndexedRepo(ctx.dataDir(), opts.repo);
+      const { engine, repo } = await openRepo(ctx, opts.repo, { config: true });
       if (question === undefined) return browseConversations(ctx, repo.id, opts);
       if (opts.conversation) await requireConversation(ctx, repo, opts.conversation);
 
-      const engine = ctx.client();
       const out = (line: object) => process.stdout.write(`${JSON.stringify(line)}\n`);
       // Events are matched by conversation, whose id is made here: the first events of the run may
       // come before chat/ask returns the run id.

@@ -1,8 +1,6 @@
-import type * as Config from '../../../core/config';
-import type * as Indexed from '../../../core/repos/indexed';
 import type { EnrichSummary } from '../../../shared/contract';
 import { printable } from '../../../shared/printable';
-import type { CommandModule } from '../context';
+import { openRepo, type CommandModule } from '../context';
 
 /** The run's outcome in one paragraph. */
 export function formatEnrichSummary(s: EnrichSummary): string {
@@ -26,13 +24,7 @@ export const registerEnrich: CommandModule = (program, ctx) => {
     .option('--promote', 'copy the descriptions into the index (scope tier 4 reads them)')
     .option('--json', 'print the run summary as JSON')
     .action(async (repoPath: string, opts: { promote?: boolean; json?: boolean }) => {
-      /* eslint-disable @typescript-eslint/no-require-imports -- loaded when the command runs (see context.ts) */
-      const { loadUserConfigCached } = require('../../../core/config') as typeof Config;
-      const { findIndexedRepo } = require('../../../core/repos/indexed') as typeof Indexed;
-      /* eslint-enable @typescript-eslint/no-require-imports */
-      loadUserConfigCached(ctx.dataDir());
-      const repo = findIndexedRepo(ctx.dataDir(), repoPath);
-      const engine = ctx.client();
+      const { engine, repo } = await openRepo(ctx, repoPath, { config: true });
       let runId: string | undefined;
       const stopProgress = engine.on('run/progress', (p) => {
         if (p.runId !== runId || opts.json) return;

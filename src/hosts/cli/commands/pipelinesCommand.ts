@@ -1,8 +1,7 @@
-import type * as Indexed from '../../../core/repos/indexed';
 import type { ChatPipelines } from '../../../shared/contract';
 import { AppError } from '../../../shared/contract/errors';
 import { printable } from '../../../shared/printable';
-import type { CommandModule } from '../context';
+import { openRepo, type CommandModule } from '../context';
 import { parsePipeline } from './chatCommand';
 
 /**
@@ -42,10 +41,7 @@ export const registerPipelines: CommandModule = (program, ctx) => {
       if (opts.setDefault !== undefined && opts.unsetDefault) {
         throw new AppError('VALIDATION', 'Give --set-default <name> or --unset-default, not both.');
       }
-      // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded when the command runs (see context.ts)
-      const { findIndexedRepo } = require('../../../core/repos/indexed') as typeof Indexed;
-      const repo = findIndexedRepo(ctx.dataDir(), opts.repo);
-      const engine = ctx.client();
+      const { engine, repo } = await openRepo(ctx, opts.repo);
       try {
         if (opts.setDefault === undefined && !opts.unsetDefault) {
           const listed = await engine.request('chat/pipelines', { repoId: repo.id });

@@ -1,10 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type * as Config from '../../../core/config';
-import type * as Indexed from '../../../core/repos/indexed';
 import type { PlanArtifact } from '../../../shared/contract';
 import { printable } from '../../../shared/printable';
-import type { CommandModule } from '../context';
+import { openRepo, type CommandModule } from '../context';
 
 /** A plan as people read it: the order of files, each file's changes with their edges, the rationale. */
 export function formatPlan(artifact: PlanArtifact): string {
@@ -31,11 +29,6 @@ export function formatPlan(artifact: PlanArtifact): string {
  * `cra plans list` / `cra plans show <id>` read the saved plans.
  */
 export const registerPlan: CommandModule = (program, ctx) => {
-  const lookup = (path: string) => {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded when the command runs (see context.ts)
-    const { findIndexedRepo } = require('../../../core/repos/indexed') as typeof Indexed;
-    return findIndexedRepo(ctx.dataDir(), path);
-  };
   program
     .command('plan')
     .description('plan a coding task on an indexed repository: files, changes, dependency order and rationale (no code); saved with the repository')
@@ -45,11 +38,7 @@ export const registerPlan: CommandModule = (program, ctx) => {
     .option('--judge-scope', 'judge each scope candidate with the scope model (default: seeds and their neighbours, unjudged)')
     .option('--json', 'print the plan artifact as JSON')
     .action(async (task: string, opts: { repo: string; out?: string; judgeScope?: boolean; json?: boolean }) => {
-      // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded when the command runs
-      const { loadUserConfigCached } = require('../../../core/config') as typeof Config;
-      loadUserConfigCached(ctx.dataDir());
-      const repo = lookup(opts.repo);
-      const engine = ctx.client();
+      const { engine, repo } = await openRepo(ctx, opts.repo, { config: true });
       let runId: string | undefined;
       const stopProgress = engine.on('run/progress', (p) => {
         if (p.runId === runId && !opts.json) process.stderr.write(`${printable(p.phase)}…\n`);
@@ -80,8 +69,7 @@ export const registerPlan: CommandModule = (program, ctx) => {
     .option('--repo <path>', 'the indexed repository', '.')
     .option('--json', 'print JSON')
     .action(async (opts: { repo: string; json?: boolean }) => {
-      const repo = lookup(opts.repo);
-      const engine = ctx.client();
+      const { engine, repo } = await openRepo(ctx, opts.repo);
       try {
         const { plans: list } = await engine.request('plans/list', { repoId: repo.id });
         if (opts.json) return void process.stdout.write(`${JSON.stringify(list, null, 2)}\n`);
@@ -98,8 +86,7 @@ export const registerPlan: CommandModule = (program, ctx) => {
     .option('--repo <path>', 'the indexed repository', '.')
     .option('--json', 'print JSON')
     .action(async (id: string, opts: { repo: string; json?: boolean }) => {
-      const repo = lookup(opts.repo);
-      const engine = ctx.client();
+      const { engine, repo } = await openRepo(ctx, opts.repo);
       try {
         const { plan } = await engine.request('plans/get', { repoId: repo.id, planId: id });
         process.stdout.write(opts.json ? `${JSON.stringify(plan, null, 2)}\n` : formatPlan(plan));

@@ -1,15 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { InvalidArgumentError } from 'commander';
 import type * as Budget from '../../../core/retrieval/budget';
-import type * as Config from '../../../core/config';
-import type * as Indexed from '../../../core/repos/indexed';
 import type * as Pipeline from '../../../core/retrieval/pipeline';
 import type { EngineClient } from '../../../core/contract/client';
 import type { ContextPackage, RetrievalSummary } from '../../../shared/contract';
 import { AppError, ERROR_CODES, type ErrorCode } from '../../../shared/contract/errors';
 import type * as Reasons from '../../../shared/contract/reasons';
 import { printable } from '../../../shared/printable';
-import type { CommandModule } from '../context';
+import { openRepo, type CommandModule } from '../context';
 
 /** The contract's formatReasons, loaded (with its zod schemas) when a package is printed, not at start. */
 const formatReasons: typeof Reasons.formatReasons = (reasons, options) =>
@@ -126,13 +124,7 @@ export const registerRetrieve: CommandModule = (program, ctx) => {
       // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded when the command runs
       const pipeline = require('../../../core/retrieval/pipeline') as typeof Pipeline;
       const { stages, budgetConfig } = checkFlags(opts, budget, pipeline);
-      // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded when the command runs (see context.ts)
-      const { loadUserConfigCached } = require('../../../core/config') as typeof Config;
-      loadUserConfigCached(ctx.dataDir());
-      // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded when the command runs
-      const { findIndexedRepo } = require('../../../core/repos/indexed') as typeof Indexed;
-      const repo = findIndexedRepo(ctx.dataDir(), opts.repo);
-      const engine = ctx.client();
+      const { engine, repo } = await openRepo(ctx, opts.repo, { config: true });
       // The package event may come before retrieve/run returns; it is matched by the task id made here.
       const taskId = `t-${randomUUID()}`;
       let result: { pkg: ContextPackage; summary: RetrievalSummary; markdown: string } | undefined;

@@ -1,8 +1,7 @@
-import type * as Indexed from '../../../core/repos/indexed';
 import type { ReviewView } from '../../../shared/contract';
 import { AppError } from '../../../shared/contract/errors';
 import { printable } from '../../../shared/printable';
-import type { CommandModule } from '../context';
+import { openRepo, type CommandModule } from '../context';
 
 /** The change as a terminal shows it: each file, each hunk with its id (a binary file: its sizes), then the undoable apply. */
 export function formatReview(view: ReviewView, withDiff: boolean): string {
@@ -46,10 +45,7 @@ export const registerReview: CommandModule = (program, ctx) => {
       if (opts.undo && (runId || opts.apply)) throw new AppError('VALIDATION', '--undo takes no run and no --apply; run cra review --undo alone.');
       if (!opts.undo && !runId) throw new AppError('VALIDATION', 'Name the run to review (cra review RUN), or use --undo.');
       if ((opts.file || opts.hunk) && !opts.apply) throw new AppError('VALIDATION', '--file and --hunk choose what --apply writes; add --apply.');
-      // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded when the command runs (see context.ts)
-      const { findIndexedRepo } = require('../../../core/repos/indexed') as typeof Indexed;
-      const repo = findIndexedRepo(ctx.dataDir(), opts.repo);
-      const engine = ctx.client();
+      const { engine, repo } = await openRepo(ctx, opts.repo);
       const out = (value: unknown, text: string) => process.stdout.write(opts.json ? `${JSON.stringify(value, null, 2)}\n` : text);
       try {
         if (opts.undo) {

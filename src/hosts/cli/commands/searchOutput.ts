@@ -1,4 +1,5 @@
 import type { EmbedSummary } from '../../../core/search/embedRun';
+import type { EngineClient } from '../../../core/contract/client';
 import type { RepoInfo, RunProgress, SearchResult } from '../../../shared/contract';
 import { formatReasons } from '../../../shared/contract/reasons';
 import { printable } from '../../../shared/printable';
@@ -7,15 +8,8 @@ import type { CliContext } from '../context';
 // What `cra search` and `cra embed` do once they run: loaded by searchCommand.ts on action, so
 // `cra --version` and `--help` never load the registry, zod or the engine.
 
-/**
- * The registered repository for a folder given on the command line, or a one-line error saying
- * what to do (NOT_FOUND / NOT_INDEXED): decided in core, as for the app (core/repos/indexed.ts).
- */
-export { findIndexedRepo } from '../../../core/repos/indexed';
-
 /** `cra embed`: embed the chunks without a vector, with a progress line on stderr. */
-export async function runEmbedding(ctx: CliContext, repo: RepoInfo, json: boolean): Promise<void> {
-  const engine = ctx.client();
+export async function runEmbedding(ctx: CliContext, { engine, repo }: { engine: EngineClient; repo: RepoInfo }, json: boolean): Promise<void> {
   const stopProgress = engine.on('run/progress', (p: RunProgress) => {
     if (p.kind !== 'embed') return;
     const eta = p.etaSeconds !== undefined ? `, ${p.etaSeconds}s left` : '';

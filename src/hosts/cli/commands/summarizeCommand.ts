@@ -1,6 +1,5 @@
-import type * as Indexed from '../../../core/repos/indexed';
 import { printable } from '../../../shared/printable';
-import type { CommandModule } from '../context';
+import { openRepo, type CommandModule } from '../context';
 
 /**
  * `cra summarize [path]`: build or update the repository's summary tree (RAPTOR) with the model of
@@ -14,10 +13,7 @@ export const registerSummarize: CommandModule = (program, ctx) => {
     .argument('[path]', 'the indexed repository', '.')
     .option('--json', 'print the result as JSON')
     .action(async (path: string, opts: { json?: boolean }) => {
-      // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded when the command runs (see context.ts)
-      const { findIndexedRepo } = require('../../../core/repos/indexed') as typeof Indexed;
-      const repo = findIndexedRepo(ctx.dataDir(), path);
-      const engine = ctx.client();
+      const { engine, repo } = await openRepo(ctx, path);
       let runId: string | undefined;
       const stopProgress = engine.on('run/progress', (p) => {
         if (p.runId === runId && !opts.json) process.stderr.write(`${printable(p.phase)}: ${p.done}/${p.total ?? '?'} clusters\n`);
