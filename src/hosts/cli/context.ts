@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import type * as Engine from '../../core/createCore';
 import type { Core, CoreOptions } from '../../core/createCore';
 import type * as Client from '../../core/contract/client';
+import type * as Remote from './remote';
 import type { EngineClient } from '../../core/contract/client';
 import { resolveDataDir } from '../../core/paths';
 import type { ErrorCode, RepoInfo } from '../../shared/contract';
@@ -47,23 +48,31 @@ export function createCliContext(program: Command): CliContext {
   let core: Core | undefined;
   let engine: typeof Engine | undefined;
   let client: typeof Client | undefined;
+  let remote: typeof Remote | undefined;
   let connected: EngineClient | undefined;
-  const dataDir = () => resolveDataDir(program.opts<{ dataDir?: string }>().dataDir);
+  const globals = () => program.opts<{ dataDir?: string; remote?: string; token?: string }>();
+  const dataDir = () => resolveDataDir(globals().dataDir);
   const coreOf = (access: CoreAccess | 'cli' = 'read'): Core => {
     if (!engine) throw new Error('The engine is used before it was loaded (ctx.load runs before every command).');
+    if (globals().remote !== undefined) throw new AppError('VALIDATION', `This command runs on this machine's engine only; run it without --remote (search, chat, retrieve, index, logs and the other contract commands take it).`);
     const { host, options } = ACCESS[access === 'cli' ? 'read' : access];
     return (core ??= engine.createCore({ host, dataDir: dataDir() }, options));
   };
   return {
     dataDir,
     core: coreOf,
-    client: (access = 'read') => (connected ??= client!.localClient(coreOf(access))),
+    client: (access = 'read') => {
+      const { remote: url, token } = globals();
+      if (url === undefined) return (connected ??= client!.localClient(coreOf(access)));
+      return (connected ??= remote!.remoteClient(remote!.parseRemote(url, token)));
+    },
     async load() {
       // require(), not import(): from the sources tsx hooks require only, and in the bundle a
       // require of our code is a lazy initialiser, so nothing of the engine runs before this.
       /* eslint-disable @typescript-eslint/no-require-imports -- the composition entry points, loaded on action */
       engine ??= require('../../core/createCore') as typeof Engine;
       client ??= require('../../core/contract/client') as typeof Client;
+      if (globals().remote !== undefined) remote ??= require('./remote') as typeof Remote;
       /* eslint-enable @typescript-eslint/no-require-imports */
     },
     isTty: Boolean(process.stderr.isTTY),

@@ -1,8 +1,14 @@
+import { resolve } from 'node:path';
 import type { IndexSummary, RunProgress } from '../../../shared/contract';
 import { formatPhases } from '../../../shared/format';
 import { printable } from '../../../shared/printable';
 import type { EmbedSummary } from '../../../core/search/embedRun';
 import type { CommandModule } from '../context';
+
+/** The folder as the engine gets it: absolute (a `cra serve` takes no relative path); `~` is left for the engine to expand. */
+function resolvePath(path: string): string {
+  return path.startsWith('~') ? path : resolve(path);
+}
 
 interface IndexOpts {
   json?: boolean;
@@ -80,7 +86,7 @@ export const registerIndex: CommandModule = (program, ctx) => {
       const onSigint = () => runId && engine.cancel(runId);
       process.once('SIGINT', onSigint);
       try {
-        const added = await engine.request('repos/add', { path, watch: false, full: Boolean(opts.full) });
+        const added = await engine.request('repos/add', { path: resolvePath(path), watch: false, full: Boolean(opts.full) });
         runId = added.runId;
         const summary = (await engine.wait(runId)) as IndexSummary;
         printer.end();
