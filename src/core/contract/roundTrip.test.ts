@@ -118,6 +118,12 @@ step('repos/find', async () => {
   expect(await call('repos/find', { path: repo.root })).toBeTruthy();
   expect(await call('repos/find', { path: repo.root, indexed: true })).toMatchObject({ id: repoId() });
 });
+step('repos/resolve', async () => {
+  // A folder inside the repository means the repository, as `cra … --repo PATH` does.
+  const inside = mkdtempSync(join(repo.root, 'sub-'));
+  expect(await call('repos/resolve', { path: inside })).toMatchObject({ id: repoId(), status: 'ready' });
+  rmSync(inside, { recursive: true, force: true });
+});
 step('repos/probe', async () => {
   expect(await call('repos/probe', { path: repo.root })).toEqual({ path: repo.root, isGit: true, files: null, capped: false });
   const plain = mkdtempSync(join(tmpdir(), 'cra-probe-'));

@@ -5,7 +5,7 @@ import type { RepoService } from '../repos/service';
 
 type RepoHandlers = Pick<
   Handlers,
-  'repos/list' | 'repos/get' | 'repos/add' | 'repos/remove' | 'repos/reindex' | 'repos/watch' | 'repos/skipped' | 'repos/file' | 'repos/find' | 'repos/overview' | 'repos/probe'
+  'repos/list' | 'repos/get' | 'repos/add' | 'repos/remove' | 'repos/reindex' | 'repos/watch' | 'repos/skipped' | 'repos/file' | 'repos/find' | 'repos/resolve' | 'repos/overview' | 'repos/probe'
 >;
 
 /** The repository registry, indexing runs, watchers and the file view. */
@@ -24,6 +24,7 @@ export function createRepoHandlers(service: RepoService): RepoHandlers {
       if (indexed && (!repo || repo.lastIndexedAt === null)) throw notIndexed(repo?.path ?? path);
       return repo;
     },
+    'repos/resolve': async ({ path }) => service.resolve(path),
     'repos/probe': async ({ path, limit }) => service.probe(path, limit),
     'repos/overview': async ({ repoId, modules, commits }) => {
       const kb = service.knowledgeBase(repoId);

@@ -10,7 +10,7 @@ import { isGitWorkTree } from '../indexer/git';
 import { countFiles } from '../indexer/scan';
 import { indexRepository } from '../indexer/indexer';
 import { KnowledgeBase } from '../kb/knowledgeBase';
-import { openIndexedRepo, requireRepo } from './indexed';
+import { openIndexedRepo, requireRepo, resolveIndexedRepo } from './indexed';
 import { recoverApplies } from '../review/apply';
 import { repoPaths, type RepoRegistry } from './registry';
 import { RepoWatcher } from './watcher';
@@ -111,6 +111,11 @@ export class RepoService {
   /** The repository registered for a folder, or null; the path is checked as `add` checks it. */
   find(path: string): RepoInfo | null {
     return this.registry.findByPath(validateRepoPath(path, { allowRelative: !this.isApp })) ?? null;
+  }
+
+  /** The indexed repository a folder is in ({@link resolveIndexedRepo}: the folder or the nearest registered one above it). */
+  resolve(path: string): RepoInfo {
+    return resolveIndexedRepo({ dataDir: this.ctx.ports.dataDir, registry: () => this.registry }, { path }).info;
   }
 
   /** A folder before it is added: git or not, and a bounded count of its files when not (the app asks before indexing a large one). */

@@ -1,7 +1,12 @@
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import type * as Engine from '../../core/createCore';
 import type { Core, CoreOptions } from '../../core/createCore';
+import type * as Client from '../../core/contract/client';
+import type * as Remote from './remote';
+import type { EngineClient } from '../../core/contract/client';
 import { resolveDataDir } from '../../core/paths';
+import type { ErrorCode, RepoInfo } from '../../shared/contract';
 import { AppError, serializeError } from '../../shared/contract/errors';
 import { printable } from '../../shared/printable';
 
@@ -15,7 +20,12 @@ export type CoreAccess = 'read' | 'index' | 'serve';
 /** What every command gets: the resolved data folder and a lazily created engine. */
 export interface CliContext {
   dataDir(): string;
-  /** The engine, created on first use (see {@link CoreAccess}); `'cli'` is the old name of `'read'`. */
+  /**
+   * The engine as every command uses it: a contract client (requests validated by the contract,
+   * events, runs), over an engine in this process created on first use (see {@link CoreAccess}).
+   */
+  client(access?: CoreAccess): EngineClient;
+  /** The engine itself, for the hosts that bind it to a transport (`cra serve`, `cra mcp`); `'cli'` is the old name of `'read'`. */
   core(access?: CoreAccess | 'cli'): Core;
   /**
    * Load the engine's code: the root program's preAction hook calls it before any command runs,
@@ -37,22 +47,59 @@ const ACCESS: Record<CoreAccess, { host: 'cli' | 'serve'; options: CoreOptions }
 export function createCliContext(program: Command): CliContext {
   let core: Core | undefined;
   let engine: typeof Engine | undefined;
-  const dataDir = () => resolveDataDir(program.opts<{ dataDir?: string }>().dataDir);
+  let client: typeof Client | undefined;
+  let remote: typeof Remote | undefined;
+  let connected: EngineClient | undefined;
+  const globals = () => program.opts<{ dataDir?: string; remote?: string; token?: string }>();
+  const dataDir = () => resolveDataDir(globals().dataDir);
+  const coreOf = (access: CoreAccess | 'cli' = 'read'): Core => {
+    if (!engine) throw new Error('The engine is used before it was loaded (ctx.load runs before every command).');
+    if (globals().remote !== undefined) throw new AppError('VALIDATION', `This command runs on this machine's engine only; run it without --remote (search, chat, retrieve, index, logs and the other contract commands take it).`);
+    const { host, options } = ACCESS[access === 'cli' ? 'read' : access];
+    return (core ??= engine.createCore({ host, dataDir: dataDir() }, options));
+  };
   return {
     dataDir,
-    core: (access = 'read') => {
-      if (!engine) throw new Error('The engine is used before it was loaded (ctx.load runs before every command).');
-      const { host, options } = ACCESS[access === 'cli' ? 'read' : access];
-      return (core ??= engine.createCore({ host, dataDir: dataDir() }, options));
+    core: coreOf,
+    client: (access = 'read') => {
+      const { remote: url, token } = globals();
+      if (url === undefined) return (connected ??= client!.localClient(coreOf(access)));
+      return (connected ??= remote!.remoteClient(remote!.parseRemote(url, token)));
     },
     async load() {
       // require(), not import(): from the sources tsx hooks require only, and in the bundle a
       // require of our code is a lazy initialiser, so nothing of the engine runs before this.
-      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      /* eslint-disable @typescript-eslint/no-require-imports -- the composition entry points, loaded on action */
       engine ??= require('../../core/createCore') as typeof Engine;
+      client ??= require('../../core/contract/client') as typeof Client;
+      if (globals().remote !== undefined) remote ??= require('./remote') as typeof Remote;
+      /* eslint-enable @typescript-eslint/no-require-imports */
     },
     isTty: Boolean(process.stderr.isTTY),
   };
+}
+
+/**
+ * The engine and the indexed repository `--repo PATH` names (the folder or the nearest registered
+ * one above it: `repos/resolve`, NOT_FOUND / NOT_INDEXED saying what to do). With `config`, a
+ * config file that does not load fails first, naming file:line and key (the app falls back to
+ * defaults instead). The engine is let go when either fails.
+ */
+export async function openRepo(ctx: CliContext, path: string, options: { config?: boolean } = {}): Promise<{ engine: EngineClient; repo: RepoInfo }> {
+  const engine = ctx.client();
+  try {
+    if (options.config) await requireLoadableConfig(engine);
+    return { engine, repo: await engine.request('repos/resolve', { path: resolve(path) }) };
+  } catch (error) {
+    await engine.dispose();
+    throw error;
+  }
+}
+
+/** Throw the config's load failure (`config/get` reports it), if any; no config file is no failure. */
+export async function requireLoadableConfig(engine: EngineClient): Promise<void> {
+  const { error } = await engine.request('config/get', {});
+  if (error && error.code !== 'CONFIG_MISSING') throw new AppError(error.code as ErrorCode, error.message);
 }
 
 /** One command of the CLI, registered on the root program. */

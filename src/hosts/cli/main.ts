@@ -12,6 +12,8 @@ export function buildProgram(): Command {
     .description('Clean Room: index a git repository, search it, and work on it with local models.')
     .version(packageVersion(), '-V, --version', 'print the version')
     .option('--data-dir <dir>', 'where all state lives (default: $CRA_HOME or the per-user data folder)')
+    .option('--remote <url>', 'run the command against a running `cra serve` at this address (its printed URL, or with --token)')
+    .option('--token <token>', 'the token `cra serve` printed (with --remote)')
     .showHelpAfterError('(run `cra --help` for every command)')
     .configureHelp({ sortSubcommands: false });
   const ctx = createCliContext(program);

@@ -193,6 +193,11 @@ export const reposRequests = {
     z.object({ path: z.string().min(1).max(4096), indexed: z.boolean().optional() }).strict(),
     { path: '/nonexistent/clean-room-example-repository' },
   ),
+  'repos/resolve': request<RepoInfo>()(
+    'The indexed repository a folder is in — the folder itself or the nearest registered one above it, matched also through its real path — as `cra … --repo PATH` means it. NOT_FOUND for a folder that does not exist, NOT_INDEXED (saying how to index it) for one without a finished index.',
+    z.object({ path: z.string().min(1).max(4096) }).strict(),
+    { path: '/path/to/repository/src' },
+  ),
   'repos/probe': request<FolderProbe>()(
     'Before adding a folder: whether it is a git work tree and, when it is not, how many files an index would take (counted up to `limit`, `capped` beyond); starts nothing, writes nothing.',
     z.object({ path: z.string().min(1).max(4096), limit: z.number().int().min(1).max(1_000_000).default(20_000) }).strict(),

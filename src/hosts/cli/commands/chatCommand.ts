@@ -1,12 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { InvalidArgumentError } from 'commander';
-import type * as Config from '../../../core/config';
 import type * as ChatDomain from '../../../core/domains/chat';
-import type * as Indexed from '../../../core/repos/indexed';
 import type { ChatMode } from '../../../shared/contract';
 import { AppError } from '../../../shared/contract/errors';
 import { printable } from '../../../shared/printable';
-import type { CliContext, CommandModule } from '../context';
+import { openRepo, type CliContext, type CommandModule } from '../context';
 
 const MODES: readonly ChatMode[] = ['auto', 'keyword', 'semantic', 'hybrid'];
 
@@ -44,27 +42,27 @@ interface BrowseOptions {
 
 /** `--list` (id, messages, last message, title; newest first) or `--export ID` (markdown on stdout); `--json` for either. */
 async function browseConversations(ctx: CliContext, repoId: string, opts: BrowseOptions): Promise<void> {
-  const core = ctx.core();
+  const engine = ctx.client();
   try {
     if (opts.export !== undefined) {
-      const exported = await core.handlers['chat/export']({ repoId, conversationId: opts.export });
+      const exported = await engine.request('chat/export', { repoId, conversationId: opts.export });
       // The markdown holds the model's answers as they came: escapes (window title, OSC 52, clear screen) are shown, not run.
       return void process.stdout.write(opts.json ? `${JSON.stringify(exported)}\n` : printable(exported.markdown, { multiline: true }));
     }
-    const { conversations } = await core.handlers['chat/history']({ repoId });
+    const { conversations } = await engine.request('chat/history', { repoId });
     if (opts.json) return void process.stdout.write(`${JSON.stringify({ conversations })}\n`);
     if (conversations.length === 0) return void process.stderr.write('No conversations yet: ask with cra chat "<question>".\n');
     for (const c of conversations) process.stdout.write(`${c.conversationId}  ${String(c.messages).padStart(3)} messages  ${c.updatedAt}  ${printable(c.title)}\n`);
   } finally {
-    await core.dispose();
+    await engine.dispose();
   }
 }
 
 /** NOT_FOUND before any model call when `--conversation` names a conversation the repository does not have. */
 async function requireConversation(ctx: CliContext, repo: { id: string; name: string }, conversationId: string): Promise<void> {
-  const { messages } = await ctx.core().handlers['chat/history']({ repoId: repo.id, conversationId });
+  const { messages } = await ctx.client().request('chat/history', { repoId: repo.id, conversationId });
   if (messages.length > 0) return;
-  await ctx.core().dispose();
+  await ctx.client().dispose();
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded when the command runs
   const { unknownConversation } = require('../../../core/domains/chat') as typeof ChatDomain;
   throw unknownConversation(conversationId, repo.name);
@@ -90,19 +88,13 @@ export const registerChat: CommandModule = (program, ctx) => {
     .option('--pipeline <name>', "the chat pipeline (default: the conversation's, else the repository's default chosen on the Chat page or with cra pipelines --set-default, else default; a repository may add its own in .cleanroom/pipelines/*.yaml)", parsePipeline)
     .option('--json', 'print JSON lines: {type:"sources", sources, trace, round?} (again per follow-up round), {type:"token", text}…, {type:"done", message}')
     .action(async (question: string | undefined, opts: BrowseOptions & { repo: string; conversation?: string; mode: ChatMode; language?: string; pipeline?: string; json?: boolean }) => {
-      // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded when the command runs (see context.ts)
-      const { loadUserConfigCached } = require('../../../core/config') as typeof Config;
-      loadUserConfigCached(ctx.dataDir());
-      // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded when the command runs
-      const { findIndexedRepo } = require('../../../core/repos/indexed') as typeof Indexed;
       if ([question !== undefined, Boolean(opts.list), opts.export !== undefined].filter(Boolean).length !== 1) {
         throw new AppError('VALIDATION', 'Give a question, or --list, or --export <id> (one of them): cra chat "<question>" --repo <path>.');
       }
-      const repo = findIndexedRepo(ctx.dataDir(), opts.repo);
+      const { engine, repo } = await openRepo(ctx, opts.repo, { config: true });
       if (question === undefined) return browseConversations(ctx, repo.id, opts);
       if (opts.conversation) await requireConversation(ctx, repo, opts.conversation);
 
-      const core = ctx.core();
       const out = (line: object) => process.stdout.write(`${JSON.stringify(line)}\n`);
       // Events are matched by conversation, whose id is made here: the first events of the run may
       // come before chat/ask returns the run id.
@@ -111,7 +103,7 @@ export const registerChat: CommandModule = (program, ctx) => {
       // Notes printed with the sources are not printed again at the end.
       const noted = new Set<string>();
       const stops = [
-        core.events.on('chat/sources', (e) => {
+        engine.on('chat/sources', (e) => {
           if (e.conversationId !== conversationId) return;
           if (opts.json) return out({ type: 'sources', sources: e.sources, trace: e.trace, ...(e.round ? { round: e.round } : {}) });
           const route = e.trace.route;
@@ -124,12 +116,12 @@ export const registerChat: CommandModule = (program, ctx) => {
           }
           process.stderr.write(`Sources: ${e.sources.map((s) => `${printable(s.path)}:${s.startLine}-${s.endLine}`).join('  ') || '(none)'}\n\n`);
         }),
-        core.events.on('chat/token', (e) => {
+        engine.on('chat/token', (e) => {
           if (e.conversationId !== conversationId) return;
           if (opts.json) out({ type: 'token', text: e.text });
           else process.stdout.write(printable(e.text, { multiline: true }));
         }),
-        core.events.on('chat/done', (e) => {
+        engine.on('chat/done', (e) => {
           if (e.conversationId !== conversationId) return;
           if (opts.json) return out({ type: 'done', message: e.message });
           process.stdout.write('\n');
@@ -143,17 +135,17 @@ export const registerChat: CommandModule = (program, ctx) => {
         }),
       ];
       const stop = () => {
-        if (runId) core.runs.cancel(runId);
+        if (runId) engine.cancel(runId);
       };
       process.once('SIGINT', stop);
       try {
-        const started = await core.handlers['chat/ask']({ repoId: repo.id, question, conversationId, mode: opts.mode, ...(opts.language ? { language: opts.language } : {}), ...(opts.pipeline ? { pipeline: opts.pipeline } : {}) });
+        const started = await engine.request('chat/ask', { repoId: repo.id, question, conversationId, mode: opts.mode, ...(opts.language ? { language: opts.language } : {}), ...(opts.pipeline ? { pipeline: opts.pipeline } : {}) });
         runId = started.runId;
-        await core.runs.wait(runId);
+        await engine.wait(runId);
       } finally {
         process.removeListener('SIGINT', stop);
         stops.forEach((s) => s());
-        await core.dispose();
+        await engine.dispose();
       }
     });
 };

@@ -1,8 +1,6 @@
-import type * as Config from '../../../core/config';
-import type * as Indexed from '../../../core/repos/indexed';
 import type { EnrichSummary } from '../../../shared/contract';
 import { printable } from '../../../shared/printable';
-import type { CommandModule } from '../context';
+import { openRepo, type CommandModule } from '../context';
 
 /** The run's outcome in one paragraph. */
 export function formatEnrichSummary(s: EnrichSummary): string {
@@ -26,33 +24,27 @@ export const registerEnrich: CommandModule = (program, ctx) => {
     .option('--promote', 'copy the descriptions into the index (scope tier 4 reads them)')
     .option('--json', 'print the run summary as JSON')
     .action(async (repoPath: string, opts: { promote?: boolean; json?: boolean }) => {
-      /* eslint-disable @typescript-eslint/no-require-imports -- loaded when the command runs (see context.ts) */
-      const { loadUserConfigCached } = require('../../../core/config') as typeof Config;
-      const { findIndexedRepo } = require('../../../core/repos/indexed') as typeof Indexed;
-      /* eslint-enable @typescript-eslint/no-require-imports */
-      loadUserConfigCached(ctx.dataDir());
-      const repo = findIndexedRepo(ctx.dataDir(), repoPath);
-      const core = ctx.core();
+      const { engine, repo } = await openRepo(ctx, repoPath, { config: true });
       let runId: string | undefined;
-      const stopProgress = core.events.on('run/progress', (p) => {
+      const stopProgress = engine.on('run/progress', (p) => {
         if (p.runId !== runId || opts.json) return;
         const line = printable(p.total ? `[${p.done}/${p.total}] ${p.message ?? p.phase}` : `${p.phase}…`);
         if (ctx.isTty) process.stderr.write(`\r\x1b[K${line.slice(0, (process.stderr.columns || 100) - 1)}`);
         else process.stderr.write(`${line}\n`);
       });
       const stop = () => {
-        if (runId) core.runs.cancel(runId);
+        if (runId) engine.cancel(runId);
       };
       process.once('SIGINT', stop);
       try {
-        runId = (await core.handlers['enrich/run']({ repoId: repo.id, promote: Boolean(opts.promote) })).runId;
-        const summary = await core.runs.wait(runId, 'enrich');
+        runId = (await engine.request('enrich/run', { repoId: repo.id, promote: Boolean(opts.promote) })).runId;
+        const summary = await engine.wait(runId, 'enrich');
         if (ctx.isTty && !opts.json) process.stderr.write('\r\x1b[K');
         process.stdout.write(opts.json ? `${JSON.stringify(summary)}\n` : formatEnrichSummary(summary));
       } finally {
         process.removeListener('SIGINT', stop);
         stopProgress();
-        await core.dispose();
+        await engine.dispose();
       }
     });
 };

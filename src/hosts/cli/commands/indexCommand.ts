@@ -1,8 +1,14 @@
+import { resolve } from 'node:path';
 import type { IndexSummary, RunProgress } from '../../../shared/contract';
 import { formatPhases } from '../../../shared/format';
 import { printable } from '../../../shared/printable';
 import type { EmbedSummary } from '../../../core/search/embedRun';
 import type { CommandModule } from '../context';
+
+/** The folder as the engine gets it: absolute (a `cra serve` takes no relative path); `~` is left for the engine to expand. */
+function resolvePath(path: string): string {
+  return path.startsWith('~') ? path : resolve(path);
+}
 
 interface IndexOpts {
   json?: boolean;
@@ -62,11 +68,11 @@ export const registerIndex: CommandModule = (program, ctx) => {
     .option('--full', 're-parse every file and re-read the git history')
     .option('--embed', 'then embed the chunks that have no vector yet (the app does this by itself)')
     .action(async (path: string, opts: IndexOpts) => {
-      const core = ctx.core('index');
+      const engine = ctx.client('index');
       const printer = progressPrinter(ctx.isTty, Boolean(opts.verbose));
       const showProgress = !opts.json || opts.verbose;
       let toldWaiting = false;
-      const off = core.events.on('run/progress', (p) => {
+      const off = engine.on('run/progress', (p) => {
         // Waiting for another index is said once on stderr even with --json: it explains the pause.
         if (p.kind === 'index' && p.phase === 'waiting' && !toldWaiting) {
           toldWaiting = true;
@@ -77,12 +83,12 @@ export const registerIndex: CommandModule = (program, ctx) => {
         if ((p.kind === 'index' || p.kind === 'embed') && showProgress) printer.update(p);
       });
       let runId: string | undefined;
-      const onSigint = () => runId && core.runs.cancel(runId);
+      const onSigint = () => runId && engine.cancel(runId);
       process.once('SIGINT', onSigint);
       try {
-        const added = await core.handlers['repos/add']({ path, watch: false, full: Boolean(opts.full) });
+        const added = await engine.request('repos/add', { path: resolvePath(path), watch: false, full: Boolean(opts.full) });
         runId = added.runId;
-        const summary = (await core.runs.wait(runId)) as IndexSummary;
+        const summary = (await engine.wait(runId)) as IndexSummary;
         printer.end();
         if (!opts.json) {
           process.stdout.write(`${formatSummary(added.repo.name, summary)}\n`);
@@ -93,8 +99,8 @@ export const registerIndex: CommandModule = (program, ctx) => {
         }
         let embedded: EmbedSummary | undefined;
         if (opts.embed) {
-          runId = (await core.handlers['search/embed']({ repoId: added.repo.id })).runId;
-          embedded = (await core.runs.wait(runId)) as EmbedSummary;
+          runId = (await engine.request('search/embed', { repoId: added.repo.id })).runId;
+          embedded = (await engine.wait(runId)) as EmbedSummary;
           printer.end();
           if (!opts.json) process.stdout.write(`Embedded ${embedded.embedded} of ${embedded.chunks} chunks (${embedded.embedderId}; ${embedded.reused} reused) in ${(embedded.durationMs / 1000).toFixed(1)} s.\n`);
         }
@@ -103,7 +109,7 @@ export const registerIndex: CommandModule = (program, ctx) => {
         printer.end();
         off();
         process.removeListener('SIGINT', onSigint);
-        await core.dispose();
+        await engine.dispose();
       }
     });
 };

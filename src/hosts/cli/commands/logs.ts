@@ -1,7 +1,6 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type * as Indexed from '../../../core/repos/indexed';
-import type * as Registry from '../../../core/repos/registry';
+import type { EngineClient } from '../../../core/contract/client';
 import type { ModelCallSummary, RepoInfo } from '../../../shared/contract';
 import { AppError } from '../../../shared/contract/errors';
 import { printable } from '../../../shared/printable';
@@ -26,31 +25,30 @@ interface LogSource {
 /**
  * Which logs `cra logs` reads: `--repo` a folder (in or under a registered repository) or a
  * repository id; without it, the repository the working folder is in, else every log (the
- * user-level one and each repository's). The registry is opened only when it exists.
+ * user-level one and each repository's). Asked of the engine (repos/list, repos/resolve).
  */
-function logSources(ctx: CliContext, flag: string | undefined): { sources: LogSource[]; named: boolean } {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded when the command runs (see context.ts)
-  const { RepoRegistry, registryFile } = require('../../../core/repos/registry') as typeof Registry;
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded when the command runs
-  const { enclosingRepo } = require('../../../core/repos/indexed') as typeof Indexed;
-  if (!existsSync(registryFile(ctx.dataDir()))) {
-    if (flag !== undefined) throw new AppError('NOT_FOUND', `No repository ${flag}: none is registered in ${ctx.dataDir()} yet (cra index <path> adds one).`);
-    return { sources: [{}], named: false };
+async function logSources(ctx: CliContext, engine: EngineClient, flag: string | undefined): Promise<{ sources: LogSource[]; named: boolean }> {
+  const repos = await engine.request('repos/list', {});
+  const enclosing = (folder: string) =>
+    engine.request('repos/resolve', { path: folder }).catch((error: unknown) => {
+      if (error instanceof AppError && (error.code === 'NOT_INDEXED' || error.code === 'NOT_FOUND')) return undefined;
+      throw error;
+    });
+  if (flag !== undefined) {
+    if (repos.length === 0) throw new AppError('NOT_FOUND', `No repository ${flag}: none is registered in ${ctx.dataDir()} yet (cra index <path> adds one).`);
+    const folder = resolve(flag);
+    const repo = existsSync(folder) ? await enclosing(folder) : repos.find((r) => r.id === flag);
+    if (!repo) throw new AppError('NOT_FOUND', existsSync(folder) ? `${folder} is not in a registered repository; cra index ${folder} adds it.` : `No folder ${folder} and no repository with id ${flag}; give a repository's folder (or its id).`);
+    return { sources: [{ repo }], named: true };
   }
-  const registry = new RepoRegistry(ctx.dataDir());
-  try {
-    if (flag !== undefined) {
-      const folder = resolve(flag);
-      const repo = existsSync(folder) ? enclosingRepo(registry, folder) : registry.get(flag);
-      if (!repo) throw new AppError('NOT_FOUND', existsSync(folder) ? `${folder} is not in a registered repository; cra index ${folder} adds it.` : `No folder ${folder} and no repository with id ${flag}; give a repository's folder (or its id).`);
-      return { sources: [{ repo }], named: true };
-    }
-    const here = enclosingRepo(registry, process.cwd());
-    if (here) return { sources: [{ repo: here }], named: true };
-    return { sources: [{}, ...registry.list().map((repo) => ({ repo }))], named: false };
-  } finally {
-    registry.close();
-  }
+  const here = repos.length > 0 ? await enclosing(process.cwd()) : undefined;
+  if (here) return { sources: [{ repo: here }], named: true };
+  return { sources: [{}, ...repos.map((repo) => ({ repo }))], named: false };
+}
+
+/** A repository that has logged nothing yet has no raw DB: its log reads as empty, not as an error. */
+function noCallsYet(error: unknown): boolean {
+  return error instanceof AppError && error.code === 'NOT_FOUND' && /has no model calls yet/.test(error.message);
 }
 
 /** One line of the listing; `from` names the log when several are merged. */
@@ -75,24 +73,25 @@ export const registerLogs: CommandModule = (program, ctx) => {
     .option('--id <n>', 'print one call whole', (v) => Number(v))
     .option('--json', 'print JSON')
     .action(async (opts: LogsOptions) => {
-      const { sources, named } = logSources(ctx, opts.repo);
-      // A repository without a raw DB has logged nothing yet: it is read as empty, not as an error.
-      // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded when the command runs
-      const { repoPaths } = require('../../../core/repos/registry') as typeof Registry;
-      const readable = sources.filter((s) => !s.repo || existsSync(repoPaths(ctx.dataDir(), s.repo.id).raw));
-      const core = ctx.core();
+      const engine = ctx.client();
       try {
+        const { sources, named } = await logSources(ctx, engine, opts.repo);
         if (opts.id !== undefined) {
-          const source = named ? readable[0] : {};
-          if (!source) throw new AppError('NOT_FOUND', `${sources[0]?.repo?.path ?? 'This repository'} has no model calls yet.`);
-          const call = await core.handlers['logs/get']({ ...(source.repo ? { repoId: source.repo.id } : {}), id: opts.id });
+          const source = named ? sources[0]! : {};
+          const call = await engine.request('logs/get', { ...(source.repo ? { repoId: source.repo.id } : {}), id: opts.id }).catch((error: unknown) => {
+            throw noCallsYet(error) ? new AppError('NOT_FOUND', `${source.repo?.path ?? 'This repository'} has no model calls yet.`) : error;
+          });
           process.stdout.write(opts.json ? `${JSON.stringify(call, null, 2)}\n` : printable(`#${call.id} ${call.createdAt} ${call.model} ${call.stage ?? ''}${call.pYes !== undefined ? ` P(yes) ${call.pYes.toFixed(2)}` : ''}\n--- system\n${call.system ?? ''}\n--- prompt\n${call.prompt}\n--- response\n${call.response ?? call.error ?? ''}\n--- params\n${JSON.stringify(call.params)}\n`, { multiline: true }));
           return;
         }
         const limit = Math.min(Math.max(1, opts.limit || 50), 500);
         const pages = [];
-        for (const s of readable) {
-          const page = await core.handlers['logs/list']({ ...(s.repo ? { repoId: s.repo.id } : {}), runId: opts.run, stage: opts.stage, model: opts.model, errorsOnly: Boolean(opts.errors), limit, offset: 0 });
+        for (const s of sources) {
+          const page = await engine.request('logs/list', { ...(s.repo ? { repoId: s.repo.id } : {}), runId: opts.run, stage: opts.stage, model: opts.model, errorsOnly: Boolean(opts.errors), limit, offset: 0 }).catch((error: unknown) => {
+            if (noCallsYet(error)) return undefined;
+            throw error;
+          });
+          if (!page) continue;
           pages.push({ page, from: s.repo?.name ?? 'app' });
         }
         // Several logs: merged newest first, each line naming its log (ids are per log: --repo and --id read one).
@@ -108,7 +107,7 @@ export const registerLogs: CommandModule = (program, ctx) => {
         for (const { call, from } of merged) process.stdout.write(`${callLine(call, pages.length > 1 ? from : undefined)}\n`);
         process.stdout.write(`${merged.length} of ${total} calls${pages.length > 1 ? ` (${pages.length} logs)` : named ? ` (the log of ${printable(sources[0]!.repo!.path)})` : ''}\n`);
       } finally {
-        await core.dispose();
+        await engine.dispose();
       }
     });
 };

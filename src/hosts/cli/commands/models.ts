@@ -1,17 +1,17 @@
 import { resolve } from 'node:path';
 import { InvalidArgumentError } from 'commander';
-import type { Core } from '../../../core/createCore';
+import type { EngineClient } from '../../../core/contract/client';
 import { formatBytes } from '../../../core/llm/pullProgress';
 import type { ModelPullProgress } from '../../../shared/contract';
 import type { CliContext, CommandModule } from '../context';
 import { modelsCheck } from './setupCommand';
 
-async function withCore<T>(ctx: CliContext, fn: (core: Core) => Promise<T>): Promise<T> {
-  const core = ctx.core();
+async function withEngine<T>(ctx: CliContext, fn: (engine: EngineClient) => Promise<T>): Promise<T> {
+  const engine = ctx.client();
   try {
-    return await fn(core);
+    return await fn(engine);
   } finally {
-    await core.dispose();
+    await engine.dispose();
   }
 }
 
@@ -41,8 +41,8 @@ export const registerModels: CommandModule = (program, ctx) => {
     .description('installed models: size, family, parameters, quantization, context length, loaded')
     .option('--json', 'print JSON')
     .action((opts: { json?: boolean }) =>
-      withCore(ctx, async (core) => {
-        const { models: list } = await core.handlers['models/list']({});
+      withEngine(ctx, async (engine) => {
+        const { models: list } = await engine.request('models/list', {});
         print(opts.json, list, () =>
           list.length === 0
             ? 'No models installed. Try `cra models pull qwen3:0.6b`.\n'
@@ -54,14 +54,14 @@ export const registerModels: CommandModule = (program, ctx) => {
     .command('pull')
     .description('download a model (interrupted downloads resume)')
     .argument('<name>', 'model tag, e.g. qwen3:4b')
-    .action((name: string) => withCore(ctx, (core) => pull(core, name, ctx.isTty)));
+    .action((name: string) => withEngine(ctx, (engine) => pull(engine, name, ctx.isTty)));
   models
     .command('rm')
     .description('delete an installed model')
     .argument('<name>', 'model tag')
     .action((name: string) =>
-      withCore(ctx, async (core) => {
-        await core.handlers['models/delete']({ name });
+      withEngine(ctx, async (engine) => {
+        await engine.request('models/delete', { name });
         process.stdout.write(`Deleted ${name}\n`);
       }),
     );
@@ -86,8 +86,8 @@ export const registerModels: CommandModule = (program, ctx) => {
     .description('models loaded in memory')
     .option('--json', 'print JSON')
     .action((opts: { json?: boolean }) =>
-      withCore(ctx, async (core) => {
-        const { models: list } = await core.handlers['models/ps']({});
+      withEngine(ctx, async (engine) => {
+        const { models: list } = await engine.request('models/ps', {});
         print(opts.json, list, () => (list.length === 0 ? 'No models loaded.\n' : table([['NAME', 'SIZE', 'VRAM', 'UNTIL'], ...list.map((m) => [m.name, formatBytes(m.sizeBytes), formatBytes(m.vramBytes), m.expiresAt ?? ''])])));
       }),
     );
@@ -97,17 +97,17 @@ export const registerModels: CommandModule = (program, ctx) => {
     .argument('<name>', 'model tag')
     .option('--json', 'print JSON')
     .action((name: string, opts: { json?: boolean }) =>
-      withCore(ctx, async (core) => {
-        const d = await core.handlers['models/show']({ name });
+      withEngine(ctx, async (engine) => {
+        const d = await engine.request('models/show', { name });
         print(opts.json, d, () => table([['name', d.name], ['family', d.family ?? ''], ['parameters', d.parameters ?? ''], ['quantization', d.quantization ?? ''], ['context', d.contextLength ? String(d.contextLength) : ''], ['capabilities', d.capabilities.join(', ')]]));
       }),
     );
 };
 
-async function pull(core: Core, name: string, isTty: boolean): Promise<void> {
-  const { runId } = await core.handlers['models/pull']({ name });
+async function pull(engine: EngineClient, name: string, isTty: boolean): Promise<void> {
+  const { runId } = await engine.request('models/pull', { name });
   let lastPlain = -1;
-  const off = core.events.on('models/pullProgress', (p) => {
+  const off = engine.on('models/pullProgress', (p) => {
     if (p.runId !== runId) return;
     if (isTty) process.stderr.write(`\r\x1b[2K${progressLine(p)}`);
     else if (p.percent !== null && Math.floor(p.percent / 10) > lastPlain) {
@@ -115,10 +115,10 @@ async function pull(core: Core, name: string, isTty: boolean): Promise<void> {
       process.stderr.write(`${progressLine(p)}\n`);
     }
   });
-  const stop = () => core.runs.cancel(runId);
+  const stop = () => engine.cancel(runId);
   process.once('SIGINT', stop);
   try {
-    await core.runs.wait(runId);
+    await engine.wait(runId);
     if (isTty) process.stderr.write('\n');
     process.stdout.write(`Pulled ${name}\n`);
   } catch (error) {

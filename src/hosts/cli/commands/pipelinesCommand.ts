@@ -1,8 +1,7 @@
-import type * as Indexed from '../../../core/repos/indexed';
 import type { ChatPipelines } from '../../../shared/contract';
 import { AppError } from '../../../shared/contract/errors';
 import { printable } from '../../../shared/printable';
-import type { CommandModule } from '../context';
+import { openRepo, type CommandModule } from '../context';
 import { parsePipeline } from './chatCommand';
 
 /**
@@ -42,20 +41,17 @@ export const registerPipelines: CommandModule = (program, ctx) => {
       if (opts.setDefault !== undefined && opts.unsetDefault) {
         throw new AppError('VALIDATION', 'Give --set-default <name> or --unset-default, not both.');
       }
-      // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded when the command runs (see context.ts)
-      const { findIndexedRepo } = require('../../../core/repos/indexed') as typeof Indexed;
-      const repo = findIndexedRepo(ctx.dataDir(), opts.repo);
-      const core = ctx.core();
+      const { engine, repo } = await openRepo(ctx, opts.repo);
       try {
         if (opts.setDefault === undefined && !opts.unsetDefault) {
-          const listed = await core.handlers['chat/pipelines']({ repoId: repo.id });
+          const listed = await engine.request('chat/pipelines', { repoId: repo.id });
           return void process.stdout.write(opts.json ? `${JSON.stringify(listed, null, 2)}\n` : formatPipelines(listed));
         }
-        const changed = await core.handlers['chat/setDefaultPipeline']({ repoId: repo.id, pipeline: opts.setDefault ?? null });
+        const changed = await engine.request('chat/setDefaultPipeline', { repoId: repo.id, pipeline: opts.setDefault ?? null });
         if (opts.json) return void process.stdout.write(`${JSON.stringify(changed, null, 2)}\n`);
         process.stdout.write(`${printable(`New conversations of ${changed.repo.name} start with the pipeline "${changed.defaultPipeline}"${changed.defaultPipeline === 'default' ? ' (the built-in one)' : ''}.`)}\n`);
       } finally {
-        await core.dispose();
+        await engine.dispose();
       }
     });
 };

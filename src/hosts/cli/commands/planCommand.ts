@@ -1,10 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type * as Config from '../../../core/config';
-import type * as Indexed from '../../../core/repos/indexed';
 import type { PlanArtifact } from '../../../shared/contract';
 import { printable } from '../../../shared/printable';
-import type { CommandModule } from '../context';
+import { openRepo, type CommandModule } from '../context';
 
 /** A plan as people read it: the order of files, each file's changes with their edges, the rationale. */
 export function formatPlan(artifact: PlanArtifact): string {
@@ -31,11 +29,6 @@ export function formatPlan(artifact: PlanArtifact): string {
  * `cra plans list` / `cra plans show <id>` read the saved plans.
  */
 export const registerPlan: CommandModule = (program, ctx) => {
-  const lookup = (path: string) => {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded when the command runs (see context.ts)
-    const { findIndexedRepo } = require('../../../core/repos/indexed') as typeof Indexed;
-    return findIndexedRepo(ctx.dataDir(), path);
-  };
   program
     .command('plan')
     .description('plan a coding task on an indexed repository: files, changes, dependency order and rationale (no code); saved with the repository')
@@ -45,23 +38,19 @@ export const registerPlan: CommandModule = (program, ctx) => {
     .option('--judge-scope', 'judge each scope candidate with the scope model (default: seeds and their neighbours, unjudged)')
     .option('--json', 'print the plan artifact as JSON')
     .action(async (task: string, opts: { repo: string; out?: string; judgeScope?: boolean; json?: boolean }) => {
-      // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded when the command runs
-      const { loadUserConfigCached } = require('../../../core/config') as typeof Config;
-      loadUserConfigCached(ctx.dataDir());
-      const repo = lookup(opts.repo);
-      const core = ctx.core();
+      const { engine, repo } = await openRepo(ctx, opts.repo, { config: true });
       let runId: string | undefined;
-      const stopProgress = core.events.on('run/progress', (p) => {
+      const stopProgress = engine.on('run/progress', (p) => {
         if (p.runId === runId && !opts.json) process.stderr.write(`${printable(p.phase)}…\n`);
       });
       const stop = () => {
-        if (runId) core.runs.cancel(runId);
+        if (runId) engine.cancel(runId);
       };
       process.once('SIGINT', stop);
       try {
-        runId = (await core.handlers['plans/create']({ repoId: repo.id, task, judgeScope: Boolean(opts.judgeScope) })).runId;
-        const { planId, file } = await core.runs.wait(runId, 'plan');
-        const { plan } = await core.handlers['plans/get']({ repoId: repo.id, planId });
+        runId = (await engine.request('plans/create', { repoId: repo.id, task, judgeScope: Boolean(opts.judgeScope) })).runId;
+        const { planId, file } = await engine.wait(runId, 'plan');
+        const { plan } = await engine.request('plans/get', { repoId: repo.id, planId });
         if (opts.out) writeFileSync(resolve(opts.out), `${JSON.stringify(plan, null, 2)}\n`);
         if (opts.json) process.stdout.write(`${JSON.stringify(plan, null, 2)}\n`);
         else process.stdout.write(formatPlan(plan));
@@ -69,7 +58,7 @@ export const registerPlan: CommandModule = (program, ctx) => {
       } finally {
         process.removeListener('SIGINT', stop);
         stopProgress();
-        await core.dispose();
+        await engine.dispose();
       }
     });
 
@@ -80,15 +69,14 @@ export const registerPlan: CommandModule = (program, ctx) => {
     .option('--repo <path>', 'the indexed repository', '.')
     .option('--json', 'print JSON')
     .action(async (opts: { repo: string; json?: boolean }) => {
-      const repo = lookup(opts.repo);
-      const core = ctx.core();
+      const { engine, repo } = await openRepo(ctx, opts.repo);
       try {
-        const { plans: list } = await core.handlers['plans/list']({ repoId: repo.id });
+        const { plans: list } = await engine.request('plans/list', { repoId: repo.id });
         if (opts.json) return void process.stdout.write(`${JSON.stringify(list, null, 2)}\n`);
         if (list.length === 0) return void process.stdout.write('No plans yet; make one with cra plan "<task>".\n');
         for (const p of list) process.stdout.write(`${printable(`${p.id}  ${p.createdAt}  v${p.version}  ${p.model}  ${p.files} files  ${p.taskSummary}`)}\n`);
       } finally {
-        await core.dispose();
+        await engine.dispose();
       }
     });
   plans
@@ -98,13 +86,12 @@ export const registerPlan: CommandModule = (program, ctx) => {
     .option('--repo <path>', 'the indexed repository', '.')
     .option('--json', 'print JSON')
     .action(async (id: string, opts: { repo: string; json?: boolean }) => {
-      const repo = lookup(opts.repo);
-      const core = ctx.core();
+      const { engine, repo } = await openRepo(ctx, opts.repo);
       try {
-        const { plan } = await core.handlers['plans/get']({ repoId: repo.id, planId: id });
+        const { plan } = await engine.request('plans/get', { repoId: repo.id, planId: id });
         process.stdout.write(opts.json ? `${JSON.stringify(plan, null, 2)}\n` : formatPlan(plan));
       } finally {
-        await core.dispose();
+        await engine.dispose();
       }
     });
 };

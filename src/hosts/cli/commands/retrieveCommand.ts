@@ -1,15 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { InvalidArgumentError } from 'commander';
 import type * as Budget from '../../../core/retrieval/budget';
-import type * as Config from '../../../core/config';
-import type * as Indexed from '../../../core/repos/indexed';
 import type * as Pipeline from '../../../core/retrieval/pipeline';
-import type { Core } from '../../../core/createCore';
+import type { EngineClient } from '../../../core/contract/client';
 import type { ContextPackage, RetrievalSummary } from '../../../shared/contract';
 import { AppError, ERROR_CODES, type ErrorCode } from '../../../shared/contract/errors';
 import type * as Reasons from '../../../shared/contract/reasons';
 import { printable } from '../../../shared/printable';
-import type { CommandModule } from '../context';
+import { openRepo, type CommandModule } from '../context';
 
 /** The contract's formatReasons, loaded (with its zod schemas) when a package is printed, not at start. */
 const formatReasons: typeof Reasons.formatReasons = (reasons, options) =>
@@ -65,8 +63,8 @@ function verbose(summary: RetrievalSummary): string {
  * a refused connection already stops the run): the package would be nothing but default-denies, so
  * the command fails with the first failure's reason, read from the run's model calls.
  */
-async function everyJudgmentFailed(core: Core, repoId: string, runId: string, calls: number): Promise<AppError> {
-  const { calls: [first] } = await core.handlers['logs/list']({ repoId, runId, errorsOnly: true, limit: 1, offset: 0 });
+async function everyJudgmentFailed(engine: EngineClient, repoId: string, runId: string, calls: number): Promise<AppError> {
+  const { calls: [first] } = await engine.request('logs/list', { repoId, runId, errorsOnly: true, limit: 1, offset: 0 });
   const reason = first ? `${first.errorCode ?? 'error'}: ${first.preview}` : 'no reason logged';
   const code = first?.errorCode && (ERROR_CODES as readonly string[]).includes(first.errorCode) ? (first.errorCode as ErrorCode) : 'MODEL_ERROR';
   return new AppError(code, `Every judgment failed (${calls} of ${calls} model calls), so nothing could be judged and no package is printed. The first failure: ${reason}. Check the model server address (--base-url, OLLAMA_HOST or [models] base_url) and the model; \`cra logs --run ${runId} --errors\` lists the calls.`);
@@ -126,30 +124,24 @@ export const registerRetrieve: CommandModule = (program, ctx) => {
       // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded when the command runs
       const pipeline = require('../../../core/retrieval/pipeline') as typeof Pipeline;
       const { stages, budgetConfig } = checkFlags(opts, budget, pipeline);
-      // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded when the command runs (see context.ts)
-      const { loadUserConfigCached } = require('../../../core/config') as typeof Config;
-      loadUserConfigCached(ctx.dataDir());
-      // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded when the command runs
-      const { findIndexedRepo } = require('../../../core/repos/indexed') as typeof Indexed;
-      const repo = findIndexedRepo(ctx.dataDir(), opts.repo);
-      const core = ctx.core();
+      const { engine, repo } = await openRepo(ctx, opts.repo, { config: true });
       // The package event may come before retrieve/run returns; it is matched by the task id made here.
       const taskId = `t-${randomUUID()}`;
       let result: { pkg: ContextPackage; summary: RetrievalSummary; markdown: string } | undefined;
-      const stop = core.events.on('retrieve/package', (e) => {
+      const stop = engine.on('retrieve/package', (e) => {
         if (e.taskId === taskId) result = { pkg: e.package, summary: e.summary, markdown: e.markdown };
       });
       let runId: string | undefined;
       const cancel = () => {
-        if (runId) core.runs.cancel(runId);
+        if (runId) engine.cancel(runId);
       };
       process.once('SIGINT', cancel);
       try {
-        ({ runId } = await core.handlers['retrieve/run']({ repoId: repo.id, task, taskId, stages, budgetConfig, ...(opts.model ? { model: opts.model } : {}), ...(opts.baseUrl ? { baseUrl: opts.baseUrl } : {}) }));
-        await core.runs.wait(runId, 'retrieve');
+        ({ runId } = await engine.request('retrieve/run', { repoId: repo.id, task, taskId, stages, budgetConfig, ...(opts.model ? { model: opts.model } : {}), ...(opts.baseUrl ? { baseUrl: opts.baseUrl } : {}) }));
+        await engine.wait(runId, 'retrieve');
         if (!result) throw new Error('The retrieve run ended without a package.');
         const usage = result.summary.usage;
-        if (usage && usage.calls > 0 && usage.failed === usage.calls) throw await everyJudgmentFailed(core, repo.id, runId, usage.calls);
+        if (usage && usage.calls > 0 && usage.failed === usage.calls) throw await everyJudgmentFailed(engine, repo.id, runId, usage.calls);
         for (const line of result.summary.info ?? []) process.stderr.write(`info: ${printable(line)}\n`);
         if (opts.verbose) process.stderr.write(verbose(result.summary));
         if (opts.format === 'json') process.stdout.write(`${JSON.stringify({ summary: result.summary, package: result.pkg })}\n`);
@@ -158,7 +150,7 @@ export const registerRetrieve: CommandModule = (program, ctx) => {
       } finally {
         process.removeListener('SIGINT', cancel);
         stop();
-        await core.dispose();
+        await engine.dispose();
       }
     });
 };

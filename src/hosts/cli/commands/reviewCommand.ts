@@ -1,8 +1,7 @@
-import type * as Indexed from '../../../core/repos/indexed';
 import type { ReviewView } from '../../../shared/contract';
 import { AppError } from '../../../shared/contract/errors';
 import { printable } from '../../../shared/printable';
-import type { CommandModule } from '../context';
+import { openRepo, type CommandModule } from '../context';
 
 /** The change as a terminal shows it: each file, each hunk with its id (a binary file: its sizes), then the undoable apply. */
 export function formatReview(view: ReviewView, withDiff: boolean): string {
@@ -46,17 +45,14 @@ export const registerReview: CommandModule = (program, ctx) => {
       if (opts.undo && (runId || opts.apply)) throw new AppError('VALIDATION', '--undo takes no run and no --apply; run cra review --undo alone.');
       if (!opts.undo && !runId) throw new AppError('VALIDATION', 'Name the run to review (cra review RUN), or use --undo.');
       if ((opts.file || opts.hunk) && !opts.apply) throw new AppError('VALIDATION', '--file and --hunk choose what --apply writes; add --apply.');
-      // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded when the command runs (see context.ts)
-      const { findIndexedRepo } = require('../../../core/repos/indexed') as typeof Indexed;
-      const repo = findIndexedRepo(ctx.dataDir(), opts.repo);
-      const core = ctx.core();
+      const { engine, repo } = await openRepo(ctx, opts.repo);
       const out = (value: unknown, text: string) => process.stdout.write(opts.json ? `${JSON.stringify(value, null, 2)}\n` : text);
       try {
         if (opts.undo) {
-          const undone = await core.handlers['review/undo']({ repoId: repo.id });
+          const undone = await engine.request('review/undo', { repoId: repo.id });
           return void out(undone, `${printable(`Undone the apply of ${undone.runId}: ${undone.restored.join(', ')} restored.`)}\n`);
         }
-        const view = await core.handlers['review/get']({ repoId: repo.id, runId: runId! });
+        const view = await engine.request('review/get', { repoId: repo.id, runId: runId! });
         if (!opts.apply) return void out(view, formatReview(view, Boolean(opts.diff)));
         const files = opts.file ? new Set(opts.file.map((f) => f.replace(/^\.\//, ''))) : null;
         const unknownFiles = files ? [...files].filter((f) => !view.files.some((v) => v.path === f)) : [];
@@ -65,10 +61,10 @@ export const registerReview: CommandModule = (program, ctx) => {
         const accepted = view.files.filter((f) => !files || files.has(f.path)).flatMap((f) => f.hunks.map((h) => h.id)).filter((id) => !hunks || hunks.has(id));
         if (hunks) for (const id of hunks) if (!accepted.includes(id)) accepted.push(id); // unknown ids are refused by the engine, by name
         if (accepted.length === 0) throw new AppError('VALIDATION', 'Nothing to apply: the run changed no file.');
-        const result = await core.handlers['review/apply']({ repoId: repo.id, runId: runId!, accepted });
+        const result = await engine.request('review/apply', { repoId: repo.id, runId: runId!, accepted });
         out(result, `${printable(`Applied ${result.hunks} ${result.hunks === 1 ? 'hunk' : 'hunks'} to ${result.written.join(', ')}. Undo with: cra review --undo`)}\n`);
       } finally {
-        await core.dispose();
+        await engine.dispose();
       }
     });
 };

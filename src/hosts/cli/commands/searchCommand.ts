@@ -1,7 +1,6 @@
 import { InvalidArgumentError } from 'commander';
-import type * as Config from '../../../core/config';
 import type { SearchMode } from '../../../shared/contract';
-import type { CommandModule } from '../context';
+import { openRepo, type CommandModule } from '../context';
 import type * as Output from './searchOutput';
 
 const MODES: readonly SearchMode[] = ['auto', 'keyword', 'semantic', 'hybrid'];
@@ -33,14 +32,11 @@ export const registerSearch: CommandModule = (program, ctx) => {
     .option('--mode <mode>', `ranking: ${MODES.join(' | ')}`, parseMode, 'auto' as SearchMode)
     .option('--json', 'print {results:[{path, score, symbols, lines, bestLine, why:[{kind, detail}]}], mode, tookMs, terms, vectorCoverage?, note?}')
     .action(async (query: string, opts: { repo: string; limit?: number; mode: SearchMode; json?: boolean }) => {
-      // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded when the command runs (see context.ts)
-      const { loadUserConfigCached } = require('../../../core/config') as typeof Config;
-      loadUserConfigCached(ctx.dataDir()); // a broken config fails here naming file:line and key; the app falls back to defaults
-      const { findIndexedRepo, formatTable } = output();
-      const repo = findIndexedRepo(ctx.dataDir(), opts.repo);
-      const core = ctx.core();
+      const { formatTable } = output();
+      // A broken config fails here naming file:line and key; the app falls back to defaults.
+      const { engine, repo } = await openRepo(ctx, opts.repo, { config: true });
       try {
-        const response = await core.handlers['search/query']({ repoId: repo.id, query, limit: opts.limit, mode: opts.mode });
+        const response = await engine.request('search/query', { repoId: repo.id, query, limit: opts.limit, mode: opts.mode });
         if (opts.json) process.stdout.write(`${JSON.stringify(response, null, 2)}\n`);
         else {
           process.stdout.write(formatTable(response.results, `${response.results.length} files · ${response.mode} · ${response.tookMs} ms`));
@@ -48,7 +44,7 @@ export const registerSearch: CommandModule = (program, ctx) => {
           if (response.note) process.stderr.write(`Note: ${response.note}\n`);
         }
       } finally {
-        await core.dispose();
+        await engine.dispose();
       }
     });
 
@@ -58,8 +54,7 @@ export const registerSearch: CommandModule = (program, ctx) => {
     .argument('[path]', 'the indexed repository', '.')
     .option('--json', 'print the summary as JSON')
     .action(async (path: string, opts: { json?: boolean }) => {
-      const { findIndexedRepo, runEmbedding } = output();
-      const repo = findIndexedRepo(ctx.dataDir(), path);
-      await runEmbedding(ctx, repo, opts.json === true);
+      const { runEmbedding } = output();
+      await runEmbedding(ctx, await openRepo(ctx, path), opts.json === true);
     });
 };

@@ -1,4 +1,5 @@
 import type { EmbedSummary } from '../../../core/search/embedRun';
+import type { EngineClient } from '../../../core/contract/client';
 import type { RepoInfo, RunProgress, SearchResult } from '../../../shared/contract';
 import { formatReasons } from '../../../shared/contract/reasons';
 import { printable } from '../../../shared/printable';
@@ -7,16 +8,9 @@ import type { CliContext } from '../context';
 // What `cra search` and `cra embed` do once they run: loaded by searchCommand.ts on action, so
 // `cra --version` and `--help` never load the registry, zod or the engine.
 
-/**
- * The registered repository for a folder given on the command line, or a one-line error saying
- * what to do (NOT_FOUND / NOT_INDEXED): decided in core, as for the app (core/repos/indexed.ts).
- */
-export { findIndexedRepo } from '../../../core/repos/indexed';
-
 /** `cra embed`: embed the chunks without a vector, with a progress line on stderr. */
-export async function runEmbedding(ctx: CliContext, repo: RepoInfo, json: boolean): Promise<void> {
-  const core = ctx.core();
-  const stopProgress = core.events.on('run/progress', (p: RunProgress) => {
+export async function runEmbedding(ctx: CliContext, { engine, repo }: { engine: EngineClient; repo: RepoInfo }, json: boolean): Promise<void> {
+  const stopProgress = engine.on('run/progress', (p: RunProgress) => {
     if (p.kind !== 'embed') return;
     const eta = p.etaSeconds !== undefined ? `, ${p.etaSeconds}s left` : '';
     const rate = p.rate !== undefined ? `, ${p.rate.toFixed(1)} chunks/s` : '';
@@ -24,17 +18,17 @@ export async function runEmbedding(ctx: CliContext, repo: RepoInfo, json: boolea
     if (ctx.isTty) process.stderr.write(`\r\x1b[K${line}`);
     else process.stderr.write(`${line}\n`);
   });
-  const onSigint = () => core.runs.cancelAll();
+  const onSigint = () => engine.cancelAll();
   process.once('SIGINT', onSigint);
   try {
-    const { runId } = await core.handlers['search/embed']({ repoId: repo.id });
-    const summary = await core.runs.wait(runId);
+    const { runId } = await engine.request('search/embed', { repoId: repo.id });
+    const summary = await engine.wait(runId);
     if (ctx.isTty) process.stderr.write('\r\x1b[K');
     process.stdout.write(json ? `${JSON.stringify(summary, null, 2)}\n` : `${describeSummary(summary)}\n`);
   } finally {
     process.off('SIGINT', onSigint);
     stopProgress();
-    await core.dispose();
+    await engine.dispose();
   }
 }
 

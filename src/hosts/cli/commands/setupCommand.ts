@@ -1,5 +1,5 @@
 import { createInterface } from 'node:readline/promises';
-import type { Core } from '../../../core/createCore';
+import type { EngineClient } from '../../../core/contract/client';
 import type { ModelCheckResult, ModelSetupPlan } from '../../../shared/contract';
 import { formatBytes } from '../../../shared/format';
 import { printable } from '../../../shared/printable';
@@ -35,19 +35,19 @@ async function confirm(question: string): Promise<boolean> {
 }
 
 /** Follow a run's progress on stderr (one redrawn line on a terminal, else a line per message), then wait for it. */
-async function follow<T>(core: Core, ctx: CliContext, runId: string): Promise<T> {
+async function follow<T>(engine: EngineClient, ctx: CliContext, runId: string): Promise<T> {
   let last = '';
-  const off = core.events.on('run/progress', (p) => {
+  const off = engine.on('run/progress', (p) => {
     if (p.runId !== runId) return;
     const line = printable(`${p.message ?? ''} ${p.phase} ${p.total ? `${Math.floor((p.done / p.total) * 100)}%` : ''}`.trim());
     if (ctx.isTty) process.stderr.write(`\r\x1b[K${line.slice(0, (process.stderr.columns || 100) - 1)}`);
     else if (`${p.message}${p.phase}` !== last) process.stderr.write(`${line}\n`);
     last = `${p.message}${p.phase}`;
   });
-  const stop = () => core.runs.cancel(runId);
+  const stop = () => engine.cancel(runId);
   process.once('SIGINT', stop);
   try {
-    return (await core.runs.wait(runId)) as T;
+    return (await engine.wait(runId)) as T;
   } finally {
     if (ctx.isTty) process.stderr.write('\r\x1b[K');
     off();
@@ -63,9 +63,9 @@ export const registerSetup: CommandModule = (program, ctx) => {
     .option('--yes', 'download and assign without asking')
     .option('--json', 'print the proposal (and with --yes the result) as JSON')
     .action(async (opts: { yes?: boolean; json?: boolean }) => {
-      const core = ctx.core();
+      const engine = ctx.client();
       try {
-        const plan = await core.handlers['models/setupPlan']({});
+        const plan = await engine.request('models/setupPlan', {});
         if (!opts.json) process.stdout.write(formatPlan(plan));
         if (!plan.provider) {
           process.exitCode = 1;
@@ -77,12 +77,12 @@ export const registerSetup: CommandModule = (program, ctx) => {
           else process.stdout.write('Nothing was changed. Run `cra setup --yes` to download and assign them.\n');
           return;
         }
-        const { runId } = await core.handlers['models/setup']({});
-        const result = await follow<{ downloaded: string[]; assigned: unknown[] }>(core, ctx, runId);
+        const { runId } = await engine.request('models/setup', {});
+        const result = await follow<{ downloaded: string[]; assigned: unknown[] }>(engine, ctx, runId);
         if (opts.json) process.stdout.write(`${JSON.stringify({ plan, result }, null, 2)}\n`);
         else process.stdout.write(`Downloaded ${result.downloaded.length} model(s); assigned ${result.assigned.length} stages. Try \`cra chat\`, or check them with \`cra models check\`.\n`);
       } finally {
-        await core.dispose();
+        await engine.dispose();
       }
     });
 };
@@ -101,12 +101,12 @@ export function formatChecks(results: readonly ModelCheckResult[]): string {
 
 /** `cra models check`: the assigned models on the repository's own history. */
 export async function modelsCheck(ctx: CliContext, opts: { repo: string; stage?: 'scope' | 'precision' | 'plan'; model?: string; n: number; json?: boolean }): Promise<void> {
-  const core = ctx.core();
+  const engine = ctx.client();
   try {
-    const { runId } = await core.handlers['models/check']({ repoPath: opts.repo, n: opts.n, ...(opts.stage ? { stage: opts.stage } : {}), ...(opts.model ? { model: opts.model } : {}) });
-    const { results } = await follow<{ results: ModelCheckResult[] }>(core, ctx, runId);
+    const { runId } = await engine.request('models/check', { repoPath: opts.repo, n: opts.n, ...(opts.stage ? { stage: opts.stage } : {}), ...(opts.model ? { model: opts.model } : {}) });
+    const { results } = await follow<{ results: ModelCheckResult[] }>(engine, ctx, runId);
     process.stdout.write(opts.json ? `${JSON.stringify(results, null, 2)}\n` : formatChecks(results));
   } finally {
-    await core.dispose();
+    await engine.dispose();
   }
 }

@@ -1,14 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { z } from 'zod';
-import type * as Config from '../../../core/config';
-import type * as Indexed from '../../../core/repos/indexed';
 import type { ProgressNode, SolveOutcome } from '../../../shared/contract';
 import { AppError } from '../../../shared/contract/errors';
 import type * as Plans from '../../../shared/contract/plans';
 import type * as Solve from '../../../shared/contract/solve';
 import { printable } from '../../../shared/printable';
-import type { CommandModule } from '../context';
+import { openRepo, requireLoadableConfig, type CommandModule } from '../context';
 
 /** Read a JSON file given on the command line as `schema` (a saved PlanArtifact's `plan` is taken too). */
 function readJsonFile<T>(file: string, schema: z.ZodType<T>, what: string): T {
@@ -56,10 +54,6 @@ export const registerSolve: CommandModule = (program, ctx) => {
     .option('--list', 'list the solve runs of the repository')
     .option('--json', 'print JSON')
     .action(async (task: string | undefined, opts: { repo: string; plan?: string; metaPlan?: string; includeUncommitted?: boolean; allowUnsandboxedValidation?: boolean; resume?: string; list?: boolean; json?: boolean }) => {
-      // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded when the command runs (see context.ts)
-      const { findIndexedRepo } = require('../../../core/repos/indexed') as typeof Indexed;
-      // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded when the command runs
-      const { loadUserConfigCached } = require('../../../core/config') as typeof Config;
       if (opts.plan && opts.metaPlan) throw new AppError('VALIDATION', '--plan and --meta-plan are mutually exclusive: give one.');
       if (!opts.list && !opts.resume && !opts.plan && !task?.trim()) throw new AppError('VALIDATION', 'Give the task: cra solve "<what should change>" (or --resume RUN, or --list).');
       // The schemas (zod) load with the command, not at start (see context.ts).
@@ -67,17 +61,16 @@ export const registerSolve: CommandModule = (program, ctx) => {
       const plan = opts.plan ? readJsonFile(opts.plan, (require('../../../shared/contract/plans') as typeof Plans).planSchema, 'plan') : undefined;
       // eslint-disable-next-line @typescript-eslint/no-require-imports
       const metaPlan = opts.metaPlan ? readJsonFile(opts.metaPlan, (require('../../../shared/contract/solve') as typeof Solve).metaPlanSchema, 'meta-plan') : undefined;
-      const repo = findIndexedRepo(ctx.dataDir(), opts.repo);
-      const core = ctx.core();
+      const { engine, repo } = await openRepo(ctx, opts.repo);
       try {
         if (opts.list) {
-          const { runs } = await core.handlers['solve/list']({ repoId: repo.id });
+          const { runs } = await engine.request('solve/list', { repoId: repo.id });
           if (opts.json) return void process.stdout.write(`${JSON.stringify(runs, null, 2)}\n`);
           if (runs.length === 0) return void process.stdout.write('No solve runs yet; start one with cra solve "<task>".\n');
           for (const r of runs) process.stdout.write(`${printable(`${r.solveRunId}  ${r.startedAt}  ${r.mode}  ${r.status}  ${r.task.split('\n')[0]!.slice(0, 80)}`)}\n`);
           return;
         }
-        loadUserConfigCached(ctx.dataDir());
+        await requireLoadableConfig(engine);
         let runId: string | undefined;
         let lastPhase = '';
         // The --resume hint only once the run's record exists (a resumed run's does; a new run's once
@@ -87,7 +80,7 @@ export const registerSolve: CommandModule = (program, ctx) => {
           if (resumable) process.stderr.write(`If it stops, resume it with cra solve --resume ${resumable}\n`);
           resumable = undefined;
         };
-        const stopProgress = core.events.on('run/progress', (p) => {
+        const stopProgress = engine.on('run/progress', (p) => {
           if (p.runId !== runId) return;
           hint();
           if (opts.json || p.phase === lastPhase) return;
@@ -95,20 +88,20 @@ export const registerSolve: CommandModule = (program, ctx) => {
           process.stderr.write(`${printable(p.phase)}…\n`);
         });
         const stop = () => {
-          if (runId) core.runs.cancel(runId);
+          if (runId) engine.cancel(runId);
         };
         process.once('SIGINT', stop);
         try {
-          const started = await core.handlers['solve/run']({ repoId: repo.id, task: task ?? '', includeUncommitted: Boolean(opts.includeUncommitted), allowUnsandboxedValidation: Boolean(opts.allowUnsandboxedValidation), ...(plan ? { plan } : {}), ...(metaPlan ? { metaPlan } : {}), ...(opts.resume ? { resume: opts.resume } : {}) });
+          const started = await engine.request('solve/run', { repoId: repo.id, task: task ?? '', includeUncommitted: Boolean(opts.includeUncommitted), allowUnsandboxedValidation: Boolean(opts.allowUnsandboxedValidation), ...(plan ? { plan } : {}), ...(metaPlan ? { metaPlan } : {}), ...(opts.resume ? { resume: opts.resume } : {}) });
           runId = started.runId;
           resumable = started.solveRunId;
           process.stderr.write(`Solve run ${started.solveRunId}\n`);
           if (opts.resume) hint();
-          const outcome = await core.runs.wait(runId, 'solve');
-          const { run } = await core.handlers['solve/get']({ repoId: repo.id, solveRunId: started.solveRunId });
+          const outcome = await engine.wait(runId, 'solve');
+          const { run } = await engine.request('solve/get', { repoId: repo.id, solveRunId: started.solveRunId });
           if (opts.json) process.stdout.write(`${JSON.stringify({ outcome, run }, null, 2)}\n`);
           else {
-            const tree = core.runs.list().find((r) => r.runId === runId)?.progress?.steps;
+            const tree = (await engine.request('run/list', {})).find((r) => r.runId === runId)?.progress?.steps;
             if (tree) process.stdout.write(`${printable(formatTree(tree).join('\n'), { multiline: true })}\n`);
             process.stdout.write(formatOutcome(started.solveRunId, outcome));
           }
@@ -118,7 +111,7 @@ export const registerSolve: CommandModule = (program, ctx) => {
           stopProgress();
         }
       } finally {
-        await core.dispose();
+        await engine.dispose();
       }
     });
 };

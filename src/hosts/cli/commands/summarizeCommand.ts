@@ -1,6 +1,5 @@
-import type * as Indexed from '../../../core/repos/indexed';
 import { printable } from '../../../shared/printable';
-import type { CommandModule } from '../context';
+import { openRepo, type CommandModule } from '../context';
 
 /**
  * `cra summarize [path]`: build or update the repository's summary tree (RAPTOR) with the model of
@@ -14,25 +13,22 @@ export const registerSummarize: CommandModule = (program, ctx) => {
     .argument('[path]', 'the indexed repository', '.')
     .option('--json', 'print the result as JSON')
     .action(async (path: string, opts: { json?: boolean }) => {
-      // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded when the command runs (see context.ts)
-      const { findIndexedRepo } = require('../../../core/repos/indexed') as typeof Indexed;
-      const repo = findIndexedRepo(ctx.dataDir(), path);
-      const core = ctx.core();
+      const { engine, repo } = await openRepo(ctx, path);
       let runId: string | undefined;
-      const stopProgress = core.events.on('run/progress', (p) => {
+      const stopProgress = engine.on('run/progress', (p) => {
         if (p.runId === runId && !opts.json) process.stderr.write(`${printable(p.phase)}: ${p.done}/${p.total ?? '?'} clusters\n`);
       });
-      const cancel = () => runId && core.runs.cancel(runId);
+      const cancel = () => runId && engine.cancel(runId);
       process.once('SIGINT', cancel);
       try {
-        runId = (await core.handlers['summaries/build']({ repoId: repo.id })).runId;
-        const result = await core.runs.wait(runId, 'summarize');
+        runId = (await engine.request('summaries/build', { repoId: repo.id })).runId;
+        const result = await engine.wait(runId, 'summarize');
         if (opts.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
         else process.stdout.write(`${result.levels.map((l) => `level ${l.level}: ${l.summaries} ${l.summaries === 1 ? 'summary' : 'summaries'}`).join('\n')}\n${result.summarized} written by the model, ${result.reused} kept from the last build.\n`);
       } finally {
         process.removeListener('SIGINT', cancel);
         stopProgress();
-        await core.dispose();
+        await engine.dispose();
       }
     });
 };

@@ -55,24 +55,24 @@ export const registerTraining: CommandModule = (program, ctx) => {
       // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded when the command runs
       const { loadUserConfigCached } = require('../../../core/config') as typeof Config;
       loadUserConfigCached(ctx.dataDir());
-      const core = ctx.core();
+      const engine = ctx.client();
       let runId: string | undefined;
-      const stopProgress = core.events.on('run/progress', (p) => {
+      const stopProgress = engine.on('run/progress', (p) => {
         if (p.runId === runId && !opts.json) process.stderr.write(`${printable(p.phase)}…\n`);
       });
       const stop = () => {
-        if (runId) core.runs.cancel(runId);
+        if (runId) engine.cancel(runId);
       };
       process.once('SIGINT', stop);
       try {
-        runId = (await core.handlers['data/trainPlan']({ ...(opts.out ? { out: resolve(opts.out) } : {}), ...(opts.force ? { force: true } : {}) })).runId;
-        const { file } = await core.runs.wait(runId, 'train-plan');
+        runId = (await engine.request('data/trainPlan', { ...(opts.out ? { out: resolve(opts.out) } : {}), ...(opts.force ? { force: true } : {}) })).runId;
+        const { file } = await engine.wait(runId, 'train-plan');
         const artifact = JSON.parse(readFileSync(file, 'utf8')) as TrainingPlanArtifact;
         process.stdout.write(opts.json ? `${JSON.stringify(artifact, null, 2)}\n` : formatTrainingPlan(artifact, file));
       } finally {
         process.removeListener('SIGINT', stop);
         stopProgress();
-        await core.dispose();
+        await engine.dispose();
       }
     });
 
@@ -83,20 +83,20 @@ export const registerTraining: CommandModule = (program, ctx) => {
     .option('--out <dir>', 'the output folder, which must not exist (default: <data dir>/datasets/curated-<plan id>)')
     .option('--json', 'print the manifest as JSON')
     .action(async (opts: { trainingPlan: string; out?: string; json?: boolean }) => {
-      const core = ctx.core();
+      const engine = ctx.client();
       let runId: string | undefined;
       const stop = () => {
-        if (runId) core.runs.cancel(runId);
+        if (runId) engine.cancel(runId);
       };
       process.once('SIGINT', stop);
       try {
-        runId = (await core.handlers['data/curate']({ plan: resolve(opts.trainingPlan), ...(opts.out ? { out: resolve(opts.out) } : {}) })).runId;
-        const { dir } = await core.runs.wait(runId, 'curate-data');
+        runId = (await engine.request('data/curate', { plan: resolve(opts.trainingPlan), ...(opts.out ? { out: resolve(opts.out) } : {}) })).runId;
+        const { dir } = await engine.wait(runId, 'curate-data');
         const manifest = JSON.parse(readFileSync(join(dir, 'curated.json'), 'utf8')) as CuratedManifest;
         process.stdout.write(opts.json ? `${JSON.stringify(manifest, null, 2)}\n` : formatCurated(dir, manifest));
       } finally {
         process.removeListener('SIGINT', stop);
-        await core.dispose();
+        await engine.dispose();
       }
     });
 };

@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { findIndexedRepo } from './searchOutput';
+import { findIndexedRepo } from './indexed';
 
 const cleanups: Array<() => void> = [];
 afterEach(() => {

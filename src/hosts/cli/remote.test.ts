@@ -1,0 +1,82 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { packageRoot } from '../../core/paths';
+import { writeSample } from '../../core/testing/sampleRepo';
+import { createTestRepo, type TestRepo } from '../../core/testing/gitRepo';
+import { runCra } from './testing/cra';
+
+/**
+ * `cra --remote URL`: the commands run against a real `cra serve` process over its HTTP API and
+ * WebSocket. The client's own data folder stays empty: everything happens in the server's.
+ */
+let server: ChildProcess;
+let root: string;
+let repo: TestRepo;
+let url: URL;
+let output = '';
+
+beforeAll(async () => {
+  root = mkdtempSync(join(tmpdir(), 'cra-remote-'));
+  writeFileSync(join(root, 'index.html'), '<!doctype html><title>Clean Room</title>');
+  repo = createTestRepo();
+  writeSample(repo);
+  const args = [join(packageRoot(), 'bin', 'cra.js'), '--data-dir', join(root, 'server-data'), 'serve', '--port', '0', '--renderer', root];
+  server = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  url = await new Promise<URL>((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /serving on (http:\S+)/.exec(output);
+      if (match?.[1]) resolve(new URL(match[1]));
+    };
+    server.stdout?.on('data', onData);
+    server.stderr?.on('data', onData);
+    server.once('exit', (code) => reject(new Error(`cra serve exited with ${code}:\n${output}`)));
+  });
+}, 60_000);
+
+afterAll(async () => {
+  if (server.exitCode === null) {
+    const exited = new Promise((resolve) => server.once('exit', resolve));
+    server.kill('SIGTERM');
+    await exited;
+  }
+  repo.cleanup();
+  rmSync(root, { recursive: true, force: true });
+});
+
+describe('cra --remote against a running cra serve', () => {
+  it('indexes, searches and reads the logs of the server, with the token as a flag or in the URL', async () => {
+    const clientData = join(root, 'client-data');
+    const token = url.searchParams.get('token')!;
+    const remote = ['--remote', url.origin, '--token', token];
+
+    const indexed = await runCra(clientData, [...remote, 'index', repo.root, '--json']);
+    expect(indexed.stderr).toBe('');
+    expect(indexed.status).toBe(0);
+    expect(JSON.parse(indexed.stdout.trim().split('\n').pop()!)).toMatchObject({ files: expect.any(Number) });
+
+    const searched = await runCra(clientData, ['--remote', url.href, 'search', 'helper', '--repo', repo.root, '--json']);
+    expect(searched.stderr).toBe('');
+    expect(searched.status).toBe(0);
+    const response = JSON.parse(searched.stdout) as { results: Array<{ path: string }> };
+    expect(response.results.length, `${indexed.stdout}\n${searched.stdout}`).toBeGreaterThan(0);
+
+    const logs = await runCra(clientData, [...remote, 'logs', '--repo', repo.root]);
+    expect(logs.status).toBe(0);
+    expect(logs.stdout).toContain('No model calls');
+  }, 120_000);
+
+  it('refuses a wrong token, and a command that runs on this machine only, each saying what to do', async () => {
+    const clientData = join(root, 'client-data');
+    const wrong = await runCra(clientData, ['--remote', url.origin, '--token', 'not-the-token', 'search', 'parse', '--repo', repo.root]);
+    expect(wrong.status).toBe(1);
+    expect(wrong.stderr).toContain('cra: error:');
+    expect(wrong.stderr).toContain('--token');
+    const local = await runCra(clientData, ['--remote', url.href, 'bootstrap', repo.root]);
+    expect(local.status).toBe(1);
+    expect(local.stderr).toContain('without --remote');
+  }, 120_000);
+});

@@ -1,0 +1,73 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+/**
+ * The contract is the hosts' only front door: a host (CLI, serve, MCP) reaches the engine through
+ * the composition entry points — createCore, the contract's dispatch and clients — never its
+ * internals. Test files and test support may use core's test support.
+ */
+const HOSTS = __dirname;
+const CORE = resolve(HOSTS, '..', 'core');
+const ALLOWED = [/^createCore$/, /^contract\/(dispatch|client|inMemoryTransport)$/, /^testing\//, /^paths$/];
+/**
+ * Imports of engine internals not yet replaced by requests (issue #23): each must go, and this list
+ * with it. The test fails on a new one, and on an entry no longer used (so the list only shrinks).
+ */
+const NOT_YET = [
+  'cli/commands/bootstrapCommand.ts -> export/trainingRuns',
+  'cli/commands/bootstrapCommand.ts -> export/bootstrap',
+  'cli/commands/bootstrapCommand.ts -> export/dataset',
+  'cli/commands/chatCommand.ts -> domains/chat',
+  'cli/commands/evalCommand.ts -> eval/defaults',
+  'cli/commands/evalCommand.ts -> eval/metrics',
+  'cli/commands/evalCommand.ts -> retrieval/scopeDefaults',
+  'cli/commands/evalCommand.ts -> eval/evaluate',
+  'cli/commands/evalCommand.ts -> eval/format',
+  'cli/commands/evalCommand.ts -> eval/product',
+  'cli/commands/evalCommand.ts -> eval/pipelineSetup',
+  'cli/commands/evalCommand.ts -> search/search',
+  'cli/commands/indexCommand.ts -> search/embedRun',
+  'cli/commands/init.ts -> config/configFile',
+  'cli/commands/init.ts -> config/load',
+  'cli/commands/installCli.ts -> runtime/cliLauncher',
+  'cli/commands/models.ts -> llm/pullProgress',
+  'cli/commands/retrieveCommand.ts -> retrieval/budget',
+  'cli/commands/retrieveCommand.ts -> retrieval/pipeline',
+  'cli/commands/searchOutput.ts -> search/embedRun',
+  'cli/commands/trainingCommands.ts -> config',
+  'cli/commands/trainingCommands.ts -> export/curatedManifest',
+  'cli/commands/trainingCommands.ts -> export/trainPlan',
+  'mcp/freshness.ts -> git/run',
+  'mcp/tools/readCode.ts -> fs/confine',
+];
+
+function sources(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const path = join(dir, e.name);
+    if (e.isDirectory()) return sources(path);
+    return /\.tsx?$/.test(e.name) && !/\.test\.tsx?$/.test(e.name) ? [path] : [];
+  });
+}
+
+/** Every `host file -> core module` edge: static imports, `import type` and require() alike. */
+function coreImports(): string[] {
+  const edges = new Set<string>();
+  for (const file of sources(HOSTS)) {
+    if (file.includes(`${join(HOSTS, 'cli', 'testing')}`) || file.includes(join('mcp', 'testing'))) continue;
+    for (const match of readFileSync(file, 'utf8').matchAll(/(?:from\s+|require\()\s*'([^']+)'/g)) {
+      const target = resolve(file, '..', match[1]!);
+      if (!target.startsWith(`${CORE}/`) && target !== CORE) continue;
+      const module = relative(CORE, target);
+      if (ALLOWED.some((a) => a.test(module))) continue;
+      edges.add(`${relative(HOSTS, file)} -> ${module}`);
+    }
+  }
+  return [...edges].sort();
+}
+
+describe('hosts reach the engine only through its entry points', () => {
+  it('imports nothing of src/core but createCore, the contract dispatch and clients, paths and test support', () => {
+    expect(coreImports()).toEqual([...NOT_YET].sort());
+  });
+});
