@@ -2,7 +2,7 @@ import type { TurnCalls } from './calls';
 import { evidenceCost, type ChatEvidence } from './retrieve';
 
 /*
- * Evidence over `max_context_tokens` (seed: rag-for-code-pipeline §6.2): one query-aware model call
+ * Evidence over `max_context_tokens` (docs/design.md, Evidence and its budget): one query-aware model call
  * condenses it, keeping identifiers — paths with lines, symbol names — so the answer can still cite.
  * A summary that drops a path gets the path back in a list under it (the model may not lose what
  * the answer needs to cite); a failed call leaves the worst evidence out instead.

@@ -9,8 +9,8 @@ import { searchWithMode } from '../search/search';
 import type { PipelineSettings } from './pipeline';
 
 /*
- * The search of one retrieval round (seeds: rag-for-code-pipeline §4, query-engine "Hybrid
- * retrieval"): BM25 is our keyword search; SEMANTIC the vectors; SEMANTIC_RERANK a wider vector pool
+ * The search of one retrieval round (docs/design.md, Retrieval modes and hybrid search): BM25 is
+ * our keyword search; SEMANTIC the vectors; SEMANTIC_RERANK a wider vector pool
  * re-ranked by keyword evidence; HYBRID keyword and vectors fused by RRF or by distribution-based
  * score fusion. Several phrasings of a question are searched each and fused by RRF. With no vectors
  * for the embedder a vector mode runs as keyword search and the round's notes say so — never an error.

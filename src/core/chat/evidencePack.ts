@@ -4,8 +4,8 @@ import type { PipelineSettings } from './pipeline';
 import { bodyOf, evidenceCost, fetchNodeTexts, type ChatEvidence, type GraphNode } from './retrieve';
 
 /*
- * The evidence of a round within the budget (seed: rag-for-code-pipeline §5.3, "bodies/snippets";
- * §6.1, the context pack): the best nodes of the evidence graph go as bodies, and the files past
+ * The evidence of a round within the budget (docs/design.md, Evidence and its budget): the best
+ * nodes of the evidence graph go as bodies, and the files past
  * them — the other nodes, search hits past the seeds, neighbours the node cap left out — as
  * excerpts, a few lines around the line that matters, while the whole fits `max_context_tokens`.
  * More files reach the answer model in the same budget, and it can ask for a body it needs

@@ -4,8 +4,8 @@ import { estimateTokens } from '../../shared/tokens';
 import type { ConversationStore, HistorySummary } from './store';
 
 /*
- * The conversation history of a turn's prompts within `max_history_tokens` (seed:
- * rag-for-code-pipeline §2.2). It fits: the raw turns. It does not: a query-aware summary of the
+ * The conversation history of a turn's prompts within `max_history_tokens` (docs/design.md,
+ * Conversation history). It fits: the raw turns. It does not: a query-aware summary of the
  * older turns (and of the previous summary) replaces them, is persisted as the conversation's
  * pointer, and later turns send that summary plus only the raw messages after it — re-summarizing
  * again when those outgrow the budget. The whole log is never summarized twice.

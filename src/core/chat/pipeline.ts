@@ -8,7 +8,7 @@ import { packageRoot } from '../paths';
 import { repoFolder } from './repoFolder';
 
 /*
- * Chat pipelines as YAML step graphs (seed: rag-for-code-pipeline §10–11). A pipeline has settings
+ * Chat pipelines as YAML step graphs (docs/design.md, Chat pipelines). A pipeline has settings
  * and steps; each step names an action and, per outcome of that action, the next step (`on_<outcome>`,
  * else `next`). `extends` names a parent: settings are deep-merged (the child wins), steps are merged
  * by id (the child's step replaces the parent's), and execution starts at `settings.entry_step_id`.

@@ -3,7 +3,7 @@ import { formatEvidence } from './budget';
 import type { ChatEvidence } from './retrieve';
 
 /*
- * The answer call's prompts (seed: query-engine "Context assembly"): history, then high-level
+ * The answer call's prompts (docs/design.md, Context assembly): history, then high-level
  * context, then the detailed evidence tagged with its source lines, then the question.
  */
 

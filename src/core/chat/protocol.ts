@@ -1,5 +1,5 @@
 /*
- * The answer protocol (seed: rag-for-code-pipeline §7): the answer model starts its reply with
+ * The answer protocol (docs/design.md, The answer protocol): the answer model starts its reply with
  * `[Answer:]` (a final answer) or `[Requesting data on:]` (a follow-up retrieval). The markers are
  * protocol, never shown. A reply with neither is taken as an answer (small models often forget the
  * marker; showing their text beats discarding it) and the trace says so.

@@ -11,8 +11,8 @@ import { stripThinking } from './router';
 import { CallBudgetExceeded } from './limits';
 
 /*
- * Re-ranking of a round's fused pool (issue #14 item 2; seed query-engine "Cross-Encoder
- * Reranking"): the model assigned to the `rerank` stage reads the question with each candidate's
+ * Re-ranking of a round's fused pool (issue #14 item 2; docs/design.md, Re-ranking): the model
+ * assigned to the `rerank` stage reads the question with each candidate's
  * path and opening lines and orders them — one batched call that lists candidate numbers, or one
  * call per candidate that gives a relevance score. Its reply is read strictly; a reply that breaks
  * the format, or a failed call, falls back deterministically: by embedding similarity to the query

@@ -8,8 +8,8 @@ import type { IntentPlan } from './router';
 import { estimateTokens } from '../../shared/tokens';
 
 /*
- * The evidence graph of a chat turn (seeds: rag-for-code-pipeline §5–6, query-engine "ASG-aware
- * expansion"): search hits become seeds, graph expansion right after retrieval walks the
+ * The evidence graph of a chat turn (docs/design.md, Graph expansion; Evidence and its budget):
+ * search hits become seeds, graph expansion right after retrieval walks the
  * KnowledgeBase (calls both ways, imports both ways, co-change) within an edge allow-list, and the
  * bodies of the best nodes are fetched by identity. Searching itself is in search.ts.
  */

@@ -2,7 +2,7 @@ import type { ChatIntent, ChatRoute, RouteMode } from '../../shared/contract/cha
 import type { EdgeKind } from './pipeline';
 
 /*
- * The chat router (seeds: rag-for-code-pipeline §3, query-engine "Intent detection"). A small model
+ * The chat router (docs/design.md, The chat router). A small model
  * answers with exactly one line and one prefix; anything else — extra text, several lines, an
  * unknown prefix, an empty reply, a failed call — falls back to keyword search with the question
  * itself, and the route says why. A thinking block (`<think>…</think>`, what qwen3 models emit) is
@@ -98,7 +98,7 @@ export interface IntentPlan {
   edges?: readonly EdgeKind[];
 }
 
-/** Per intent (query-engine, "Intent-adjusted expansion"); SEARCH is the default. */
+/** Per intent (docs/design.md, Graph expansion); SEARCH is the default. */
 export const INTENT_PLANS: Record<ChatIntent, Omit<IntentPlan, 'intent'>> = {
   SEARCH: { seeds: 8, depth: 1, decay: 0.7, maxNodes: 12 },
   EXPLAIN: { seeds: 6, depth: 1, decay: 0.7, maxNodes: 10 },

@@ -9,7 +9,7 @@ import { TurnActions, type TurnState } from './turnActions';
 import type { TurnDeps, TurnInput } from './turnTypes';
 
 /*
- * One chat turn run from a pipeline (seed: rag-for-code-pipeline §10): the steps of the pipeline's
+ * One chat turn run from a pipeline (docs/design.md, Chat pipelines): the steps of the pipeline's
  * graph from `entry_step_id`, each an action that ends in an outcome which picks the next step,
  * until `finalize`. The actions are in turnActions.ts; this file runs them, keeps the trace and
  * stores the turn. Sources reach the person before the first answer token (`chat/sources`), again

@@ -17,7 +17,7 @@ import { ANSWER_SYSTEM, answerPrompt, overviewOf } from './prompts';
 import type { TurnDeps, TurnInput } from './turnTypes';
 
 /*
- * The actions of a chat pipeline's steps (seed: rag-for-code-pipeline §10.2). Each reads and
+ * The actions of a chat pipeline's steps (docs/design.md, Chat pipelines). Each reads and
  * writes the turn's state and returns an outcome; the pipeline's transitions pick the next step.
  * Helper calls degrade instead of failing the turn — a failed translation, history summary, query
  * expansion or evidence summary is noted in the trace and the turn goes on without it; only the
@@ -230,7 +230,7 @@ export class TurnActions {
   }
 
   /**
-   * Summaries of the summary tree near the query (query-engine "RAPTOR integration"), ahead of the
+   * Summaries of the summary tree near the query (docs/design.md, Summary tree), ahead of the
    * detailed evidence. No tree, another embedder's tree or a query that cannot be embedded: skipped,
    * with a note where it says something.
    */

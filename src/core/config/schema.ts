@@ -7,7 +7,7 @@ export const STAGES = MODEL_STAGES;
 /** One pipeline stage. */
 export type Stage = ModelStage;
 
-/** Model roles of [models]: the seed's coding and reasoning, plus the embedding model. */
+/** Model roles of [models]: coding and reasoning (docs/design.md, Model routing), plus the embedding model. */
 export const ROLES = ['coding', 'reasoning', 'embedding'] as const;
 /** One model role. */
 export type Role = (typeof ROLES)[number];
@@ -120,7 +120,7 @@ const orchestratorSchema = z
     max_adjustment_rounds: wholeNumber(1, 100).default(3),
     /** Implement attempts per step (a reply that does not apply or fails validation) before the step fails. */
     max_step_attempts: wholeNumber(1, 100).default(3),
-    /** RefinementRequests per step: a failed validation with concrete evidence re-runs retrieval (seed §8). */
+    /** RefinementRequests per step: a failed validation with concrete evidence re-runs retrieval (docs/design.md, Refinement requests). */
     max_refinement_loops: wholeNumber(0, 100).default(2),
   })
   .strict();

@@ -1,6 +1,6 @@
 /**
- * The commented default config `cra init` writes. It shows the three-tier model cascade of the
- * binary-decomposition design: tiny judges for yes/no stages, a 4B reasoning model, a coder.
+ * The commented default config `cra init` writes. It shows the three-tier model cascade
+ * (docs/design.md, Model tiers): tiny judges for yes/no stages, a 4B reasoning model, a coder.
  */
 export const DEFAULT_CONFIG_TEMPLATE = `# Clean Room configuration.
 # The user-level file lives in the data folder; a repository's own config.toml overrides it key by key.

@@ -262,7 +262,7 @@ export interface PreferencePair {
 }
 
 /**
- * Preference pairs from plan adjustments (seed §5.7.7): after a step, the adjustment pass revised
+ * Preference pairs from plan adjustments (docs/design.md, Training data from solve runs): after a step, the adjustment pass revised
  * the part plan; when the steps after the adjustment succeeded, the adjusted plan is preferred to
  * the plan it revised (the latest part-plan or adjustment answer before it in the same
  * orchestrator run). Adjustments whose run did not succeed give no pair: which plan was better is

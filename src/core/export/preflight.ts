@@ -10,7 +10,7 @@ export interface TrainingInputs {
 }
 
 /**
- * The training modes' preflight (seed §9.3): the log (every raw DB of the data folder) must hold
+ * The training modes' preflight (docs/design.md, Preflight checks): the log (every raw DB of the data folder) must hold
  * model calls or retrieval decisions, or a bootstrap dataset must hold examples; otherwise a hard
  * error that says what produces data. The caller closes `sources`.
  */

@@ -39,7 +39,7 @@ const toFile = (r: Row): FileRecord => ({ ...(r as unknown as FileRecord), isTes
 const toSymbol = (r: Row): SymbolRecord => ({ ...(r as unknown as SymbolRecord), isExported: r.isExported === 1 });
 
 /**
- * The query API over one repository's curated index (seeds: pipeline-architecture-and-modes §7).
+ * The query API over one repository's curated index (docs/design.md, The query API).
  * Reads only; every retrieval stage, search and chat go through it. Open it over a read-only
  * connection with `KnowledgeBase.open(curatedFile, repoId)`; call `close()` when done.
  */

@@ -9,7 +9,7 @@ interface Recommendation {
 }
 
 /**
- * The model tiers of the binary-decomposition design: tiny judges for yes/no stages, a middle
+ * The model tiers (docs/design.md, Model tiers): tiny judges for yes/no stages, a middle
  * tier, a 4B reasoning model, a small coder and an embedding model. Sizes are Ollama's Q4 downloads.
  */
 export const RECOMMENDED: readonly Recommendation[] = [

@@ -19,7 +19,7 @@ export interface ResolvedModel {
 }
 
 /**
- * Resolves which model serves a (role, stage), in the seed's order: a [models.overrides] entry
+ * Resolves which model serves a (role, stage), in the order of docs/design.md, Model routing: a [models.overrides] entry
  * for the stage, else [models].<role>, else — when [models] is missing — a hard error that says to
  * run `cra init`. Constructed once per invocation from the loaded config.
  */

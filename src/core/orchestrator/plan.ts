@@ -1,5 +1,5 @@
 /**
- * Plan mode (seed §5.1): one atomic pass — task analysis → retrieval (scope) → the reasoning model
+ * Plan mode (docs/design.md, Plan mode): one atomic pass — task analysis → retrieval (scope) → the reasoning model
  * (stage `plan`) writes the plan — validated, retried once with the validation errors, and saved
  * as a PlanArtifact by the caller.
  */

@@ -1,5 +1,5 @@
 /**
- * The solve orchestrator (seed §5.7): deterministic code over plans as data. With a meta-plan
+ * The solve orchestrator (docs/design.md, The solve orchestrator): deterministic code over plans as data. With a meta-plan
  * (made by a pass, or given), each part in dependency order gets a part plan, each step an
  * implement pass, and after every completed step an adjustment pass — unconditionally — revises
  * the remaining steps. With a plan (`--plan`), one implement pass of the whole plan. Limits come

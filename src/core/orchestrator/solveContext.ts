@@ -39,7 +39,7 @@ export interface SolveContextRequest {
   runId: string;
   log?: CallLogger;
   signal?: AbortSignal;
-  /** Evidence from a failed validation (seed §8). */
+  /** Evidence from a failed validation (docs/design.md, Refinement requests). */
   refinement?: RefinementRequest;
 }
 

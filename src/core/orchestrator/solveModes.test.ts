@@ -118,7 +118,7 @@ describe('cancel and resume', () => {
     expect(first.transcript.passes).toEqual(['meta_plan', 'part_plan p1', 'implement p1/s1 #1', 'adjustment p1/s1']);
     expect(listWorktrees(worktreesDir(h.fx.dataDir))).toEqual([]);
     expect(userState()).toEqual(before);
-    // The session keeps what a resume needs, under the seed's keys.
+    // The session keeps what a resume needs, under the keys of docs/design.md, Solve records and session keys.
     const session = SqliteSolveSession.open(solveSessionFile(repoPaths(h.fx.dataDir, REPO_ID).sessions, id));
     try {
       expect(session.keys()).toEqual(['cumulative_diff', 'meta_plan', 'orchestrator_progress', 'part_plan:p1', 'step_result:p1:s1']);

@@ -1,5 +1,5 @@
 /**
- * The model side of the solve orchestrator's passes (seed §5.7.1): what each pass is shown and how
+ * The model side of the solve orchestrator's passes (docs/design.md, The solve orchestrator): what each pass is shown and how
  * its reply is read. Each pass is stateless: it sees only what the orchestrator hands it here, and
  * the orchestrator alone decides what happens with the result.
  */

@@ -1,5 +1,5 @@
 /**
- * What a solve run leaves in the repository's raw DB (seed §5.7.6): one `orchestrator_runs` row per
+ * What a solve run leaves in the repository's raw DB (docs/design.md, Solve records and session keys): one `orchestrator_runs` row per
  * run, one `orchestrator_passes` row per pass, each pass linked to its own `task_runs` row (the run
  * id its model calls carry). Rows are appended; a row's end state is written once when it ends.
  */

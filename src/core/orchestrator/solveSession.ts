@@ -1,5 +1,5 @@
 /**
- * The session of a solve run (seed §5.7.5, §6): the orchestrator's keys — meta_plan,
+ * The session of a solve run (docs/design.md, Solve records and session keys; Retrieval sessions): the orchestrator's keys — meta_plan,
  * part_plan:<part>, step_result:<part>:<step>, adjustment:<part>:<after>, orchestrator_progress,
  * cumulative_diff — in a SQLite file of its own, written as each pass ends, so a killed run can be
  * resumed from its last completed step. Behind `SolveSession` so the pipeline's session DB can
@@ -51,7 +51,7 @@ export interface OrchestratorProgress {
   error?: string;
 }
 
-/** The session keys (seed §5.7.5). */
+/** The session keys (docs/design.md, Solve records and session keys). */
 export const SESSION_KEYS = {
   metaPlan: 'meta_plan',
   partPlan: (part: string) => `part_plan:${part}`,
@@ -111,7 +111,7 @@ export class SqliteSolveSession implements SolveSession {
     return this.db.prepare('select key from session_kv where key >= ? and key < ? order by key').pluck().all(prefix, `${prefix}\uffff`) as string[];
   }
 
-  /** Close the file; with `archiveTo`, its bytes go to the raw DB's session_archives and the file is deleted (seed §6.1). */
+  /** Close the file; with `archiveTo`, its bytes go to the raw DB's session_archives and the file is deleted (docs/design.md, Retrieval sessions). */
   close(archiveTo?: { raw: Db; runId: string }): void {
     if (!archiveTo) return void this.db.close();
     const bytes = this.db.serialize();

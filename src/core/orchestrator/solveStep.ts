@@ -1,5 +1,5 @@
 /**
- * One step of a solve run (an implement pass, seed §5.2), with its retries: retrieval (the plan's
+ * One step of a solve run (an implement pass, docs/design.md, Implement mode), with its retries: retrieval (the plan's
  * files as tier 0) → the coding model's edits → applied in the worktree, all or nothing →
  * validation. A reply that does not apply or a validation without evidence is retried up to
  * [orchestrator].max_step_attempts; a validation failure with concrete evidence becomes a

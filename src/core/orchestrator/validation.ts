@@ -3,7 +3,7 @@
  * user configured them ([validation.<repoId>] of the user-level config; never a command a model
  * wrote), or, with none configured, a syntax check of the changed files parsed with tree-sitter.
  * A failure's output is mined for concrete evidence (missing files, symbols, failing tests, error
- * signatures): with some, it becomes a RefinementRequest (seed §8).
+ * signatures): with some, it becomes a RefinementRequest (docs/design.md, Refinement requests).
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';

@@ -1,5 +1,5 @@
 /**
- * The two judgments that are not binary (binary-decomposition seed, Part 1), each one batched call
+ * The two judgments that are not binary (docs/design.md, Binary judgments), each one batched call
  * with structured output: routing (which of the requested stages to run — a set selection) and the
  * over-budget re-filter (which files to keep within the budget — a constrained subset, where
  * keeping one file decides whether another fits). The reply must be the JSON object the schema

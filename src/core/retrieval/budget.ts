@@ -1,5 +1,5 @@
 /**
- * The token budget of a context package (seed: pipeline-architecture-and-modes §4): a BudgetConfig
+ * The token budget of a context package (docs/design.md, Budgets and modes): a BudgetConfig
  * of the execute model's window and what is kept back for everything but the package, validated
  * once here for every caller; chars/4 estimates with a safety margin (no tokenizer dependency);
  * the exact counts come from the server with each call and are recorded per stage (see TokenMeter).

@@ -14,7 +14,7 @@ import { retrieve } from './pipeline';
 import { scopeCandidates } from './stages/scope';
 import { analyzeTask } from './taskAnalysis';
 
-// The seed's gate criteria (retrieval-pipeline-build.md, "Verification") not covered elsewhere:
+// The gate criteria (docs/design.md, Retrieval gate criteria) not covered elsewhere:
 // 2 seeds always in scope, 3 direct neighbours of seeds, 4 the budget over random runs of the
 // whole pipeline, 5 a coherent package, 6 a raw decision for every file considered per tier.
 // (1: retrieveCommand.test.ts; 7 and 8: pipeline.test.ts — see the report.)

@@ -1,5 +1,5 @@
 /**
- * Checks before a retrieval runs (seed: pipeline-architecture-and-modes §9), in every path that
+ * Checks before a retrieval runs (docs/design.md, Preflight checks), in every path that
  * uses the pipeline: a model is configured (else: run `cra init`), the index is there and has
  * files (else: run `cra index`), and whether enrichment metadata was promoted (absent: one info
  * line, tier 4 skipped — not an error).

@@ -1,5 +1,5 @@
 /**
- * Refinement re-entry (seed: pipeline-architecture-and-modes §8): the solve loop, finding the
+ * Refinement re-entry (docs/design.md, Refinement requests): the solve loop, finding the
  * context insufficient, sends a RefinementRequest with concrete evidence on the same task's
  * session; retrieval reads back the previous final context, adds what the evidence names (as
  * tier-0 files, never judged; named symbols skip precision's first pass), re-runs the stages,
@@ -17,7 +17,7 @@ import { runPipeline, type PipelineResult, type SerializedContext } from './stag
 import type { TaskRecord } from './taskAnalysis';
 import { extractTask, type SymbolMention } from './taskExtract';
 
-/** What the solve loop found missing, as evidence (seed §8). At least one list must name something. */
+/** What the solve loop found missing, as evidence (docs/design.md, Refinement requests). At least one list must name something. */
 export interface RefinementRequest {
   reason: string;
   missingFiles: string[];

@@ -1,5 +1,5 @@
 /**
- * The session database of one retrieval task (seed: pipeline-architecture-and-modes §6): the
+ * The session database of one retrieval task (docs/design.md, Retrieval sessions): the
  * working state a run writes between stages and a refinement re-entry reads back —
  * `stage_outputs`, `stage_progress`, `final_context`, `refinement_request` (plus `task`,
  * `budget` and `stages`, so re-entry needs nothing else). One SQLite file per task id in

@@ -95,7 +95,7 @@ export const RRF_K = 60;
 /** Chunks the vector side considers before grouping per file. */
 export const VECTOR_POOL = 200;
 
-/** The graph signals (seeds: graph expansion with decay, depth 1) and the test prior. */
+/** The graph signals (docs/design.md, Graph expansion: with decay, depth 1) and the test prior. */
 export const GRAPH = {
   /** Added for defining a symbol that the query names as an identifier (`getUserById`). */
   definitionIdentifier: 1.0,

@@ -1,5 +1,5 @@
 /**
- * Building the summary tree (RAPTOR, seed rag-for-code-pipeline): files are clustered by their
+ * Building the summary tree (RAPTOR, docs/design.md, Summary tree): files are clustered by their
  * vectors (the unit mean of their chunks' vectors), each cluster is summarised by the model
  * assigned to the `summarize` stage, the summaries are embedded and clustered again, level by
  * level, until one cluster remains. Files rather than chunks form the first level: a chunk-level

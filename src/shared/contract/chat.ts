@@ -3,7 +3,7 @@ import { event, request } from './define';
 import type { Reason } from './reasons';
 import { pipelineNameSchema, type RepoInfo } from './repos';
 
-/** A retrieval mode of the router's protocol (seeds: rag-for-code-pipeline §3.1). */
+/** A retrieval mode of the router's protocol (docs/design.md, The chat router). */
 export type RouteMode = 'SEMANTIC' | 'SEMANTIC_RERANK' | 'BM25' | 'HYBRID' | 'DIRECT';
 
 /** What a question asks for, by pattern; sets retrieval depth and graph expansion. */

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { request } from './define';
 
 /**
- * Plans (seed pipeline-architecture-and-modes §5.1.1): a structured artifact that says which files
+ * Plans (docs/design.md, Plan mode): a structured artifact that says which files
  * change, what changes in them and in what order, with explicit dependency edges — and no code.
  */
 
@@ -78,7 +78,7 @@ export const PLAN_JSON_SCHEMA = {
   required: ['task_summary', 'affected_files', 'execution_order', 'rationale'],
 } as const;
 
-/** A saved plan with its metadata (the seed's PlanArtifact). */
+/** A saved plan with its metadata (the PlanArtifact of docs/design.md, Plan mode). */
 export interface PlanArtifact {
   /** `p-<time>-<random>`; the file name under `repos/<repoId>/plans/`. */
   id: string;

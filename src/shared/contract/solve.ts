@@ -4,7 +4,7 @@ import { planSchema } from './plans';
 import type { ContextPackage } from './retrieval';
 
 /**
- * The solve orchestrator (seed pipeline-architecture-and-modes §5.2, §5.7): the data the passes
+ * The solve orchestrator (docs/design.md, Implement mode; The solve orchestrator): the data the passes
  * return (MetaPlan, PartPlan, PlanAdjustment), what a run records (StepResult, passes), and the
  * solve/* requests. Plans are data: the orchestrator iterates over them; models never see it.
  */
@@ -78,7 +78,7 @@ export interface ValidationReport {
   checks: Array<{ name: string; command?: string; ok: boolean; exitCode: number | null; output: string; ms: number; timedOut?: boolean }>;
 }
 
-/** Concrete evidence that the context was insufficient (seed §8): sent back to retrieval. */
+/** Concrete evidence that the context was insufficient (docs/design.md, Refinement requests): sent back to retrieval. */
 export interface RefinementRequest {
   reason: string;
   missing_files: string[];

@@ -1,5 +1,5 @@
 /**
- * The curated models of the built-in runtime, per stage (seed binary-decomposition-and-model-tiers:
+ * The curated models of the built-in runtime, per stage (docs/design.md, Model tiers:
  * 0.6B judges, 1.7B for finer judgments and summaries, 4B for plans and chat, a coder for code, a
  * GGUF embedding model), all Q4_K_M from Hugging Face. Sizes and memory are not written here: they
  * are read from each file's GGUF header with a Range request before downloading (download.ts).

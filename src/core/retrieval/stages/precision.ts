@@ -19,7 +19,7 @@ export interface PrecisionOptions {
   groupSize?: number;
 }
 
-/** The three questions of the cascade (binary-decomposition seed, Part 1). */
+/** The three questions of the cascade (docs/design.md, Binary judgments). */
 export const PRECISION_QUESTIONS = {
   precision_pass1: 'Is this symbol relevant to the task?',
   precision_pass2: 'Is this symbol directly involved in the change the task asks for (will its code be read closely or edited)?',

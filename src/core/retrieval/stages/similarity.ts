@@ -11,7 +11,7 @@ export interface SimilarityOptions {
   maxPairs?: number;
 }
 
-/** The question each pair is asked (binary-decomposition seed: "are these two files related?"). */
+/** The question each pair is asked (docs/design.md, Binary judgments: "are these two files related?"). */
 export const SIMILARITY_QUESTION = 'Are these two files related for this task: would a change to one for the task need a look at the other?';
 
 /** The pairs to judge: every pair of the context's files in priority order, the first `maxPairs` of them (earlier files first). */

@@ -82,7 +82,7 @@ interface RetrieveOptions {
   verbose?: boolean;
 }
 
-/** The strict rules of the seed, checked before anything runs; each failure names the fix. */
+/** The strict rules (docs/design.md, The retrieve command's rules), checked before anything runs; each failure names the fix. */
 function checkFlags(opts: RetrieveOptions, budget: typeof Budget, pipeline: typeof Pipeline): { stages: string[]; budgetConfig: { contextWindow: number; reservedTokens: number } } {
   if (opts.format !== undefined && opts.format !== 'json' && opts.format !== 'markdown') throw new AppError('VALIDATION', `--format must be json or markdown (got "${opts.format}").`);
   if (opts.stages === undefined) throw new AppError('VALIDATION', '--stages is required: name the stages to run, e.g. --stages scope,precision (allowed: routing, scope, similarity, precision, refilter).');
