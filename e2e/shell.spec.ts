@@ -1,20 +1,21 @@
 import { expect, screenshot, test } from './fixtures/app';
 
+/** Each page, and its keyboard shortcut: G, then a letter (no Ctrl+digit: those switch browser tabs). */
 const PAGES = [
-  { label: 'Repositories', heading: 'Repositories', shot: 'repositories-empty' },
-  { label: 'Search', heading: 'Search', shot: 'search-empty' },
-  { label: 'Chat', heading: 'Chat', shot: 'chat-empty' },
-  { label: 'Plans & Runs', heading: 'Plans & Runs', shot: 'plans-empty' },
-  { label: 'Models', heading: 'Models', shot: 'models-empty' },
-  { label: 'Logs', heading: 'Logs', shot: 'logs-empty' },
-  { label: 'Settings', heading: 'Settings', shot: 'settings-empty' },
-  { label: 'Evaluation', heading: 'Evaluation', shot: 'eval-empty' },
-  { label: 'Context inspector', heading: 'Context inspector', shot: 'inspector-empty' },
+  { label: 'Repositories', heading: 'Repositories', shot: 'repositories-empty', key: 'r' },
+  { label: 'Search', heading: 'Search', shot: 'search-empty', key: 's' },
+  { label: 'Chat', heading: 'Chat', shot: 'chat-empty', key: 'c' },
+  { label: 'Plans & Runs', heading: 'Plans & Runs', shot: 'plans-empty', key: 'p' },
+  { label: 'Models', heading: 'Models', shot: 'models-empty', key: 'm' },
+  { label: 'Logs', heading: 'Logs', shot: 'logs-empty', key: 'l' },
+  { label: 'Settings', heading: 'Settings', shot: 'settings-empty', key: ',' },
+  { label: 'Evaluation', heading: 'Evaluation', shot: 'eval-empty', key: 'e' },
+  { label: 'Context inspector', heading: 'Context inspector', shot: 'inspector-empty', key: 'i' },
 ];
 
 test.describe('the workbench in a browser (cra serve)', () => {
   for (const [index, entry] of PAGES.entries()) {
-    test(`${entry.label}: reachable from the activity bar and by Ctrl+${index + 1}`, async ({ page, app, pageErrors }) => {
+    test(`${entry.label}: reachable from the activity bar and by G then ${entry.key.toUpperCase()}`, async ({ page, app, pageErrors }) => {
       await page.goto(app.url);
       await expect(page.getByTestId('engine-status')).toHaveText(/Engine: ok/);
       await page.getByRole('button', { name: entry.label, exact: true }).click();
@@ -23,7 +24,8 @@ test.describe('the workbench in a browser (cra serve)', () => {
       await screenshot(page, entry.shot);
       // Keyboard: go elsewhere, then come back with the shortcut.
       await page.getByRole('button', { name: index === 0 ? 'Logs' : 'Repositories', exact: true }).click();
-      await page.keyboard.press(`Control+${index + 1}`);
+      await page.keyboard.press('g');
+      await page.keyboard.press(entry.key);
       await expect(page.getByRole('main', { name: entry.label })).toBeVisible();
       expect(pageErrors).toEqual([]);
     });
