@@ -83,8 +83,8 @@ test.describe('Chat (cra serve, loopback model server)', () => {
       await expect(trace.getByLabel('Router reply')).toHaveText('<think>The user names a function.</think>\n[BM25:] compute_discount');
       await expect(trace.getByRole('table', { name: 'Hits' })).toContainText(FIXTURE.functionFile);
       // Each model call of the turn, with its prompt one click away and a link to Logs.
-      const routingCall = trace.locator('.chat-calls > li').filter({ hasText: /^routing · qwen3:0\.6b/ });
-      const answerCall = trace.locator('.chat-calls > li').filter({ hasText: /^answer · qwen3:0\.6b/ });
+      const routingCall = trace.locator('.chat-calls > li').filter({ hasText: /^Routing · qwen3:0\.6b/ });
+      const answerCall = trace.locator('.chat-calls > li').filter({ hasText: /^Write the answer · qwen3:0\.6b/ });
       await expect(routingCall.getByRole('button', { name: /^#\d+ in Logs$/ })).toBeVisible();
       await answerCall.locator('summary').click({ position: { x: 5, y: 5 } });
       await expect(answerCall.getByLabel('Prompt')).toContainText('[Source: inventory/pricing.py:');
@@ -109,11 +109,12 @@ test.describe('Chat (cra serve, loopback model server)', () => {
 
       // A model call of the trace opens whole in the Logs page.
       await main.getByTestId('chat-trace').locator('summary').first().click();
-      await main.getByTestId('chat-trace').locator('.chat-calls > li').filter({ hasText: /^answer · / }).getByRole('button', { name: /^#\d+ in Logs$/ }).click();
+      await main.getByTestId('chat-trace').locator('.chat-calls > li').filter({ hasText: /^Write the answer · / }).getByRole('button', { name: /^#\d+ in Logs$/ }).click();
       const logs = page.getByRole('main', { name: 'Logs' });
       await expect(logs.getByTestId('log-run')).toContainText('chat');
       await expect(logs.getByRole('region', { name: /^Call \d+$/ })).toContainText('The discount is computed by');
-      await expect(logs.getByLabel('Log')).toHaveValue(/^shop-/);
+      // The Logs page follows the app's repository; its one picker chooses that repository's log or the app-wide one.
+      await expect(logs.getByLabel('Log')).toHaveValue('repository');
       await screenshot(page, 'chat-call-in-logs');
 
       // In the dark theme the answer's code block is coloured with the dark token colours.

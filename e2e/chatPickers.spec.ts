@@ -82,7 +82,7 @@ test.describe('Chat pickers (cra serve, loopback model server)', () => {
       await expect(trace.getByTestId('chat-trace-round').nth(1)).toContainText(`Round 1 · asked for “${FIXTURE.classInFunctionFile}”`);
       await expect(trace.locator('dt', { hasText: 'History' }).locator('+ dd')).toContainText('written by this turn');
       await expect(trace.getByLabel('History summary')).toHaveText('Earlier: the discount is computed by compute_discount in inventory/pricing.py, called by Cart.total.');
-      await expect(trace.locator('.chat-calls > li > details > summary')).toHaveText([/^history-summary · qwen3:0\.6b/, /^answer · /, /^answer · /]);
+      await expect(trace.locator('.chat-calls > li > details > summary')).toHaveText([/^History summary · qwen3:0\.6b/, /^Write the answer · /, /^Write the answer · /]);
       await trace.getByLabel('History summary').scrollIntoViewIfNeeded();
       // The turns scroll inside the page: the question box stays in view under a long trace.
       await expect(main.getByLabel('Question')).toBeInViewport();
@@ -141,7 +141,7 @@ test.describe('Chat pickers (cra serve, loopback model server)', () => {
       await expect(trace.locator('summary').first()).toHaveText('How this answer was made · BM25 · search · keyword · translated from pl');
       await trace.locator('summary').first().click();
       await expect(trace.locator('dt', { hasText: 'Language' }).locator('+ dd')).toHaveText('pl (chosen, 100%) · translated in and back');
-      await expect(trace.locator('.chat-calls > li > details > summary')).toHaveText([/^translate-in · qwen3:0\.6b/, /^answer · /, /^translate-out · /]);
+      await expect(trace.locator('.chat-calls > li > details > summary')).toHaveText([/^Translate in · qwen3:0\.6b/, /^Write the answer · /, /^Translate out · /]);
       await trace.locator('.chat-calls > li').first().locator('summary').click({ position: { x: 5, y: 5 } });
       await expect(trace.locator('.chat-calls > li').first().getByLabel('System')).toContainText("Translate the user's text into English.");
       await expect(trace.locator('.chat-calls > li').first().getByLabel('Reply')).toHaveText('Where is the discount computed?');
@@ -152,7 +152,8 @@ test.describe('Chat pickers (cra serve, loopback model server)', () => {
 
       // Back to auto: the language is detected offline, and the picker says what it found.
       await main.getByRole('button', { name: 'New conversation' }).click();
-      await expect(language).toHaveValue('pl');
+      // The language is chosen per conversation: a new one starts on auto.
+      await expect(language).toHaveValue('auto');
       await language.selectOption('auto');
       server.script.chat.push({ text: `[Answer:] In compute_discount [${FIXTURE.functionFile}:4-6].` });
       await main.getByLabel('Question').fill('Where is the discount of a cart computed?');
