@@ -1,50 +1,29 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { packageRoot } from '../../core/paths';
 import { writeSample } from '../../core/testing/sampleRepo';
 import { createTestRepo, type TestRepo } from '../../core/testing/gitRepo';
+import { startServeProcess, type ServeProcess } from '../serve/testing/serveProcess';
 import { runCra } from './testing/cra';
 
 /**
  * `cra --remote URL`: the commands run against a real `cra serve` process over its HTTP API and
  * WebSocket. The client's own data folder stays empty: everything happens in the server's.
  */
-let server: ChildProcess;
+let serve: ServeProcess;
 let root: string;
 let repo: TestRepo;
 let url: URL;
-let output = '';
 
 beforeAll(async () => {
-  root = mkdtempSync(join(tmpdir(), 'cra-remote-'));
-  writeFileSync(join(root, 'index.html'), '<!doctype html><title>Clean Room</title>');
   repo = createTestRepo();
   writeSample(repo);
-  const args = [join(packageRoot(), 'bin', 'cra.js'), '--data-dir', join(root, 'server-data'), 'serve', '--port', '0', '--renderer', root];
-  server = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  url = await new Promise<URL>((resolve, reject) => {
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /serving on (http:\S+)/.exec(output);
-      if (match?.[1]) resolve(new URL(match[1]));
-    };
-    server.stdout?.on('data', onData);
-    server.stderr?.on('data', onData);
-    server.once('exit', (code) => reject(new Error(`cra serve exited with ${code}:\n${output}`)));
-  });
+  serve = await startServeProcess('cra-remote-');
+  ({ root, url } = serve);
 }, 60_000);
 
 afterAll(async () => {
-  if (server.exitCode === null) {
-    const exited = new Promise((resolve) => server.once('exit', resolve));
-    server.kill('SIGTERM');
-    await exited;
-  }
+  await serve.stop();
   repo.cleanup();
-  rmSync(root, { recursive: true, force: true });
 });
 
 describe('cra --remote against a running cra serve', () => {

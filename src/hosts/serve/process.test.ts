@@ -1,8 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServeProcess, type ServeProcess } from './testing/serveProcess';
 import { packageRoot } from '../../core/paths';
 import { frame, sendRawFrame } from './testing/raw';
 
@@ -10,35 +9,19 @@ import { frame, sendRawFrame } from './testing/raw';
  * The real `cra serve` process: an unhandled 'error' event ends a process, which the in-process
  * tests (where the test runner catches it) cannot show.
  */
+let serve: ServeProcess;
 let child: ChildProcess;
 let root: string;
 let url: URL;
-let output = '';
+const output = () => serve.output();
 
 beforeAll(async () => {
-  root = mkdtempSync(join(tmpdir(), 'cra-serve-process-'));
-  writeFileSync(join(root, 'index.html'), '<!doctype html><title>Clean Room</title>');
-  const args = [join(packageRoot(), 'bin', 'cra.js'), '--data-dir', join(root, 'data'), 'serve', '--port', '0', '--renderer', root];
-  child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  url = await new Promise<URL>((resolve, reject) => {
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /serving on (http:\S+)/.exec(output);
-      if (match?.[1]) resolve(new URL(match[1]));
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`cra serve exited with ${code}:\n${output}`)));
-  });
+  serve = await startServeProcess('cra-serve-process-');
+  ({ child, root, url } = serve);
 }, 60_000);
 
 afterAll(async () => {
-  if (child.exitCode === null) {
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGTERM');
-    await exited;
-  }
-  rmSync(root, { recursive: true, force: true });
+  await serve.stop('SIGTERM');
 });
 
 describe('cra serve (its own process)', () => {
@@ -59,7 +42,7 @@ describe('cra serve (its own process)', () => {
       body: '{}',
     });
     expect(res.status).toBe(200);
-    expect(child.exitCode, output).toBeNull();
+    expect(child.exitCode, output()).toBeNull();
   }, 30_000);
 
   it('a second cra serve on the taken port says the port is taken and how to pick another, not "internal error: EADDRINUSE"', async () => {
@@ -70,6 +53,6 @@ describe('cra serve (its own process)', () => {
     const code = await new Promise<number | null>((resolve) => second.once('close', resolve));
     expect(stderr).toBe(`cra: error: Port ${url.port} on 127.0.0.1 is taken (another \`cra serve\`, or another program, listens there); pick another with --port N (--port 0 picks a free one).\n`);
     expect(code).toBe(1);
-    expect(child.exitCode, output).toBeNull();
+    expect(child.exitCode, output()).toBeNull();
   }, 60_000);
 });

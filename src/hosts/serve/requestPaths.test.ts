@@ -1,44 +1,27 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { execFileSync, type ChildProcess } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { packageRoot } from '../../core/paths';
+import { startServeProcess, type ServeProcess } from './testing/serveProcess';
 
 /**
  * Paths named by a request, against the real `cra serve` process: reading `/dev/zero` whole ended
  * the process (std::bad_alloc) and opening a FIFO froze its event loop, which only a separate
  * process can show.
  */
+let serve: ServeProcess;
 let child: ChildProcess;
 let root: string;
 let url: URL;
-let output = '';
+const output = () => serve.output();
 
 beforeAll(async () => {
-  root = mkdtempSync(join(tmpdir(), 'cra-serve-paths-'));
-  writeFileSync(join(root, 'index.html'), '<!doctype html><title>Clean Room</title>');
-  const args = [join(packageRoot(), 'bin', 'cra.js'), '--data-dir', join(root, 'data'), 'serve', '--port', '0', '--renderer', root];
-  child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  url = await new Promise<URL>((resolve, reject) => {
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /serving on (http:\S+)/.exec(output);
-      if (match?.[1]) resolve(new URL(match[1]));
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`cra serve exited with ${code}:\n${output}`)));
-  });
+  serve = await startServeProcess('cra-serve-paths-');
+  ({ child, root, url } = serve);
 }, 60_000);
 
 afterAll(async () => {
-  if (child.exitCode === null && child.signalCode === null) {
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGKILL');
-    await exited;
-  }
-  rmSync(root, { recursive: true, force: true });
+  await serve.stop('SIGKILL');
 });
 
 /** POST one API call; a frozen server fails the call after 20 s instead of hanging the test. */
@@ -55,13 +38,13 @@ async function call(method: string, body: unknown): Promise<{ status: number; bo
 describe('cra serve and paths a request names', () => {
   it('answers 400 to a plan that is /dev/zero, a FIFO or not a plan, and keeps serving', async () => {
     const zero = await call('data/curate', { plan: '/dev/zero' });
-    expect(zero.status, output).toBe(400);
+    expect(zero.status, output()).toBe(400);
     expect(zero.body.error?.message).toMatch(/"\/dev\/zero" is a character device, not a file; give the file cra train-plan wrote/);
 
     const fifo = join(root, 'plan.fifo');
     execFileSync('mkfifo', [fifo]);
     const piped = await call('data/curate', { plan: fifo });
-    expect(piped.status, output).toBe(400);
+    expect(piped.status, output()).toBe(400);
     expect(piped.body.error?.message).toMatch(/plan\.fifo" is a named pipe \(FIFO\), not a file/);
 
     const secret = join(root, 'secret.env');
@@ -74,6 +57,6 @@ describe('cra serve and paths a request names', () => {
     const info = await call('app/info', {});
     expect(info.status).toBe(200);
     expect(info.body.ok).toBe(true);
-    expect(child.exitCode, output).toBeNull();
+    expect(child.exitCode, output()).toBeNull();
   }, 90_000);
 });
