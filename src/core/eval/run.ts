@@ -92,7 +92,7 @@ export async function runEval(options: RunEvalOptions): Promise<EvalReport> {
   const started = Date.now();
   const head = (await gitText(['rev-parse', 'HEAD'], { cwd: options.repoPath })).trim();
   const searchMethod = options.retrieval?.method ?? 'search';
-  const references: EvalMethod[] = ['bm25', 'bm25-source'];
+  const references: EvalMethod[] = ['bm25', 'bm25-source', 'bm25-standard'];
   const methods: EvalMethod[] = options.retrieval ? [searchMethod, sourceMethodOf(searchMethod), ...references] : references;
   const notes: string[] = options.retrieval ? [] : ['The product search was not available; only the BM25 reference ran.'];
   const ordered = chronological(options.tasks);
@@ -111,8 +111,16 @@ export async function runEval(options: RunEvalOptions): Promise<EvalReport> {
         results.push({ ...task, indexMs: 0, results: {}, error: `parent ${task.parent} is not a commit of this repository` });
         continue;
       }
-      if (!worktree) worktree = await Worktree.create({ repo: options.repoPath, commit: parent, root: options.worktreesDir, label: 'eval', signal: options.signal });
-      else await worktree.checkout(parent, options.signal);
+      // A checkout that fails (a blob missing from a partial clone, a damaged object) is that
+      // task's error: the run goes on with the next task and keeps every finished one.
+      try {
+        if (!worktree) worktree = await Worktree.create({ repo: options.repoPath, commit: parent, root: options.worktreesDir, label: 'eval', signal: options.signal });
+        else await worktree.checkout(parent, options.signal);
+      } catch (error) {
+        if (options.signal?.aborted) throw error;
+        results.push({ ...task, indexMs: 0, results: {}, error: `checkout of ${parent.slice(0, 12)} failed: ${firstLine(error)}` });
+        continue;
+      }
       results.push(await runTask({ task, worktree, bm25, methods, options, chat, step: { done: i, total: ordered.length } }));
     }
     options.onProgress?.({ done: ordered.length, total: ordered.length, message: 'done' });
@@ -194,8 +202,16 @@ async function runTask(args: {
   result.results.bm25 = methodResult(bm25.rank(task.task, RANK_DEPTH), task.gold, options.ks, syncMs + performance.now() - bm25Start);
   const sourceStart = performance.now();
   result.results['bm25-source'] = methodResult(bm25.rankSource(task.task, languages, RANK_DEPTH), task.gold, options.ks, syncMs + performance.now() - sourceStart);
+  const standardStart = performance.now();
+  result.results['bm25-standard'] = methodResult(bm25.rankStandard(task.task, languages, RANK_DEPTH), task.gold, options.ks, syncMs + performance.now() - standardStart);
   result.sourceCandidates = bm25.sourceCount(languages);
   return result;
+}
+
+/** The first line of an error's message (git's errors run on for lines). */
+function firstLine(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return message.split('\n').map((l) => l.trim()).find(Boolean) ?? message;
 }
 
 function methodResult(ranked: string[], gold: string[], ks: number[], ms: number): EvalMethodResult {
@@ -282,7 +298,7 @@ function ceilingNotes(scored: EvalTaskResult[], methods: readonly EvalMethod[], 
 export function compareWithReferences(methods: readonly EvalMethod[], summary: EvalReport['summary'], ks: readonly number[]): EvalComparison[] {
   const compared = ks.filter((k) => COMPARED_KS.includes(k));
   const cutoffs = compared.length > 0 ? compared : ks.length > 0 ? [Math.max(...ks)] : [];
-  const references: EvalMethod[] = methods.filter((m) => m === 'bm25' || m === 'bm25-source');
+  const references: EvalMethod[] = methods.filter((m) => m === 'bm25' || m === 'bm25-source' || m === 'bm25-standard');
   const searches = methods.filter((m) => !references.includes(m));
   const out: EvalComparison[] = [];
   for (const method of searches) {

@@ -18,8 +18,9 @@ export interface EvalTask {
  * A ranking method the evaluation compares: `search` is the product search in keyword mode,
  * `search-hybrid` / `search-semantic` the same search in those modes (vectors of the default embedder).
  * `bm25` is whole-file BM25 over every code file; `bm25-source` whole-file BM25 over the source
- * files of the task's language only (no tests, docs or configuration), the stronger reference; a
- * `…-source` search is the search's ranking restricted to those same files.
+ * files of the task's language only (no tests, docs or configuration); `bm25-standard` the usual
+ * baseline of code retrieval papers over those same files (identifier splitting, path tokens, k1
+ * 1.2, b 0.75); a `…-source` search is the search's ranking restricted to those same files.
  */
 export type EvalMethod =
   | 'search'
@@ -30,7 +31,8 @@ export type EvalMethod =
   | 'search-source'
   | 'search-hybrid-source'
   | 'search-semantic-source'
-  | 'bm25-source';
+  | 'bm25-source'
+  | 'bm25-standard';
 
 /** How one search method compares with one reference at one k (recall@k means over the tasks). */
 export interface EvalComparison {
