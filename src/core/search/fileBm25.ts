@@ -80,7 +80,7 @@ export function fileBm25(target: Db | KnowledgeBase, query: ParsedQuery): Map<nu
   const threshold = commonTermThreshold(index, FILE_BM25.commonShare);
   const scores = new Map<number, number>();
   let kept = 0;
-  for (const term of index.stemmedWords(FILE_BM25.stopWords ? withoutStopWords(query.raw) : query.raw)) {
+  for (const term of index.stemmedWords(FILE_BM25.stopWords ? withoutStopWords(query.text) : query.text)) {
     if (kept >= FILE_BM25.maxTerms) break;
     if (term.length < 2 || documentFrequency(index, term, false) > threshold) continue;
     kept++;

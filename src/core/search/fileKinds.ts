@@ -51,7 +51,7 @@ export function fileIntentOf(query: ParsedQuery): QueryFileIntent {
   const kinds = new Set<Exclude<FileKind, 'code'>>();
   const names = new Set<string>();
   const tools = new Set<string>();
-  for (const word of query.raw.match(/[A-Za-z0-9_.-]+/g) ?? []) {
+  for (const word of query.text.match(/[A-Za-z0-9_.-]+/g) ?? []) {
     const trimmed = word.replace(/^[.-]+|[.-]+$/g, '');
     for (const part of trimmed.split(/[._-]/)) {
       if (DOC_WORDS.test(part)) kinds.add('docs');

@@ -126,7 +126,7 @@ export function withoutWeakNeighbours<T extends Pick<FileHit, 'score' | 'why'>>(
 
 /** The vector file ranking: the best chunk similarity per file. */
 async function vectorFileRanking(index: SearchIndex, store: VectorStore, embedder: Embedder, parsed: ParsedQuery, signal?: AbortSignal): Promise<Map<number, FileHit>> {
-  const [vector] = await embedder.embed([wordsForEmbedding(parsed.raw)], signal);
+  const [vector] = await embedder.embed([wordsForEmbedding(parsed.text)], signal);
   const nearest = store.nearest(vector!, VECTOR_POOL);
   const files = new Map<number, FileHit>();
   for (const { chunkId, similarity } of nearest) {
