@@ -72,7 +72,13 @@ describe('an evaluation run', () => {
       retrieval: productRetrieval(),
       onProgress: (p) => progress.push(p.done),
     });
-    expect(report.methods).toEqual(['search', 'search-source', 'bm25', 'bm25-source', 'bm25-standard']);
+    expect(report.methods).toEqual(['search', 'search-source', 'search-functions', 'bm25', 'bm25-source', 'bm25-standard']);
+    // Function level: every mined task has gold units in its gold files, scored from the search's units.
+    for (const task of report.tasks) {
+      expect(task.goldFunctions!.length, task.task).toBeGreaterThan(0);
+      for (const unit of task.goldFunctions!) expect(task.gold).toContain(unit.split('::')[0]);
+      expect(Object.keys(task.results['search-functions']!.goldRanks).sort()).toEqual([...task.goldFunctions!].sort());
+    }
     expect(report.tasks).toHaveLength(FIXTURE_TASKS.length);
     expect(progress).toEqual([0, 1, 2, 3, 4, 5]);
     for (const task of report.tasks) {

@@ -9,6 +9,8 @@ import { gitText, resolveCommit, Worktree } from '../git';
 import { goldRanks, meanScores, scoreRanking } from './metrics';
 import type { KnowledgeBase } from '../kb/knowledgeBase';
 import { evaluatePipelineTask, type PipelineEvalOptions } from './pipelineTask';
+import { goldUnits, scoreUnits } from './functionLevel';
+import { changedLines } from './goldLines';
 import { pipelineSummary } from './pipelineSummary';
 import { chatEvidenceSummary, evalChatPipeline, evaluateChatEvidenceTask, type ChatEvidenceEvalOptions } from './chatEvidence';
 import { ConversationStore } from '../chat/store';
@@ -44,6 +46,11 @@ export interface ProductRetrieval {
   embed?(args: { stateDir: string; signal?: AbortSignal; progress?: (done: number, total: number) => void }): Promise<{ embedded: number }>;
   index(args: { root: string; stateDir: string; signal?: AbortSignal }): Promise<{ parsedFiles: number }>;
   search(args: { root: string; stateDir: string; text: string; limit: number; signal?: AbortSignal }): Promise<string[]>;
+  /**
+   * The same search with its function-level ranking (functionLevel.ts `unitRanking`); when present
+   * the run uses it, and scores `search-functions` on tasks with a commit (mined ones).
+   */
+  searchUnits?(args: { root: string; stateDir: string; text: string; limit: number; signal?: AbortSignal }): Promise<{ paths: string[]; units: string[] }>;
   /** The index in `stateDir` as a KnowledgeBase (the pipeline evaluation reads it); the caller closes it. */
   knowledgeBase?(stateDir: string): KnowledgeBase;
 }
@@ -93,7 +100,8 @@ export async function runEval(options: RunEvalOptions): Promise<EvalReport> {
   const head = (await gitText(['rev-parse', 'HEAD'], { cwd: options.repoPath })).trim();
   const searchMethod = options.retrieval?.method ?? 'search';
   const references: EvalMethod[] = ['bm25', 'bm25-source', 'bm25-standard'];
-  const methods: EvalMethod[] = options.retrieval ? [searchMethod, sourceMethodOf(searchMethod), ...references] : references;
+  const functions: EvalMethod[] = options.retrieval?.searchUnits && options.retrieval.knowledgeBase ? ['search-functions'] : [];
+  const methods: EvalMethod[] = options.retrieval ? [searchMethod, sourceMethodOf(searchMethod), ...functions, ...references] : references;
   const notes: string[] = options.retrieval ? [] : ['The product search was not available; only the BM25 reference ran.'];
   const ordered = chronological(options.tasks);
   mkdirSync(options.workDir, { recursive: true });
@@ -168,11 +176,21 @@ async function runTask(args: {
       result.embedMs = Math.round(performance.now() - embedStart);
     }
     const searchStart = performance.now();
-    const ranked = await retrieval.search({ root: worktree.path, stateDir, text: task.task, limit: SEARCH_POOL, signal: options.signal });
+    const searchArgs = { root: worktree.path, stateDir, text: task.task, limit: SEARCH_POOL, signal: options.signal };
+    const { paths: ranked, units } = retrieval.searchUnits ? await retrieval.searchUnits(searchArgs) : { paths: await retrieval.search(searchArgs), units: undefined };
     const searchMs = performance.now() - searchStart;
     const method = retrieval.method ?? 'search';
     result.results[method] = methodResult(ranked, task.gold, options.ks, searchMs);
     result.results[sourceMethodOf(method)] = methodResult(sourceOnly(ranked), task.gold, options.ks, searchMs);
+    if (units && task.commit && retrieval.knowledgeBase) {
+      const kb = retrieval.knowledgeBase(stateDir);
+      try {
+        result.goldFunctions = goldUnits(kb, await changedLines(options.repoPath, task.parent, task.commit, task.gold, options.signal));
+      } finally {
+        kb.close();
+      }
+      result.results['search-functions'] = scoreUnits(units, result.goldFunctions, options.ks, searchMs, RANK_DEPTH);
+    }
     if (options.pipeline && retrieval.knowledgeBase) {
       options.onProgress?.({ ...step, message: `pipeline (${options.pipeline.judge} judge): ${task.task.split('\n')[0]!.slice(0, 60)}` });
       const kb = retrieval.knowledgeBase(stateDir);
@@ -299,7 +317,8 @@ export function compareWithReferences(methods: readonly EvalMethod[], summary: E
   const compared = ks.filter((k) => COMPARED_KS.includes(k));
   const cutoffs = compared.length > 0 ? compared : ks.length > 0 ? [Math.max(...ks)] : [];
   const references: EvalMethod[] = methods.filter((m) => m === 'bm25' || m === 'bm25-source' || m === 'bm25-standard');
-  const searches = methods.filter((m) => !references.includes(m));
+  // Function-level rankings are not compared with file-level references.
+  const searches = methods.filter((m) => !references.includes(m) && m !== 'search-functions');
   const out: EvalComparison[] = [];
   for (const method of searches) {
     for (const reference of references) {

@@ -21,6 +21,8 @@ export interface EvalTask {
  * files of the task's language only (no tests, docs or configuration); `bm25-standard` the usual
  * baseline of code retrieval papers over those same files (identifier splitting, path tokens, k1
  * 1.2, b 0.75); a `…-source` search is the search's ranking restricted to those same files.
+ * `search-functions` is the search's function-level ranking (units `path::Qualified.name`, or the
+ * file for module-level changes) scored against the task's gold functions (`goldFunctions`).
  */
 export type EvalMethod =
   | 'search'
@@ -32,7 +34,8 @@ export type EvalMethod =
   | 'search-hybrid-source'
   | 'search-semantic-source'
   | 'bm25-source'
-  | 'bm25-standard';
+  | 'bm25-standard'
+  | 'search-functions';
 
 /** How one search method compares with one reference at one k (recall@k means over the tasks). */
 export interface EvalComparison {
@@ -80,6 +83,11 @@ export interface EvalTaskResult extends EvalTask {
    */
   sourceCandidates?: number;
   results: Partial<Record<EvalMethod, EvalMethodResult>>;
+  /**
+   * The functions and classes around the lines the task's commit changed, at the parent
+   * (`path::Qualified.name`; the file's path for module-level changes): mined tasks only.
+   */
+  goldFunctions?: string[];
   /** The retrieval pipeline's outcome (`cra eval --pipeline`). */
   pipeline?: EvalPipelineResult;
   /** The evidence a chat turn would send for the task's text (`cra eval --chat-evidence`). */

@@ -28,7 +28,7 @@ describe('cra eval --mode', () => {
     const run = cra('--commits', '2', '--mode', 'semantic', '--json', '--out', out);
     expect(run.status, run.stderr).toBe(0);
     const report = JSON.parse(readFileSync(out, 'utf8')) as { methods: string[]; timing: { embedMsMean?: number } };
-    expect(report.methods).toEqual(['search-semantic', 'search-semantic-source', 'bm25', 'bm25-source']);
+    expect(report.methods).toEqual(['search-semantic', 'search-semantic-source', 'search-functions', 'bm25', 'bm25-source', 'bm25-standard']);
     expect(report.timing.embedMsMean).toBeGreaterThanOrEqual(0);
   }, 120_000);
 

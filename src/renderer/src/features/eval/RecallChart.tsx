@@ -15,6 +15,7 @@ const METHOD_CLASS: Record<string, string> = {
   'search-semantic-source': 'bar-search-source',
   'bm25-source': 'bar-bm25-source',
   'bm25-standard': 'bar-bm25-standard',
+  'search-functions': 'bar-search',
 };
 
 /** What the legend calls a method (the method's own name when it needs no words). */
@@ -24,6 +25,7 @@ const METHOD_LABEL: Record<string, string> = {
   bm25: 'BM25 whole files (reference)',
   'bm25-source': 'BM25 source files only (reference)',
   'bm25-standard': 'standard BM25: split identifiers, paths (reference)',
+  'search-functions': 'search, functions (function-level)',
 };
 
 /** recall@k per method as grouped bars (plain SVG): one group per k, one bar per method, 0..1. */
