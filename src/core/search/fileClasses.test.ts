@@ -39,6 +39,9 @@ describe('search over files of several classes', () => {
       'types/selector.d.ts': 'export declare function matchSelector(selector: string, element: Element): boolean; // attribute selectors with quotes\n',
       'examples/selectors/demo.js': `// Selector matching demo: attribute selectors with quotes\n${selector}`,
       'src/selector.js': selector,
+      // A declaration file that repeats the code's names with more of the words (the svelte miss).
+      'types/engine.d.ts': 'export interface SelectorEngine {\n  /** The selector engine cache: the engine keeps its cache of compiled selectors. */\n  cache: Map<string, unknown>;\n  clearCache(): void;\n}\n',
+      'src/engine.js': 'export class SelectorEngine {\n  constructor() {\n    this.compiled = new Map();\n  }\n}\n',
       'src/render.js': 'export function render(node) {\n  return node.outerHTML;\n}\n',
     });
     db = openDatabase(repo.curatedFile, { readOnly: true });
@@ -51,9 +54,18 @@ describe('search over files of several classes', () => {
     expect(paths[0], JSON.stringify(paths)).toBe('src/selector.js');
     const classOf = (path: string) => results.find((r) => r.path === path)?.why.find((w) => w.kind === 'file-class')?.detail;
     expect(classOf('doc/_static/jquery-3.5.1.js')).toEqual({ class: 'vendored' });
-    expect(classOf('types/selector.d.ts')).toEqual({ class: 'declarations' });
+    // Declarations are classified but not demoted (see the next test and fileKinds.ts).
+    expect(classOf('types/selector.d.ts')).toBeUndefined();
     expect(classOf('examples/selectors/demo.js')).toEqual({ class: 'examples' });
     expect(classOf('src/selector.js')).toBeUndefined();
+  });
+
+  it('gives the definition bonus of a name code defines to the code, not to its declaration', async () => {
+    const results = await searchRepository(db, 'SelectorEngine loses its cache', { limit: 5 });
+    const paths = results.map((r) => r.path);
+    expect(paths[0], JSON.stringify(paths)).toBe('src/engine.js');
+    expect(results.find((r) => r.path === 'types/engine.d.ts')?.why.some((w) => w.kind === 'definition') ?? false).toBe(false);
+    expect(results.find((r) => r.path === 'src/engine.js')!.why).toContainEqual({ kind: 'definition', detail: { symbol: 'SelectorEngine' } });
   });
 
   it('does not demote a class the text asks for', async () => {
