@@ -16,6 +16,8 @@ describe('file classes', () => {
     for (const path of ['examples/basic/app.py', 'playground/src/main.ts', 'docs_src/tutorial.py', 'tests/fixtures/bad.js', 'demo/index.js']) expect(fileKindOf(path, 'python'), path).toBe('examples');
     for (const path of ['src/app.py', 'src/routing/example_rule.py', 'lib/jquery-plugin/index.ts', 'benchmarks/bench.py', 'src/index.ts']) expect(fileKindOf(path, 'python'), path).toBe('code');
     expect(fileKindOf('CHANGES.rst', 'restructuredtext')).toBe('docs');
+    // Data and settings files are config wherever they are (a task naming package.json means config).
+    expect(fileKindOf('tests/fixtures/app/node_modules/plugin/package.json', 'json')).toBe('config');
     expect(fileKindOf('LICENSE', 'text')).toBe('docs');
   });
 
