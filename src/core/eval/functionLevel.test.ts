@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KnowledgeBase } from '../kb/knowledgeBase';
 import { makeIndexedRepo } from '../search/testRepo';
-import { goldUnits, scoreUnits, unitRanking } from './functionLevel';
+import { goldUnits, packageUnitRecall, scoreUnits, unitRanking } from './functionLevel';
 import { parseHunks } from './goldLines';
 
 // Lines: 1 import, 2 blank, 3 LIMIT, 4-5 blank, 6 class, 7 method open, 8 body, 9 blank, 10 method close, 11 body, 12-13 blank, 14 def, 15 body.
@@ -56,5 +56,18 @@ describe('function-level localization', () => {
     expect(scored.allGoldAt).toEqual({ 1: 0, 3: 0, 10: 0 });
     expect(scored.mrr).toBe(1 / 2);
     expect(scoreUnits(ranked, ['a.py::f', 'c.py'], [1, 5], 0, 50).allGoldAt).toEqual({ 1: 0, 5: 1 });
+  });
+
+  it('counts the gold units a package holds: the symbol, an enclosing one in full, the whole file; the file for module-level units', () => {
+    const item = (qualifiedName: string | undefined, detail: 'full' | 'signature' | 'file') => ({ ...(qualifiedName ? { symbol: { qualifiedName, kind: 'method', role: 'primary' as const } } : {}), detail, startLine: 1, endLine: 2, text: '', tokens: 1, reasons: [] });
+    const pkg = {
+      files: [
+        { path: 'a.py', tier: 1, reasons: [], headerTokens: 1, items: [item('Cart', 'full'), item('Other', 'signature')] },
+        { path: 'b.py', tier: 1, reasons: [], headerTokens: 1, items: [item(undefined, 'file')] },
+        { path: 'c.py', tier: 1, reasons: [], headerTokens: 1, items: [item('f', 'signature')] },
+      ],
+    };
+    expect(packageUnitRecall(pkg, ['a.py::Cart.add', 'a.py::Other.run', 'b.py::g', 'c.py', 'c.py::f', 'd.py'])).toBe(4 / 6);
+    expect(packageUnitRecall(pkg, [])).toBe(0);
   });
 });

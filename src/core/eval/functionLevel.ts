@@ -1,4 +1,5 @@
 import type { EvalMethodResult } from '../../shared/contract/eval';
+import type { ContextPackage } from '../../shared/contract/retrieval';
 import type { SearchResult } from '../../shared/contract/search';
 import type { KnowledgeBase } from '../kb/knowledgeBase';
 import type { SymbolRecord } from '../kb/types';
@@ -73,4 +74,23 @@ export function scoreUnits(ranked: readonly string[], gold: readonly string[], k
   }
   const first = Math.min(...ranks.map((r) => r ?? Infinity));
   return { recallAt, allGoldAt, mrr: Number.isFinite(first) ? 1 / first : 0, ranked: kept, goldRanks, ms: Math.round(ms) };
+}
+
+/**
+ * The share of gold units a context package holds (the precision stage's function-level figure):
+ * a symbol unit is held when the package has that symbol, an enclosing one in full source, or its
+ * whole file; a module-level unit (the file) when the package has anything of the file.
+ */
+export function packageUnitRecall(pkg: Pick<ContextPackage, 'files'>, gold: readonly string[]): number {
+  if (gold.length === 0) return 0;
+  const held = gold.filter((unit) => {
+    const at = unit.indexOf(UNIT_SEPARATOR);
+    const path = at < 0 ? unit : unit.slice(0, at);
+    const file = pkg.files.find((f) => f.path === path);
+    if (!file) return false;
+    if (at < 0) return true;
+    const name = unit.slice(at + UNIT_SEPARATOR.length);
+    return file.items.some((item) => item.detail === 'file' || (item.symbol && (item.symbol.qualifiedName === name || (item.detail === 'full' && name.startsWith(`${item.symbol.qualifiedName}.`)))));
+  });
+  return held.length / gold.length;
 }

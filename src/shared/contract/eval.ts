@@ -119,6 +119,8 @@ export interface EvalPipelineResult {
   /** Fraction of gold files among the candidates / in the package. */
   candidateRecall: number;
   packageRecall: number;
+  /** Share of the task's gold functions and classes the package holds (function level; mined tasks only). */
+  functionRecall?: number;
   /** Binary judgments made, in all and of the scope stage. */
   judgments: number;
   scopeJudgments: number;
@@ -139,6 +141,8 @@ export interface EvalPipelineSummary {
   tasks: number;
   candidateRecallMean: number;
   packageRecallMean: number;
+  /** Mean function-level package recall over the tasks that have it (mined tasks). */
+  functionRecallMean?: number;
   judgmentsMedian: number;
   scopeJudgmentsMedian: number;
   candidatesMedian: number;
