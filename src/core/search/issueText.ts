@@ -37,7 +37,7 @@ export const ISSUE_TEXT = {
   errors: 3,
 } as const;
 
-const FENCE = /^ {0,3}(`{3,}|~{3,})[ \t]*([\w+-]*)[^\n]*\n([\s\S]*?)^ {0,3}\1[ \t]*$/gm;
+const FENCE_OPEN = /^ {0,3}(`{3,}|~{3,})[ \t]*([\w+-]*)/;
 const PY_FRAME = /File "([^"]+)", line \d+(?:, in ([\w<>.]+))?/g;
 const JS_FRAME = /at (?:([\w$.<>[\] ]+?) \()?((?:[A-Za-z]:)?[^\s():]+\.[cm]?[jt]sx?):\d+(?::\d+)?\)?/g;
 const ERROR_LINE = /^\s*((?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception|Warning|Exit|Interrupt)(?::[^\n]*)?)$/gm;
@@ -58,12 +58,11 @@ export function analyseIssueText(text: string): IssueText {
   const outputParts: string[] = [];
   let structured = false;
   let last = 0;
-  for (const m of text.matchAll(FENCE)) {
-    proseParts.push(text.slice(last, m.index));
-    last = m.index + m[0].length;
+  for (const block of fencedBlocks(text)) {
+    proseParts.push(text.slice(last, block.start));
+    last = block.end;
     structured = true;
-    const [language, body] = [m[2] ?? '', m[3] ?? ''];
-    splitBlock(body, CODE_LANGUAGES.test(language) ? 'code' : OUTPUT_LANGUAGES.test(language) ? 'output' : 'unknown', codeParts, outputParts);
+    splitBlock(block.body, CODE_LANGUAGES.test(block.language) ? 'code' : OUTPUT_LANGUAGES.test(block.language) ? 'output' : 'unknown', codeParts, outputParts);
   }
   proseParts.push(text.slice(last));
   // Unfenced tracebacks and sessions pasted into the prose.
@@ -101,6 +100,33 @@ export function focusText(text: string): string {
   for (const frame of issue.frames) lines.push(frame.function ? `${frame.path} ${frame.function}` : frame.path);
   if (issue.identifiers.length > 0) lines.push(issue.identifiers.join(' '));
   return lines.filter((l) => l.trim() !== '').join('\n');
+}
+
+/**
+ * The fenced blocks of a text, in one pass over its lines (a regular expression with a
+ * back-reference took seconds on a text of many fences): a block opens with three or more backticks
+ * or tildes and closes at a line of at least as many of the same; an unclosed block runs to the end.
+ */
+function fencedBlocks(text: string): Array<{ start: number; end: number; language: string; body: string }> {
+  const blocks: Array<{ start: number; end: number; language: string; body: string }> = [];
+  let open: { start: number; bodyStart: number; fence: string; language: string } | undefined;
+  let offset = 0;
+  for (const line of text.split('\n')) {
+    const next = offset + line.length + 1;
+    if (!open) {
+      const m = FENCE_OPEN.exec(line);
+      if (m) open = { start: offset, bodyStart: Math.min(next, text.length), fence: m[1] as string, language: m[2] ?? '' };
+    } else {
+      const trimmed = line.trim();
+      if (trimmed.length >= open.fence.length && trimmed === open.fence[0]!.repeat(trimmed.length) && /^ {0,3}\S/.test(line)) {
+        blocks.push({ start: open.start, end: Math.min(next, text.length), language: open.language, body: text.slice(open.bodyStart, offset) });
+        open = undefined;
+      }
+    }
+    offset = next;
+  }
+  if (open) blocks.push({ start: open.start, end: text.length, language: open.language, body: text.slice(open.bodyStart) });
+  return blocks;
 }
 
 /** Sort one block's lines into code and output: a session's prompts are code, what follows them output. */
