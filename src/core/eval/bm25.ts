@@ -4,6 +4,7 @@ import { openDatabase, type Db, type Migration } from '../db/open';
 import { throwIfAborted } from '../runtime/runs';
 import { isCodePath, isGoldSourcePath, languageFamilyOf } from './classify';
 import { gitText } from '../git';
+import { StandardBm25 } from './standardBm25';
 
 /** Files larger than this are left out of the reference, as the indexer leaves them out. */
 const MAX_BYTES = 1_000_000;
@@ -38,6 +39,8 @@ const MIGRATIONS: readonly Migration[] = [
  */
 export class Bm25Reference {
   private readonly db: Db;
+  /** The standard reference (`bm25-standard`), in memory: filled by this object's syncs. */
+  private readonly standard = new StandardBm25();
 
   constructor(file: string) {
     this.db = openDatabase(file, { migrations: MIGRATIONS });
@@ -50,7 +53,9 @@ export class Bm25Reference {
       const row = r as { id: number; path: string; blob: string };
       return [row.path, row] as const;
     }));
-    const changed = [...blobs].filter(([path, blob]) => known.get(path)?.blob !== blob);
+    // A source file the in-memory standard reference has not seen (a table left from an earlier
+    // object) is read again too.
+    const changed = [...blobs].filter(([path, blob]) => known.get(path)?.blob !== blob || (isGoldSourcePath(path) && !this.standard.has(path)));
     const gone = [...known.values()].filter((row) => !blobs.has(row.path));
     const texts = changed.map(([path, blob]) => ({ path, blob, body: readText(join(worktree, path)) }));
     throwIfAborted(signal);
@@ -63,6 +68,7 @@ export class Bm25Reference {
       };
       const dropFile = this.db.prepare('delete from files where id = ?');
       for (const row of gone) {
+        this.standard.remove(row.path);
         drop(row.id);
         dropFile.run(row.id);
       }
@@ -74,7 +80,10 @@ export class Bm25Reference {
         if (previous) drop(previous.id);
         const { id } = upsert.get(path, blob) as { id: number };
         insertFts.run(id, path, body ?? '');
-        if (isGoldSourcePath(path)) insertSource.run(id, path, languageFamilyOf(path), body ?? '');
+        if (isGoldSourcePath(path)) {
+          insertSource.run(id, path, languageFamilyOf(path), body ?? '');
+          this.standard.set(path, languageFamilyOf(path), body ?? '');
+        }
       }
     })();
     return { updated: changed.length, removed: gone.length };
@@ -101,6 +110,14 @@ export class Bm25Reference {
       .prepare(`select path from source_fts where source_fts match ? and ${languageIn(languages)} order by bm25(source_fts) limit ?`)
       .all(match, ...languages, limit) as Array<{ path: string }>;
     return rows.map((r) => r.path);
+  }
+
+  /**
+   * The source files of the given language families ranked by the standard BM25 (identifier
+   * splitting, path tokens, k1 1.2, b 0.75; see StandardBm25), best first: the usual baseline.
+   */
+  rankStandard(text: string, languages: ReadonlySet<string>, limit = 50): string[] {
+    return this.standard.rank(text, languages, limit);
   }
 
   /** How many source files of the given language families the source-only reference holds. */

@@ -64,7 +64,7 @@ describe('the eval domain through the engine', () => {
       expect(list.map((r) => r.id)).toEqual([result.reportId]);
       expect(list[0]!.taskCount).toBe(2);
       const report = await env.core.handlers['eval/get']({ id: result.reportId });
-      expect(report.methods).toEqual(['search', 'search-source', 'bm25', 'bm25-source']);
+      expect(report.methods).toEqual(['search', 'search-source', 'search-functions', 'bm25', 'bm25-source', 'bm25-standard']);
       expect(report.tasks.map((t) => t.gold).sort()).toEqual([FIXTURE_TASKS[0]!.gold, FIXTURE_TASKS[1]!.gold].sort());
       await expect(env.core.handlers['eval/get']({ id: 'missing' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
     } finally {

@@ -22,17 +22,25 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 /** Vectors of the default embedder and chunks in an evaluation's index, read just before each search. */
 function countingVectors(inner: ProductRetrieval, seen: Array<{ vectors: number; chunks: number }>): ProductRetrieval {
+  const count = (stateDir: string) => {
+    const db = openDatabase(join(stateDir, 'curated.sqlite'), { readOnly: true, withVectors: true });
+    try {
+      const chunks = db.prepare('select count(*) from chunks').pluck().get() as number;
+      seen.push({ vectors: VectorStore.existing(db, DEFAULT_EMBEDDER_ID)?.count() ?? 0, chunks });
+    } finally {
+      db.close();
+    }
+  };
+  // The run searches through searchUnits when the retrieval has it (function-level figures).
   return {
     ...inner,
     async search(args) {
-      const db = openDatabase(join(args.stateDir, 'curated.sqlite'), { readOnly: true, withVectors: true });
-      try {
-        const chunks = db.prepare('select count(*) from chunks').pluck().get() as number;
-        seen.push({ vectors: VectorStore.existing(db, DEFAULT_EMBEDDER_ID)?.count() ?? 0, chunks });
-      } finally {
-        db.close();
-      }
+      count(args.stateDir);
       return inner.search(args);
+    },
+    async searchUnits(args) {
+      count(args.stateDir);
+      return inner.searchUnits!(args);
     },
   };
 }
@@ -50,7 +58,7 @@ describe('evaluating a search mode', () => {
     });
     // The first task embeds the whole index and says so (its last report is the finished count).
     expect(messages).toContainEqual(expect.stringMatching(/^embedding chunks: (\d+)\/\1$/));
-    expect(report.methods).toEqual(['search-hybrid', 'search-hybrid-source', 'bm25', 'bm25-source']);
+    expect(report.methods).toEqual(['search-hybrid', 'search-hybrid-source', 'search-functions', 'bm25', 'bm25-source', 'bm25-standard']);
     expect(report.tasks).toHaveLength(3);
     // Every task's index was fully embedded before its search ran.
     expect(seen).toHaveLength(3);
@@ -86,7 +94,7 @@ describe('evaluating a search mode', () => {
       commits: 2,
       retrieval: countingVectors(productRetrieval(), seen),
     });
-    expect(report.methods).toEqual(['search', 'search-source', 'bm25', 'bm25-source']);
+    expect(report.methods).toEqual(['search', 'search-source', 'search-functions', 'bm25', 'bm25-source', 'bm25-standard']);
     expect(seen.map((s) => s.vectors)).toEqual([0, 0]);
     expect(report.timing.embedMsMean).toBeUndefined();
     expect(report.tasks.every((t) => t.embedMs === undefined)).toBe(true);

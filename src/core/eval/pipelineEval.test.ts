@@ -137,6 +137,8 @@ describe('cra eval --pipeline on the fixture history', () => {
     expect(cache.judge).toBe('oracle');
     expect(cache.candidateRecall).toBe(1);
     expect(cache.packageRecall).toBe(1);
+    // Function level: the oracle keeps the gold symbols, so the package holds every gold unit.
+    expect(cache.functionRecall).toBe(1);
     expect(cache.gold['src/app/routing.py']).toMatchObject({ inPackage: true });
     expect(cache.judgments).toBeGreaterThan(cache.scopeJudgments);
     expect(cache.packageTokens).toBeGreaterThan(0);
@@ -144,6 +146,7 @@ describe('cra eval --pipeline on the fixture history', () => {
     // A task whose words are in no file: no seed, so no candidate, and the report says why.
     const miss = byTask(report, FIXTURE_MISS).pipeline!;
     expect(miss.candidateRecall).toBe(0);
+    expect(miss.functionRecall).toBe(0);
     expect(miss.gold['src/app/logging_setup.py']!.tier).toBeNull();
     expect(miss.gold['src/app/logging_setup.py']!.miss!.join(' ')).toMatch(/tier 1: (not in the search's top|search rank)/);
     const s = report.pipeline!;
@@ -151,8 +154,11 @@ describe('cra eval --pipeline on the fixture history', () => {
     expect(s.candidateRecallMean).toBeGreaterThan(0);
     expect(s.candidateRecallMean).toBeLessThan(1);
     expect(s.judgmentsMedian).toBe(median(report.tasks.map((t) => t.pipeline!.judgments)));
+    const functionRecalls = report.tasks.map((t) => t.pipeline!.functionRecall!);
+    expect(s.functionRecallMean).toBeCloseTo(functionRecalls.reduce((a, b) => a + b, 0) / functionRecalls.length, 3);
     const text = formatReport(report);
     expect(text).toMatch(/Pipeline \(oracle judge, budget 28672 tokens\) over 5 task\(s\): candidate recall/);
+    expect(text).toMatch(/package recall \d\.\d{3} \(functions \d\.\d{3}\)/);
     expect(text).toMatch(/Gold files the pipeline missed: \d+/);
     expect(text).toMatch(/src\/app\/logging_setup\.py: not a candidate: tier 1/);
   });

@@ -13,7 +13,7 @@ export function formatPipeline(report: EvalReport): string[] {
   if (!s) return [];
   const lines: string[] = [];
   lines.push(
-    `Pipeline (${s.judge} judge, budget ${s.budget} tokens) over ${s.tasks} task(s): candidate recall ${s.candidateRecallMean.toFixed(3)}, package recall ${s.packageRecallMean.toFixed(3)}, ` +
+    `Pipeline (${s.judge} judge, budget ${s.budget} tokens) over ${s.tasks} task(s): candidate recall ${s.candidateRecallMean.toFixed(3)}, package recall ${s.packageRecallMean.toFixed(3)}${s.functionRecallMean !== undefined ? ` (functions ${s.functionRecallMean.toFixed(3)})` : ''}, ` +
       `judgments median ${s.judgmentsMedian} (scope ${s.scopeJudgmentsMedian}), candidates median ${s.candidatesMedian}, package ${s.packageTokensMean} tokens mean, ${s.msMean} ms/task mean` +
       (s.searchRecallAt10Mean !== undefined ? `; search R@10 ${s.searchRecallAt10Mean.toFixed(3)}` : ''),
   );

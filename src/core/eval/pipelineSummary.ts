@@ -17,6 +17,7 @@ const round = (x: number, digits = 3) => Math.round(x * 10 ** digits) / 10 ** di
 export function pipelineSummary(options: PipelineEvalOptions, tasks: readonly EvalTaskResult[]): EvalPipelineSummary {
   const ran = tasks.filter((t): t is EvalTaskResult & { pipeline: EvalPipelineResult } => t.pipeline !== undefined);
   const p = ran.map((t) => t.pipeline);
+  const functions = p.map((x) => x.functionRecall).filter((r): r is number => r !== undefined);
   const search10 = ran.map((t) => t.results.search?.recallAt['10']).filter((r): r is number => r !== undefined);
   return {
     judge: options.judge,
@@ -24,6 +25,7 @@ export function pipelineSummary(options: PipelineEvalOptions, tasks: readonly Ev
     tasks: ran.length,
     candidateRecallMean: round(mean(p.map((x) => x.candidateRecall))),
     packageRecallMean: round(mean(p.map((x) => x.packageRecall))),
+    ...(functions.length > 0 ? { functionRecallMean: round(mean(functions)) } : {}),
     judgmentsMedian: median(p.map((x) => x.judgments)),
     scopeJudgmentsMedian: median(p.map((x) => x.scopeJudgments)),
     candidatesMedian: median(p.map((x) => x.candidates)),

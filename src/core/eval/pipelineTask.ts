@@ -11,6 +11,7 @@ import { SCOPE_DEFAULTS, ScopeStage, type ScopeOptions } from '../retrieval/stag
 import { analyzeTask } from '../retrieval/taskAnalysis';
 import { searchRepository } from '../search/search';
 import { changedLines } from './goldLines';
+import { goldUnits, packageUnitRecall } from './functionLevel';
 import { countingJudge, goldTruth, oracleJudge, yesJudge, type EvalJudgeKind, type GoldTruth } from './pipelineJudges';
 
 /** How `cra eval --pipeline` runs the pipeline on each task. */
@@ -58,8 +59,8 @@ export async function evaluatePipelineTask(args: { kb: KnowledgeBase; root: stri
   const budgetTokens = effectiveBudget(options.budget);
   let truth: GoldTruth | undefined;
   let inner: BinaryJudge;
+  const changed = task.commit ? await changedLines(args.repoPath, task.parent, task.commit, task.gold, args.signal) : undefined;
   if (options.judge === 'oracle') {
-    const changed = task.commit ? await changedLines(args.repoPath, task.parent, task.commit, task.gold, args.signal) : undefined;
     truth = goldTruth(kb, task.gold, changed);
     inner = oracleJudge(truth);
   } else if (options.judge === 'yes') inner = yesJudge;
@@ -107,6 +108,7 @@ export async function evaluatePipelineTask(args: { kb: KnowledgeBase; root: stri
     overCap: overCap.size,
     candidateRecall: Object.values(gold).filter((g) => g.tier !== null).length / n,
     packageRecall: Object.values(gold).filter((g) => g.inPackage).length / n,
+    ...(changed ? { functionRecall: packageUnitRecall(pkg, goldUnits(kb, changed)) } : {}),
     judgments,
     scopeJudgments: counts.scope ?? 0,
     packageFiles: pkg.files.length,

@@ -8,6 +8,7 @@ import { indexRepository } from '../indexer/indexer';
 import type { Embedder } from '../search/embedder';
 import { embedRepository } from '../search/embedRun';
 import { searchRepository, sharedDefaultEmbedder } from '../search/search';
+import { unitRanking } from './functionLevel';
 import type { ProductRetrieval } from './run';
 
 /** The search mode an evaluation measures. */
@@ -36,6 +37,15 @@ export function productRetrieval(options: ProductRetrievalOptions = {}): Product
   const mode = options.mode ?? 'keyword';
   const curatedFile = (stateDir: string) => join(stateDir, 'curated.sqlite');
   const embedder = () => options.embedder ?? sharedDefaultEmbedder();
+  const searchUnits: NonNullable<ProductRetrieval['searchUnits']> = async ({ stateDir, text, limit, signal }) => {
+    const db = openDatabase(curatedFile(stateDir), { readOnly: true, withVectors: mode !== 'keyword' });
+    try {
+      const results = await searchRepository(db, text, { limit, signal, mode, embedder: mode === 'keyword' ? undefined : embedder() });
+      return { paths: results.map((r) => r.path), units: unitRanking(results) };
+    } finally {
+      db.close();
+    }
+  };
   return {
     method: EVAL_METHOD_OF_MODE[mode],
     embed:
@@ -64,14 +74,7 @@ export function productRetrieval(options: ProductRetrievalOptions = {}): Product
       return { parsedFiles: summary.parsed };
     },
     knowledgeBase: (stateDir) => KnowledgeBase.open(curatedFile(stateDir), 'eval', { withVectors: mode !== 'keyword' }),
-    async search({ stateDir, text, limit, signal }) {
-      const db = openDatabase(curatedFile(stateDir), { readOnly: true, withVectors: mode !== 'keyword' });
-      try {
-        const results = await searchRepository(db, text, { limit, signal, mode, embedder: mode === 'keyword' ? undefined : embedder() });
-        return results.map((r) => r.path);
-      } finally {
-        db.close();
-      }
-    },
+    search: async (args) => (await searchUnits(args)).paths,
+    searchUnits,
   };
 }

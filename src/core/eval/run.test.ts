@@ -72,7 +72,13 @@ describe('an evaluation run', () => {
       retrieval: productRetrieval(),
       onProgress: (p) => progress.push(p.done),
     });
-    expect(report.methods).toEqual(['search', 'search-source', 'bm25', 'bm25-source']);
+    expect(report.methods).toEqual(['search', 'search-source', 'search-functions', 'bm25', 'bm25-source', 'bm25-standard']);
+    // Function level: every mined task has gold units in its gold files, scored from the search's units.
+    for (const task of report.tasks) {
+      expect(task.goldFunctions!.length, task.task).toBeGreaterThan(0);
+      for (const unit of task.goldFunctions!) expect(task.gold).toContain(unit.split('::')[0]);
+      expect(Object.keys(task.results['search-functions']!.goldRanks).sort()).toEqual([...task.goldFunctions!].sort());
+    }
     expect(report.tasks).toHaveLength(FIXTURE_TASKS.length);
     expect(progress).toEqual([0, 1, 2, 3, 4, 5]);
     for (const task of report.tasks) {
@@ -124,6 +130,7 @@ describe('an evaluation run', () => {
       expect(task.results['search-source']!.ranked).toEqual(search.ranked.filter(keep));
       dropped += search.ranked.length - search.ranked.filter(keep).length;
       expect(task.results['bm25-source']!.ranked.every(keep)).toBe(true);
+      expect(task.results['bm25-standard']!.ranked.every(keep)).toBe(true);
     }
     expect(dropped, 'the fixture search ranks tests or docs that the source-only view drops').toBeGreaterThan(0);
     // The source-only reference's candidates: the task language's source files at the parent. The
@@ -145,8 +152,8 @@ describe('an evaluation run', () => {
     expect(length.results['bm25-source']!.ranked).not.toContain('tests/test_server.py');
     // Every search against every reference at R@5 and R@10, and the verdict follows the figures.
     expect(report.comparisons!.map((c) => `${c.method}/${c.reference}@${c.k}`)).toEqual([
-      'search/bm25@5', 'search/bm25@10', 'search/bm25-source@5', 'search/bm25-source@10',
-      'search-source/bm25@5', 'search-source/bm25@10', 'search-source/bm25-source@5', 'search-source/bm25-source@10',
+      'search/bm25@5', 'search/bm25@10', 'search/bm25-source@5', 'search/bm25-source@10', 'search/bm25-standard@5', 'search/bm25-standard@10',
+      'search-source/bm25@5', 'search-source/bm25@10', 'search-source/bm25-source@5', 'search-source/bm25-source@10', 'search-source/bm25-standard@5', 'search-source/bm25-standard@10',
     ]);
     for (const c of report.comparisons!) {
       expect(c.methodRecall).toBe(report.summary[c.method]!.recallAt[c.k]);

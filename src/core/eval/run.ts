@@ -9,6 +9,8 @@ import { gitText, resolveCommit, Worktree } from '../git';
 import { goldRanks, meanScores, scoreRanking } from './metrics';
 import type { KnowledgeBase } from '../kb/knowledgeBase';
 import { evaluatePipelineTask, type PipelineEvalOptions } from './pipelineTask';
+import { goldUnits, scoreUnits } from './functionLevel';
+import { changedLines } from './goldLines';
 import { pipelineSummary } from './pipelineSummary';
 import { chatEvidenceSummary, evalChatPipeline, evaluateChatEvidenceTask, type ChatEvidenceEvalOptions } from './chatEvidence';
 import { ConversationStore } from '../chat/store';
@@ -44,6 +46,11 @@ export interface ProductRetrieval {
   embed?(args: { stateDir: string; signal?: AbortSignal; progress?: (done: number, total: number) => void }): Promise<{ embedded: number }>;
   index(args: { root: string; stateDir: string; signal?: AbortSignal }): Promise<{ parsedFiles: number }>;
   search(args: { root: string; stateDir: string; text: string; limit: number; signal?: AbortSignal }): Promise<string[]>;
+  /**
+   * The same search with its function-level ranking (functionLevel.ts `unitRanking`); when present
+   * the run uses it, and scores `search-functions` on tasks with a commit (mined ones).
+   */
+  searchUnits?(args: { root: string; stateDir: string; text: string; limit: number; signal?: AbortSignal }): Promise<{ paths: string[]; units: string[] }>;
   /** The index in `stateDir` as a KnowledgeBase (the pipeline evaluation reads it); the caller closes it. */
   knowledgeBase?(stateDir: string): KnowledgeBase;
 }
@@ -92,8 +99,9 @@ export async function runEval(options: RunEvalOptions): Promise<EvalReport> {
   const started = Date.now();
   const head = (await gitText(['rev-parse', 'HEAD'], { cwd: options.repoPath })).trim();
   const searchMethod = options.retrieval?.method ?? 'search';
-  const references: EvalMethod[] = ['bm25', 'bm25-source'];
-  const methods: EvalMethod[] = options.retrieval ? [searchMethod, sourceMethodOf(searchMethod), ...references] : references;
+  const references: EvalMethod[] = ['bm25', 'bm25-source', 'bm25-standard'];
+  const functions: EvalMethod[] = options.retrieval?.searchUnits && options.retrieval.knowledgeBase ? ['search-functions'] : [];
+  const methods: EvalMethod[] = options.retrieval ? [searchMethod, sourceMethodOf(searchMethod), ...functions, ...references] : references;
   const notes: string[] = options.retrieval ? [] : ['The product search was not available; only the BM25 reference ran.'];
   const ordered = chronological(options.tasks);
   mkdirSync(options.workDir, { recursive: true });
@@ -111,8 +119,16 @@ export async function runEval(options: RunEvalOptions): Promise<EvalReport> {
         results.push({ ...task, indexMs: 0, results: {}, error: `parent ${task.parent} is not a commit of this repository` });
         continue;
       }
-      if (!worktree) worktree = await Worktree.create({ repo: options.repoPath, commit: parent, root: options.worktreesDir, label: 'eval', signal: options.signal });
-      else await worktree.checkout(parent, options.signal);
+      // A checkout that fails (a blob missing from a partial clone, a damaged object) is that
+      // task's error: the run goes on with the next task and keeps every finished one.
+      try {
+        if (!worktree) worktree = await Worktree.create({ repo: options.repoPath, commit: parent, root: options.worktreesDir, label: 'eval', signal: options.signal });
+        else await worktree.checkout(parent, options.signal);
+      } catch (error) {
+        if (options.signal?.aborted) throw error;
+        results.push({ ...task, indexMs: 0, results: {}, error: `checkout of ${parent.slice(0, 12)} failed: ${firstLine(error)}` });
+        continue;
+      }
       results.push(await runTask({ task, worktree, bm25, methods, options, chat, step: { done: i, total: ordered.length } }));
     }
     options.onProgress?.({ done: ordered.length, total: ordered.length, message: 'done' });
@@ -160,11 +176,21 @@ async function runTask(args: {
       result.embedMs = Math.round(performance.now() - embedStart);
     }
     const searchStart = performance.now();
-    const ranked = await retrieval.search({ root: worktree.path, stateDir, text: task.task, limit: SEARCH_POOL, signal: options.signal });
+    const searchArgs = { root: worktree.path, stateDir, text: task.task, limit: SEARCH_POOL, signal: options.signal };
+    const { paths: ranked, units } = retrieval.searchUnits ? await retrieval.searchUnits(searchArgs) : { paths: await retrieval.search(searchArgs), units: undefined };
     const searchMs = performance.now() - searchStart;
     const method = retrieval.method ?? 'search';
     result.results[method] = methodResult(ranked, task.gold, options.ks, searchMs);
     result.results[sourceMethodOf(method)] = methodResult(sourceOnly(ranked), task.gold, options.ks, searchMs);
+    if (units && task.commit && retrieval.knowledgeBase) {
+      const kb = retrieval.knowledgeBase(stateDir);
+      try {
+        result.goldFunctions = goldUnits(kb, await changedLines(options.repoPath, task.parent, task.commit, task.gold, options.signal));
+      } finally {
+        kb.close();
+      }
+      result.results['search-functions'] = scoreUnits(units, result.goldFunctions, options.ks, searchMs, RANK_DEPTH);
+    }
     if (options.pipeline && retrieval.knowledgeBase) {
       options.onProgress?.({ ...step, message: `pipeline (${options.pipeline.judge} judge): ${task.task.split('\n')[0]!.slice(0, 60)}` });
       const kb = retrieval.knowledgeBase(stateDir);
@@ -194,8 +220,16 @@ async function runTask(args: {
   result.results.bm25 = methodResult(bm25.rank(task.task, RANK_DEPTH), task.gold, options.ks, syncMs + performance.now() - bm25Start);
   const sourceStart = performance.now();
   result.results['bm25-source'] = methodResult(bm25.rankSource(task.task, languages, RANK_DEPTH), task.gold, options.ks, syncMs + performance.now() - sourceStart);
+  const standardStart = performance.now();
+  result.results['bm25-standard'] = methodResult(bm25.rankStandard(task.task, languages, RANK_DEPTH), task.gold, options.ks, syncMs + performance.now() - standardStart);
   result.sourceCandidates = bm25.sourceCount(languages);
   return result;
+}
+
+/** The first line of an error's message (git's errors run on for lines). */
+function firstLine(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return message.split('\n').map((l) => l.trim()).find(Boolean) ?? message;
 }
 
 function methodResult(ranked: string[], gold: string[], ks: number[], ms: number): EvalMethodResult {
@@ -282,8 +316,9 @@ function ceilingNotes(scored: EvalTaskResult[], methods: readonly EvalMethod[], 
 export function compareWithReferences(methods: readonly EvalMethod[], summary: EvalReport['summary'], ks: readonly number[]): EvalComparison[] {
   const compared = ks.filter((k) => COMPARED_KS.includes(k));
   const cutoffs = compared.length > 0 ? compared : ks.length > 0 ? [Math.max(...ks)] : [];
-  const references: EvalMethod[] = methods.filter((m) => m === 'bm25' || m === 'bm25-source');
-  const searches = methods.filter((m) => !references.includes(m));
+  const references: EvalMethod[] = methods.filter((m) => m === 'bm25' || m === 'bm25-source' || m === 'bm25-standard');
+  // Function-level rankings are not compared with file-level references.
+  const searches = methods.filter((m) => !references.includes(m) && m !== 'search-functions');
   const out: EvalComparison[] = [];
   for (const method of searches) {
     for (const reference of references) {

@@ -17,6 +17,11 @@ describe('the tasks file', () => {
     ]);
   });
 
+  it('ignores fields it does not use, so task files of other tools are read as they are', () => {
+    const line = { id: 'x-1', task: 'Fix the parser', parent: 'abc1234', gold: ['src/p.py'], repo: 'org/x', created_at: '2024-01-01', patch: 'diff --git ...', extra: { nested: [1] } };
+    expect(parseTasks(JSON.stringify(line))).toEqual([{ id: 'x-1', task: 'Fix the parser', parent: 'abc1234', gold: ['src/p.py'] }]);
+  });
+
   it('reports every bad line with its number and problem', () => {
     const text = ['{"id": 1, "task": "ok", "parent": "abc1234", "gold": ["a.py"]}', '{not json', '{"id": 2, "task": "", "parent": "abc", "gold": []}', '{"id": 1, "task": "dup", "parent": "abc1234", "gold": ["a"]}'].join('\n');
     let error: unknown;

@@ -10,11 +10,13 @@ const TaskLine = z
     parent: z.string().regex(/^[0-9a-f]{4,40}$|^[\w./~^-]+$/i, 'parent must be a commit sha or revision'),
     gold: z.array(z.string().min(1)).min(1, 'gold must name at least one file'),
   })
-  .strict();
+  // Other fields (a shared task file's repo, created_at, patch...) are dropped, not an error, so
+  // task files of other tools are read as they are.
+  .strip();
 
 /**
- * Read evaluation tasks from a JSON-lines file: one `{id, task, parent, gold: [paths]}` per line,
- * blank lines and lines starting with `//` ignored. Every bad line is reported (line number and
+ * Read evaluation tasks from a JSON-lines file: one `{id, task, parent, gold: [paths]}` per line
+ * (other fields ignored), blank lines and lines starting with `//` ignored. Every bad line is reported (line number and
  * problem) in one VALIDATION error, so a file is fixed in one pass; nothing runs on a bad file.
  * The file must be a regular file of at most 64 MiB (see readUserFile).
  */

@@ -115,8 +115,15 @@ export class Worktree {
   async checkout(commit: string, signal?: AbortSignal): Promise<void> {
     if (this.removing) throw new AppError('CANCELLED', 'The worktree was removed.');
     if (commit === this.current) return;
-    await gitText(['checkout', '--detach', '--force', '-q', commit], { cwd: this.path, signal });
-    await gitText(['clean', '-fdxq'], { cwd: this.path, signal });
+    try {
+      await gitText(['checkout', '--detach', '--force', '-q', commit], { cwd: this.path, signal });
+      await gitText(['clean', '-fdxq'], { cwd: this.path, signal });
+    } catch (error) {
+      // A failed checkout may leave the tree half-way: no commit is current, so the next
+      // checkout of any commit (the previous one included) writes the tree again.
+      this.current = '';
+      throw error;
+    }
     this.current = commit;
   }
 

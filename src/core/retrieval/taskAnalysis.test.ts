@@ -77,6 +77,13 @@ ValueError: unexpected token '\\n'`;
     expect(x.symbols.map((s) => s.text)).toEqual(expect.arrayContaining(['evaluate', 'parse']));
   });
 
+  it('takes keywords from the query analysis: not from a pasted session banner or output', () => {
+    const text = ['Parsing keeps newlines:', '```', 'Python 3.12.1 on linux', 'Type "help", "copyright", "credits" or "license" for more information.', '>>> from calc.parser import parse', '>>> parse("1 +\\n 2")', "SyntaxError: unexpected token '\\n'", '```'].join('\n');
+    const x = extractTask(text, h.fx.kb);
+    expect(x.keywords).toEqual(expect.arrayContaining(['parsing', 'newlines', 'calc', 'parser', 'parse', 'syntaxerror']));
+    for (const banner of ['copyright', 'credits', 'license', 'linux', 'information']) expect(x.keywords).not.toContain(banner);
+  });
+
   it('reads a JavaScript/TypeScript stack trace', () => {
     const x = extractTask(`TypeError: Cannot read properties of undefined (reading 'toFixed')\n    at formatResult (/app/web/format.ts:2:16)\n    at renderPage (web/page.ts:4:15)`, h.fx.kb);
     expect(x.errors).toEqual([

@@ -1,4 +1,5 @@
 import type { KnowledgeBase } from '../kb/knowledgeBase';
+import { focusText } from '../search/issueText';
 
 /** What a task is asking for, by its wording. */
 export type TaskType = 'bugfix' | 'feature' | 'refactor' | 'test' | 'docs' | 'other';
@@ -120,6 +121,7 @@ export function extractTask(text: string, kb: KnowledgeBase): TaskExtraction {
       if (defs.length) symbols.push({ text: f.function, definedIn: [...new Set(defs.map((s) => s.path))] });
     }
   }
-  const keywords = [...new Set((text.toLowerCase().match(/[a-z][a-z0-9_]{2,}/g) ?? []).filter((w) => !STOPWORDS.has(w)))];
+  // Keywords come from the search's query analysis: prose, error lines, frames and code names, not pasted output.
+  const keywords = [...new Set((focusText(text).toLowerCase().match(/[a-z][a-z0-9_]{2,}/g) ?? []).filter((w) => !STOPWORDS.has(w)))];
   return { files: [...files.values()], symbols, errors, keywords, taskType: classify(text, errors.length > 0) };
 }

@@ -70,7 +70,7 @@ function hitFor(files: Map<number, FileHit>, fileId: number): FileHit {
  * when many files define the same name (like IDF). Returns the definitions for the result details.
  */
 export function applyDefinitions(index: SearchIndex, query: ParsedQuery, files: Map<number, FileHit>): Map<number, DefinitionHit[]> {
-  const defs = findDefinitions(index, query);
+  const defs = withoutShadowDeclarations(index, findDefinitions(index, query));
   const filesPerName = new Map<string, Set<number>>();
   for (const d of defs) (filesPerName.get(d.name) ?? filesPerName.set(d.name, new Set()).get(d.name)!).add(d.fileId);
   const byFile = new Map<number, Array<DefinitionHit & { weight: number }>>();
@@ -89,6 +89,19 @@ export function applyDefinitions(index: SearchIndex, query: ParsedQuery, files: 
   }
   return byFile;
 }
+
+/**
+ * A type declaration (`.d.ts`) does not count as defining a name that code also defines: the
+ * declaration repeats the code's names, and took the definition bonus from it (issue #27). A name
+ * only a declaration defines (eslint's lib/types/rules.d.ts) keeps it.
+ */
+function withoutShadowDeclarations<T extends DefinitionHit>(index: SearchIndex, defs: T[]): T[] {
+  const isDeclaration = (fileId: number) => DECLARATION_FILE.test(index.pathOf(fileId) ?? '');
+  const inCode = new Set(defs.filter((d) => !isDeclaration(d.fileId)).map((d) => d.name));
+  return defs.filter((d) => !inCode.has(d.name) || !isDeclaration(d.fileId));
+}
+
+const DECLARATION_FILE = /\.d\.[cm]?ts$/i;
 
 /** A score multiplier per file (1 = neutral), e.g. the demotion of tests and documentation. */
 export type FilePrior = (fileId: number) => number;

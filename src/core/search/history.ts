@@ -22,7 +22,7 @@ interface HistoryHit {
  * changed more than `HISTORY.maxFiles` paths are left out. Scores per file id, best = 1.
  */
 export function historyRanking(kb: KnowledgeBase, query: ParsedQuery): Map<number, HistoryHit> {
-  const words = [...new Set((withoutStopWords(query.raw).match(/[\p{L}\p{N}]+/gu) ?? []).map((w) => w.toLowerCase()))].slice(0, HISTORY.maxTerms);
+  const words = [...new Set((withoutStopWords(query.text).match(/[\p{L}\p{N}]+/gu) ?? []).map((w) => w.toLowerCase()))].slice(0, HISTORY.maxTerms);
   const out = new Map<number, HistoryHit>();
   if (words.length === 0 || HISTORY.share <= 0) return out;
   const expression = words.map(quoteFts).join(' OR ');

@@ -27,12 +27,12 @@ export interface NamedFiles {
 
 /** Read the query for file names: consecutive words in any spelling, and paths written out. */
 export function namedFiles(query: ParsedQuery): NamedFiles {
-  const words = splitIdentifier(query.raw);
+  const words = splitIdentifier(query.text);
   const phrases = new Map<string, string>();
   for (let i = 0; i < words.length; i++) {
     for (let n = 2; n <= NAME_MATCH.maxWords && i + n <= words.length; n++) phrases.set(words.slice(i, i + n).join(''), words.slice(i, i + n).join(' '));
   }
-  const paths = (query.raw.match(/[A-Za-z0-9_./-]+/g) ?? [])
+  const paths = (query.text.match(/[A-Za-z0-9_./-]+/g) ?? [])
     .map((w) => w.replace(/^[./]+|[.]+$/g, '').toLowerCase())
     .filter((w) => /\.[a-z][a-z0-9]{0,5}$/.test(w) && /[a-z]/.test(w.slice(0, w.lastIndexOf('.'))));
   return { phrases, paths };

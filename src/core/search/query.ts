@@ -2,6 +2,7 @@
  * Query processing for code search: split identifiers, drop stop words and build FTS5 MATCH
  * expressions that can never be a syntax error, whatever the user typed.
  */
+import { focusText } from './issueText';
 
 /** English and code-question filler words that carry no signal for code search. */
 const STOP_WORDS = new Set(
@@ -26,6 +27,11 @@ export function withoutStopWords(text: string): string {
 export interface ParsedQuery {
   /** The text as typed, trimmed. */
   raw: string;
+  /**
+   * What the rankers read: `raw` itself for plain prose; for an issue with code, tracebacks or
+   * pasted output, its prose, error lines, frames and code identifiers (see issueText.ts).
+   */
+  text: string;
   /** Lower-cased search terms (identifier parts and whole identifiers), unique, stop words removed. */
   terms: string[];
   /** Terms that get an FTS5 prefix match (`term*`). */
@@ -58,7 +64,8 @@ function isIdentifierLike(word: string): boolean {
 /** Turn user input into terms; never throws. */
 export function parseQuery(input: string): ParsedQuery {
   const raw = input.trim();
-  const words = raw.match(/[A-Za-z0-9_]+/g) ?? [];
+  const text = focusText(raw);
+  const words = text.match(/[A-Za-z0-9_]+/g) ?? [];
   const terms = new Set<string>();
   const prefixTerms = new Set<string>();
   const identifiers = new Set<string>();
@@ -83,6 +90,7 @@ export function parseQuery(input: string): ParsedQuery {
   }
   return {
     raw,
+    text,
     terms: [...terms].filter((t) => t.length > 0).slice(0, 24),
     prefixTerms: [...prefixTerms],
     identifiers: [...identifiers].filter((i) => i.length >= 2),

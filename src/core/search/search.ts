@@ -8,7 +8,7 @@ import { vectorCoverage } from './coverage';
 import { describeResults } from './details';
 import { createDefaultEmbedder, wordsForEmbedding, type Embedder } from './embedder';
 import { reciprocalRankFusion } from './fusion';
-import { kindPrior } from './fileKinds';
+import { demotedKind, kindPrior } from './fileKinds';
 import { applyFileBm25 } from './fileBm25';
 import { applyHistory } from './history';
 import { applyDefinitions, applyNeighbours, applyPrior, testPrior, type DefinitionHit } from './graph';
@@ -87,7 +87,7 @@ export async function searchWithMode(target: SearchTarget, query: string, option
     files = keywordFileRanking(index, parsed);
   } else {
     const vectorFiles = store && hasVectors ? await vectorFileRanking(index, store, embedder, parsed, options.signal) : new Map<number, FileHit>();
-    if (mode === 'semantic') return { results: finish(index, vectorFiles, parsed, new Map(), limit), mode, terms, ...coverage };
+    if (mode === 'semantic') return { results: finish(index, vectorFiles, parsed, new Map(), limit, undefined, false), mode, terms, ...coverage };
     files = fuse(keywordFileRanking(index, parsed), vectorFiles);
   }
   throwIfAborted(options.signal);
@@ -109,9 +109,15 @@ export async function searchWithMode(target: SearchTarget, query: string, option
   return { results: finish(index, files, parsed, definitions, limit, graphTop), mode, terms, ...coverage };
 }
 
-function finish(index: SearchIndex, files: Map<number, FileHit>, parsed: ParsedQuery, definitions: Map<number, DefinitionHit[]>, limit: number, floorBase?: number): SearchResult[] {
-  const ranked = withoutWeakNeighbours([...files.values()].filter((f) => f.score > 0).sort((a, b) => b.score - a.score || a.fileId - b.fileId), floorBase);
-  return describeResults(index, ranked.slice(0, limit), parsed, definitions);
+function finish(index: SearchIndex, files: Map<number, FileHit>, parsed: ParsedQuery, definitions: Map<number, DefinitionHit[]>, limit: number, floorBase?: number, priors = true): SearchResult[] {
+  const ranked = withoutWeakNeighbours([...files.values()].filter((f) => f.score > 0).sort((a, b) => b.score - a.score || a.fileId - b.fileId), floorBase).slice(0, limit);
+  // Say why a file ranks below the project's code (after the neighbour floor, which reads the other reasons).
+  const demoted = priors ? demotedKind(index, parsed) : () => undefined;
+  for (const file of ranked) {
+    const kind = demoted(file.fileId);
+    if (kind) file.why.push({ kind: 'file-class', detail: { class: kind } });
+  }
+  return describeResults(index, ranked, parsed, definitions);
 }
 
 /**
@@ -126,7 +132,7 @@ export function withoutWeakNeighbours<T extends Pick<FileHit, 'score' | 'why'>>(
 
 /** The vector file ranking: the best chunk similarity per file. */
 async function vectorFileRanking(index: SearchIndex, store: VectorStore, embedder: Embedder, parsed: ParsedQuery, signal?: AbortSignal): Promise<Map<number, FileHit>> {
-  const [vector] = await embedder.embed([wordsForEmbedding(parsed.raw)], signal);
+  const [vector] = await embedder.embed([wordsForEmbedding(parsed.text)], signal);
   const nearest = store.nearest(vector!, VECTOR_POOL);
   const files = new Map<number, FileHit>();
   for (const { chunkId, similarity } of nearest) {

@@ -18,8 +18,11 @@ export interface EvalTask {
  * A ranking method the evaluation compares: `search` is the product search in keyword mode,
  * `search-hybrid` / `search-semantic` the same search in those modes (vectors of the default embedder).
  * `bm25` is whole-file BM25 over every code file; `bm25-source` whole-file BM25 over the source
- * files of the task's language only (no tests, docs or configuration), the stronger reference; a
- * `…-source` search is the search's ranking restricted to those same files.
+ * files of the task's language only (no tests, docs or configuration); `bm25-standard` the usual
+ * baseline of code retrieval papers over those same files (identifier splitting, path tokens, k1
+ * 1.2, b 0.75); a `…-source` search is the search's ranking restricted to those same files.
+ * `search-functions` is the search's function-level ranking (units `path::Qualified.name`, or the
+ * file for module-level changes) scored against the task's gold functions (`goldFunctions`).
  */
 export type EvalMethod =
   | 'search'
@@ -30,7 +33,9 @@ export type EvalMethod =
   | 'search-source'
   | 'search-hybrid-source'
   | 'search-semantic-source'
-  | 'bm25-source';
+  | 'bm25-source'
+  | 'bm25-standard'
+  | 'search-functions';
 
 /** How one search method compares with one reference at one k (recall@k means over the tasks). */
 export interface EvalComparison {
@@ -78,6 +83,11 @@ export interface EvalTaskResult extends EvalTask {
    */
   sourceCandidates?: number;
   results: Partial<Record<EvalMethod, EvalMethodResult>>;
+  /**
+   * The functions and classes around the lines the task's commit changed, at the parent
+   * (`path::Qualified.name`; the file's path for module-level changes): mined tasks only.
+   */
+  goldFunctions?: string[];
   /** The retrieval pipeline's outcome (`cra eval --pipeline`). */
   pipeline?: EvalPipelineResult;
   /** The evidence a chat turn would send for the task's text (`cra eval --chat-evidence`). */
@@ -109,6 +119,8 @@ export interface EvalPipelineResult {
   /** Fraction of gold files among the candidates / in the package. */
   candidateRecall: number;
   packageRecall: number;
+  /** Share of the task's gold functions and classes the package holds (function level; mined tasks only). */
+  functionRecall?: number;
   /** Binary judgments made, in all and of the scope stage. */
   judgments: number;
   scopeJudgments: number;
@@ -129,6 +141,8 @@ export interface EvalPipelineSummary {
   tasks: number;
   candidateRecallMean: number;
   packageRecallMean: number;
+  /** Mean function-level package recall over the tasks that have it (mined tasks). */
+  functionRecallMean?: number;
   judgmentsMedian: number;
   scopeJudgmentsMedian: number;
   candidatesMedian: number;

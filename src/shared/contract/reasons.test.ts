@@ -12,6 +12,7 @@ const EXAMPLES: Reason[] = [
   { kind: 'imports', detail: { path: 'app/config.py' } },
   { kind: 'co-change', detail: { path: 'conf/tax.toml', commits: 4 } },
   { kind: 'named-in-task', detail: { text: 'load_config' } },
+  { kind: 'file-class', detail: { class: 'vendored' } },
   { kind: 'seed', detail: { rank: 2 } },
   { kind: 'plan-file', detail: { step: 's3' } },
   { kind: 'judged-relevant', detail: { model: 'qwen2.5-coder:1.5b', probability: 0.91 } },
@@ -57,6 +58,7 @@ describe('reasons', () => {
       'imports app/config.py',
       'changes with conf/tax.toml (4 commits)',
       'named in the task (“load_config”)',
+      "ranked below the project's own code: vendored third-party code the task does not ask for",
       'search hit #2',
       'in the plan (step s3)',
       'judged relevant by qwen2.5-coder:1.5b (P 0.91)',
@@ -76,6 +78,7 @@ describe('reasons', () => {
       'library symbol from collections (no judgment)',
       'judged in a group of 12 symbols: relevant (P 0.80)',
     ]);
+    expect(formatReason(EXAMPLES.find((r) => r.kind === 'file-class')!, { compact: true })).toBe('ranked lower: vendored third-party code');
     expect(formatReason(EXAMPLES.find((r) => r.kind === 'past-commits')!, { compact: true })).toBe('changed by similar commits (2)');
     const neighbours = EXAMPLES.slice(4, 8);
     expect(formatReasons(neighbours, { compact: true })).toBe('defines load_config · imported by main.py · imports config.py · changes with tax.toml (4 commits)');

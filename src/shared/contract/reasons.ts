@@ -38,6 +38,8 @@ export const reasonSchema = z.discriminatedUnion('kind', [
   // Reserved for retrieval and chat (no producer yet).
   /** The task text names this file or symbol (`text` is the words that did); search gives it for file names. */
   z.object({ kind: z.literal('named-in-task'), detail: z.object({ text: z.string().min(1) }) }),
+  /** Ranked below the project's own code: a file of this class the task does not ask for. */
+  z.object({ kind: z.literal('file-class'), detail: z.object({ class: z.enum(['docs', 'config', 'vendored', 'generated', 'declarations', 'examples']) }) }),
   /** Reserved (retrieval): a search hit that seeded graph expansion, at `rank` (1-based). */
   z.object({ kind: z.literal('seed'), detail: z.object({ rank: z.number().int().min(1) }) }),
   /** Reserved (retrieval, plans): a plan lists the file; `step` is the step's id when one does. */
@@ -87,7 +89,7 @@ export type ReasonOf<K extends ReasonKind> = Extract<Reason, { kind: K }>;
 export const REASON_KINDS = reasonSchema.options.map((o) => o.shape.kind.value) as readonly ReasonKind[];
 
 /** The kinds search produces; the others are reserved for retrieval and chat. */
-export const SEARCH_REASON_KINDS = ['text-match', 'path-match', 'file-text-match', 'past-commits', 'semantic-match', 'definition', 'imported-by', 'imports', 'co-change', 'named-in-task'] as const satisfies readonly ReasonKind[];
+export const SEARCH_REASON_KINDS = ['text-match', 'path-match', 'file-text-match', 'past-commits', 'semantic-match', 'definition', 'imported-by', 'imports', 'co-change', 'named-in-task', 'file-class'] as const satisfies readonly ReasonKind[];
 
 /** True for the kinds that only relate a file to another hit (graph neighbours), not to the query itself. */
 export function isNeighbourReason(reason: Reason): boolean {
@@ -98,6 +100,16 @@ export function isNeighbourReason(reason: Reason): boolean {
 export function reasonKey(reason: Reason): string {
   return `${reason.kind}:${JSON.stringify(reason.detail)}`;
 }
+
+/** A file class in words (the `file-class` reason). */
+const FILE_CLASS_WORDS = {
+  docs: 'documentation',
+  config: 'configuration',
+  vendored: 'vendored third-party code',
+  generated: 'generated code',
+  declarations: 'type declarations',
+  examples: 'examples or fixtures',
+} as const;
 
 /** The last segment of a path, for the compact form. */
 function baseName(p: string): string {
@@ -133,6 +145,8 @@ export function formatReason(reason: Reason, options: { compact?: boolean } = {}
       return `changes with ${p(reason.detail.path)} (${reason.detail.commits} commits)`;
     case 'named-in-task':
       return `named in the task (“${reason.detail.text}”)`;
+    case 'file-class':
+      return options.compact ? `ranked lower: ${FILE_CLASS_WORDS[reason.detail.class]}` : `ranked below the project's own code: ${FILE_CLASS_WORDS[reason.detail.class]} the task does not ask for`;
     case 'seed':
       return `search hit #${reason.detail.rank}`;
     case 'plan-file':

@@ -28,7 +28,7 @@ describe('cra eval --mode', () => {
     const run = cra('--commits', '2', '--mode', 'semantic', '--json', '--out', out);
     expect(run.status, run.stderr).toBe(0);
     const report = JSON.parse(readFileSync(out, 'utf8')) as { methods: string[]; timing: { embedMsMean?: number } };
-    expect(report.methods).toEqual(['search-semantic', 'search-semantic-source', 'bm25', 'bm25-source']);
+    expect(report.methods).toEqual(['search-semantic', 'search-semantic-source', 'search-functions', 'bm25', 'bm25-source', 'bm25-standard']);
     expect(report.timing.embedMsMean).toBeGreaterThanOrEqual(0);
   }, 120_000);
 
@@ -43,7 +43,7 @@ describe('cra eval --pipeline', () => {
   it('prints the pipeline figures of each task with the oracle judge and the budget given', () => {
     const run = cra('--commits', '2', '--pipeline', '--judge', 'oracle', '--context-window', '16384', '--reserved-tokens', '2048', '--max-candidates', '20');
     expect(run.status, run.stderr).toBe(0);
-    expect(run.stdout).toMatch(/Pipeline \(oracle judge, budget 14336 tokens\) over 2 task\(s\): candidate recall \d\.\d{3}, package recall \d\.\d{3}, judgments median/);
+    expect(run.stdout).toMatch(/Pipeline \(oracle judge, budget 14336 tokens\) over 2 task\(s\): candidate recall \d\.\d{3}, package recall \d\.\d{3} \(functions \d\.\d{3}\), judgments median/);
     expect(run.stdout).toMatch(/task {10}gold {2}cand {2}candR/);
   }, 120_000);
 

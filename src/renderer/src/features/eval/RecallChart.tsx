@@ -14,6 +14,8 @@ const METHOD_CLASS: Record<string, string> = {
   'search-hybrid-source': 'bar-search-source',
   'search-semantic-source': 'bar-search-source',
   'bm25-source': 'bar-bm25-source',
+  'bm25-standard': 'bar-bm25-standard',
+  'search-functions': 'bar-search',
 };
 
 /** What the legend calls a method (the method's own name when it needs no words). */
@@ -22,6 +24,8 @@ const METHOD_LABEL: Record<string, string> = {
   'search-source': 'search, source files only',
   bm25: 'Keyword search, whole files (reference)',
   'bm25-source': 'Keyword search, source files only (reference)',
+  'bm25-standard': 'Standard keyword search: split identifiers, paths (reference)',
+  'search-functions': 'search, functions (function-level)',
 };
 
 /** recall@k per method as grouped bars (plain SVG): one group per k, one bar per method, 0..1. */
