@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KnowledgeBase } from '../kb/knowledgeBase';
-import { makeIndexedRepo } from '../search/testRepo';
+import { makeIndexedRepo } from '../testing/searchRepo';
 import { goldUnits, packageUnitRecall, scoreUnits, unitRanking } from './functionLevel';
 import { parseHunks } from './goldLines';
 

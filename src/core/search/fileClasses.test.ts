@@ -3,7 +3,7 @@ import { openDatabase, type Db } from '../db/open';
 import { fileIntentOf, fileKindOf } from './fileKinds';
 import { parseQuery } from './query';
 import { searchRepository } from './search';
-import { makeIndexedRepo } from './testRepo';
+import { makeIndexedRepo } from '../testing/searchRepo';
 
 describe('file classes', () => {
   it('tells vendored, generated, declaration and example files from the project code', () => {
