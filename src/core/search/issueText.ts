@@ -114,7 +114,7 @@ function fencedBlocks(text: string): Array<{ start: number; end: number; languag
   for (const line of text.split('\n')) {
     const next = offset + line.length + 1;
     if (!open) {
-      const m = FENCE_OPEN.exec(line);
+      const m = line.match(FENCE_OPEN);
       if (m) open = { start: offset, bodyStart: Math.min(next, text.length), fence: m[1] as string, language: m[2] ?? '' };
     } else {
       const trimmed = line.trim();
