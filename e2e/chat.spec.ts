@@ -70,7 +70,7 @@ test.describe('Chat (cra serve, loopback model server)', () => {
       await expect(answer.locator('pre code')).toHaveText('print(1)');
       // The code block is coloured by Monaco's tokenizer once the answer is done.
       await expect(answer.locator('pre code[data-highlighted="python"] span[class^="mtk"]').first()).toBeVisible();
-      await expect(turn.getByTestId('chat-trace').locator('summary').first()).toHaveText('How this answer was made · BM25 · search · keyword');
+      await expect(turn.getByTestId('chat-trace').locator('summary').first()).toHaveText('How this answer was made · keyword search · a where-is question');
       // The invented path and the line past the end are flagged, not links; the real one is a link.
       await expect(answer.locator('.chat-citation.unverified')).toHaveText(['[inventory/refunds.py:3]', `[${FIXTURE.functionFile}:999]`]);
       await expect(answer.getByRole('button', { name: '[inventory/refunds.py:3]' })).toHaveCount(0);

@@ -58,7 +58,7 @@ test.describe('Chat pickers (cra serve, loopback model server)', () => {
       await main.getByRole('button', { name: 'Ask' }).click();
       const first = main.getByTestId('chat-turn').first();
       await expect(first.getByTestId('chat-answer')).toContainText('takes the percent off the price');
-      await expect(first.getByTestId('chat-trace').locator('summary').first()).toHaveText('How this answer was made · BM25 · search · keyword · pipeline team');
+      await expect(first.getByTestId('chat-trace').locator('summary').first()).toHaveText('How this answer was made · keyword search · a where-is question · pipeline team');
 
       // The second question: the history is over the pipeline's 40 tokens (summarized first), and the
       // answer model asks for more once before it answers.
@@ -138,7 +138,7 @@ test.describe('Chat pickers (cra serve, loopback model server)', () => {
       await expect(turn.getByTestId('chat-answer')).toHaveText(`Rabat liczy compute_discount [${FIXTURE.functionFile}:4-6].`);
       await expect(turn.getByTestId('chat-answer').getByRole('button', { name: `[${FIXTURE.functionFile}:4-6]` })).toBeVisible();
       const trace = turn.getByTestId('chat-trace');
-      await expect(trace.locator('summary').first()).toHaveText('How this answer was made · BM25 · search · keyword · translated from pl');
+      await expect(trace.locator('summary').first()).toHaveText('How this answer was made · keyword search · a where-is question · translated from pl');
       await trace.locator('summary').first().click();
       await expect(trace.locator('dt', { hasText: 'Language' }).locator('+ dd')).toHaveText('pl (chosen, 100%) · translated in and back');
       await expect(trace.locator('.chat-calls > li > details > summary')).toHaveText([/^Translate in · qwen3:0\.6b/, /^Write the answer · /, /^Translate out · /]);

@@ -48,6 +48,8 @@ describe('How this answer was made', () => {
   it('shows the route, hits and graph; the calls come from the repository log when the trace has none', async () => {
     render(<TracePanel turn={turnWith({ ...base })} openAt={() => {}} />);
     fireEvent.click(screen.getByText(/How this answer was made/));
+    // The summary in product words: the route and the kind of question, not the router's mode names.
+    expect(screen.getByText(/How this answer was made/).textContent).not.toMatch(/BM25|SEARCH/);
     expect(screen.getByLabelText('Router reply').textContent).toBe('[BM25:] load_config');
     const hits = within(screen.getByRole('table', { name: 'Hits' }));
     expect(hits.getAllByRole('button').map((b) => b.textContent)).toEqual(['config.py:1-9', 'app.py:3-8']);

@@ -13,14 +13,36 @@ const KNOWN_FIELDS = new Set(['route', 'intent', 'searchMode', 'notes', 'expansi
 type LooseTrace = Partial<ChatTrace> & Record<string, unknown>;
 
 /** The one-line summary of a trace: route, intent, search, and what differs from the usual (a fallback, a pipeline of the repository, a translation). */
+/** The router's mode in product words, and the search mode it implies. */
+const ROUTES: Record<string, { words: string; searches?: string }> = {
+  BM25: { words: 'keyword search', searches: 'keyword' },
+  SEMANTIC: { words: 'semantic search', searches: 'semantic' },
+  SEMANTIC_RERANK: { words: 'semantic search, re-ranked', searches: 'semantic' },
+  HYBRID: { words: 'hybrid search', searches: 'hybrid' },
+  DIRECT: { words: 'answered without searching' },
+};
+
+/** What kind of question the router took it for, in words. */
+const INTENTS: Record<string, string> = {
+  SUMMARY: 'an overview question',
+  SEARCH: 'a where-is question',
+  FLOW: 'a how-does-it-flow question',
+  DATA_LIFECYCLE: 'a data question',
+  MIGRATION: 'a migration question',
+  EXPLAIN: 'an explain question',
+  IMPACT: 'an impact question',
+};
+
 function summaryParts(trace: LooseTrace): string[] {
   const route = trace.route;
+  const routed = route?.mode ? ROUTES[route.mode] : undefined;
   const pipeline = trace.pipeline?.name;
   const language = trace.language;
   return [
-    route?.mode,
-    trace.intent?.toLowerCase(),
-    trace.searchMode,
+    routed?.words ?? route?.mode,
+    trace.intent ? (INTENTS[trace.intent] ?? trace.intent.toLowerCase()) : null,
+    // The search mode only when it is not the one the route implies (e.g. semantic fell back to keyword).
+    trace.searchMode && trace.searchMode !== routed?.searches ? `searched by ${trace.searchMode}` : null,
     route?.source === 'fallback' ? 'router fell back' : null,
     pipeline && pipeline !== 'default' ? `pipeline ${pipeline}` : null,
     language?.translated && language.language ? `translated from ${language.language}` : null,
