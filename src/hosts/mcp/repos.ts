@@ -36,8 +36,9 @@ export class RepoResolver {
     }
     const byId = this.fixed === undefined ? (await this.engine.request('repos/list', {})).find((r) => r.id === given) : undefined;
     const repo = byId ?? (await this.byPath(given));
-    // Never indexed (or its first index still running): the engine says so, with the command to run.
-    if (repo.lastIndexedAt === null) await this.engine.request('repos/find', { path: repo.path, indexed: true });
+    // Never indexed (or its first index still running): the engine says so, with the command to run;
+    // indexed meanwhile: its record as it is now.
+    if (repo.lastIndexedAt === null) return (await this.engine.request('repos/find', { path: repo.path, indexed: true }))!;
     return repo;
   }
 
@@ -51,7 +52,7 @@ export class RepoResolver {
       }
       throw error;
     }
-    if (!repo) await this.engine.request('repos/find', { path, indexed: true });
-    return repo!;
+    // Not registered: the engine's NOT_INDEXED says what to run (registered meanwhile: its record).
+    return repo ?? (await this.engine.request('repos/find', { path, indexed: true }))!;
   }
 }
