@@ -7,11 +7,10 @@
  * before is kept, so the apply can be undone until the next one.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { AppError } from '../../shared/contract';
 import { composeAccepted, reviewFile, sameBytes, type ChangedFile } from './hunks';
-import { decode, encode, readCurrent, readLedger, readUndoRecord, recoverJournal, runJournal, sha256, withApplyLock, type Journal, type JournalFile, type ReviewState } from './journal';
+import { decode, encode, readCurrent, readLedger, readUndoRecord, hasJournal, recoverJournal, runJournal, sha256, withApplyLock, type Journal, type JournalFile, type ReviewState } from './journal';
 
 /** What to apply: the run's change and the hunks the user accepted. */
 export interface ApplyReviewOptions {
@@ -53,6 +52,8 @@ function modeFor(file: ChangedFile, currentMode: number | null): number {
 /** Finish or roll back an apply a killed process left (run before anything reads or writes). */
 export function recoverApply(repo: string, undoFile: string): 'finished' | 'rolled-back' | null {
   const state: ReviewState = { undoFile };
+  // No journal, nothing to recover: no lock is taken (review/get calls this every time).
+  if (!hasJournal(state)) return null;
   try {
     return withApplyLock(state, () => recoverJournal(repo, state));
   } catch (error) {
@@ -69,10 +70,8 @@ export function recoverApply(repo: string, undoFile: string): 'finished' | 'roll
  */
 export function recoverApplies(repos: ReadonlyArray<{ path: string; dataDir: string }>, warn: (message: string) => void): void {
   for (const repo of repos) {
-    const undoFile = undoFileOf(repo.dataDir);
-    if (!existsSync(join(dirname(undoFile), 'journal.json'))) continue;
     try {
-      const done = recoverApply(repo.path, undoFile);
+      const done = recoverApply(repo.path, undoFileOf(repo.dataDir));
       if (done) warn(`An apply to ${repo.path} was interrupted; it was ${done === 'finished' ? 'finished' : 'rolled back'}.`);
     } catch (error) {
       warn(`An interrupted apply to ${repo.path} could not be recovered yet: ${(error as Error).message}`);

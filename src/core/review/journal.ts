@@ -8,7 +8,7 @@
  * rolled back otherwise; either way its temporary files are removed. An undo goes the same way.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { closeSync, constants, fchmodSync, fsyncSync, lstatSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, constants, existsSync, fchmodSync, fsyncSync, lstatSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
@@ -48,6 +48,9 @@ export interface ReviewState {
 }
 const journalFileOf = (state: ReviewState) => join(dirname(state.undoFile), 'journal.json');
 const lockFileOf = (state: ReviewState) => join(dirname(state.undoFile), 'apply.lock');
+
+/** Whether an apply or undo left its journal (a killed process, or one still writing). */
+export const hasJournal = (state: ReviewState): boolean => existsSync(journalFileOf(state));
 
 /** Whether the process that wrote a lock is still running (on this machine; another host's counts as running). */
 function holderAlive(holder: { pid?: unknown; host?: unknown }): boolean {
