@@ -74,6 +74,11 @@ function writeFixture(repo: TestRepo): void {
   );
   repo.write('lib/codec/encoder.py', 'import codec.decoder as dec\n\n\ndef encode(o):\n    # XXX: why not reuse the decoder? because of cycles\n    return dec.JSONDecoder().decode(repr(o))\n');
   repo.write('lib/codec/scanner.py', 'def make_scanner(context):\n    parse_object = context.parse_object\n    return lambda s, i: (parse_object(s), i)\n\n\ndef broken(:\n    pass\n');
+  // Long symbols and long prose: chunk windows, a long class cut at its methods.
+  const methods = Array.from({ length: 30 }, (_, i) => `    def step_${i}(self, value):\n        """Step ${i}."""\n        return self.step_${(i + 1) % 30}(value) + ${i}\n`).join('\n');
+  const body = Array.from({ length: 100 }, (_, i) => `    total += weight_${i % 7} * ${i}`).join('\n');
+  repo.write('lib/codec/pipeline.py', `class Pipeline:\n    """Thirty steps."""\n\n${methods}\n\ndef accumulate(weight_0=1):\n    total = 0\n${body}\n    return total\n`);
+  repo.write('docs/guide.md', Array.from({ length: 130 }, (_, i) => `Line ${i} of the guide mentions parseHTTPResponse and user_id ${i}.`).join('\n'));
   repo.commit('codec', 4);
   repo.write('lib/codec/encoder.py', 'import codec.decoder as dec\n\n\ndef encode(o):\n    return dec.JSONDecoder().decode(repr(o))\n');
   repo.write('lib/codec/decoder.py', `${readFileSync(join(repo.root, 'lib/codec/decoder.py'), 'utf8')}\n# tuned\n`);
