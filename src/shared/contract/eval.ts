@@ -9,7 +9,7 @@ export interface EvalTask {
   parent: string;
   /** Repository-relative paths of the files the task should find. */
   gold: string[];
-  /** The mined commit, when the task came from history. */
+  /** The mined commit, when the task came from history; a tasks file's fix commit, when it names one. */
   commit?: string;
   date?: string;
 }
@@ -85,7 +85,7 @@ export interface EvalTaskResult extends EvalTask {
   results: Partial<Record<EvalMethod, EvalMethodResult>>;
   /**
    * The functions and classes around the lines the task's commit changed, at the parent
-   * (`path::Qualified.name`; the file's path for module-level changes): mined tasks only.
+   * (`path::Qualified.name`; the file's path for module-level changes): tasks with a commit only.
    */
   goldFunctions?: string[];
   /** The retrieval pipeline's outcome (`cra eval --pipeline`). */
