@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -55,6 +55,8 @@ describe('the split CLI bundle', () => {
     const search = bundled('--data-dir', dataDir, 'search', 'Engine start', '--repo', repo.root, '--json');
     expect(search.status, search.stderr).toBe(0);
     expect((JSON.parse(search.stdout) as { results: Array<{ path: string }> }).results[0]?.path).toBe('pkg/core.py');
+    // Each command keeps the code cache of what it compiled (codeCache.js): search never deserialises the indexer's.
+    expect(readdirSync(outdir).filter((name) => name.startsWith('engine.js.') && name.endsWith('.v8cache')).sort()).toEqual(['engine.js.index.v8cache', 'engine.js.search.v8cache']);
   }, 120_000);
 
   it("imports ESM packages from the engine when it runs from its code cache (V8 drops the bundle's own import() hook then)", () => {

@@ -29,9 +29,10 @@ export interface CliContext {
   core(access?: CoreAccess | 'cli'): Core;
   /**
    * Load the engine's code: the root program's preAction hook calls it before any command runs,
-   * so `cra --version` and `cra --help` never load it.
+   * so `cra --version` and `cra --help` never load it. `command` (the command's name) picks the
+   * bundle's code cache of engine.js: one per command (src/core/runtime/codeCache.js).
    */
-  load(): Promise<void>;
+  load(command?: string): Promise<void>;
   /** Whether progress may redraw one line (a terminal) or must print plain lines (pipes, CI). */
   isTty: boolean;
 }
@@ -66,7 +67,9 @@ export function createCliContext(program: Command): CliContext {
       if (url === undefined) return (connected ??= client!.localClient(coreOf(access)));
       return (connected ??= remote!.remoteClient(remote!.parseRemote(url, token)));
     },
-    async load() {
+    async load(command) {
+      // Read by the code-cache loader of the bundle (codeCache.js) when engine.js loads below.
+      if (command !== undefined) (globalThis as Record<symbol, unknown>)[Symbol.for('clean-room.cli.command')] = command;
       // require(), not import(): from the sources tsx hooks require only, and in the bundle a
       // require of our code is a lazy initialiser, so nothing of the engine runs before this.
       /* eslint-disable @typescript-eslint/no-require-imports -- the composition entry points, loaded on action */
