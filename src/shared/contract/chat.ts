@@ -236,6 +236,18 @@ export const chatRequests = {
       mode: z.enum(['auto', 'keyword', 'semantic', 'hybrid', 'bm25']).default('auto'),
       /** `auto` (default) detects the question's language offline; an ISO 639-1 code says it. */
       language: z.string().regex(/^(auto|[a-z]{2,3})$/, { error: 'language must be auto or an ISO 639-1 code such as en or pl' }).optional(),
+      /**
+       * The question's language as the caller already detected it with the same offline detector
+       * (src/shared/language.ts; the CLI runs it on another thread while the engine loads), used
+       * instead of detecting again; absent: the engine detects. Not used when `language` names one.
+       */
+      detected: z
+        .object({
+          language: z.string().regex(/^[a-z]{2,3}$/, { error: 'detected.language must be an ISO 639-1 code such as en or pl' }).nullable(),
+          confidence: z.number().min(0).max(1),
+        })
+        .strict()
+        .optional(),
       /** A pipeline by name; absent: the conversation's, else the repository's default (chat/setDefaultPipeline), else `default`. */
       pipeline: pipelineNameSchema.optional(),
     }),
