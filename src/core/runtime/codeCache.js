@@ -7,6 +7,7 @@
 // compiled once. The cache is checked against the bundle (size and mtime) and Node's V8 version,
 // and V8 itself rejects data from another version or flag set; any doubt compiles from source.
 const Module = require('node:module');
+const { isAscii } = require('node:buffer');
 const { readFileSync, renameSync, statSync, writeFileSync } = require('node:fs');
 const { dirname } = require('node:path');
 const vm = require('node:vm');
@@ -45,6 +46,15 @@ function writeCache(cacheFile, stamp, data) {
 }
 
 /**
+ * The file's text. The CLI build writes its bundles in ASCII (scripts/build-cli.mjs): read as latin1
+ * that is a copy (~3 ms for engine.js) where UTF-8 decoding costs ~10 ms, and V8 keeps it as a
+ * one-byte string; any other file is decoded as UTF-8.
+ */
+function sourceText(bytes) {
+  return isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8');
+}
+
+/**
  * Where the CLI says which command runs, before the engine loads (src/hosts/cli/context.ts): a cache
  * holds the functions V8 compiled in the run that wrote it, so one shared engine cache written by
  * `cra index` left search's and chat's functions to be compiled on every start, and made them
@@ -71,7 +81,7 @@ function requireWithCodeCache(file, cacheFile = defaultCacheFile(file)) {
   if (done) return done.exports;
   const stamp = stampOf(file);
   const cachedData = readCache(cacheFile, stamp);
-  const source = readFileSync(file, 'utf8');
+  const source = sourceText(readFileSync(file));
   const script = new vm.Script(Module.wrap(source), {
     filename: file,
     cachedData,

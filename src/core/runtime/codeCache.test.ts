@@ -57,6 +57,16 @@ describe('requireWithCodeCache (the CLI bundles with V8 code cache)', () => {
     expect(existsSync(join(dir, 'x.v8cache'))).toBe(false);
   });
 
+  it('reads a non-ASCII file as UTF-8 and an ASCII one (the CLI bundles) alike, from source and from the cache', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cra-code-cache-'));
+    dirs.push(dir);
+    const file = join(dir, 'text.js');
+    writeFileSync(file, "'use strict';\nexports.answer = () => JSON.stringify(['a – b ≥ c', /[-–]/.test('–'), '\\u2013']);\n");
+    const expected = JSON.stringify(['a – b ≥ c', true, '–']);
+    expect(load(file)).toBe(expected);
+    expect(load(file)).toBe(expected);
+  });
+
   it('never runs a stale cache: a bundle rebuilt with the same length runs its new code', () => {
     const dir = mkdtempSync(join(tmpdir(), 'cra-code-cache-'));
     dirs.push(dir);

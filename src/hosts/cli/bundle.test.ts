@@ -1,3 +1,4 @@
+import { isAscii } from 'node:buffer';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -41,6 +42,8 @@ describe('the split CLI bundle', () => {
     const main = readFileSync(join(outdir, 'main.js'), 'utf8');
     expect(main).not.toContain('node_modules/zod/');
     expect(readFileSync(join(outdir, 'engine.js'), 'utf8')).toContain('node_modules/zod/');
+    // ASCII, so codeCache.js reads them as latin1 (a copy) rather than decoding 3 MB of UTF-8 on every start.
+    for (const name of ['main.js', 'engine.js']) expect(isAscii(readFileSync(join(outdir, name))), name).toBe(true);
     const sources = JSON.parse(readFileSync(join(outdir, 'sources.json'), 'utf8')) as string[];
     expect(sources).toEqual(expect.arrayContaining(['src/hosts/cli/main.ts', 'src/core/createCore.ts', 'src/core/indexer/parse/parseWorker.ts']));
     expect(sources.some((file) => file.endsWith('.test.ts'))).toBe(false);
