@@ -16,11 +16,11 @@ const keyPart = z.string().regex(/^[A-Za-z0-9_-]+$/);
 
 /** Settings requests: the user-level config.toml, edited key by key (comments kept). */
 export const configRequests = {
-  'config/get': request<ConfigSnapshot>()('The user-level config: its path and values.', z.object({}).strict(), {}),
-  'config/init': request<ConfigSnapshot & { created: boolean }>()('Write the commented default config when there is none.', z.object({}).strict(), {}),
+  'config/get': request<ConfigSnapshot>()('The user-level config: its path and values.', () => z.object({}).strict(), {}),
+  'config/init': request<ConfigSnapshot & { created: boolean }>()('Write the commented default config when there is none.', () => z.object({}).strict(), {}),
   'config/set': request<ConfigSnapshot>()(
     'Set (or with value null remove) keys; validated before anything is written; comments kept.',
-    z
+    () => z
       .object({
         edits: z
           .array(z.object({ path: z.array(keyPart).min(2).max(4), value: z.union([scalar, z.record(keyPart, scalar), z.null()]) }).strict())

@@ -249,15 +249,15 @@ export interface EvalReportSummary {
 
 /** Retrieval-quality evaluation on a repository's history. */
 export const evalRequests = {
-  'eval/list': request<EvalReportSummary[]>()('Stored evaluation reports, newest first.', z.object({}).strict(), {}),
+  'eval/list': request<EvalReportSummary[]>()('Stored evaluation reports, newest first.', () => z.object({}).strict(), {}),
   'eval/get': request<EvalReport>()(
     'One stored evaluation report with its per-task results and misses.',
-    z.object({ id: z.string().regex(/^[\w.-]{1,100}$/, 'a report id: letters, digits, dot, dash, underscore') }).strict(),
+    () => z.object({ id: z.string().regex(/^[\w.-]{1,100}$/, 'a report id: letters, digits, dot, dash, underscore') }).strict(),
     { id: 'report-does-not-exist' },
   ),
   'eval/start': request<{ runId: string }>()(
     'Mine tasks from a repository history and measure the search against a BM25 reference; progress per task.',
-    z
+    () => z
       .object({
         repoPath: z.string().min(1).max(4096),
         commits: z.number().int().min(1).max(1000).optional(),

@@ -129,7 +129,7 @@ const tokens = (what: string) => z.number().int({ error: `${what} must be a whol
 export const retrievalRequests = {
   'retrieve/run': request<{ runId: string; taskId: string }>()(
     'Build the context package for a task: starts a `retrieve` run (task analysis → scope → precision → package) that emits retrieve/package',
-    z.object({
+    () => z.object({
       repoId: z.string().min(1),
       task: z.string().trim().min(1, { error: 'the task must not be empty: describe what should change' }).max(8000, { error: 'the task must be at most 8000 characters' }),
       /** Tokens; default: the config's [budget] context_window − reserved_tokens. */
