@@ -169,7 +169,7 @@ export function createChatDomain(ctx: EngineContext, llm: Pick<ModelServices, 'c
         },
         { repoId: info.id, conversationId: id },
       );
-      return { runId, conversationId: id };
+      return { ...ctx.runs.started(runId, 'chat'), conversationId: id };
     },
     'chat/history': async ({ repoId, conversationId }) => {
       const { info } = openIndexedRepo(ctx, { repoId });

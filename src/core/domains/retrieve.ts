@@ -138,7 +138,7 @@ export function createRetrieveHandlers(ctx: EngineContext, llm: Pick<ModelServic
         },
         { repoId: info.id },
       );
-      return { runId, taskId: id };
+      return { ...ctx.runs.started(runId, 'retrieve'), taskId: id };
     },
   };
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { event, request } from './define';
+import type { RunStarted, Sequenced } from './runInfo';
 import { modelNameSchema } from './models';
 import type { Reason } from './reasons';
 import { DEFAULT_RETRIEVAL_STAGES, RETRIEVAL_STAGE_NAMES, type RetrievalStageName } from './stages';
@@ -127,7 +128,7 @@ const tokens = (what: string) => z.number().int({ error: `${what} must be a whol
 
 /** Requests of retrieval. */
 export const retrievalRequests = {
-  'retrieve/run': request<{ runId: string; taskId: string }>()(
+  'retrieve/run': request<RunStarted<'retrieve'> & { taskId: string }>()(
     'Build the context package for a task: starts a `retrieve` run (task analysis → scope → precision → package) that emits retrieve/package',
     z.object({
       repoId: z.string().min(1),
@@ -175,6 +176,6 @@ export const retrievalEvents = {
     stages?: RetrievalStageName[];
     /** Every decision of the run with its model call, so each verdict can be opened in Logs. */
     verdicts?: RetrievalVerdict[];
-  }>()('The finished context package of a retrieve run'),
-  'retrieve/judgment': event<RetrievalJudgment>()('One binary judgment of a retrieve run, as its model call ends'),
+  } & Sequenced>()('The finished context package of a retrieve run'),
+  'retrieve/judgment': event<RetrievalJudgment & Sequenced>()('One binary judgment of a retrieve run, as its model call ends'),
 } as const;
