@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { AppError, type Handlers } from '../../shared/contract';
 import type { RetrievalSummary, SymbolRole } from '../../shared/contract/retrieval';
-import { JUDGE_STAGES } from '../../shared/contract/stages';
 import type { LoadedConfig } from '../config/load';
 import { openRawDatabase } from '../db/raw';
 import type { EngineContext } from '../engine';
@@ -77,9 +76,9 @@ export function createRetrieveHandlers(ctx: EngineContext, llm: Pick<ModelServic
         `Retrieve · ${info.name}: ${task.slice(0, 60)}`,
         async ({ runId, signal, progress }): Promise<RetrievalSummary> => {
           const raw = openRawDatabase(repoPaths(ctx.ports.dataDir, info.id).raw);
-          // The watch pushes each judgment as it is logged (retrieve/judgment) and reports progress per stage.
+          // The watch pushes each judgment the judge reports (retrieve/judgment) and reports progress per stage.
           const watch = new RetrieveWatch({ runId, taskId: id, stages, emit: (j) => ctx.events.emit('retrieve/judgment', j), progress });
-          const log = watch.wrap(new RawCallLog(raw));
+          const log = new RawCallLog(raw);
           const decisions = new RawDecisionLog(raw);
           try {
             progress({ phase: 'task analysis', done: 0 });
@@ -97,7 +96,7 @@ export function createRetrieveHandlers(ctx: EngineContext, llm: Pick<ModelServic
                 kb, llm: client, decisions, runId, log, signal, readSource, sessionsDir: repoPaths(ctx.ports.dataDir, info.id).sessions,
                 concurrency: settings.concurrency, safetyMargin: settings.safetyMargin,
                 onStage: (name, context) => watch.stageEnded(name, context),
-                onJudged: (stage, n, total) => watch.judged(stage, n, total),
+                onJudged: (stage, n, total, judged) => watch.judged(stage, n, total, judged),
               },
               raw,
             ).catch((error: unknown) => {
@@ -122,7 +121,7 @@ export function createRetrieveHandlers(ctx: EngineContext, llm: Pick<ModelServic
               tokensUsed: pkg.budget.used,
               budget: budgetTokens,
               dropped: pkg.dropped.length,
-              judgments: raw.prepare(`select count(*) from model_calls where run_id = ? and stage in (${JUDGE_STAGES.map(() => '?').join(', ')})`).pluck().get(runId, ...JUDGE_STAGES) as number,
+              judgments: watch.judgments,
               analysis: { enrichment: e.status, ...(e.status !== 'ok' ? { reason: e.reason } : {}) },
               info: checks.info,
               stages: done.result.stages.map(({ usage: _u, ...s }) => s),

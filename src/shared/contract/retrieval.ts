@@ -89,16 +89,29 @@ export { DEFAULT_RETRIEVAL_STAGES, RETRIEVAL_STAGE_NAMES, type RetrievalStageNam
 /** How a judge's answer was read (`next-token`: from the next-token distribution, nothing generated; `default-deny`: neither yes nor no, so no). */
 export type JudgmentReading = 'exact' | 'lenient' | 'json' | 'next-token' | 'default-deny';
 
+/** What one judgment was about, as the stage that asked knew it (not read back from the prompt). */
+export interface JudgedItem {
+  /** A file (scope, precision_file), a symbol (precision passes), a group of symbols past precision's caps, a pair of files (similarity). */
+  subjectKind: 'file' | 'symbol' | 'group' | 'pair';
+  /** The file; the first file of a pair. */
+  path: string;
+  /** A symbol's qualified name. */
+  symbol?: string;
+  /** As the run's decisions name it: a path, `path:qualified.name`, `path (n symbols)`, `a|b`. */
+  subject: string;
+}
+
 /**
- * One binary judgment of a retrieve run, pushed as its model call ends (event retrieve/judgment).
- * `item` is what was judged as the prompt named it (a path, or `path:qualified.name`), for the
- * live list only: the run's decisions (retrieve/package `verdicts`) are the record.
+ * One binary judgment of a retrieve run, pushed by the judge as it ends (event retrieve/judgment),
+ * with the identity of the item judged; for the live list: the run's decisions (the result's
+ * `verdicts`) are the record.
  */
-export interface RetrievalJudgment {
+export interface RetrievalJudgment extends Omit<JudgedItem, 'subject'> {
   runId: string;
   taskId: string;
   /** The call's stage: one of JUDGE_STAGES (stages.ts). */
   stage: string;
+  /** What was judged: the item's `subject`. */
   item: string;
   verdict: 'yes' | 'no';
   read: JudgmentReading;
