@@ -167,7 +167,7 @@ export function createChatDomain(ctx: EngineContext, llm: Pick<ModelServices, 'c
             reader.release();
           }
         },
-        { repoId: info.id, conversationId: id },
+        { repoId: info.id, conversationId: id, question },
       );
       return { ...ctx.runs.started(runId, 'chat'), conversationId: id };
     },

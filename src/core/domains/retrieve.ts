@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { AppError, type Handlers } from '../../shared/contract';
-import type { RetrievalSummary, SymbolRole } from '../../shared/contract/retrieval';
+import type { RetrievalResult, RetrievalSummary, SymbolRole } from '../../shared/contract/retrieval';
 import type { LoadedConfig } from '../config/load';
 import { openRawDatabase } from '../db/raw';
 import type { EngineContext } from '../engine';
@@ -42,8 +42,8 @@ export function withModelOverride(loaded: LoadedConfig, model?: string, baseUrl?
  * enrichment present or an info line), task analysis (enriched only when a model is assigned to
  * task_analysis), the explicit stage list through the runner with a session per task (archived
  * into raw when the run ends), then the context package within the budget. Model calls and every
- * decision go to the repository's raw DB; judgments report progress per stage; the package comes
- * as retrieve/package.
+ * decision go to the repository's raw DB; judgments report progress per stage; the run's result is
+ * the package (also pushed as retrieve/package for one release).
  */
 export function createRetrieveHandlers(ctx: EngineContext, llm: Pick<ModelServices, 'client' | 'loadUserConfig' | 'router' | 'target'>): Pick<Handlers, 'retrieve/run'> {
   return {
@@ -74,7 +74,7 @@ export function createRetrieveHandlers(ctx: EngineContext, llm: Pick<ModelServic
       const { runId } = ctx.runs.start(
         'retrieve',
         `Retrieve · ${info.name}: ${task.slice(0, 60)}`,
-        async ({ runId, signal, progress }): Promise<RetrievalSummary> => {
+        async ({ runId, signal, progress }): Promise<RetrievalResult> => {
           const raw = openRawDatabase(repoPaths(ctx.ports.dataDir, info.id).raw);
           // The watch pushes each judgment the judge reports (retrieve/judgment) and reports progress per stage.
           const watch = new RetrieveWatch({ runId, taskId: id, stages, emit: (j) => ctx.events.emit('retrieve/judgment', j), progress });
@@ -128,14 +128,16 @@ export function createRetrieveHandlers(ctx: EngineContext, llm: Pick<ModelServic
               usage,
               config: { stages, ...(bc ? { contextWindow: bc.contextWindow, reservedTokens: bc.reservedTokens } : {}), safetyMargin: settings.safetyMargin, concurrency: settings.concurrency },
             };
-            ctx.events.emit('retrieve/package', { runId, repoId: info.id, taskId: id, package: pkg, summary, markdown: renderMarkdown(pkg), stages, verdicts: watch.verdicts });
-            return summary;
+            const result: RetrievalResult = { taskId: id, package: pkg, summary, markdown: renderMarkdown(pkg), stages, verdicts: watch.verdicts };
+            // Deprecated, for one release: clients read the run's result.
+            ctx.events.emit('retrieve/package', { runId, repoId: info.id, ...result });
+            return result;
           } finally {
             kb.close();
             raw.close();
           }
         },
-        { repoId: info.id },
+        { repoId: info.id, task },
       );
       return { ...ctx.runs.started(runId, 'retrieve'), taskId: id };
     },

@@ -37,7 +37,7 @@ function scriptedRun() {
       for (let text = await said(); text !== null; text = await said()) temp.core.events.emit('chat/token', { runId, conversationId: 'c-1', text });
       return { conversationId: 'c-1', messageId: 1 };
     },
-    { repoId: 'r-1', conversationId: 'c-1' },
+    { repoId: 'r-1', conversationId: 'c-1', question: 'What?' },
   );
   const settle = () => new Promise((resolve) => setImmediate(resolve));
   return {

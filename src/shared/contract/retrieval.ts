@@ -176,19 +176,22 @@ export const retrievalRequests = {
   ),
 } as const;
 
+/** What a retrieve run produces (its `RunResult`): the context package with its summary, markdown, stages and every decision. */
+export interface RetrievalResult {
+  taskId: string;
+  package: ContextPackage;
+  summary: RetrievalSummary;
+  markdown: string;
+  /** The stages that ran. */
+  stages?: RetrievalStageName[];
+  /** Every decision of the run with its model call, so each verdict can be opened in Logs. */
+  verdicts?: RetrievalVerdict[];
+}
+
 /** Events of a retrieve run. */
 export const retrievalEvents = {
-  'retrieve/package': event<{
-    runId: string;
-    repoId: string;
-    taskId: string;
-    package: ContextPackage;
-    summary: RetrievalSummary;
-    markdown: string;
-    /** The stages that ran. */
-    stages?: RetrievalStageName[];
-    /** Every decision of the run with its model call, so each verdict can be opened in Logs. */
-    verdicts?: RetrievalVerdict[];
-  } & Sequenced>()('The finished context package of a retrieve run'),
+  'retrieve/package': event<RetrievalResult & { runId: string; repoId: string } & Sequenced>()(
+    "The finished context package of a retrieve run. Deprecated, kept for one release: read the run's result (`RunResult<'retrieve'>`, run/finished or run/attach)",
+  ),
   'retrieve/judgment': event<RetrievalJudgment & Sequenced>()('One binary judgment of a retrieve run, as its model call ends'),
 } as const;

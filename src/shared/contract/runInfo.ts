@@ -15,11 +15,13 @@ export interface RunSubjects {
   pull: { model: string };
   /** `repoPath`: the repository's root (an evaluation needs no registered repository). */
   eval: { repoPath: string };
-  chat: { repoId: string; conversationId: string };
+  /** `question`: what was asked (a window that attaches to the run shows it). */
+  chat: { repoId: string; conversationId: string; question: string };
   plan: { repoId: string };
   bootstrap: { repoPath: string };
   summarize: { repoId: string };
-  retrieve: { repoId: string };
+  /** `task`: the task text (a window that attaches to the run shows it). */
+  retrieve: { repoId: string; task: string };
   /** `solveRunId`: the run resumed; absent for a new run, whose orchestrator id is its run id. */
   solve: { repoId: string; solveRunId?: string };
   enrich: { repoId: string };

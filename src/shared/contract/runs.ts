@@ -1,5 +1,5 @@
 import type { IndexSummary } from './repos';
-import type { RetrievalSummary } from './retrieval';
+import type { RetrievalResult } from './retrieval';
 import type { SolveOutcome } from './solve';
 import type { EnrichSummary } from './enrich';
 import type { LabelCounts } from './data';
@@ -42,8 +42,8 @@ export interface RunKinds {
   bootstrap: { subject: RunSubjects['bootstrap']; result: { dir: string; added: number; skipped: number; counts: Record<string, LabelCounts> } };
   /** The summary tree of a repository (RAPTOR): summaries per level, how many the model wrote and how many were kept. */
   summarize: { subject: RunSubjects['summarize']; result: { levels: Array<{ level: number; summaries: number }>; summarized: number; reused: number } };
-  /** One retrieval: task analysis → scope → precision → context package (event retrieve/package). */
-  retrieve: { subject: RunSubjects['retrieve']; result: RetrievalSummary };
+  /** One retrieval: task analysis → scope → precision → its product, the context package with its summary and decisions. */
+  retrieve: { subject: RunSubjects['retrieve']; result: RetrievalResult };
   /** A solve run (orchestrated, or one implement pass of a plan); progress steps are parts → steps → passes. */
   /** `solveRunId`: the run resumed; absent for a new run, whose orchestrator id is its run id. */
   solve: { subject: RunSubjects['solve']; result: SolveOutcome };
