@@ -84,4 +84,50 @@ test.describe('a second window attaches to a running run (cra serve, loopback mo
       await server.close();
     }
   });
+
+  test('a page opened while a chat answer streams shows the question, the sources and the answer so far, then the rest', async ({ page, context, pageErrors }) => {
+    test.setTimeout(120_000);
+    const server = await startModelServer();
+    let release: () => void = () => undefined;
+    const rest = new Promise<void>((resolve) => (release = resolve));
+    const served = await startServe({ OLLAMA_HOST: server.url });
+    try {
+      writeFileSync(join(served.app.dataDir, 'config.toml'), `[models]\nreasoning = "qwen3:0.6b"\ncoding = "qwen3:0.6b"\nbase_url = "${server.url}"\n`);
+      await page.goto(served.app.url);
+      await page.getByLabel('Repository folder path').fill(repo.dir);
+      await page.getByRole('button', { name: 'Add repository' }).click();
+      await expect(page.getByTestId('repo-row').getByTestId('repo-status')).toHaveText('ready', { timeout: 45_000 });
+      await page.getByRole('button', { name: 'Chat', exact: true }).click();
+      const main = page.getByRole('main', { name: 'Chat' });
+      await main.getByLabel('Retrieval mode').selectOption('keyword');
+      // The model streams its first words, then holds the rest until the test lets it go.
+      server.script.chat.push({ chunks: ['The price book ', 'keeps the prices.'], holdAfterFirst: rest });
+      await main.getByLabel('Question').fill('What is PriceBook?');
+      await main.getByRole('button', { name: 'Ask' }).click();
+      await expect(main.getByTestId('chat-answer')).toHaveText('The price book');
+
+      // A second window opens the conversation while the answer is held: all of it so far, from the run's log.
+      const second = await context.newPage();
+      await second.goto(served.app.url);
+      await second.getByRole('button', { name: 'Chat', exact: true }).click();
+      const other = second.getByRole('main', { name: 'Chat' });
+      await other.getByRole('navigation', { name: 'Conversations' }).getByRole('button', { name: 'What is PriceBook?' }).click();
+      const turn = other.getByTestId('chat-turn');
+      await expect(turn).toContainText('What is PriceBook?');
+      await expect(turn.getByTestId('chat-answer')).toHaveText('The price book');
+      await expect(turn.getByTestId('chat-sources')).toContainText(FIXTURE.functionFile);
+      await expect(other.getByRole('button', { name: 'Stop' })).toBeVisible();
+
+      // Then the rest, live, in both windows; the answer is whole and once.
+      release();
+      await expect(main.getByTestId('chat-answer')).toHaveText('The price book keeps the prices.');
+      await expect(turn.getByTestId('chat-answer')).toHaveText('The price book keeps the prices.');
+      await expect(other.getByTestId('chat-turn')).toHaveCount(1);
+      expect(pageErrors).toEqual([]);
+    } finally {
+      release();
+      await served.stop();
+      await server.close();
+    }
+  });
 });
