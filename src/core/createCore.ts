@@ -85,7 +85,7 @@ export function createCore(ports: HostPorts, options: CoreOptions = {}): Core {
     ...createSetupHandlers(context, llm),
     ...createLogsHandlers(context, llm),
     ...createConfigHandlers(llm),
-    ...createRepoHandlers(repos),
+    ...createRepoHandlers(repos, runs),
     ...createEvalHandlers(context),
     ...search.handlers,
     ...chat.handlers,

@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AppError, requests, type RequestKey } from '../../shared/contract';
+import { AppError, requests, type RequestKey, type RunAttachment, type RunStarted } from '../../shared/contract';
 import { createChatRepo } from '../testing/chatRepo';
 import type { TestRepo } from '../testing/gitRepo';
 import { OllamaTestServer } from '../testing/ollamaTestServer';
@@ -52,10 +52,11 @@ async function call<K extends RequestKey>(key: K, overrides: Record<string, unkn
   return envelope.value;
 }
 
-/** Wait for a run a request started; its outcome must be a success. */
+/** Wait for a run a request started (it returns the run's record, and `runId` for one release); its outcome must be a success. */
 async function finished(value: unknown): Promise<unknown> {
-  const runId = (value as { runId: string }).runId;
-  return temp.core.runs.wait(runId);
+  const { run, runId } = value as RunStarted;
+  expect(run).toMatchObject({ runId, status: 'running', startedAt: expect.any(String), subject: expect.any(Object) });
+  return temp.core.runs.wait(run.runId);
 }
 
 /** Task analysis and implement passes answered by their prompt; other calls take the queue. */
@@ -78,6 +79,7 @@ beforeAll(async () => {
   const added = await temp.core.handlers['repos/add']({ path: repo.root });
   await temp.core.runs.wait(added.runId);
   ids.repoId = added.repo.id;
+  ids.indexRun = added.runId;
 }, 120_000);
 
 afterAll(async () => {
@@ -262,6 +264,13 @@ step('run/cancel', async () => {
   const { runId, done } = temp.core.runs.start('pull', 'a job to cancel', waitForCancel, { model: 'x' });
   expect(await call('run/cancel', { runId })).toEqual({ cancelled: true });
   await expect(done).rejects.toMatchObject({ code: 'CANCELLED' });
+});
+step('run/attach', async () => {
+  const { run, events, lastSeq, result } = (await call('run/attach', { runId: ids.indexRun })) as RunAttachment;
+  expect(run).toMatchObject({ runId: ids.indexRun, kind: 'index', status: 'done' });
+  expect(events.map((e) => e.seq)).toEqual(Array.from({ length: lastSeq }, (_, i) => i + 1));
+  expect([events[0]?.event, events.at(-1)?.event]).toEqual(['run/started', 'run/finished']);
+  expect(result).toMatchObject({ durationMs: expect.any(Number) });
 });
 step('repos/add', async () => {
   await finished(await call('repos/add', { path: spare.root }));

@@ -167,9 +167,9 @@ export function createChatDomain(ctx: EngineContext, llm: Pick<ModelServices, 'c
             reader.release();
           }
         },
-        { repoId: info.id, conversationId: id },
+        { repoId: info.id, conversationId: id, question },
       );
-      return { runId, conversationId: id };
+      return { ...ctx.runs.started(runId, 'chat'), conversationId: id };
     },
     'chat/history': async ({ repoId, conversationId }) => {
       const { info } = openIndexedRepo(ctx, { repoId });

@@ -35,9 +35,9 @@ export function createDataHandlers(ctx: EngineContext, llm: Pick<ModelServices, 
     'data/bootstrap': async ({ repoPath, commits }) => {
       // A typo fails the request, not a background job.
       const root = await repositoryRoot(isApp ? appPath(repoPath, 'repository') : repoPath);
-      return { runId: startBootstrap(ctx.runs, { dataDir, repoPath: root, ...(commits ? { commits } : {}) }).runId };
+      return ctx.runs.started(startBootstrap(ctx.runs, { dataDir, repoPath: root, ...(commits ? { commits } : {}) }).runId, 'bootstrap');
     },
-    'data/trainPlan': async ({ out, force }) => ({ runId: startTrainPlan(ctx.runs, llm.client, { dataDir, ...(out ? { out: isApp ? appPath(out, 'file') : out } : {}), ...(force ? { force } : {}) }).runId }),
-    'data/curate': async ({ plan, out }) => ({ runId: startCurate(ctx.runs, { dataDir, planFile: isApp ? appPath(plan, 'file') : plan, ...(out ? { out: isApp ? appPath(out, 'folder') : out } : {}) }).runId }),
+    'data/trainPlan': async ({ out, force }) => ctx.runs.started(startTrainPlan(ctx.runs, llm.client, { dataDir, ...(out ? { out: isApp ? appPath(out, 'file') : out } : {}), ...(force ? { force } : {}) }).runId, 'train-plan'),
+    'data/curate': async ({ plan, out }) => ctx.runs.started(startCurate(ctx.runs, { dataDir, planFile: isApp ? appPath(plan, 'file') : plan, ...(out ? { out: isApp ? appPath(out, 'folder') : out } : {}) }).runId, 'curate-data'),
   };
 }

@@ -64,7 +64,7 @@ export function createEnrichHandlers(ctx: EngineContext, llm: Pick<ModelServices
         },
         { repoId: info.id },
       );
-      return { runId };
+      return ctx.runs.started(runId, 'enrich');
     },
   };
 }

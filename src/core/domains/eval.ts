@@ -43,7 +43,7 @@ export function createEvalHandlers(ctx: EngineContext): EvalHandlers {
         });
         return { reportId: report.id, file };
       }, { repoPath: root });
-      return { runId };
+      return ctx.runs.started(runId, 'eval');
     },
   };
 }

@@ -49,7 +49,7 @@ export function createSetupHandlers(ctx: EngineContext, llm: ModelServices): Set
         ctx.events.emit('models/serverStatus', await llm.lifecycle.check());
         return result;
       }, { provider: plan.provider ?? 'none' });
-      return { runId };
+      return ctx.runs.started(runId, 'setup');
     },
     'models/check': async ({ repoPath, stage, model, n }) => {
       const isApp = ctx.ports.host === 'electron' || ctx.ports.host === 'serve';
@@ -60,7 +60,7 @@ export function createSetupHandlers(ctx: EngineContext, llm: ModelServices): Set
         const results = await checkModels({ repoPath: root, dataDir: ctx.ports.dataDir, llm: llm.client, n, runId: run.runId, signal: run.signal, ...(stage ? { stages: [stage] } : {}), ...(model ? { model } : {}), onProgress: (p) => run.progress(p) });
         return { results };
       }, { repoPath: root });
-      return { runId };
+      return ctx.runs.started(runId, 'model-check');
     },
     'models/checks': async ({ repoPath }) => ({ results: readChecks(ctx.ports.dataDir, repoPath) }),
   };

@@ -66,7 +66,7 @@ export function createPlansHandlers(ctx: EngineContext, llm: Pick<ModelServices,
         },
         { repoId: info.id },
       );
-      return { runId };
+      return ctx.runs.started(runId, 'plan');
     },
     'plans/list': async ({ repoId }) => {
       const { info } = openIndexedRepo(ctx, { repoId });

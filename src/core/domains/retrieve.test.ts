@@ -51,6 +51,11 @@ describe('retrieve domain (the Context inspector’s run)', () => {
     expect(scope.find((j) => j.item === 'cli.py')).toMatchObject({ verdict: 'yes', read: 'json', runId, taskId });
     expect(scope.filter((j) => j.item !== 'cli.py').every((j) => j.verdict === 'no')).toBe(true);
     expect(seen.judgments.some((j) => j.stage === 'precision_pass1' && /^(config|app|cli)\.py:/.test(j.item))).toBe(true);
+    // The judge names the item it judged (not read back from the prompt): a file by its path, a symbol by its path and qualified name.
+    expect(scope.find((j) => j.item === 'cli.py')).toMatchObject({ subjectKind: 'file', path: 'cli.py' });
+    const symbols = seen.judgments.filter((j) => j.stage === 'precision_pass1');
+    expect(symbols.length).toBeGreaterThan(0);
+    for (const j of symbols) expect(j).toMatchObject({ subjectKind: 'symbol', path: expect.stringMatching(/\.py$/), symbol: expect.any(String), item: `${j.path}:${j.symbol}` });
     // Each judgment names the call the Logs page opens, in the repository's log, with the same stage.
     for (const j of seen.judgments) {
       const call = await core.handlers['logs/get']({ repoId, id: j.callId! });
@@ -63,6 +68,8 @@ describe('retrieve domain (the Context inspector’s run)', () => {
     const appVerdict = pkg!.verdicts!.find((v) => v.stage === 'scope' && v.subject === 'cli.py');
     expect(appVerdict).toMatchObject({ subjectKind: 'file', decision: 'included', verdict: 'yes', read: 'json', callId: scope.find((j) => j.item === 'cli.py')!.callId });
     expect(pkg!.verdicts!.filter((v) => v.verdict !== undefined)).toHaveLength(seen.judgments.length);
+    // Counted from the judge's reports: one per judgment pushed (no call failed here).
+    expect(pkg!.summary.judgments).toBe(seen.judgments.length);
 
     const last = seen.progress.filter((p) => p.runId === runId).at(-1)!;
     const steps = Object.fromEntries(last.steps!.map((s) => [s.id, s]));

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { AppError, type Handlers } from '../../shared/contract';
-import type { RetrievalSummary, SymbolRole } from '../../shared/contract/retrieval';
-import { JUDGE_STAGES } from '../../shared/contract/stages';
+import type { RetrievalResult, RetrievalSummary, SymbolRole } from '../../shared/contract/retrieval';
 import type { LoadedConfig } from '../config/load';
 import { openRawDatabase } from '../db/raw';
 import type { EngineContext } from '../engine';
@@ -43,8 +42,8 @@ export function withModelOverride(loaded: LoadedConfig, model?: string, baseUrl?
  * enrichment present or an info line), task analysis (enriched only when a model is assigned to
  * task_analysis), the explicit stage list through the runner with a session per task (archived
  * into raw when the run ends), then the context package within the budget. Model calls and every
- * decision go to the repository's raw DB; judgments report progress per stage; the package comes
- * as retrieve/package.
+ * decision go to the repository's raw DB; judgments report progress per stage; the run's result is
+ * the package (also pushed as retrieve/package for one release).
  */
 export function createRetrieveHandlers(ctx: EngineContext, llm: Pick<ModelServices, 'client' | 'loadUserConfig' | 'router' | 'target'>): Pick<Handlers, 'retrieve/run'> {
   return {
@@ -75,11 +74,11 @@ export function createRetrieveHandlers(ctx: EngineContext, llm: Pick<ModelServic
       const { runId } = ctx.runs.start(
         'retrieve',
         `Retrieve · ${info.name}: ${task.slice(0, 60)}`,
-        async ({ runId, signal, progress }): Promise<RetrievalSummary> => {
+        async ({ runId, signal, progress }): Promise<RetrievalResult> => {
           const raw = openRawDatabase(repoPaths(ctx.ports.dataDir, info.id).raw);
-          // The watch pushes each judgment as it is logged (retrieve/judgment) and reports progress per stage.
+          // The watch pushes each judgment the judge reports (retrieve/judgment) and reports progress per stage.
           const watch = new RetrieveWatch({ runId, taskId: id, stages, emit: (j) => ctx.events.emit('retrieve/judgment', j), progress });
-          const log = watch.wrap(new RawCallLog(raw));
+          const log = new RawCallLog(raw);
           const decisions = new RawDecisionLog(raw);
           try {
             progress({ phase: 'task analysis', done: 0 });
@@ -97,7 +96,7 @@ export function createRetrieveHandlers(ctx: EngineContext, llm: Pick<ModelServic
                 kb, llm: client, decisions, runId, log, signal, readSource, sessionsDir: repoPaths(ctx.ports.dataDir, info.id).sessions,
                 concurrency: settings.concurrency, safetyMargin: settings.safetyMargin,
                 onStage: (name, context) => watch.stageEnded(name, context),
-                onJudged: (stage, n, total) => watch.judged(stage, n, total),
+                onJudged: (stage, n, total, judged) => watch.judged(stage, n, total, judged),
               },
               raw,
             ).catch((error: unknown) => {
@@ -122,23 +121,25 @@ export function createRetrieveHandlers(ctx: EngineContext, llm: Pick<ModelServic
               tokensUsed: pkg.budget.used,
               budget: budgetTokens,
               dropped: pkg.dropped.length,
-              judgments: raw.prepare(`select count(*) from model_calls where run_id = ? and stage in (${JUDGE_STAGES.map(() => '?').join(', ')})`).pluck().get(runId, ...JUDGE_STAGES) as number,
+              judgments: watch.judgments,
               analysis: { enrichment: e.status, ...(e.status !== 'ok' ? { reason: e.reason } : {}) },
               info: checks.info,
               stages: done.result.stages.map(({ usage: _u, ...s }) => s),
               usage,
               config: { stages, ...(bc ? { contextWindow: bc.contextWindow, reservedTokens: bc.reservedTokens } : {}), safetyMargin: settings.safetyMargin, concurrency: settings.concurrency },
             };
-            ctx.events.emit('retrieve/package', { runId, repoId: info.id, taskId: id, package: pkg, summary, markdown: renderMarkdown(pkg), stages, verdicts: watch.verdicts });
-            return summary;
+            const result: RetrievalResult = { taskId: id, package: pkg, summary, markdown: renderMarkdown(pkg), stages, verdicts: watch.verdicts };
+            // Deprecated, for one release: clients read the run's result.
+            ctx.events.emit('retrieve/package', { runId, repoId: info.id, ...result });
+            return result;
           } finally {
             kb.close();
             raw.close();
           }
         },
-        { repoId: info.id },
+        { repoId: info.id, task },
       );
-      return { runId, taskId: id };
+      return { ...ctx.runs.started(runId, 'retrieve'), taskId: id };
     },
   };
 }

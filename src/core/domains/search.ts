@@ -73,7 +73,7 @@ export function createSearchDomain(ctx: EngineContext, options: SearchDomainOpti
       const note = coverageNote(requested === 'auto' ? 'keyword' : requested, outcome.mode, outcome.vectorCoverage, scheduler.isRunning(repoId));
       return { ...outcome, tookMs: Math.round((performance.now() - started) * 10) / 10, ...(note ? { note } : {}) };
     },
-    'search/embed': async ({ repoId }) => ({ runId: startEmbedding(repoId) }),
+    'search/embed': async ({ repoId }) => ctx.runs.started(startEmbedding(repoId), 'embed'),
     'search/status': async ({ repoId }) => {
       const kb = readers.get(repoId, curatedOf(repoId));
       return { repoId, chunks: kb.searchIndex.chunkCount(), embedders: kb.embedders(), defaultEmbedderId: getEmbedder().id, autoEmbed: scheduler.autoEmbedding, embedding: scheduler.isRunning(repoId) };

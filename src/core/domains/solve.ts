@@ -88,7 +88,7 @@ export function createSolveDomain(ctx: EngineContext, llm: Pick<ModelServices, '
         },
         resume ? { repoId: info.id, solveRunId: resume } : { repoId: info.id },
       );
-      return { runId, solveRunId: resume ?? runId };
+      return { ...ctx.runs.started(runId, 'solve'), solveRunId: resume ?? runId };
     },
     'solve/get': async ({ repoId, solveRunId }) => {
       const { info } = openIndexedRepo(ctx, { repoId });

@@ -73,7 +73,7 @@ export function createSummariesDomain(ctx: EngineContext, llm: Pick<ModelService
   });
   return {
     handlers: {
-      'summaries/build': async ({ repoId }) => ({ runId: start(repoId) }),
+      'summaries/build': async ({ repoId }) => ctx.runs.started(start(repoId), 'summarize'),
       'summaries/status': async ({ repoId }) => {
         const { info } = openIndexedRepo(ctx, { repoId });
         const file = summariesFile(repoPaths(ctx.ports.dataDir, info.id).dir);

@@ -12,6 +12,7 @@ import type { KnowledgeBase } from '../kb/knowledgeBase';
 import type { LlmClient } from '../llm/client';
 import type { CallLogger } from '../llm/types';
 import type { DecisionSink } from './decisionLog';
+import type { OnJudged } from './judge';
 import { buildPackage } from './package';
 import { RetrievalSession, sweepAbandonedSessions } from './session';
 import { runPipeline, type PipelineResult, type RetrievalStage, type StageContext } from './stage';
@@ -93,7 +94,7 @@ export interface RetrievalDeps {
    * every session file in the folder, that caller's own open ones included.
    */
   sweep?: boolean;
-  onJudged?: (stage: string, done: number, total: number) => void;
+  onJudged?: OnJudged;
   onStage?: (name: string, context: StageContext) => void;
   onStageStart?: (name: string) => void;
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { event, request } from './define';
+import type { RunStarted, Sequenced } from './runInfo';
 import type { Reason } from './reasons';
 import { pipelineNameSchema, type RepoInfo } from './repos';
 
@@ -226,7 +227,7 @@ const conversationId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, { error: 'conve
 
 /** Requests of the chat domain. */
 export const chatRequests = {
-  'chat/ask': request<{ runId: string; conversationId: string }>()(
+  'chat/ask': request<RunStarted<'chat'> & { conversationId: string }>()(
     'Ask a question about a repository: starts a `chat` run that emits chat/sources, chat/token… and chat/done',
     () => z.object({
       repoId: z.string().min(1),
@@ -325,11 +326,11 @@ export interface ChatPipelineInfo {
 
 /** Events of a chat run, in this order per turn: sources, tokens, done. */
 export const chatEvents = {
-  'chat/sources': event<{ runId: string; repoId: string; conversationId: string; sources: ChatSource[]; trace: ChatTrace; round?: number }>()(
+  'chat/sources': event<{ runId: string; repoId: string; conversationId: string; sources: ChatSource[]; trace: ChatTrace; round?: number } & Sequenced>()(
     'The evidence of a turn, before the answer; sent again (round 1, 2, …) when a follow-up request of the answer model retrieved more',
   ),
-  'chat/token': event<{ runId: string; conversationId: string; text: string }>()('A piece of the answer as the model streams it (thinking removed)'),
-  'chat/done': event<{ runId: string; repoId: string; conversationId: string; message: ChatMessage }>()('The stored answer with its citations (also after a failure or Stop)'),
+  'chat/token': event<{ runId: string; conversationId: string; text: string } & Sequenced>()('A piece of the answer as the model streams it (thinking removed)'),
+  'chat/done': event<{ runId: string; repoId: string; conversationId: string; message: ChatMessage } & Sequenced>()('The stored answer with its citations (also after a failure or Stop)'),
 } as const;
 
 /** `[path:12]` or `[path:12-30]` (an en dash too); a path has no spaces, brackets or colons. */

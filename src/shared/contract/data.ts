@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { request } from './define';
+import type { RunStarted } from './runInfo';
 
 /** Examples of a stage, and the yes / no among them (an execute example is neither). */
 export interface LabelCounts {
@@ -110,17 +111,17 @@ export const dataRequests = {
     () => z.object({ dataset: datasetId, dest: z.string().min(1).max(4096) }).strict(),
     { dataset: 'bootstrap-app', dest: '/tmp/export' },
   ),
-  'data/bootstrap': request<{ runId: string }>()(
+  'data/bootstrap': request<RunStarted<'bootstrap'>>()(
     'Start a bootstrap run (synthetic training pairs from a repository history; a `bootstrap` job).',
     () => z.object({ repoPath: z.string().min(1).max(4096), commits: z.number().int().min(1).max(10_000).optional() }).strict(),
     { repoPath: '/path/to/repo', commits: 20 },
   ),
-  'data/trainPlan': request<{ runId: string }>()(
+  'data/trainPlan': request<RunStarted<'train-plan'>>()(
     'Start a train-plan run: statistics of the log and the bootstrap datasets, then the reasoning model writes a training plan (saved under training/plans, or to `out`: an existing file is refused unless `force`). Refused on an empty log.',
     () => z.object({ out: z.string().min(1).max(4096).optional(), force: z.boolean().optional() }).strict(),
     {},
   ),
-  'data/curate': request<{ runId: string }>()(
+  'data/curate': request<RunStarted<'curate-data'>>()(
     'Start a curate-data run: training files per stage selected by a training plan file (written into `out`, default datasets/curated-<plan id>).',
     () => z.object({ plan: z.string().min(1).max(4096), out: z.string().min(1).max(4096).optional() }).strict(),
     { plan: '/path/to/plan.json' },

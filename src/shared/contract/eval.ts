@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { request } from './define';
+import type { RunStarted } from './runInfo';
 
 /** One evaluation task: a task text, the commit it starts from, and the files that answer it. */
 export interface EvalTask {
@@ -255,7 +256,7 @@ export const evalRequests = {
     () => z.object({ id: z.string().regex(/^[\w.-]{1,100}$/, 'a report id: letters, digits, dot, dash, underscore') }).strict(),
     { id: 'report-does-not-exist' },
   ),
-  'eval/start': request<{ runId: string }>()(
+  'eval/start': request<RunStarted<'eval'>>()(
     'Mine tasks from a repository history and measure the search against a BM25 reference; progress per task.',
     () => z
       .object({

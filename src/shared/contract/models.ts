@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { event, request } from './define';
+import type { RunStarted, Sequenced } from './runInfo';
 import { MODEL_STAGES } from './stages';
 
 /** The stages a model can be assigned to live in stages.ts, with the pipeline's other stage lists. */
@@ -228,7 +229,7 @@ export const modelsRequests = {
   'models/list': request<{ models: InstalledModel[] }>()('Installed models with size, family, parameters, quantization, context length, loaded.', () => z.object({}).strict(), {}),
   'models/show': request<ModelDetails>()('Details of one installed model.', () => z.object({ name: modelName }).strict(), { name: 'clean-room-example:none' }),
   'models/ps': request<{ models: LoadedModel[] }>()('Models loaded in memory.', () => z.object({}).strict(), {}),
-  'models/pull': request<{ runId: string }>()(
+  'models/pull': request<RunStarted<'pull'>>()(
     'Download a model; progress arrives as models/pullProgress and run/progress; cancel with run/cancel; pulling again resumes.',
     () => z.object({ name: modelName }).strict(),
     { name: 'clean-room-example:none' },
@@ -271,12 +272,12 @@ export const modelsRequests = {
     () => z.object({}).strict(),
     {},
   ),
-  'models/setup': request<{ runId: string }>()(
+  'models/setup': request<RunStarted<'setup'>>()(
     'Download the proposed models (those not on disk) and assign them to every stage; progress as run/progress; cancel with run/cancel.',
     () => z.object({}).strict(),
     {},
   ),
-  'models/check': request<{ runId: string }>()(
+  'models/check': request<RunStarted<'model-check'>>()(
     'Check the assigned models on a repository: labelled judgments from its own history, run through each judging stage\'s model; figures stored per (stage, model, repository).',
     () => z
       .object({
@@ -303,5 +304,5 @@ export const modelsRequests = {
 /** Model manager events. */
 export const modelsEvents = {
   'models/serverStatus': event<ModelServerStatus>()('The model server state changed.'),
-  'models/pullProgress': event<ModelPullProgress>()('Progress of a pull, summed over layers.'),
+  'models/pullProgress': event<ModelPullProgress & Sequenced>()('Progress of a pull, summed over layers.'),
 } as const;

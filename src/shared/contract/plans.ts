@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { request } from './define';
+import type { RunStarted } from './runInfo';
 
 /**
  * Plans (docs/design.md, Plan mode): a structured artifact that says which files
@@ -128,7 +129,7 @@ const EXAMPLE_PLAN = {
 } satisfies z.input<typeof planSchema>;
 
 export const plansRequests = {
-  'plans/create': request<{ runId: string }>()(
+  'plans/create': request<RunStarted<'plan'>>()(
     'Plan a coding task on a repository: starts a `plan` run whose result names the saved plan',
     () => z.object({
       repoId: z.string().min(1),

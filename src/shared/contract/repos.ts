@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { event, request } from './define';
+import type { RunStarted } from './runInfo';
 
 /** Lifecycle of a registered repository's index. */
 export type RepoStatus = 'new' | 'indexing' | 'ready' | 'failed';
@@ -151,7 +152,7 @@ export const reposRequests = {
   'repos/get': request<RepoInfo>()('One registered repository; NOT_FOUND when unknown.', () => z.object({ repoId }).strict(), {
     repoId: 'repo-does-not-exist',
   }),
-  'repos/add': request<{ repo: RepoInfo; runId: string }>()(
+  'repos/add': request<RunStarted<'index'> & { repo: RepoInfo }>()(
     'Register a folder (must exist, be a directory and be readable) and start indexing it; an already registered path is re-indexed (`full` re-parses everything).',
     () => z.object({ path: z.string().min(1).max(4096), watch: z.boolean().optional(), full: z.boolean().optional() }).strict(),
     { path: '/nonexistent/clean-room-example-repository' },
@@ -161,7 +162,7 @@ export const reposRequests = {
     () => z.object({ repoId }).strict(),
     { repoId: 'repo-does-not-exist' },
   ),
-  'repos/reindex': request<{ runId: string }>()(
+  'repos/reindex': request<RunStarted<'index'>>()(
     'Re-index a repository (incremental unless `full`).',
     () => z.object({ repoId, full: z.boolean().default(false) }).strict(),
     { repoId: 'repo-does-not-exist' },

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { event, request } from './define';
+import type { RunStarted, Sequenced } from './runInfo';
 import { modelNameSchema } from './models';
 import type { Reason } from './reasons';
 import { DEFAULT_RETRIEVAL_STAGES, RETRIEVAL_STAGE_NAMES, type RetrievalStageName } from './stages';
@@ -88,16 +89,29 @@ export { DEFAULT_RETRIEVAL_STAGES, RETRIEVAL_STAGE_NAMES, type RetrievalStageNam
 /** How a judge's answer was read (`next-token`: from the next-token distribution, nothing generated; `default-deny`: neither yes nor no, so no). */
 export type JudgmentReading = 'exact' | 'lenient' | 'json' | 'next-token' | 'default-deny';
 
+/** What one judgment was about, as the stage that asked knew it (not read back from the prompt). */
+export interface JudgedItem {
+  /** A file (scope, precision_file), a symbol (precision passes), a group of symbols past precision's caps, a pair of files (similarity). */
+  subjectKind: 'file' | 'symbol' | 'group' | 'pair';
+  /** The file; the first file of a pair. */
+  path: string;
+  /** A symbol's qualified name. */
+  symbol?: string;
+  /** As the run's decisions name it: a path, `path:qualified.name`, `path (n symbols)`, `a|b`. */
+  subject: string;
+}
+
 /**
- * One binary judgment of a retrieve run, pushed as its model call ends (event retrieve/judgment).
- * `item` is what was judged as the prompt named it (a path, or `path:qualified.name`), for the
- * live list only: the run's decisions (retrieve/package `verdicts`) are the record.
+ * One binary judgment of a retrieve run, pushed by the judge as it ends (event retrieve/judgment),
+ * with the identity of the item judged; for the live list: the run's decisions (the result's
+ * `verdicts`) are the record.
  */
-export interface RetrievalJudgment {
+export interface RetrievalJudgment extends Omit<JudgedItem, 'subject'> {
   runId: string;
   taskId: string;
   /** The call's stage: one of JUDGE_STAGES (stages.ts). */
   stage: string;
+  /** What was judged: the item's `subject`. */
   item: string;
   verdict: 'yes' | 'no';
   read: JudgmentReading;
@@ -127,7 +141,7 @@ const tokens = (what: string) => z.number().int({ error: `${what} must be a whol
 
 /** Requests of retrieval. */
 export const retrievalRequests = {
-  'retrieve/run': request<{ runId: string; taskId: string }>()(
+  'retrieve/run': request<RunStarted<'retrieve'> & { taskId: string }>()(
     'Build the context package for a task: starts a `retrieve` run (task analysis → scope → precision → package) that emits retrieve/package',
     () => z.object({
       repoId: z.string().min(1),
@@ -162,19 +176,22 @@ export const retrievalRequests = {
   ),
 } as const;
 
+/** What a retrieve run produces (its `RunResult`): the context package with its summary, markdown, stages and every decision. */
+export interface RetrievalResult {
+  taskId: string;
+  package: ContextPackage;
+  summary: RetrievalSummary;
+  markdown: string;
+  /** The stages that ran. */
+  stages?: RetrievalStageName[];
+  /** Every decision of the run with its model call, so each verdict can be opened in Logs. */
+  verdicts?: RetrievalVerdict[];
+}
+
 /** Events of a retrieve run. */
 export const retrievalEvents = {
-  'retrieve/package': event<{
-    runId: string;
-    repoId: string;
-    taskId: string;
-    package: ContextPackage;
-    summary: RetrievalSummary;
-    markdown: string;
-    /** The stages that ran. */
-    stages?: RetrievalStageName[];
-    /** Every decision of the run with its model call, so each verdict can be opened in Logs. */
-    verdicts?: RetrievalVerdict[];
-  }>()('The finished context package of a retrieve run'),
-  'retrieve/judgment': event<RetrievalJudgment>()('One binary judgment of a retrieve run, as its model call ends'),
+  'retrieve/package': event<RetrievalResult & { runId: string; repoId: string } & Sequenced>()(
+    "The finished context package of a retrieve run. Deprecated, kept for one release: read the run's result (`RunResult<'retrieve'>`, run/finished or run/attach)",
+  ),
+  'retrieve/judgment': event<RetrievalJudgment & Sequenced>()('One binary judgment of a retrieve run, as its model call ends'),
 } as const;

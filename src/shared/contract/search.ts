@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { request } from './define';
+import type { RunStarted } from './runInfo';
 import type { Reason } from './reasons';
 
 /**
@@ -97,7 +98,7 @@ export const searchRequests = {
       .strict(),
     { repoId: 'repo-does-not-exist', query: 'parse config file', limit: 10 },
   ),
-  'search/embed': request<{ runId: string }>()(
+  'search/embed': request<RunStarted<'embed'>>()(
     'Embed the chunks that have no vector yet for the default embedder (incremental, cancellable run of kind `embed`).',
     () => z.object({ repoId }).strict(),
     { repoId: 'repo-does-not-exist' },

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { request } from './define';
+import type { RunStarted } from './runInfo';
 import { planSchema } from './plans';
 import type { ContextPackage } from './retrieval';
 
@@ -188,7 +189,7 @@ const runIdSchema = z.string().regex(/^[A-Za-z0-9_-]{1,80}$/, { error: 'a solve 
 
 /** Requests of the solve domain. */
 export const solveRequests = {
-  'solve/run': request<{ runId: string; solveRunId: string }>()(
+  'solve/run': request<RunStarted<'solve'> & { solveRunId: string }>()(
     'Solve a task on a repository in an isolated worktree: with `plan`, one implement pass; else the orchestrator (meta-plan → part plans → steps → adjustments); `resume` continues an interrupted run from its last completed step',
     () => z
       .object({

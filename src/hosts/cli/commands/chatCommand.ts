@@ -1,9 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import { InvalidArgumentError } from 'commander';
 import type * as ChatDomain from '../../../core/domains/chat';
 import type { ChatMode } from '../../../shared/contract';
 import { AppError } from '../../../shared/contract/errors';
 import { printable } from '../../../shared/printable';
+import { followRun, type FollowedRun, type RunEvent } from '../../../shared/runStream';
 import { openRepo, type CliContext, type CommandModule } from '../context';
 import { detectLanguageAhead, type LanguageAhead } from '../languageAhead';
 
@@ -107,55 +107,52 @@ export const registerChat: CommandModule = (program, ctx) => {
       const detected = await ahead?.result;
 
       const out = (line: object) => process.stdout.write(`${JSON.stringify(line)}\n`);
-      // Events are matched by conversation, whose id is made here: the first events of the run may
-      // come before chat/ask returns the run id.
-      const conversationId = opts.conversation ?? `c-${randomUUID()}`;
       let runId: string | undefined;
       // Notes printed with the sources are not printed again at the end.
       const noted = new Set<string>();
-      const stops = [
-        engine.on('chat/sources', (e) => {
-          if (e.conversationId !== conversationId) return;
-          if (opts.json) return out({ type: 'sources', sources: e.sources, trace: e.trace, ...(e.round ? { round: e.round } : {}) });
-          const route = e.trace.route;
-          const round = e.trace.rounds?.at(-1);
-          if (e.round) process.stderr.write(`Follow-up ${e.round}: the model asked for “${printable(round?.request ?? '')}”\n`);
-          else process.stderr.write(`Route: ${route.mode} “${printable(route.query)}”${route.reason ? ` (fallback: ${printable(route.reason)})` : ''} · ${e.trace.intent} · ${round?.searchMode ?? e.trace.searchMode}\n`);
-          for (const note of e.round ? (round?.notes ?? []) : e.trace.notes) {
-            noted.add(e.round ? `Round ${e.round}: ${note}` : note);
+      const show = (e: RunEvent) => {
+        if (e.event === 'chat/sources') {
+          const p = e.payload;
+          if (opts.json) return out({ type: 'sources', sources: p.sources, trace: p.trace, ...(p.round ? { round: p.round } : {}) });
+          const route = p.trace.route;
+          const round = p.trace.rounds?.at(-1);
+          if (p.round) process.stderr.write(`Follow-up ${p.round}: the model asked for “${printable(round?.request ?? '')}”\n`);
+          else process.stderr.write(`Route: ${route.mode} “${printable(route.query)}”${route.reason ? ` (fallback: ${printable(route.reason)})` : ''} · ${p.trace.intent} · ${round?.searchMode ?? p.trace.searchMode}\n`);
+          for (const note of p.round ? (round?.notes ?? []) : p.trace.notes) {
+            noted.add(p.round ? `Round ${p.round}: ${note}` : note);
             process.stderr.write(`Note: ${printable(note)}\n`);
           }
-          process.stderr.write(`Sources: ${e.sources.map((s) => `${printable(s.path)}:${s.startLine}-${s.endLine}`).join('  ') || '(none)'}\n\n`);
-        }),
-        engine.on('chat/token', (e) => {
-          if (e.conversationId !== conversationId) return;
-          if (opts.json) out({ type: 'token', text: e.text });
-          else process.stdout.write(printable(e.text, { multiline: true }));
-        }),
-        engine.on('chat/done', (e) => {
-          if (e.conversationId !== conversationId) return;
-          if (opts.json) return out({ type: 'done', message: e.message });
+          process.stderr.write(`Sources: ${p.sources.map((s) => `${printable(s.path)}:${s.startLine}-${s.endLine}`).join('  ') || '(none)'}\n\n`);
+        } else if (e.event === 'chat/token') {
+          if (opts.json) out({ type: 'token', text: e.payload.text });
+          else process.stdout.write(printable(e.payload.text, { multiline: true }));
+        } else if (e.event === 'chat/done') {
+          const message = e.payload.message;
+          if (opts.json) return out({ type: 'done', message });
           process.stdout.write('\n');
-          const trace = e.message.trace;
+          const trace = message.trace;
           const later = (trace?.notes ?? []).filter((n) => !noted.has(n));
           for (const note of later) process.stderr.write(`Note: ${printable(note)}\n`);
           if (trace?.calls?.length) process.stderr.write(`Model calls: ${trace.calls.map((c) => `${c.purpose}${c.callId !== undefined ? ` #${c.callId}` : ''}`).join(', ')}\n`);
-          const flagged = (e.message.citations ?? []).filter((c) => c.status === 'unverified');
+          const flagged = (message.citations ?? []).filter((c) => c.status === 'unverified');
           if (flagged.length) process.stderr.write(`Unverified citations (no such file or lines): ${flagged.map((c) => printable(c.text)).join(' ')}\n`);
-          process.stderr.write(`Conversation: ${e.message.conversationId}\n`);
-        }),
-      ];
+          process.stderr.write(`Conversation: ${message.conversationId}\n`);
+        }
+      };
       const stop = () => {
         if (runId) engine.cancel(runId);
       };
       process.once('SIGINT', stop);
+      let followed: FollowedRun | undefined;
       try {
-        const started = await engine.request('chat/ask', { repoId: repo.id, question, conversationId, mode: opts.mode, ...(opts.language ? { language: opts.language } : {}), ...(detected ? { detected } : {}), ...(opts.pipeline ? { pipeline: opts.pipeline } : {}) });
-        runId = started.runId;
+        // A new conversation is named by the engine; the run's events so far come from its log, then live.
+        const started = await engine.request('chat/ask', { repoId: repo.id, question, ...(opts.conversation ? { conversationId: opts.conversation } : {}), mode: opts.mode, ...(opts.language ? { language: opts.language } : {}), ...(detected ? { detected } : {}), ...(opts.pipeline ? { pipeline: opts.pipeline } : {}) });
+        runId = started.run.runId;
+        followed = await followRun({ attach: (id, afterSeq) => engine.request('run/attach', { runId: id, afterSeq }), subscribe: (event, listener) => engine.on(event, listener) }, runId, show);
         await engine.wait(runId);
       } finally {
         process.removeListener('SIGINT', stop);
-        stops.forEach((s) => s());
+        followed?.stop();
         await engine.dispose();
       }
     });

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { InvalidArgumentError } from 'commander';
 import type * as Budget from '../../../core/retrieval/budget';
 import type * as Pipeline from '../../../core/retrieval/pipeline';
@@ -125,21 +124,16 @@ export const registerRetrieve: CommandModule = (program, ctx) => {
       const pipeline = require('../../../core/retrieval/pipeline') as typeof Pipeline;
       const { stages, budgetConfig } = checkFlags(opts, budget, pipeline);
       const { engine, repo } = await openRepo(ctx, opts.repo, { config: true });
-      // The package event may come before retrieve/run returns; it is matched by the task id made here.
-      const taskId = `t-${randomUUID()}`;
-      let result: { pkg: ContextPackage; summary: RetrievalSummary; markdown: string } | undefined;
-      const stop = engine.on('retrieve/package', (e) => {
-        if (e.taskId === taskId) result = { pkg: e.package, summary: e.summary, markdown: e.markdown };
-      });
       let runId: string | undefined;
       const cancel = () => {
         if (runId) engine.cancel(runId);
       };
       process.once('SIGINT', cancel);
       try {
-        ({ runId } = await engine.request('retrieve/run', { repoId: repo.id, task, taskId, stages, budgetConfig, ...(opts.model ? { model: opts.model } : {}), ...(opts.baseUrl ? { baseUrl: opts.baseUrl } : {}) }));
-        await engine.wait(runId, 'retrieve');
-        if (!result) throw new Error('The retrieve run ended without a package.');
+        ({ runId } = (await engine.request('retrieve/run', { repoId: repo.id, task, stages, budgetConfig, ...(opts.model ? { model: opts.model } : {}), ...(opts.baseUrl ? { baseUrl: opts.baseUrl } : {}) })).run);
+        // The run's product is its result: the package, its summary and markdown.
+        const done = await engine.wait(runId, 'retrieve');
+        const result = { pkg: done.package, summary: done.summary, markdown: done.markdown };
         const usage = result.summary.usage;
         if (usage && usage.calls > 0 && usage.failed === usage.calls) throw await everyJudgmentFailed(engine, repo.id, runId, usage.calls);
         for (const line of result.summary.info ?? []) process.stderr.write(`info: ${printable(line)}\n`);
@@ -149,7 +143,6 @@ export const registerRetrieve: CommandModule = (program, ctx) => {
         else process.stdout.write(describe(result.pkg, result.summary));
       } finally {
         process.removeListener('SIGINT', cancel);
-        stop();
         await engine.dispose();
       }
     });
