@@ -12,7 +12,7 @@ import { KnowledgeBase } from '../kb/knowledgeBase';
 import { loopbackClient } from '../testing/retrievalHarness';
 import { OllamaTestServer } from '../testing/ollamaTestServer';
 import { buildFixtureRepo, FIXTURE_MISS } from '../testing/fixtureRepo';
-import { formatReport } from './format';
+import { formatReport } from '../../shared/evalFormat/format';
 import { changedLines, parseHunks } from './goldLines';
 import { mineTasks } from './mine';
 import { goldTruth, itemOf, oracleJudge } from './pipelineJudges';

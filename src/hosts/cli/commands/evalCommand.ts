@@ -1,11 +1,11 @@
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { InvalidArgumentError, Option } from 'commander';
-import { DEFAULT_COMMITS } from '../../../core/eval/defaults';
+import { DEFAULT_COMMITS } from '../../../shared/defaults';
 import { parseKs } from '../../../core/eval/metrics';
-import { SCOPE_DEFAULTS } from '../../../core/retrieval/scopeDefaults';
+import { PRECISION_DEFAULTS, SCOPE_DEFAULTS } from '../../../shared/defaults';
 import type * as Evaluate from '../../../core/eval/evaluate';
-import type * as Format from '../../../core/eval/format';
+import type * as Format from '../../../shared/evalFormat/format';
 import type * as Product from '../../../core/eval/product';
 import type * as PipelineSetup from '../../../core/eval/pipelineSetup';
 import type * as Search from '../../../core/search/search';
@@ -80,8 +80,8 @@ export const registerEval: CommandModule = (program, ctx) => {
     .option('--max-candidates <n>', `scope: at most this many candidates (default ${SCOPE_DEFAULTS.maxCandidates})`, wholeNumber('candidate cap', 1))
     .option('--search-seeds <n>', `scope: the search's top hits taken as seeds (default ${SCOPE_DEFAULTS.searchSeeds})`, wholeNumber('seed count', 0))
     .option('--min-co-change <n>', 'scope: shared commits a co-change neighbour needs (default 2)', wholeNumber('co-change count', 1))
-    .option('--max-symbols <n>', 'precision: at most this many symbols judged in all (default 150)', wholeNumber('symbol cap', 1))
-    .option('--max-symbols-per-file <n>', 'precision: at most this many symbols judged per file (default 40)', wholeNumber('symbol cap', 1))
+    .option('--max-symbols <n>', `precision: at most this many symbols judged in all (default ${PRECISION_DEFAULTS.maxSymbols})`, wholeNumber('symbol cap', 1))
+    .option('--max-symbols-per-file <n>', `precision: at most this many symbols judged per file (default ${PRECISION_DEFAULTS.maxSymbolsPerFile})`, wholeNumber('symbol cap', 1))
     .option('--concurrency <n>', 'pipeline: judgments at once (model judge)', wholeNumber('concurrency', 1))
     .option('--chat-evidence', "also measure the evidence a chat turn would send for each task (default pipeline and budget; route chosen from --mode, no model call): gold files in it, beside the search's recall")
     .action(async (repo: string, opts: EvalOptions) => {
@@ -92,7 +92,7 @@ export const registerEval: CommandModule = (program, ctx) => {
         // The evaluation code loads when the command runs, not at every `cra` start.
         /* eslint-disable @typescript-eslint/no-require-imports -- see context.ts */
         const { evaluateRepository } = require('../../../core/eval/evaluate') as typeof Evaluate;
-        const { formatReport } = require('../../../core/eval/format') as typeof Format;
+        const { formatReport } = require('../../../shared/evalFormat/format') as typeof Format;
         const { productRetrieval } = require('../../../core/eval/product') as typeof Product;
         const { pipelineEvalOptions } = require('../../../core/eval/pipelineSetup') as typeof PipelineSetup;
         const { sharedDefaultEmbedder } = require('../../../core/search/search') as typeof Search;
