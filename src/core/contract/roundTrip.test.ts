@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AppError, requests, type RequestKey } from '../../shared/contract';
+import { AppError, requests, type EvalReport, type RequestKey } from '../../shared/contract';
 import { createChatRepo } from '../testing/chatRepo';
 import type { TestRepo } from '../testing/gitRepo';
 import { OllamaTestServer } from '../testing/ollamaTestServer';
@@ -227,6 +227,14 @@ step('logs/list', async () => {
 step('logs/get', async () => expect(await call('logs/get')).toBeTruthy());
 step('eval/start', async () => {
   await finished(await call('eval/start', { repoPath: repo.root }));
+  // What `cra eval` asks for: a mode, cut-offs (taken sorted, without repeats), the pipeline with
+  // a judge, a budget and stage settings, and the chat evidence.
+  const full = { repoPath: repo.root, commits: 2, ks: [5, 1, 5], mode: 'keyword', chatEvidence: true, pipeline: { judge: 'oracle', budget: { contextWindow: 16384, reservedTokens: 2048 }, scope: { maxCandidates: 20 }, precision: { maxSymbols: 50 } } };
+  const { reportId } = (await finished(await call('eval/start', full))) as { reportId: string };
+  const report = (await call('eval/get', { id: reportId })) as EvalReport;
+  expect(report.ks).toEqual([1, 5]);
+  expect(report.pipeline).toMatchObject({ judge: 'oracle', budget: 14336, tasks: report.tasks.length });
+  expect(report.chatEvidence).toMatchObject({ mode: 'bm25', tasks: report.tasks.length });
 });
 step('eval/list', async () => {
   const listed = (await call('eval/list')) as Array<{ id: string }>;

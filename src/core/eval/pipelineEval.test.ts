@@ -126,8 +126,8 @@ describe('the oracle judge', () => {
       }
     };
     walk(src);
-    // The CLI's eval command loads the setup lazily; nothing else may.
-    expect(offenders).toEqual([join('hosts', 'cli', 'commands', 'evalCommand.ts')]);
+    // The eval domain (eval/start, which `cra eval` and the app ask) sets the judges up; nothing else may.
+    expect(offenders).toEqual([join('core', 'domains', 'eval.ts')]);
   });
 });
 
