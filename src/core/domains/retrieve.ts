@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { AppError, type Handlers } from '../../shared/contract';
 import type { RetrievalSummary, SymbolRole } from '../../shared/contract/retrieval';
-import { JUDGE_STAGES } from '../../shared/contract/stages';
+import { DEFAULT_RETRIEVAL_STAGES, JUDGE_STAGES } from '../../shared/contract/stages';
 import type { LoadedConfig } from '../config/load';
 import { openRawDatabase } from '../db/raw';
 import type { EngineContext } from '../engine';
@@ -17,7 +17,7 @@ import { repoPaths } from '../repos/registry';
 import { effectiveBudget, validateSafetyMargin } from '../retrieval/budget';
 import { RawDecisionLog } from '../retrieval/decisionLog';
 import { renderMarkdown } from '../retrieval/package';
-import { retrieve, validateStageList } from '../retrieval/pipeline';
+import { retrieve } from '../retrieval/pipeline';
 import { preflightRetrieval } from '../retrieval/preflight';
 import { retrievalSettings } from '../retrieval/settings';
 import { analyzeTask } from '../retrieval/taskAnalysis';
@@ -48,9 +48,8 @@ export function withModelOverride(loaded: LoadedConfig, model?: string, baseUrl?
  */
 export function createRetrieveHandlers(ctx: EngineContext, llm: Pick<ModelServices, 'client' | 'loadUserConfig' | 'router' | 'target'>): Pick<Handlers, 'retrieve/run'> {
   return {
-    'retrieve/run': async ({ repoId, task, budget, budgetConfig: givenConfig, contextWindow, reservedTokens, taskId, stages: stageNames, planFiles, model, baseUrl }) => {
+    'retrieve/run': async ({ repoId, task, budget, taskId, stages = [...DEFAULT_RETRIEVAL_STAGES], planFiles, model, baseUrl }) => {
       const { info, curatedFile } = openIndexedRepo(ctx, { repoId });
-      const stages = validateStageList(stageNames ?? ['scope', 'precision']);
       const loaded = llm.loadUserConfig();
       const overridden = model || baseUrl;
       const router = overridden ? new ModelRouter(withModelOverride(loaded, model, baseUrl)) : llm.router();
@@ -58,10 +57,9 @@ export function createRetrieveHandlers(ctx: EngineContext, llm: Pick<ModelServic
       const config = loaded.values;
       const settings = retrievalSettings(config);
       validateSafetyMargin(settings.safetyMargin);
-      // The app's form gives the window and the reserve as two fields, either left to the config.
-      const budgetConfig = givenConfig ?? (contextWindow !== undefined || reservedTokens !== undefined ? { contextWindow: contextWindow ?? config.budget.context_window, reservedTokens: reservedTokens ?? config.budget.reserved_tokens } : undefined);
-      const bc = budgetConfig ?? (budget === undefined ? { contextWindow: config.budget.context_window, reservedTokens: config.budget.reserved_tokens } : undefined);
-      const budgetTokens = bc ? effectiveBudget(bc) : (budget as number);
+      // The window and the reserve: either left out is the config's (the budget's shape is the contract's).
+      const bc = budget?.tokens === undefined ? { contextWindow: budget?.contextWindow ?? config.budget.context_window, reservedTokens: budget?.reservedTokens ?? config.budget.reserved_tokens } : undefined;
+      const budgetTokens = bc ? effectiveBudget(bc) : (budget?.tokens as number);
       const kb = KnowledgeBase.open(curatedFile, info.id);
       let checks;
       try {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { request } from './define';
-import { budgetSchema, EVAL_JUDGES, EVAL_SEARCH_MODES, oneOf } from './inputs';
+import { EVAL_JUDGES, EVAL_SEARCH_MODES } from '../vocabulary';
+import { budgetSchema, oneOf } from './inputs';
 
 /** The search mode an evaluation measures. */
 export type EvalSearchMode = (typeof EVAL_SEARCH_MODES)[number];

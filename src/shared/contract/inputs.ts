@@ -7,22 +7,16 @@ import { z } from 'zod';
 /**
  * A word of the domain from a fixed list (`what` is how a message names it, e.g. "a search mode"):
  * an unknown value is refused with the allowed values, so a host can show the message as it is.
+ * `aliases` (old names still accepted for a release) are left out of the message.
  */
-export function oneOf<const T extends readonly [string, ...string[]]>(what: string, values: T) {
-  const allowed = values.join(', ');
+export function oneOf<const T extends readonly [string, ...string[]]>(what: string, values: T, aliases: readonly string[] = []) {
+  const allowed = values.filter((v) => !aliases.includes(v)).join(', ');
   return z.enum(values, {
     error: (issue) => (issue.input === undefined ? `${what} is required (one of ${allowed})` : `${JSON.stringify(issue.input)} is not ${what}; use one of ${allowed}`),
   });
 }
 
-/** The search modes (`auto` picks one from the query and the index). */
-export const SEARCH_MODES = ['auto', 'keyword', 'semantic', 'hybrid'] as const;
-/** The modes a chat turn can be asked for: the search modes; `bm25`, the old name of `keyword` here, still accepted for one release. */
-export const CHAT_MODES = [...SEARCH_MODES, 'bm25'] as const;
-/** The search mode an evaluation measures. */
-export const EVAL_SEARCH_MODES = ['keyword', 'hybrid', 'semantic'] as const;
-/** The judges of a pipeline evaluation: yes keeps every candidate, oracle says yes exactly for the gold, model asks the configured model. */
-export const EVAL_JUDGES = ['yes', 'oracle', 'model'] as const;
+export { CHAT_MODES, EVAL_JUDGES, EVAL_SEARCH_MODES, SEARCH_MODES } from '../vocabulary';
 
 const tokens = (what: string) => z.number({ error: `${what} must be a number of tokens` }).int({ error: `${what} must be a whole number of tokens` });
 

@@ -46,7 +46,7 @@ async function pipelinePackage(engine: EngineClient, repo: RepoInfo, task: strin
     if (e.taskId === taskId) got = { pkg: e.package, judgments: e.summary.judgments };
   });
   try {
-    const { runId } = await engine.request('retrieve/run', { repoId: repo.id, task, taskId, budget });
+    const { runId } = await engine.request('retrieve/run', { repoId: repo.id, task, taskId, budget: { tokens: budget } });
     await engine.wait(runId);
   } finally {
     stop();

@@ -93,8 +93,8 @@ export const useInspectorStore = create<InspectorState & InspectorActions>()((se
         task: task.trim(),
         taskId,
         stages,
-        ...(contextWindow !== undefined ? { contextWindow } : {}),
-        ...(reservedTokens !== undefined ? { reservedTokens } : {}),
+        // Either field left empty is the config's [budget].
+        ...(contextWindow !== undefined || reservedTokens !== undefined ? { budget: { contextWindow, reservedTokens } } : {}),
       });
       set((s) => (s.inspection?.taskId === taskId ? { inspection: inspectionReducers.started(s.inspection, runId) } : {}));
     } catch (error) {
