@@ -48,7 +48,7 @@ export function withModelOverride(loaded: LoadedConfig, model?: string, baseUrl?
  */
 export function createRetrieveHandlers(ctx: EngineContext, llm: Pick<ModelServices, 'client' | 'loadUserConfig' | 'router' | 'target'>): Pick<Handlers, 'retrieve/run'> {
   return {
-    'retrieve/run': async ({ repoId, task, budget, taskId, stages = [...DEFAULT_RETRIEVAL_STAGES], planFiles, model, baseUrl }) => {
+    'retrieve/run': async ({ repoId, task, budget, safetyMargin: givenMargin, taskId, stages = [...DEFAULT_RETRIEVAL_STAGES], planFiles, model, baseUrl }) => {
       const { info, curatedFile } = openIndexedRepo(ctx, { repoId });
       const loaded = llm.loadUserConfig();
       const overridden = model || baseUrl;
@@ -56,7 +56,7 @@ export function createRetrieveHandlers(ctx: EngineContext, llm: Pick<ModelServic
       const client = overridden ? new LlmClient({ router: () => router }) : llm.client;
       const config = loaded.values;
       const settings = retrievalSettings(config);
-      validateSafetyMargin(settings.safetyMargin);
+      const safetyMargin = givenMargin ?? validateSafetyMargin(settings.safetyMargin);
       // The window and the reserve: either left out is the config's (the budget's shape is the contract's).
       const bc = budget?.tokens === undefined ? { contextWindow: budget?.contextWindow ?? config.budget.context_window, reservedTokens: budget?.reservedTokens ?? config.budget.reserved_tokens } : undefined;
       const budgetTokens = bc ? effectiveBudget(bc) : (budget?.tokens as number);
@@ -85,7 +85,7 @@ export function createRetrieveHandlers(ctx: EngineContext, llm: Pick<ModelServic
             if (!enrich) record.enrichment = { status: 'skipped', reason: 'no model assigned to task_analysis in [models.overrides]', attempts: 0, callIds: [] };
             watch.analysisDone();
             if (planFiles?.length) record.givenFiles = planFiles.map((path) => ({ path, reason: { kind: 'plan-file' as const, detail: {} } }));
-            const runConfig = { stages, ...(bc ? { contextWindow: bc.contextWindow, reservedTokens: bc.reservedTokens } : {}), budgetTokens, safetyMargin: settings.safetyMargin, concurrency: settings.concurrency };
+            const runConfig = { stages, ...(bc ? { contextWindow: bc.contextWindow, reservedTokens: bc.reservedTokens } : {}), budgetTokens, safetyMargin, concurrency: settings.concurrency };
             decisions.record({ runId, stage: 'budget', subjectKind: 'run', subject: runId, decision: 'config', reasons: [], judgment: runConfig });
             // A request can name any path (plan files): a FIFO or a device there is skipped, not read.
             const readSource = (path: string) => readConfinedText(info.path, path);
@@ -93,7 +93,7 @@ export function createRetrieveHandlers(ctx: EngineContext, llm: Pick<ModelServic
               { task: record, stages, budgetTokens, options: settings.stageOptions },
               {
                 kb, llm: client, decisions, runId, log, signal, readSource, sessionsDir: repoPaths(ctx.ports.dataDir, info.id).sessions,
-                concurrency: settings.concurrency, safetyMargin: settings.safetyMargin,
+                concurrency: settings.concurrency, safetyMargin,
                 onStage: (name, context) => watch.stageEnded(name, context),
                 onJudged: (stage, n, total) => watch.judged(stage, n, total),
               },
@@ -125,7 +125,7 @@ export function createRetrieveHandlers(ctx: EngineContext, llm: Pick<ModelServic
               info: checks.info,
               stages: done.result.stages.map(({ usage: _u, ...s }) => s),
               usage,
-              config: { stages, ...(bc ? { contextWindow: bc.contextWindow, reservedTokens: bc.reservedTokens } : {}), safetyMargin: settings.safetyMargin, concurrency: settings.concurrency },
+              config: { stages, ...(bc ? { contextWindow: bc.contextWindow, reservedTokens: bc.reservedTokens } : {}), safetyMargin, concurrency: settings.concurrency },
             };
             ctx.events.emit('retrieve/package', { runId, repoId: info.id, taskId: id, package: pkg, summary, markdown: renderMarkdown(pkg), stages, verdicts: watch.verdicts });
             return summary;

@@ -149,6 +149,8 @@ export const retrievalRequests = {
         /** Old shape of `budget: {contextWindow?, reservedTokens?}` (two fields), accepted for one release. Not with `budget` or `budgetConfig`. */
         contextWindow: z.number().int().positive().optional(),
         reservedTokens: z.number().int().min(0).optional(),
+        /** The safety margin on the token estimates for this run (0.1 counts them 10% high); default [retrieval] safety_margin. */
+        safetyMargin: z.number().min(0, { error: 'the safety margin must be from 0 to 1' }).max(1, { error: 'the safety margin must be from 0 to 1' }).optional(),
         /** Files given with the task (a plan's): scope tier 0, never judged. */
         planFiles: z.array(z.string().min(1).max(1000)).max(200).optional(),
         /** The model of every retrieval stage for this run, instead of the config's. */

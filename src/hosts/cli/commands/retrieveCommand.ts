@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { InvalidArgumentError } from 'commander';
+// eslint-disable-next-line import-x/no-restricted-paths -- not yet a request: see hostImports.test.ts
 import type * as Budget from '../../../core/retrieval/budget';
 import type { EngineClient } from '../../../core/contract/client';
 import type { BudgetInput, ContextPackage, RetrievalStageName, RetrievalSummary } from '../../../shared/contract';
@@ -86,7 +87,7 @@ interface RetrieveOptions {
  * stage list and one budget form must be given. The values themselves (stage names and order, the
  * budget's numbers) are the contract's to check (retrieve/run), once.
  */
-function checkFlags(opts: RetrieveOptions, budgetFile: typeof Budget): { stages: RetrievalStageName[]; budget: BudgetInput } {
+function checkFlags(opts: RetrieveOptions, budgetFile: typeof Budget): { stages: RetrievalStageName[]; budget: BudgetInput; safetyMargin?: number } {
   if (opts.format !== undefined && opts.format !== 'json' && opts.format !== 'markdown') throw new AppError('VALIDATION', `--format must be json or markdown (got "${opts.format}").`);
   if (opts.stages === undefined) throw new AppError('VALIDATION', '--stages is required: name the stages to run, e.g. --stages scope,precision (allowed: routing, scope, similarity, precision, refilter).');
   // Split only: an unknown name is refused by the contract, naming the stages allowed.
@@ -94,8 +95,8 @@ function checkFlags(opts: RetrieveOptions, budgetFile: typeof Budget): { stages:
   const pair = opts.contextWindow !== undefined || opts.reservedTokens !== undefined;
   if (opts.budgetConfig !== undefined && pair) throw new AppError('VALIDATION', '--budget-config cannot be combined with --context-window/--reserved-tokens: give one budget form.');
   if (opts.budgetConfig !== undefined) {
-    const { contextWindow, reservedTokens } = budgetFile.readBudgetConfigFile(opts.budgetConfig);
-    return { stages, budget: { contextWindow, reservedTokens } };
+    const { contextWindow, reservedTokens, safetyMargin } = budgetFile.readBudgetConfigFile(opts.budgetConfig);
+    return { stages, budget: { contextWindow, reservedTokens }, ...(safetyMargin !== undefined ? { safetyMargin } : {}) };
   }
   if (!pair) throw new AppError('VALIDATION', 'A budget is required: give --context-window N and --reserved-tokens M (the execute model\'s window and what it keeps back), or --budget-config FILE.');
   if (opts.contextWindow === undefined || opts.reservedTokens === undefined) throw new AppError('VALIDATION', `--context-window and --reserved-tokens go together: ${opts.contextWindow === undefined ? '--context-window' : '--reserved-tokens'} is missing.`);
@@ -124,9 +125,9 @@ export const registerRetrieve: CommandModule = (program, ctx) => {
     .option('--format <format>', 'json: {summary, package}; markdown: the package as prompt context (default: a readable listing)')
     .option('-v, --verbose', 'also print the budget, the stages and the token counts (stderr)')
     .action(async (task: string, opts: RetrieveOptions) => {
-      // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded when the command runs (see context.ts)
+      // eslint-disable-next-line @typescript-eslint/no-require-imports, import-x/no-restricted-paths -- loaded when the command runs (see context.ts); not yet a request (hostImports.test.ts)
       const budgetFile = require('../../../core/retrieval/budget') as typeof Budget;
-      const { stages, budget } = checkFlags(opts, budgetFile);
+      const { stages, budget, safetyMargin } = checkFlags(opts, budgetFile);
       const { engine, repo } = await openRepo(ctx, opts.repo, { config: true });
       // The package event may come before retrieve/run returns; it is matched by the task id made here.
       const taskId = `t-${randomUUID()}`;
@@ -140,7 +141,7 @@ export const registerRetrieve: CommandModule = (program, ctx) => {
       };
       process.once('SIGINT', cancel);
       try {
-        ({ runId } = await engine.request('retrieve/run', { repoId: repo.id, task, taskId, stages, budget, ...(opts.model ? { model: opts.model } : {}), ...(opts.baseUrl ? { baseUrl: opts.baseUrl } : {}) }));
+        ({ runId } = await engine.request('retrieve/run', { repoId: repo.id, task, taskId, stages, budget, ...(safetyMargin !== undefined ? { safetyMargin } : {}), ...(opts.model ? { model: opts.model } : {}), ...(opts.baseUrl ? { baseUrl: opts.baseUrl } : {}) }));
         await engine.wait(runId, 'retrieve');
         if (!result) throw new Error('The retrieve run ended without a package.');
         const usage = result.summary.usage;
