@@ -2,7 +2,7 @@ import type { IndexSummary } from './repos';
 import type { RetrievalSummary } from './retrieval';
 import type { SolveOutcome } from './solve';
 import type { EnrichSummary } from './enrich';
-import type { LabelCounts } from './data';
+import type { BootstrapSummary } from './data';
 import type { ModelCheckResult, ModelSetupResult } from './models';
 
 /** What one embedding run did (the result of a run of kind `embed`). */
@@ -36,7 +36,7 @@ export interface RunKinds {
   /** One plan pass (task analysis → scope → plan); the plan is saved under the repository's plans/. */
   plan: { subject: { repoId: string }; result: { planId: string; file: string } };
   /** Synthetic training pairs from a repository's history (`cra bootstrap`): the dataset folder and its counts. */
-  bootstrap: { subject: { repoPath: string }; result: { dir: string; added: number; skipped: number; counts: Record<string, LabelCounts> } };
+  bootstrap: { subject: { repoPath: string }; result: BootstrapSummary };
   /** The summary tree of a repository (RAPTOR): summaries per level, how many the model wrote and how many were kept. */
   summarize: { subject: { repoId: string }; result: { levels: Array<{ level: number; summaries: number }>; summarized: number; reused: number } };
   /** One retrieval: task analysis → scope → precision → context package (event retrieve/package). */
