@@ -25,6 +25,7 @@ import { packageVersion } from './paths';
 import type { HostPorts } from './ports';
 import { RepoRegistry } from './repos/registry';
 import { RepoService, type RepoServiceOptions } from './repos/service';
+import { recoverApplies } from './review/apply';
 import { EventBus } from './runtime/events';
 import { RunRegistry } from './runtime/runs';
 import { createDataHandlers } from './domains/data';
@@ -67,7 +68,8 @@ export function createCore(ports: HostPorts, options: CoreOptions = {}): Core {
   runs.recordTo(new RawRunJournal(ports.dataDir, () => llm.callLog.database()));
   // The app's hosts show the model server in the status bar (and may start it); the CLI checks on demand.
   if (ports.host === 'electron' || ports.host === 'serve') void llm.lifecycle.check().catch(() => undefined);
-  const repos = new RepoService(context, options);
+  // Applies a killed process left half-done are finished or rolled back before anything reads the trees.
+  const repos = new RepoService(context, options, (list) => recoverApplies(list, (message) => console.error(`[review] ${message}`)));
   disposers.push(() => repos.dispose());
   const search = createSearchDomain(context);
   disposers.push(() => search.dispose());

@@ -124,7 +124,7 @@ export function createChatDomain(ctx: EngineContext, llm: Pick<ModelServices, 'c
   });
 
   const handlers: ChatHandlers = {
-    'chat/ask': async ({ repoId, question, conversationId, mode, language, pipeline: pipelineName }) => {
+    'chat/ask': async ({ repoId, question, conversationId, mode, language, detected, pipeline: pipelineName }) => {
       // NOT_FOUND / NOT_INDEXED before a run starts, as for search; so is a refused pipeline.
       const { info, curatedFile } = openIndexedRepo(ctx, { repoId });
       const id = conversationId ?? `c-${randomUUID()}`;
@@ -159,7 +159,7 @@ export function createChatDomain(ctx: EngineContext, llm: Pick<ModelServices, 'c
                 limits: turnLimits(ctx.ports.dataDir),
                 ...(summaries ? { summaries } : {}),
               },
-              { runId, repoId: info.id, conversationId: id, question, mode, signal, ...(language ? { language } : {}) },
+              { runId, repoId: info.id, conversationId: id, question, mode, signal, ...(language ? { language } : {}), ...(detected ? { detected } : {}) },
             );
             return { conversationId: id, messageId: message.id };
           } finally {

@@ -1,7 +1,8 @@
 import type { ProgressNode } from '../../shared/contract';
 import type { JudgmentReading, RetrievalJudgment, RetrievalVerdict } from '../../shared/contract/retrieval';
 import type { CallLogger, ModelCallRecord, TokenLogprob } from '../llm/types';
-import { pYesFrom, readAnswer } from '../retrieval/judge';
+import { pYesFrom } from '../llm/pYes';
+import { readAnswer } from '../retrieval/judge';
 import type { StageContext } from '../retrieval/stage';
 import type { RunProgressUpdate } from '../runtime/runs';
 

@@ -1,8 +1,9 @@
 import { existsSync } from 'node:fs';
 import { AppError } from '../../shared/contract';
 import { loadConfig, loadUserConfigCached, userConfigPath, type LoadedConfig } from '../config/load';
-import type { EngineContext } from '../engine';
 import { userRawDbPath, UserCallLog } from '../logs/callLog';
+import type { HostPorts } from '../ports';
+import type { EventBus } from '../runtime/events';
 import { resolveServerUrl } from './address';
 import { createBuiltinProvider } from './builtin/builtinProvider';
 import { ModelStore } from './builtin/modelStore';
@@ -38,7 +39,7 @@ export interface ModelServices {
 }
 
 /** Build the model services of an engine. */
-export function createModelServices(ctx: EngineContext, env: NodeJS.ProcessEnv = process.env): ModelServices {
+export function createModelServices(ctx: { ports: HostPorts; events: EventBus }, env: NodeJS.ProcessEnv = process.env): ModelServices {
   const userConfigFile = userConfigPath(ctx.ports.dataDir);
   const loadUserConfig = () => loadConfig({ userFile: userConfigFile });
   const callLog = new UserCallLog(userRawDbPath(ctx.ports.dataDir));

@@ -4,7 +4,7 @@ import { runRepoId } from '../../shared/contract';
 import type { Db } from '../db/open';
 import { openRawDatabase } from '../db/raw';
 import type { CallLogger, ModelCallRecord } from '../llm/types';
-import { repoPaths } from '../repos/registry';
+import { repoPaths } from '../paths';
 import type { RunJournal } from '../runtime/runs';
 import { RawCallLog } from './callLog';
 

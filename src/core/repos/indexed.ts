@@ -2,7 +2,7 @@ import { existsSync, realpathSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { RepoInfo } from '../../shared/contract';
 import { AppError } from '../../shared/contract/errors';
-import type { EngineContext } from '../engine';
+import type { HostPorts } from '../ports';
 import { RepoRegistry, repoPaths } from './registry';
 
 /** A repository as the app names it (its id) or as the CLI does (a folder, relative to the cwd). */
@@ -90,7 +90,7 @@ export function resolveIndexedRepo(lookup: RepoLookup, ref: RepoRef): IndexedRep
 }
 
 /** {@link resolveIndexedRepo} through the engine's one registry. */
-export function openIndexedRepo(ctx: EngineContext, ref: RepoRef): IndexedRepo {
+export function openIndexedRepo(ctx: { ports: HostPorts; registry: RepoRegistry }, ref: RepoRef): IndexedRepo {
   return resolveIndexedRepo({ dataDir: ctx.ports.dataDir, registry: () => ctx.registry }, ref);
 }
 

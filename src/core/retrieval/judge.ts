@@ -2,7 +2,8 @@ import { AppError } from '../../shared/contract';
 import type { Reason } from '../../shared/contract/reasons';
 import type { LlmClient } from '../llm/client';
 import type { ResolvedModel } from '../llm/router';
-import type { CallLogger, TokenLogprob } from '../llm/types';
+import type { CallLogger } from '../llm/types';
+import { pYesFrom } from '../llm/pYes';
 import type { TokenMeter } from './budget';
 import type { DecisionRecord } from './decisionLog';
 import { judgeFamilyOf, judgePrompt, type JudgeFamily } from './judgePrompts';
@@ -206,36 +207,6 @@ export function readAnswer(text: string, doneReason?: string): AnswerRead {
     if (v === 'yes' || v === 'no') return { verdict: v, read: 'json' };
   }
   return deny('unparseable');
-}
-
-const bareWord = (token: string) => token.toLowerCase().replace(/^[^a-z]+|[^a-z]+$/g, '');
-
-/**
- * P(yes) from token log-probabilities: at the first answer token that reads yes or no (outside a
- * thinking block), the softmax over the probability mass of yes-tokens and no-tokens among the
- * chosen token and its alternatives ("yes", " Yes", "YES" all count as yes). Undefined when no
- * such token is there.
- */
-export function pYesFrom(logprobs: readonly TokenLogprob[]): number | undefined {
-  let text = '';
-  for (const t of logprobs) {
-    const thinking = text.includes('<think>') && !text.includes('</think>');
-    text += t.token;
-    const w = bareWord(t.token);
-    if (thinking || (w !== 'yes' && w !== 'no')) continue;
-    let yes = 0;
-    let no = 0;
-    const seen = new Set<string>();
-    for (const alt of [{ token: t.token, logprob: t.logprob }, ...t.top]) {
-      if (seen.has(alt.token)) continue;
-      seen.add(alt.token);
-      const a = bareWord(alt.token);
-      if (a === 'yes') yes += Math.exp(alt.logprob);
-      else if (a === 'no') no += Math.exp(alt.logprob);
-    }
-    return yes + no > 0 ? yes / (yes + no) : undefined;
-  }
-  return undefined;
 }
 
 /** The reason a judgment gives its item: judged relevant, judged not relevant, or a default-deny with its cause. */

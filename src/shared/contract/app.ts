@@ -21,20 +21,20 @@ export interface AppInfo {
 
 /** Foundation requests: engine facts, the job list and cancellation. */
 export const appRequests = {
-  'app/info': request<AppInfo>()('Facts about the running engine and where it keeps data.', z.object({}).strict(), {}),
+  'app/info': request<AppInfo>()('Facts about the running engine and where it keeps data.', () => z.object({}).strict(), {}),
   'run/list': request<RunInfo[]>()(
     'Running and recently finished jobs, newest first.',
-    z.object({ includeFinished: z.boolean().default(true) }).strict(),
+    () => z.object({ includeFinished: z.boolean().default(true) }).strict(),
     { includeFinished: true },
   ),
   'run/cancel': request<{ cancelled: boolean }>()(
     'Cancel a running job; false when it already finished or is unknown.',
-    z.object({ runId: z.string().min(1) }).strict(),
+    () => z.object({ runId: z.string().min(1) }).strict(),
     { runId: 'run-does-not-exist' },
   ),
   'host/pickFolder': request<{ path: string | null; supported: boolean }>()(
     'Show the native folder picker where the host has one (Electron); in the browser `supported` is false.',
-    z.object({ title: z.string().max(200).optional() }).strict(),
+    () => z.object({ title: z.string().max(200).optional() }).strict(),
     {},
   ),
 } as const;

@@ -22,7 +22,7 @@ export interface EnrichSummary {
 export const enrichRequests = {
   'enrich/run': request<{ runId: string }>()(
     'Describe every indexed file (purpose, domain, module, concepts) with the enrich model: starts an `enrich` run that skips files already done; `promote` copies the descriptions into the index for scope tier 4',
-    z.object({ repoId: z.string().min(1), promote: z.boolean().optional() }).strict(),
+    () => z.object({ repoId: z.string().min(1), promote: z.boolean().optional() }).strict(),
     { repoId: 'repo-1' },
   ),
 } as const;

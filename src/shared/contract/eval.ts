@@ -16,7 +16,7 @@ export interface EvalTask {
   parent: string;
   /** Repository-relative paths of the files the task should find. */
   gold: string[];
-  /** The mined commit, when the task came from history. */
+  /** The mined commit, when the task came from history; a tasks file's fix commit, when it names one. */
   commit?: string;
   date?: string;
 }
@@ -92,7 +92,7 @@ export interface EvalTaskResult extends EvalTask {
   results: Partial<Record<EvalMethod, EvalMethodResult>>;
   /**
    * The functions and classes around the lines the task's commit changed, at the parent
-   * (`path::Qualified.name`; the file's path for module-level changes): mined tasks only.
+   * (`path::Qualified.name`; the file's path for module-level changes): tasks with a commit only.
    */
   goldFunctions?: string[];
   /** The retrieval pipeline's outcome (`cra eval --pipeline`). */
@@ -256,15 +256,15 @@ export interface EvalReportSummary {
 
 /** Retrieval-quality evaluation on a repository's history. */
 export const evalRequests = {
-  'eval/list': request<EvalReportSummary[]>()('Stored evaluation reports, newest first.', z.object({}).strict(), {}),
+  'eval/list': request<EvalReportSummary[]>()('Stored evaluation reports, newest first.', () => z.object({}).strict(), {}),
   'eval/get': request<EvalReport>()(
     'One stored evaluation report with its per-task results and misses.',
-    z.object({ id: z.string().regex(/^[\w.-]{1,100}$/, 'a report id: letters, digits, dot, dash, underscore') }).strict(),
+    () => z.object({ id: z.string().regex(/^[\w.-]{1,100}$/, 'a report id: letters, digits, dot, dash, underscore') }).strict(),
     { id: 'report-does-not-exist' },
   ),
   'eval/start': request<{ runId: string }>()(
     'Mine tasks from a repository history (or read them from a tasks file) and measure the search against BM25 references; optionally the retrieval pipeline and the chat evidence on each task; progress per task.',
-    z
+    () => z
       .object({
         repoPath: z.string().min(1).max(4096),
         /** The most recent N qualifying commits (default 50). */

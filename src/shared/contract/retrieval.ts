@@ -131,7 +131,7 @@ const withBudget = <T extends object>(rest: T, budget: BudgetInput | undefined):
 export const retrievalRequests = {
   'retrieve/run': request<{ runId: string; taskId: string }>()(
     'Build the context package for a task: starts a `retrieve` run (task analysis → scope → precision → package) that emits retrieve/package',
-    z
+    () => z
       .object({
         repoId: z.string().min(1),
         task: z.string().trim().min(1, { error: 'the task must not be empty: describe what should change' }).max(8000, { error: 'the task must be at most 8000 characters' }),

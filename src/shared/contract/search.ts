@@ -88,7 +88,7 @@ const repoId = z.string().min(1).max(200);
 export const searchRequests = {
   'search/query': request<SearchResponse>()(
     'Rank the files of an indexed repository for a natural-language or identifier query; NOT_INDEXED before the first index.',
-    z
+    () => z
       .object({
         repoId,
         query: z.string().max(2000),
@@ -101,12 +101,12 @@ export const searchRequests = {
   ),
   'search/embed': request<{ runId: string }>()(
     'Embed the chunks that have no vector yet for the default embedder (incremental, cancellable run of kind `embed`).',
-    z.object({ repoId }).strict(),
+    () => z.object({ repoId }).strict(),
     { repoId: 'repo-does-not-exist' },
   ),
   'search/status': request<SearchStatus>()(
     'How many chunks a repository has, how many vectors each embedder stored for it (coverage), and whether it is being embedded.',
-    z.object({ repoId }).strict(),
+    () => z.object({ repoId }).strict(),
     { repoId: 'repo-does-not-exist' },
   ),
 } as const;

@@ -16,8 +16,8 @@ export interface SummaryStatus {
 export const summariesRequests = {
   'summaries/build': request<{ runId: string }>()(
     'Build or update the summary tree of a repository (a summarize run: clusters of files summarised level by level; unchanged clusters keep their summaries)',
-    z.object({ repoId: z.string().min(1) }),
+    () => z.object({ repoId: z.string().min(1) }),
     { repoId: 'repo-1' },
   ),
-  'summaries/status': request<SummaryStatus>()('The summary tree of a repository: summaries per level, when built, with which embedder', z.object({ repoId: z.string().min(1) }), { repoId: 'repo-1' }),
+  'summaries/status': request<SummaryStatus>()('The summary tree of a repository: summaries per level, when built, with which embedder', () => z.object({ repoId: z.string().min(1) }), { repoId: 'repo-1' }),
 } as const;

@@ -57,6 +57,15 @@ describe('cra chat', () => {
     rmSync(join(fx.repo.root, '.cleanroom'), { recursive: true, force: true });
   }, 120_000);
 
+  it("detects the question's language while the engine loads and translates as the engine would (languageAhead.ts)", async () => {
+    fx.server.script.chat.push({ text: 'Where are the settings loaded?' }, { text: '[Answer:] In [config.py:4-7].' }, { text: 'W [config.py:4-7].' });
+    const run = await cra('chat', 'Gdzie są wczytywane ustawienia aplikacji?', '--repo', fx.repo.root, '--mode', 'keyword', '--json');
+    expect(run.status, run.stderr).toBe(0);
+    const sources = JSON.parse(run.stdout.split('\n')[0]!) as { type: string; trace: { language: unknown } };
+    expect(sources.type).toBe('sources');
+    expect(sources.trace.language).toEqual({ language: 'pl', source: 'detected', confidence: 1, translated: true, question: 'Where are the settings loaded?' });
+  }, 120_000);
+
   it('refuses a malformed conversation id and an unknown mode with the fix', async () => {
     const bad = await cra('chat', 'x', '--repo', fx.repo.root, '--conversation', 'a b');
     expect(bad.status).not.toBe(0);

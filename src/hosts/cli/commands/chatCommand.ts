@@ -5,6 +5,7 @@ import { AppError } from '../../../shared/contract/errors';
 import { printable } from '../../../shared/printable';
 import { SEARCH_MODES } from '../../../shared/vocabulary';
 import { openRepo, type CliContext, type CommandModule } from '../context';
+import { detectLanguageAhead, type LanguageAhead } from '../languageAhead';
 
 
 /** A --mode; `bm25`, the old name of `keyword` (search's name), is accepted for one release, with a note. */
@@ -73,7 +74,8 @@ async function requireConversation(ctx: CliContext, repo: { id: string; name: st
  * `--list` and `--export ID` show the repository's conversations instead of asking.
  */
 export const registerChat: CommandModule = (program, ctx) => {
-  program
+  let ahead: LanguageAhead | undefined;
+  const chat = program
     .command('chat')
     .description('ask a question about an indexed repository: sources first, then the answer streamed with [path:lines] citations')
     .argument('[question]', 'the question')
@@ -87,11 +89,20 @@ export const registerChat: CommandModule = (program, ctx) => {
     .option('--json', 'print JSON lines: {type:"sources", sources, trace, round?} (again per follow-up round), {type:"token", text}…, {type:"done", message}')
     .action(async (question: string | undefined, opts: BrowseOptions & { repo: string; conversation?: string; mode: ChatMode; language?: string; pipeline?: string; json?: boolean }) => {
       if ([question !== undefined, Boolean(opts.list), opts.export !== undefined].filter(Boolean).length !== 1) {
+        ahead?.cancel();
         throw new AppError('VALIDATION', 'Give a question, or --list, or --export <id> (one of them): cra chat "<question>" --repo <path>.');
       }
-      const { engine, repo } = await openRepo(ctx, opts.repo, { config: true });
+      let opened: Awaited<ReturnType<typeof openRepo>>;
+      try {
+        opened = await openRepo(ctx, opts.repo, { config: true });
+        if (question !== undefined && opts.conversation) await requireConversation(ctx, opened.repo, opts.conversation);
+      } catch (error) {
+        ahead?.cancel();
+        throw error;
+      }
+      const { engine, repo } = opened;
       if (question === undefined) return browseConversations(ctx, repo.id, opts);
-      if (opts.conversation) await requireConversation(ctx, repo, opts.conversation);
+      const detected = await ahead?.result;
 
       const out = (line: object) => process.stdout.write(`${JSON.stringify(line)}\n`);
       // Events are matched by conversation, whose id is made here: the first events of the run may
@@ -137,7 +148,7 @@ export const registerChat: CommandModule = (program, ctx) => {
       };
       process.once('SIGINT', stop);
       try {
-        const started = await engine.request('chat/ask', { repoId: repo.id, question, conversationId, mode: opts.mode, ...(opts.language ? { language: opts.language } : {}), ...(opts.pipeline ? { pipeline: opts.pipeline } : {}) });
+        const started = await engine.request('chat/ask', { repoId: repo.id, question, conversationId, mode: opts.mode, ...(opts.language ? { language: opts.language } : {}), ...(detected ? { detected } : {}), ...(opts.pipeline ? { pipeline: opts.pipeline } : {}) });
         runId = started.runId;
         await engine.wait(runId);
       } finally {
@@ -146,4 +157,10 @@ export const registerChat: CommandModule = (program, ctx) => {
         await engine.dispose();
       }
     });
+  // The question's language is detected on another thread while the engine loads (languageAhead.ts).
+  ctx.beforeLoad(chat, (command) => {
+    const [question] = command.args as Array<string | undefined>;
+    const { language } = command.opts<{ language?: string }>();
+    if (question !== undefined && (language === undefined || language === 'auto')) ahead = detectLanguageAhead(question);
+  });
 };
