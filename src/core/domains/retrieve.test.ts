@@ -41,7 +41,7 @@ function record() {
 describe('retrieve domain (the Context inspector’s run)', () => {
   it('pushes each judgment with its logged call, reports done/total per stage, and gives every verdict its call', async () => {
     const seen = record();
-    const { runId, taskId } = await core.handlers['retrieve/run']({ repoId, task: TASK, contextWindow: 6000, reservedTokens: 2000 });
+    const { runId, taskId } = await core.handlers['retrieve/run']({ repoId, task: TASK, budget: { contextWindow: 6000, reservedTokens: 2000 } });
     await core.runs.wait(runId);
     seen.stop();
 
@@ -111,13 +111,22 @@ describe('retrieve domain (the Context inspector’s run)', () => {
     expect(runs.find((r) => r.runId === runId)?.status).toBe('cancelled');
   }, 30_000);
 
-  it('validates the stages and the budget forms before a run starts', async () => {
+  it('validates the stages and the budget forms before a run starts (the contract, once)', async () => {
     const input = retrievalRequests['retrieve/run'].input;
-    expect(input.safeParse({ repoId, task: 't', stages: [] }).error?.issues[0]?.message).toMatch(/stage list must not be empty/);
-    await expect(core.handlers['retrieve/run']({ repoId, task: 't', stages: ['scope', 'scope'] })).rejects.toThrow(/twice/);
-    await expect(core.handlers['retrieve/run']({ repoId, task: 't', stages: ['rerank'] })).rejects.toThrow(/rerank/);
-    expect(input.safeParse({ repoId, task: 't', budget: 100, contextWindow: 200 }).error?.issues[0]?.message).toMatch(/either budget, budgetConfig or contextWindow/);
-    expect(input.safeParse({ repoId, task: 't', contextWindow: 200, reservedTokens: 200 }).error?.issues[0]?.message).toMatch(/fewer than the context window/);
-    expect(input.safeParse({ repoId, task: 't', contextWindow: 200, reservedTokens: 100, stages: ['scope'] }).success).toBe(true);
+    const problem = (i: unknown) => input.safeParse(i).error?.issues[0]?.message;
+    expect(problem({ repoId, task: 't', stages: [] })).toMatch(/stage list is empty/);
+    expect(problem({ repoId, task: 't', stages: ['scope', 'scope'] })).toMatch(/twice/);
+    expect(problem({ repoId, task: 't', stages: ['rerank'] })).toBe('"rerank" is not a retrieval stage; use one of routing, scope, similarity, precision, refilter');
+    expect(problem({ repoId, task: 't', budget: 100, contextWindow: 200 })).toMatch(/give the budget once/);
+    expect(problem({ repoId, task: 't', budget: { contextWindow: 200, reservedTokens: 200 } })).toBe('the reserved tokens (200) must be fewer than the context window (200): nothing would be left for context');
+    expect(problem({ repoId, task: 't', budget: { tokens: 500, contextWindow: 200 } })).toMatch(/as tokens, or as contextWindow and reservedTokens, not both/);
+    expect(input.parse({ repoId, task: 't', budget: { contextWindow: 200, reservedTokens: 100 }, stages: ['scope'] })).toMatchObject({ budget: { contextWindow: 200, reservedTokens: 100 }, stages: ['scope'] });
+    // The old shapes, accepted for one release, arrive as the one shape, checked the same way.
+    expect(input.parse({ repoId, task: 't', budget: 900 })).toMatchObject({ budget: { tokens: 900 } });
+    expect(input.parse({ repoId, task: 't', budgetConfig: { contextWindow: 800, reservedTokens: 100 } })).toMatchObject({ budget: { contextWindow: 800, reservedTokens: 100 } });
+    const twoFields = input.parse({ repoId, task: 't', contextWindow: 700 });
+    expect(twoFields).toMatchObject({ budget: { contextWindow: 700 } });
+    expect(twoFields).not.toHaveProperty('contextWindow');
+    expect(problem({ repoId, task: 't', contextWindow: 200, reservedTokens: 200 })).toMatch(/reserved tokens \(200\) must be fewer than the context window \(200\)/);
   });
 });

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { AppError, type Handlers } from '../../shared/contract';
 import type { RetrievalResult, RetrievalSummary, SymbolRole } from '../../shared/contract/retrieval';
+import { DEFAULT_RETRIEVAL_STAGES } from '../../shared/contract/stages';
 import type { LoadedConfig } from '../config/load';
 import { openRawDatabase } from '../db/raw';
 import type { EngineContext } from '../engine';
@@ -16,7 +17,7 @@ import { repoPaths } from '../repos/registry';
 import { effectiveBudget, validateSafetyMargin } from '../retrieval/budget';
 import { RawDecisionLog } from '../retrieval/decisionLog';
 import { renderMarkdown } from '../retrieval/package';
-import { retrieve, validateStageList } from '../retrieval/pipeline';
+import { retrieve } from '../retrieval/pipeline';
 import { preflightRetrieval } from '../retrieval/preflight';
 import { retrievalSettings } from '../retrieval/settings';
 import { analyzeTask } from '../retrieval/taskAnalysis';
@@ -47,20 +48,18 @@ export function withModelOverride(loaded: LoadedConfig, model?: string, baseUrl?
  */
 export function createRetrieveHandlers(ctx: EngineContext, llm: Pick<ModelServices, 'client' | 'loadUserConfig' | 'router' | 'target'>): Pick<Handlers, 'retrieve/run'> {
   return {
-    'retrieve/run': async ({ repoId, task, budget, budgetConfig: givenConfig, contextWindow, reservedTokens, taskId, stages: stageNames, planFiles, model, baseUrl }) => {
+    'retrieve/run': async ({ repoId, task, budget, safetyMargin: givenMargin, taskId, stages = [...DEFAULT_RETRIEVAL_STAGES], planFiles, model, baseUrl }) => {
       const { info, curatedFile } = openIndexedRepo(ctx, { repoId });
-      const stages = validateStageList(stageNames ?? ['scope', 'precision']);
       const loaded = llm.loadUserConfig();
       const overridden = model || baseUrl;
       const router = overridden ? new ModelRouter(withModelOverride(loaded, model, baseUrl)) : llm.router();
       const client = overridden ? new LlmClient({ router: () => router }) : llm.client;
       const config = loaded.values;
       const settings = retrievalSettings(config);
-      validateSafetyMargin(settings.safetyMargin);
-      // The app's form gives the window and the reserve as two fields, either left to the config.
-      const budgetConfig = givenConfig ?? (contextWindow !== undefined || reservedTokens !== undefined ? { contextWindow: contextWindow ?? config.budget.context_window, reservedTokens: reservedTokens ?? config.budget.reserved_tokens } : undefined);
-      const bc = budgetConfig ?? (budget === undefined ? { contextWindow: config.budget.context_window, reservedTokens: config.budget.reserved_tokens } : undefined);
-      const budgetTokens = bc ? effectiveBudget(bc) : (budget as number);
+      const safetyMargin = givenMargin ?? validateSafetyMargin(settings.safetyMargin);
+      // The window and the reserve: either left out is the config's (the budget's shape is the contract's).
+      const bc = budget?.tokens === undefined ? { contextWindow: budget?.contextWindow ?? config.budget.context_window, reservedTokens: budget?.reservedTokens ?? config.budget.reserved_tokens } : undefined;
+      const budgetTokens = bc ? effectiveBudget(bc) : (budget?.tokens as number);
       const kb = KnowledgeBase.open(curatedFile, info.id);
       let checks;
       try {
@@ -86,7 +85,7 @@ export function createRetrieveHandlers(ctx: EngineContext, llm: Pick<ModelServic
             if (!enrich) record.enrichment = { status: 'skipped', reason: 'no model assigned to task_analysis in [models.overrides]', attempts: 0, callIds: [] };
             watch.analysisDone();
             if (planFiles?.length) record.givenFiles = planFiles.map((path) => ({ path, reason: { kind: 'plan-file' as const, detail: {} } }));
-            const runConfig = { stages, ...(bc ? { contextWindow: bc.contextWindow, reservedTokens: bc.reservedTokens } : {}), budgetTokens, safetyMargin: settings.safetyMargin, concurrency: settings.concurrency };
+            const runConfig = { stages, ...(bc ? { contextWindow: bc.contextWindow, reservedTokens: bc.reservedTokens } : {}), budgetTokens, safetyMargin, concurrency: settings.concurrency };
             decisions.record({ runId, stage: 'budget', subjectKind: 'run', subject: runId, decision: 'config', reasons: [], judgment: runConfig });
             // A request can name any path (plan files): a FIFO or a device there is skipped, not read.
             const readSource = (path: string) => readConfinedText(info.path, path);
@@ -94,7 +93,7 @@ export function createRetrieveHandlers(ctx: EngineContext, llm: Pick<ModelServic
               { task: record, stages, budgetTokens, options: settings.stageOptions },
               {
                 kb, llm: client, decisions, runId, log, signal, readSource, sessionsDir: repoPaths(ctx.ports.dataDir, info.id).sessions,
-                concurrency: settings.concurrency, safetyMargin: settings.safetyMargin,
+                concurrency: settings.concurrency, safetyMargin,
                 onStage: (name, context) => watch.stageEnded(name, context),
                 onJudged: (stage, n, total, judged) => watch.judged(stage, n, total, judged),
               },
@@ -126,7 +125,7 @@ export function createRetrieveHandlers(ctx: EngineContext, llm: Pick<ModelServic
               info: checks.info,
               stages: done.result.stages.map(({ usage: _u, ...s }) => s),
               usage,
-              config: { stages, ...(bc ? { contextWindow: bc.contextWindow, reservedTokens: bc.reservedTokens } : {}), safetyMargin: settings.safetyMargin, concurrency: settings.concurrency },
+              config: { stages, ...(bc ? { contextWindow: bc.contextWindow, reservedTokens: bc.reservedTokens } : {}), safetyMargin, concurrency: settings.concurrency },
             };
             const result: RetrievalResult = { taskId: id, package: pkg, summary, markdown: renderMarkdown(pkg), stages, verdicts: watch.verdicts };
             // Deprecated, for one release: clients read the run's result.

@@ -8,7 +8,7 @@ import { createTestRepo } from '../testing/gitRepo';
 import { createTempCore } from '../testing/tempCore';
 import { evaluateRepository } from './evaluate';
 import { buildFixtureRepo, FIXTURE_TASKS } from '../testing/fixtureRepo';
-import { formatReport } from './format';
+import { formatReport } from '../../shared/evalFormat/format';
 import { productRetrieval } from './product';
 
 let root: string;

@@ -1,6 +1,8 @@
 import { z } from 'zod';
+import { CHAT_MODES } from '../vocabulary';
 import { event, request } from './define';
 import type { RunStarted, Sequenced } from './runInfo';
+import { oneOf } from './inputs';
 import type { Reason } from './reasons';
 import { pipelineNameSchema, type RepoInfo } from './repos';
 
@@ -11,7 +13,7 @@ export type RouteMode = 'SEMANTIC' | 'SEMANTIC_RERANK' | 'BM25' | 'HYBRID' | 'DI
 export type ChatIntent = 'SUMMARY' | 'SEARCH' | 'FLOW' | 'DATA_LIFECYCLE' | 'MIGRATION' | 'EXPLAIN' | 'IMPACT';
 
 /** The retrieval mode a person picks: `auto` asks the routing model. */
-export type ChatMode = 'auto' | 'keyword' | 'semantic' | 'hybrid' | 'bm25';
+export type ChatMode = (typeof CHAT_MODES)[number];
 
 /** How a turn's retrieval was chosen. */
 export interface ChatRoute {
@@ -234,7 +236,7 @@ export const chatRequests = {
       question: z.string().trim().min(1, { error: 'question must not be empty' }).max(8000, { error: 'question must be at most 8000 characters' }),
       conversationId: conversationId.optional(),
       /** `keyword` as in search; `bm25`, its old name here, is still accepted (for one release). */
-      mode: z.enum(['auto', 'keyword', 'semantic', 'hybrid', 'bm25']).default('auto'),
+      mode: oneOf('a chat mode', CHAT_MODES, ['bm25']).default('auto'),
       /** `auto` (default) detects the question's language offline; an ISO 639-1 code says it. */
       language: z.string().regex(/^(auto|[a-z]{2,3})$/, { error: 'language must be auto or an ISO 639-1 code such as en or pl' }).optional(),
       /**

@@ -1,12 +1,29 @@
 import { z } from 'zod';
 import { request } from './define';
 import type { RunStarted } from './runInfo';
+import type { DatasetStage } from './stages';
 
 /** Examples of a stage, and the yes / no among them (an execute example is neither). */
 export interface LabelCounts {
   examples: number;
   yes: number;
   no: number;
+}
+
+/** What a bootstrap run did: the result of a `bootstrap` run. */
+export interface BootstrapSummary {
+  dir: string;
+  /** Qualifying commits mined. */
+  mined: number;
+  /** Commits done in this run. */
+  added: number;
+  /** Commits already in the dataset (skipped). */
+  skipped: number;
+  counts: Record<DatasetStage, LabelCounts>;
+  /** What mining saw (for the skip reasons). */
+  considered: number;
+  skippedByRule: Partial<Record<string, number>>;
+  durationMs: number;
 }
 
 /** One dataset folder under `<data dir>/datasets`: a bootstrap dataset or a curated one. */
@@ -113,7 +130,16 @@ export const dataRequests = {
   ),
   'data/bootstrap': request<RunStarted<'bootstrap'>>()(
     'Start a bootstrap run (synthetic training pairs from a repository history; a `bootstrap` job).',
-    () => z.object({ repoPath: z.string().min(1).max(4096), commits: z.number().int().min(1).max(10_000).optional() }).strict(),
+    () => z
+      .object({
+        repoPath: z.string().min(1).max(4096),
+        commits: z.number().int().min(1).max(10_000).optional(),
+        /** The dataset folder (default <data dir>/datasets/bootstrap-<repo name>); an existing dataset is resumed, a folder holding anything else refused. */
+        out: z.string().min(1).max(4096).optional(),
+        /** Start a new dataset in `out` even if it holds something else (its dataset files are replaced). */
+        force: z.boolean().optional(),
+      })
+      .strict(),
     { repoPath: '/path/to/repo', commits: 20 },
   ),
   'data/trainPlan': request<RunStarted<'train-plan'>>()(

@@ -2,7 +2,7 @@ import type { IndexSummary } from './repos';
 import type { RetrievalResult } from './retrieval';
 import type { SolveOutcome } from './solve';
 import type { EnrichSummary } from './enrich';
-import type { LabelCounts } from './data';
+import type { BootstrapSummary } from './data';
 import type { ModelCheckResult, ModelSetupResult } from './models';
 import type { ProgressNode, RunInfo, RunKind, RunStatus, RunSubjects } from './runInfo';
 
@@ -39,7 +39,7 @@ export interface RunKinds {
   /** One plan pass (task analysis → scope → plan); the plan is saved under the repository's plans/. */
   plan: { subject: RunSubjects['plan']; result: { planId: string; file: string } };
   /** Synthetic training pairs from a repository's history (`cra bootstrap`): the dataset folder and its counts. */
-  bootstrap: { subject: RunSubjects['bootstrap']; result: { dir: string; added: number; skipped: number; counts: Record<string, LabelCounts> } };
+  bootstrap: { subject: RunSubjects['bootstrap']; result: BootstrapSummary };
   /** The summary tree of a repository (RAPTOR): summaries per level, how many the model wrote and how many were kept. */
   summarize: { subject: RunSubjects['summarize']; result: { levels: Array<{ level: number; summaries: number }>; summarized: number; reused: number } };
   /** One retrieval: task analysis → scope → precision → its product, the context package with its summary and decisions. */

@@ -1,6 +1,8 @@
 import { z } from 'zod';
+import { SEARCH_MODES } from '../vocabulary';
 import { request } from './define';
 import type { RunStarted } from './runInfo';
+import { oneOf } from './inputs';
 import type { Reason } from './reasons';
 
 /**
@@ -9,7 +11,7 @@ import type { Reason } from './reasons';
  * repository has no vectors for the embedder); `auto` = keyword, because `cra eval --mode hybrid`
  * measured hybrid with the built-in embedder as worse than keyword (docs/search.md).
  */
-export type SearchMode = 'auto' | 'keyword' | 'semantic' | 'hybrid';
+export type SearchMode = (typeof SEARCH_MODES)[number];
 
 /** A symbol of a result file that matched, with its line range (1-based, inclusive). */
 export interface SearchSymbol {
@@ -93,7 +95,7 @@ export const searchRequests = {
         query: z.string().max(2000),
         /** How many files; default `[retrieval] top_k` of the config (20). */
         limit: z.number().int().min(1).max(200).optional(),
-        mode: z.enum(['auto', 'keyword', 'semantic', 'hybrid']).default('auto'),
+        mode: oneOf('a search mode', SEARCH_MODES).default('auto'),
       })
       .strict(),
     { repoId: 'repo-does-not-exist', query: 'parse config file', limit: 10 },

@@ -6,6 +6,7 @@ import { judgeSetupOf, type ContextFile, type ContextSymbol, type RetrievalStage
 import { describeFile, SCOPE_QUESTION } from './scope';
 import type { TaskRecord } from '../taskAnalysis';
 import { describeSymbol, librarySymbols, symbolCandidates, type SymbolCandidate } from './precisionExtract';
+import { PRECISION_DEFAULTS } from '../../../shared/defaults';
 
 export { describeSymbol, symbolCandidates, type SymbolCandidate } from './precisionExtract';
 
@@ -182,8 +183,8 @@ export class PrecisionStage implements RetrievalStage {
  * capped away: the task asked for them.
  */
 function capped(all: readonly SymbolCandidate[], files: readonly ContextFile[], options: PrecisionOptions): { candidates: SymbolCandidate[]; overCap: SymbolCandidate[] } {
-  const perFileCap = options.maxSymbolsPerFile ?? 40;
-  const maxSymbols = options.maxSymbols ?? 150;
+  const perFileCap = options.maxSymbolsPerFile ?? PRECISION_DEFAULTS.maxSymbolsPerFile;
+  const maxSymbols = options.maxSymbols ?? PRECISION_DEFAULTS.maxSymbols;
   const seenPerFile = new Map<number, number>();
   const position = new Map<SymbolCandidate, number>();
   for (const c of all) {

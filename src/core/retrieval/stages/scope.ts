@@ -4,10 +4,10 @@ import type { LlmClient } from '../../llm/client';
 import { searchRepository } from '../../search/search';
 import { fileItem, judgeAll, judgmentFacts, judgmentReason } from '../judge';
 import { judgeSetupOf, type ContextFile, type RetrievalStage, type StageContext } from '../stage';
-import { SCOPE_DEFAULTS } from '../scopeDefaults';
+import { SCOPE_DEFAULTS } from '../../../shared/defaults';
 import type { TaskRecord } from '../taskAnalysis';
 
-export { SCOPE_DEFAULTS } from '../scopeDefaults';
+export { SCOPE_DEFAULTS } from '../../../shared/defaults';
 
 /** Settings of the scope stage. */
 export interface ScopeOptions {

@@ -1,13 +1,12 @@
 import { InvalidArgumentError } from 'commander';
-import type * as ChatDomain from '../../../core/domains/chat';
 import type { ChatMode } from '../../../shared/contract';
 import { AppError } from '../../../shared/contract/errors';
 import { printable } from '../../../shared/printable';
 import { followRun, type FollowedRun, type RunEvent } from '../../../shared/runStream';
+import { SEARCH_MODES } from '../../../shared/vocabulary';
 import { openRepo, type CliContext, type CommandModule } from '../context';
 import { detectLanguageAhead, type LanguageAhead } from '../languageAhead';
 
-const MODES: readonly ChatMode[] = ['auto', 'keyword', 'semantic', 'hybrid'];
 
 /** A --mode; `bm25`, the old name of `keyword` (search's name), is accepted for one release, with a note. */
 function parseMode(value: string): ChatMode {
@@ -15,7 +14,7 @@ function parseMode(value: string): ChatMode {
     process.stderr.write('Note: --mode bm25 is now --mode keyword (as in cra search); bm25 is accepted until the next release.\n');
     return 'keyword';
   }
-  if (!(MODES as readonly string[]).includes(value)) throw new InvalidArgumentError(`"${value}" is not a mode; use one of ${MODES.join(', ')}.`);
+  // Any other word goes to the contract, which refuses an unknown mode naming the allowed ones.
   return value as ChatMode;
 }
 
@@ -64,9 +63,8 @@ async function requireConversation(ctx: CliContext, repo: { id: string; name: st
   const { messages } = await ctx.client().request('chat/history', { repoId: repo.id, conversationId });
   if (messages.length > 0) return;
   await ctx.client().dispose();
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded when the command runs
-  const { unknownConversation } = require('../../../core/domains/chat') as typeof ChatDomain;
-  throw unknownConversation(conversationId, repo.name);
+  // The words of the chat domain's NOT_FOUND (chat/rename, chat/delete…), which chat/history has no reason to refuse.
+  throw new AppError('NOT_FOUND', `${repo.name} has no conversation ${conversationId}; the Chat page lists them (cra chat --list --repo <path>).`);
 }
 
 /**
@@ -85,7 +83,7 @@ export const registerChat: CommandModule = (program, ctx) => {
     .option('--export <id>', 'print a conversation as markdown instead of asking', parseConversation)
     .option('--repo <path>', 'the indexed repository', '.')
     .option('--conversation <id>', 'continue this conversation (its id is printed at the end of each answer)', parseConversation)
-    .option('--mode <mode>', `retrieval: ${MODES.join(' | ')} (auto asks the routing model)`, parseMode, 'auto' as ChatMode)
+    .option('--mode <mode>', `retrieval: ${SEARCH_MODES.join(' | ')} (auto asks the routing model)`, parseMode, 'auto' as ChatMode)
     .option('--language <code>', 'the question\'s language: auto (detected offline) or an ISO 639-1 code; other than English, the question is translated in and the answer back', parseLanguage)
     .option('--pipeline <name>', "the chat pipeline (default: the conversation's, else the repository's default chosen on the Chat page or with cra pipelines --set-default, else default; a repository may add its own in .cleanroom/pipelines/*.yaml)", parsePipeline)
     .option('--json', 'print JSON lines: {type:"sources", sources, trace, round?} (again per follow-up round), {type:"token", text}…, {type:"done", message}')

@@ -39,7 +39,7 @@ const outputSchema = {
 
 /** The package of a retrieve run (retrieve/run): the run's result, or its failure thrown. */
 async function pipelinePackage(engine: EngineClient, repo: RepoInfo, task: string, budget: number): Promise<{ pkg: ContextPackage; judgments: number }> {
-  const { run } = await engine.request('retrieve/run', { repoId: repo.id, task, budget });
+  const { run } = await engine.request('retrieve/run', { repoId: repo.id, task, budget: { tokens: budget } });
   const result = (await engine.wait(run.runId)) as RunResult<'retrieve'>;
   return { pkg: result.package, judgments: result.summary.judgments };
 }

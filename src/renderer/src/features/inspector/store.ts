@@ -113,8 +113,8 @@ export const useInspectorStore = create<InspectorState & InspectorActions>()((se
         repoId,
         task: task.trim(),
         stages,
-        ...(contextWindow !== undefined ? { contextWindow } : {}),
-        ...(reservedTokens !== undefined ? { reservedTokens } : {}),
+        // Either field left empty is the config's [budget].
+        ...(contextWindow !== undefined || reservedTokens !== undefined ? { budget: { contextWindow, reservedTokens } } : {}),
       });
       if (get().inspection !== inspection) return;
       set({ inspection: inspectionReducers.started(inspection, run, taskId) });
