@@ -168,10 +168,10 @@ step('chat/rename', async () => expect(await call('chat/rename', { repoId: repoI
 step('chat/export', async () => expect(await call('chat/export', { repoId: repoId(), conversationId: ids.conversationId })).toBeTruthy());
 step('chat/delete', async () => expect(await call('chat/delete', { repoId: repoId(), conversationId: ids.conversationId })).toBeTruthy());
 step('retrieve/run', async () => {
-  const summary = (await finished(await call('retrieve/run', { repoId: repoId() }))) as RetrievalSummary;
+  const { summary } = (await finished(await call('retrieve/run', { repoId: repoId() }))) as { summary: RetrievalSummary };
   expect(summary).toMatchObject({ budget: 14336, config: { contextWindow: 16384, reservedTokens: 2048 } });
   // The budget outright, a stage list and this run's safety margin (cra retrieve --budget-config).
-  const outright = (await finished(await call('retrieve/run', { repoId: repoId(), budget: { tokens: 6000 }, stages: ['scope'], safetyMargin: 0.2 }))) as RetrievalSummary;
+  const { summary: outright } = (await finished(await call('retrieve/run', { repoId: repoId(), budget: { tokens: 6000 }, stages: ['scope'], safetyMargin: 0.2 }))) as { summary: RetrievalSummary };
   expect(outright).toMatchObject({ budget: 6000, config: { stages: ['scope'], safetyMargin: 0.2 } });
 });
 step('plans/validate', async () => expect(await call('plans/validate', { repoId: repoId() })).toBeTruthy());

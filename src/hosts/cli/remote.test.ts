@@ -55,7 +55,7 @@ describe('cra --remote against a running cra serve', () => {
     expect(wrong.status).toBe(1);
     expect(wrong.stderr).toContain('cra: error:');
     expect(wrong.stderr).toContain('--token');
-    const local = await runCra(clientData, ['--remote', url.href, 'bootstrap', repo.root]);
+    const local = await runCra(clientData, ['--remote', url.href, 'serve', '--port', '0']);
     expect(local.status).toBe(1);
     expect(local.stderr).toContain('without --remote');
   }, 120_000);
