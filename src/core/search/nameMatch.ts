@@ -9,7 +9,11 @@ import { NAME_MATCH } from './rankingConstants';
  * ↔ src/util/VersionUtils.ts, "`serialization.js`" ↔ lib/shared/serialization.js. BM25 sees only
  * the separate words, which are common (`class`, `use`, `this`), so such a file ranked far down.
  * An issue names files in two more ways (issue #27): a link to the file on its source host, and a
- * Python module's dotted name (`starlette.middleware.base` ↔ starlette/middleware/base.py).
+ * Python module's dotted name (`starlette.middleware.base` ↔ starlette/middleware/base.py). Both
+ * take `NAME_MATCH.share` like a spelled-out path, no constant of their own: on the 215-issue
+ * development set they fire on 33 issues and lift macro Acc@1/5/10 .514/.827/.893 → .541/.830/.896,
+ * down on no repository at any k; of the commit-message tasks they fire on 1 of 360, already first
+ * (docs/evaluation.md).
  */
 
 /** A file name as words: kebab, snake and camel case all split, the extension(s) left out. */
