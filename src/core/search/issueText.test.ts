@@ -86,6 +86,22 @@ describe('issue-style query analysis', () => {
   });
 });
 
+describe('files an issue names outright', () => {
+  it('takes the path of a source-host file link, the line anchor cut', () => {
+    const text = 'The port is ignored, see https://github.com/shop/shop/blob/8c9537d3/lib/shop/dialects/mssql/Pymssql.py#L96 and https://raw.githubusercontent.com/shop/shop/main/lib/shop/cart.py.';
+    expect(analyseIssueText(text).links).toEqual(['lib/shop/dialects/mssql/pymssql.py', 'lib/shop/cart.py']);
+    expect(parseQuery(text).linkedPaths).toEqual(['lib/shop/dialects/mssql/pymssql.py', 'lib/shop/cart.py']);
+    // A link to a folder or a page names no file.
+    expect(analyseIssueText('See https://github.com/shop/shop/tree/main/lib/shop and https://shop.example.org/docs/').links).toEqual([]);
+  });
+
+  it('takes dotted module names from the prose, not from imports nor from pasted code', () => {
+    const text = ['`shop.headers.parse_options` drops empty values (from shop.cart import Cart).', '```python', 'from shop.tax import rate', 'shop.tax.rate("vat")', '```'].join('\n');
+    expect(analyseIssueText(text).modules).toEqual(['shop.headers.parse_options']);
+    expect(analyseIssueText('import shop.cart fails').modules).toEqual([]);
+  });
+});
+
 describe('file kinds under an issue-style query', () => {
   it('does not take the licence as named by an interactive banner ("copyright, credits or license")', () => {
     // The miss of issue #27: the banner made LICENSE wanted, and it ranked first.

@@ -6,6 +6,8 @@
  * error line and its frames (the file path and function of each frame, innermost first, frames of
  * the standard library left out); from code, the names it calls and imports. A text with none of
  * these (a commit message, a short question) comes back as it is, and very long prose is capped.
+ * Whatever the text is made of, the files it links to (a source-host URL of a file) and the Python
+ * modules its prose names (`werkzeug.http.parse_date`) are kept apart: they name files outright.
  */
 
 /** What an issue text is made of. */
@@ -20,6 +22,10 @@ export interface IssueText {
   identifiers: string[];
   /** True when anything was cut out or capped, i.e. the text is not plain prose. */
   structured: boolean;
+  /** File paths of source-host links (`…/blob/<ref>/lib/a/b.py#L96` → lib/a/b.py), lower case, unique. */
+  links: string[];
+  /** Dotted Python names of the prose (`sqlalchemy.orm.session.Session`), not imports, lower case, unique. */
+  modules: string[];
 }
 
 /**
@@ -77,9 +83,12 @@ export function analyseIssueText(text: string): IssueText {
     structured = true;
     proseText = proseText.slice(0, ISSUE_TEXT.proseChars);
   }
-  if (!structured) return { prose: text, errors: [], frames: [], identifiers: [], structured };
+  const links = linkedPaths(text);
+  if (!structured) return { prose: text, errors: [], frames: [], identifiers: [], structured, links, modules: dottedNames(text) };
   const pasted = [...codeParts, ...outputParts].join('\n');
   return {
+    links,
+    modules: dottedNames(proseText),
     prose: proseText,
     errors: [...new Set([...pasted.matchAll(ERROR_LINE)].map((m) => (m[1] as string).trim().slice(0, 200)))].slice(-ISSUE_TEXT.errors),
     frames: framesOf(pasted),
@@ -93,8 +102,7 @@ export function analyseIssueText(text: string): IssueText {
  * functions) and the code's identifiers, each on a line of its own. The text itself when it is
  * plain prose.
  */
-export function focusText(text: string): string {
-  const issue = analyseIssueText(text);
+export function focusText(text: string, issue = analyseIssueText(text)): string {
   if (!issue.structured) return text;
   const lines = [issue.prose, ...issue.errors];
   for (const frame of issue.frames) lines.push(frame.function ? `${frame.path} ${frame.function}` : frame.path);
@@ -208,4 +216,36 @@ function identifiersOf(code: string): string[] {
     out.push(clean);
   }
   return out.slice(0, ISSUE_TEXT.identifiers);
+}
+
+/**
+ * A file link of a source host: GitHub's and GitLab's `/blob/<ref>/<path>` and `/tree/<ref>/<path>`,
+ * raw.githubusercontent.com's `/<owner>/<repo>/<ref>/<path>`; `#L96`, `?plain=1` and a sentence's full stop end it.
+ */
+const FILE_LINK = /https?:\/\/(?:raw\.githubusercontent\.com\/[^/\s]+\/[^/\s]+\/[^/\s]+|[^\s/]+\/\S*?\/(?:-\/)?(?:blob|tree)\/[^/\s]+)\/([\w./-]+\.[A-Za-z]\w{0,5})(?=\.?(?:[#?\s)\]>'"`,;]|$))/g;
+
+/**
+ * The paths of the files a text links to (issue #27: sqlalchemy #5557 links
+ * `…/blob/<sha>/lib/sqlalchemy/dialects/mssql/pymssql.py#L96` and the file ranked 18th; the file-name
+ * rule read the link as one word starting `github.com/` and matched nothing).
+ */
+function linkedPaths(text: string): string[] {
+  return [...new Set([...text.matchAll(FILE_LINK)].map((m) => (m[1] as string).toLowerCase()))];
+}
+
+/**
+ * Dotted names of prose whose first part is lower case (`werkzeug.http.parse_date`,
+ * `starlette.middleware.base`), the way Python modules are named; not after `from`/`import` (an
+ * import in a pasted example names what the example uses, not what the issue is about), not in a
+ * link or a file name (`www.example.org`, `setup.cfg` are left to the matching, which needs a
+ * module file of two parts or more).
+ */
+function dottedNames(prose: string): string[] {
+  const out = new Set<string>();
+  for (const m of prose.matchAll(/(^|[^\w./:-])([a-z_][a-z0-9_]*(?:\.[A-Za-z_]\w*)+)(?![\w/-])/g)) {
+    const before = prose.slice(Math.max(0, (m.index ?? 0) - 8), (m.index ?? 0) + (m[1] as string).length);
+    if (/\b(from|import)\s+$/.test(before)) continue;
+    out.add((m[2] as string).toLowerCase());
+  }
+  return [...out];
 }

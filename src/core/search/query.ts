@@ -2,7 +2,7 @@
  * Query processing for code search: split identifiers, drop stop words and build FTS5 MATCH
  * expressions that can never be a syntax error, whatever the user typed.
  */
-import { focusText } from './issueText';
+import { analyseIssueText, focusText } from './issueText';
 
 /** English and code-question filler words that carry no signal for code search. */
 const STOP_WORDS = new Set(
@@ -42,6 +42,10 @@ export interface ParsedQuery {
   symbolNames: string[];
   /** True when the query asks about tests (test files are then not demoted). */
   mentionsTests: boolean;
+  /** Paths of the files the text links to (source-host URLs), lower case (issueText.ts). */
+  linkedPaths: string[];
+  /** Dotted Python names of the prose (`werkzeug.http.parse_date`), lower case (issueText.ts). */
+  modules: string[];
 }
 
 /**
@@ -64,7 +68,8 @@ function isIdentifierLike(word: string): boolean {
 /** Turn user input into terms; never throws. */
 export function parseQuery(input: string): ParsedQuery {
   const raw = input.trim();
-  const text = focusText(raw);
+  const issue = analyseIssueText(raw);
+  const text = focusText(raw, issue);
   const words = text.match(/[A-Za-z0-9_]+/g) ?? [];
   const terms = new Set<string>();
   const prefixTerms = new Set<string>();
@@ -96,6 +101,8 @@ export function parseQuery(input: string): ParsedQuery {
     identifiers: [...identifiers].filter((i) => i.length >= 2),
     symbolNames: [...symbolNames].filter((n) => n.length >= 2),
     mentionsTests: words.some((w) => /^tests?$|^testing$|^spec$/i.test(w)),
+    linkedPaths: issue.links,
+    modules: issue.modules,
   };
 }
 
