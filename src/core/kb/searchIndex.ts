@@ -1,4 +1,5 @@
 import type { Db } from '../db/open';
+import { inSlots, SLOT_MARKS } from './slots';
 import type { StatementCache } from './statements';
 
 /** Per-file counts of one term: `counts[i]` occurrences in file `fileIds[i]`. */
@@ -95,25 +96,6 @@ export const EMBED_CHUNKS_PAGE_SQL = `
     select id from symbols where file_id = c.file_id and start_line between c.start_line and c.end_line order by start_line, id limit 1
   )
   where c.id > ? order by c.id limit ?`;
-
-/**
- * Values per `in (…)` list. The list has a fixed length, padded with nulls (which match nothing),
- * so one statement serves every query: the plan stays an index lookup per value, which a
- * `json_each` list would leave to the planner's guess.
- */
-const SLOTS = 16;
-const SLOT_MARKS = Array.from({ length: SLOTS }, () => '?').join(',');
-
-/** `values` in lists of {@link SLOTS}, the last padded with nulls; none for no values. */
-function inSlots<T>(values: readonly T[]): Array<Array<T | null>> {
-  const lists: Array<Array<T | null>> = [];
-  for (let i = 0; i < values.length; i += SLOTS) {
-    const list: Array<T | null> = values.slice(i, i + SLOTS);
-    while (list.length < SLOTS) list.push(null);
-    lists.push(list);
-  }
-  return lists;
-}
 
 /** BM25 column weights, as finite numbers (they are written into the SQL, not bound). */
 function weightList(weights: readonly number[]): string {
