@@ -1,6 +1,7 @@
 import type { Db } from '../db/open';
 import { inSlots, SLOT_MARKS } from './slots';
 import type { StatementCache } from './statements';
+import { SymbolGraph } from './symbolGraph';
 
 /** Per-file counts of one term: `counts[i]` occurrences in file `fileIds[i]`. */
 export interface TermFrequencies {
@@ -114,11 +115,15 @@ export class SearchIndex {
   private helpers = false;
   private tfCache: { dataVersion: number; terms: Map<string, TermFrequencies>; rows: number } | undefined;
   private commitMessages: number | undefined;
+  /** Symbols, calls and class hierarchy, for the expansion of search to code the query does not name. */
+  readonly symbolGraph: SymbolGraph;
 
   constructor(
     private readonly db: Db,
     private readonly sql: StatementCache,
-  ) {}
+  ) {
+    this.symbolGraph = new SymbolGraph(sql);
+  }
 
   /**
    * Chunk count, test files and a term-frequency cache of this connection, read again when another

@@ -126,6 +126,36 @@ export const GRAPH = {
   neighbourFloor: 0.1,
 } as const;
 
+/**
+ * The symbol-graph expansion (`expand.ts`, issue #27 item 3): files reached from the symbols the
+ * query names, or the best chunks of the top files, by calls, base classes, subclasses and
+ * overrides. A file receives seed value × share × decay^depth × relation weight / (1 + ln fan-out).
+ */
+export const EXPAND = {
+  /** Overall weight of the expansion; 0 turns it off. */
+  share: 1,
+  /** Per edge walked (a base two levels up gets decay²). */
+  decay: 0.35,
+  /** Relation weights: a callee of a named function, a base class, a subclass, an override. */
+  callee: 0.5,
+  base: 0.7,
+  subclass: 0.3,
+  override: 0.5,
+  /** Levels of base classes walked up (the MRO). */
+  baseDepth: 3,
+  /** Seed weight of a definition the query names (× its file's score). */
+  namedSeed: 1,
+  /** Seed weight of a symbol in the best chunk of a top file (× its file's score); 0: named symbols only. */
+  topFileSeed: 0.5,
+  /** Top files whose best chunk seeds the walk. */
+  topFiles: 3,
+  /** An unresolved reference is followed by name only when at most this many files define the name. */
+  maxNameFiles: 2,
+  /** Most seeds, and most rows per read of the walk. */
+  maxSeeds: 32,
+  maxRows: 400,
+} as const;
+
 /** The file-kind prior. */
 export const KIND_PRIOR = {
   /** Score multiplier of documentation and configuration files the query does not ask for. */
@@ -156,7 +186,7 @@ export const NAME_MATCH = {
 // R@10 level (.913 → .912) — docs/search.md.
 
 /** The tunable groups of this file, by name, for {@link overrideRanking}. */
-const TUNABLE = { CHUNK_WEIGHTS, PATH_WEIGHTS, KEYWORD, COMMON_TERMS, FILE_BM25, HISTORY, GRAPH, KIND_PRIOR, NAME_MATCH } as const;
+const TUNABLE = { CHUNK_WEIGHTS, PATH_WEIGHTS, KEYWORD, COMMON_TERMS, FILE_BM25, HISTORY, GRAPH, EXPAND, KIND_PRIOR, NAME_MATCH } as const;
 
 /** Partial values per group, e.g. `{ GRAPH: { testDemotion: 0.5 } }`. */
 export type RankingOverrides = { [G in keyof typeof TUNABLE]?: { [K in keyof (typeof TUNABLE)[G]]?: number } };
