@@ -22,6 +22,12 @@ describe('the tasks file', () => {
     expect(parseTasks(JSON.stringify(line))).toEqual([{ id: 'x-1', task: 'Fix the parser', parent: 'abc1234', gold: ['src/p.py'] }]);
   });
 
+  it('keeps the fixing commit when a line gives one, for function-level figures, and refuses one that is not a sha', () => {
+    const line = { id: 'x-2', task: 'Fix the lexer', parent: 'abc1234', commit: 'def5678', gold: ['src/l.py'], issue: 12 };
+    expect(parseTasks(JSON.stringify(line))).toEqual([{ id: 'x-2', task: 'Fix the lexer', parent: 'abc1234', commit: 'def5678', gold: ['src/l.py'] }]);
+    expect(() => parseTasks(JSON.stringify({ ...line, commit: 'HEAD; rm' }))).toThrow(/commit must be a commit sha/);
+  });
+
   it('reports every bad line with its number and problem', () => {
     const text = ['{"id": 1, "task": "ok", "parent": "abc1234", "gold": ["a.py"]}', '{not json', '{"id": 2, "task": "", "parent": "abc", "gold": []}', '{"id": 1, "task": "dup", "parent": "abc1234", "gold": ["a"]}'].join('\n');
     let error: unknown;

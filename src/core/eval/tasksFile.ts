@@ -9,6 +9,11 @@ const TaskLine = z
     task: z.string().trim().min(1, 'task must be a non-empty text'),
     parent: z.string().regex(/^[0-9a-f]{4,40}$|^[\w./~^-]+$/i, 'parent must be a commit sha or revision'),
     gold: z.array(z.string().min(1)).min(1, 'gold must name at least one file'),
+    /**
+     * The fixing commit, optional: with it, the task's gold functions are the ones the commit
+     * changed and `cra eval` reports function-level figures for it as for mined tasks.
+     */
+    commit: z.string().regex(/^[0-9a-f]{4,40}$/i, 'commit must be a commit sha').optional(),
   })
   // Other fields (a shared task file's repo, created_at, patch...) are dropped, not an error, so
   // task files of other tools are read as they are.
@@ -16,7 +21,7 @@ const TaskLine = z
 
 /**
  * Read evaluation tasks from a JSON-lines file: one `{id, task, parent, gold: [paths]}` per line
- * (other fields ignored), blank lines and lines starting with `//` ignored. Every bad line is reported (line number and
+ * (`commit`, the fix, optional; other fields ignored), blank lines and lines starting with `//` ignored. Every bad line is reported (line number and
  * problem) in one VALIDATION error, so a file is fixed in one pass; nothing runs on a bad file.
  * The file must be a regular file of at most 64 MiB (see readUserFile).
  */
