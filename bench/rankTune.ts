@@ -12,7 +12,8 @@
  * (see `overrideRanking`). The output holds, per setting and task, the gold ranks in the ranking
  * over every file (`all`) and over the source files of the task's language (`source`), 1-based,
  * null beyond rank 50 — what `scripts/rank-loo.mjs` turns into the tables and the
- * leave-one-repository-out choice.
+ * leave-one-repository-out choice — and, for tasks whose report has gold functions, the ranks of
+ * those units in the function-level ranking (`units`, as `cra eval` ranks them).
  */
 import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,6 +24,7 @@ import { goldRanks } from '../src/core/eval/metrics';
 import { productRetrieval } from '../src/core/eval/product';
 import { resolveCommit, Worktree } from '../src/core/git';
 import { openDatabase } from '../src/core/db/open';
+import { scoreUnits, unitRanking } from '../src/core/eval/functionLevel';
 import { searchRepository } from '../src/core/search/search';
 import { overrideRanking, type RankingOverrides } from '../src/core/search/rankingConstants';
 
@@ -47,7 +49,7 @@ async function main(): Promise<void> {
   const stateDir = join(work, 'index');
   mkdirSync(stateDir, { recursive: true });
   let worktree: Worktree | undefined;
-  const out: Record<string, Array<{ gold: string[]; all: Record<string, number | null>; source: Record<string, number | null>; ms: number }>> = {};
+  const out: Record<string, Array<{ gold: string[]; all: Record<string, number | null>; source: Record<string, number | null>; units?: Record<string, number | null>; ms: number }>> = {};
   for (const c of configs) out[c.name] = [];
   try {
     for (const [i, task] of tasks.entries()) {
@@ -71,11 +73,14 @@ async function main(): Promise<void> {
         const restore = overrideRanking(c.overrides);
         try {
           const start = performance.now();
-          const ranked = (await searchRepository(db, task.task, { limit: 4 * DEPTH, mode: 'keyword' })).map((r) => r.path);
+          const results = await searchRepository(db, task.task, { limit: 4 * DEPTH, mode: 'keyword' });
+          const ranked = results.map((r) => r.path);
           const ms = performance.now() - start;
+          // Function level as `cra eval` scores it, where the report has the task's gold units.
+          const units = task.goldFunctions?.length ? { units: scoreUnits(unitRanking(results), task.goldFunctions, [10], ms, DEPTH).goldRanks } : {};
           const all = [...new Set(ranked)].slice(0, DEPTH);
           const source = [...new Set(ranked.filter((p) => isTaskSourcePath(p, languages)))].slice(0, DEPTH);
-          out[c.name]!.push({ gold: task.gold, all: goldRanks(all, task.gold), source: goldRanks(source, task.gold), ms: Math.round(ms) });
+          out[c.name]!.push({ gold: task.gold, all: goldRanks(all, task.gold), source: goldRanks(source, task.gold), ...units, ms: Math.round(ms) });
         } finally {
           restore();
         }

@@ -4,16 +4,8 @@ import type { ChunkLines, SearchIndex } from '../kb/searchIndex';
 import type { DefinitionHit } from './graph';
 import type { FileHit } from './keyword';
 import type { ParsedQuery } from './query';
+import { UNITS } from './rankingConstants';
 
-/** Symbols listed per result. */
-const MAX_SYMBOLS = 5;
-/** Matching chunks of a file whose symbols are ranked. */
-const SYMBOL_CHUNKS = 8;
-/**
- * A class listed because a chunk inside it matched ranks at this share of the chunk: the method the
- * chunk is about says more, and is the unit a fix changes more often (issue #27, function level).
- */
-const ENCLOSING_SHARE = 0.5;
 const MAX_LINES = 3;
 const MAX_LINE_CHARS = 200;
 
@@ -58,7 +50,7 @@ export function describeResults(
  * A file's symbols, best first, each with its `score`: the file's score × the symbol's share — 1 for
  * a definition the query names and for the symbol a symbol-graph reason reached; for a symbol of a
  * matching chunk, the chunk's BM25 over the file's best chunk (the innermost symbol of a chunk at
- * that share, the symbols around it at `ENCLOSING_SHARE` of it). The scores are comparable across
+ * that share, the symbols around it at `UNITS.enclosingShare` of it; `UNITS.chunks` chunks, `UNITS.symbols` listed). The scores are comparable across
  * files, so a function ranking can interleave the files' symbols (eval/functionLevel.ts).
  */
 function rankSymbols(index: SearchIndex, hit: FileHit, definitions: readonly DefinitionHit[]): SearchSymbol[] {
@@ -77,7 +69,7 @@ function rankSymbols(index: SearchIndex, hit: FileHit, definitions: readonly Def
     const row = index.symbolInFile(qualified.slice(qualified.lastIndexOf('.') + 1), hit.fileId, qualified);
     if (row) offer({ ...row, name: qualified }, 1);
   }
-  const chunks = hit.chunks.slice(0, SYMBOL_CHUNKS);
+  const chunks = hit.chunks.slice(0, UNITS.chunks);
   const best = chunks[0]?.score || 1;
   for (const c of chunks) {
     const chunk = index.chunkLines(c.chunkId, false);
@@ -86,11 +78,11 @@ function rankSymbols(index: SearchIndex, hit: FileHit, definitions: readonly Def
     const names = chunk.symbol_names.split(/\s+/).filter(Boolean).reverse();
     for (const [depth, qualified] of names.entries()) {
       const row = index.symbolInFile(qualified.slice(qualified.lastIndexOf('.') + 1), hit.fileId, qualified);
-      if (row) offer({ ...row, name: qualified }, (c.score / best) * (depth === 0 ? 1 : ENCLOSING_SHARE));
+      if (row) offer({ ...row, name: qualified }, (c.score / best) * (depth === 0 ? 1 : UNITS.enclosingShare));
     }
   }
   const ranked = [...byKey.values()].sort((a, b) => (b.score ?? 0) - (a.score ?? 0));
-  return withoutModuleDunders(ranked).slice(0, MAX_SYMBOLS);
+  return withoutModuleDunders(ranked).slice(0, UNITS.symbols);
 }
 
 /**

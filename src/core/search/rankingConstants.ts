@@ -156,6 +156,22 @@ export const EXPAND = {
   maxRows: 400,
 } as const;
 
+/**
+ * The symbols of a result (`details.ts`), which are also the function-level ranking (issue #27,
+ * item 4; eval/functionLevel.ts `unitRanking`).
+ */
+export const UNITS = {
+  /** Symbols listed per result. */
+  symbols: 5,
+  /** Matching chunks of a file whose symbols are ranked. */
+  chunks: 8,
+  /**
+   * A class listed because a chunk inside it matched ranks at this share of the chunk: the method
+   * the chunk is about says more, and is the unit a fix changes more often.
+   */
+  enclosingShare: 0.5,
+} as const;
+
 /** The file-kind prior. */
 export const KIND_PRIOR = {
   /** Score multiplier of documentation and configuration files the query does not ask for. */
@@ -186,7 +202,7 @@ export const NAME_MATCH = {
 // R@10 level (.913 → .912) — docs/search.md.
 
 /** The tunable groups of this file, by name, for {@link overrideRanking}. */
-const TUNABLE = { CHUNK_WEIGHTS, PATH_WEIGHTS, KEYWORD, COMMON_TERMS, FILE_BM25, HISTORY, GRAPH, EXPAND, KIND_PRIOR, NAME_MATCH } as const;
+const TUNABLE = { CHUNK_WEIGHTS, PATH_WEIGHTS, KEYWORD, COMMON_TERMS, FILE_BM25, HISTORY, GRAPH, EXPAND, UNITS, KIND_PRIOR, NAME_MATCH } as const;
 
 /** Partial values per group, e.g. `{ GRAPH: { testDemotion: 0.5 } }`. */
 export type RankingOverrides = { [G in keyof typeof TUNABLE]?: { [K in keyof (typeof TUNABLE)[G]]?: number } };
