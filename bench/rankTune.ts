@@ -24,7 +24,10 @@ import { goldRanks } from '../src/core/eval/metrics';
 import { productRetrieval } from '../src/core/eval/product';
 import { resolveCommit, Worktree } from '../src/core/git';
 import { openDatabase } from '../src/core/db/open';
-import { scoreUnits, unitRanking } from '../src/core/eval/functionLevel';
+import { goldUnits, scoreUnits, unitRanking } from '../src/core/eval/functionLevel';
+import { changedLines } from '../src/core/eval/goldLines';
+import { readTasksFile } from '../src/core/eval/tasksFile';
+import { KnowledgeBase } from '../src/core/kb/knowledgeBase';
 import { searchRepository } from '../src/core/search/search';
 import { overrideRanking, type RankingOverrides } from '../src/core/search/rankingConstants';
 
@@ -38,7 +41,12 @@ function arg(name: string): string {
 }
 
 async function main(): Promise<void> {
-  const report = JSON.parse(readFileSync(arg('report'), 'utf8')) as EvalReport;
+  // --tasks FILE (a `cra eval --tasks` file) instead of --report: the tasks are read from it, and
+  // the gold functions of a task that names its fixing commit are computed at its parent.
+  const tasksFile = process.argv.includes('--tasks') ? arg('tasks') : undefined;
+  const report = tasksFile
+    ? ({ tasks: readTasksFile(tasksFile).map((t) => ({ ...t, results: {} })) } as unknown as EvalReport)
+    : (JSON.parse(readFileSync(arg('report'), 'utf8')) as EvalReport);
   const repo = arg('repo');
   const snapshots = arg('snapshots');
   const configs = JSON.parse(readFileSync(arg('configs'), 'utf8')) as Array<{ name: string; overrides: RankingOverrides }>;
@@ -68,6 +76,7 @@ async function main(): Promise<void> {
       // One connection for every setting of a task: the per-connection caches (term frequencies,
       // file sizes) do not depend on the constants, and reopening per setting dominated the time.
       const db = openDatabase(join(searchDir, 'curated.sqlite'), { readOnly: true });
+      if (!task.goldFunctions && task.commit) task.goldFunctions = goldUnits(KnowledgeBase.of(db), await changedLines(repo, task.parent, task.commit, task.gold));
       try {
       for (const c of configs) {
         const restore = overrideRanking(c.overrides);
