@@ -141,6 +141,8 @@ export const EXPAND = {
   base: 0.7,
   subclass: 0.3,
   override: 0.5,
+  /** 1: a reached file's score becomes the walk's value when that is more (direct hits keep their order); 0: the value is added. */
+  raiseOnly: 1,
   /** Levels of base classes walked up (the MRO). */
   baseDepth: 3,
   /** Seed weight of a definition the query names (× its file's score). */
