@@ -130,6 +130,12 @@ export const GRAPH = {
  * The symbol-graph expansion (`expand.ts`, issue #27 item 3): files reached from the symbols the
  * query names, or the best chunks of the top files, by calls, base classes, subclasses and
  * overrides. A file receives seed value × share × decay^depth × relation weight / (1 + ln fan-out).
+ * Measured (docs/evaluation.md, sixth round; bench/rankTune.ts over the 320 commit tasks of eight
+ * development repositories and the issue-style tasks): raise-only at share 1 leaves every file-level
+ * figure as it was and was the leave-one-repository-out choice for all eight; added (raiseOnly 0) it
+ * cost R@1 (starlette .577 → .527) and R@5 + R@10 (sqlalchemy −.013, typeorm −.014); share 2 and 3
+ * cost typeorm R@5 + R@10 .012. decay and the relation weights were not tuned (decay is the import
+ * neighbours' GRAPH.decay; the weights order the relations by how directly they explain a fix).
  */
 export const EXPAND = {
   /** Overall weight of the expansion; 0 turns it off. */
