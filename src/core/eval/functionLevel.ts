@@ -9,8 +9,9 @@ import type { ChangedLines } from './goldLines';
  * Function-level localization (issue #27): the units are the functions and classes of a file
  * (`path::Qualified.name`) and, for changes outside any of them (imports, module constants), the file
  * itself (`path`). Gold units are the innermost such symbols that contain a line the task's commit
- * changed, at the parent; a search ranks units by listing, file by file in its order, the symbols
- * each result names (its best-matching symbols, best first), or the file itself when it names none.
+ * changed, at the parent; a search ranks units by the scores of the symbols its results list (each
+ * symbol's file score × its share of the file's evidence, search/details.ts), or the file itself
+ * when a result lists none.
  */
 
 /** Symbol kinds that are units; a change in anything else (a variable, a constant) counts as the file's. */
