@@ -12,7 +12,8 @@
  * (see `overrideRanking`). The output holds, per setting and task, the gold ranks in the ranking
  * over every file (`all`) and over the source files of the task's language (`source`), 1-based,
  * null beyond rank 50 — what `scripts/rank-loo.mjs` turns into the tables and the
- * leave-one-repository-out choice.
+ * leave-one-repository-out choice — and, for tasks whose report has gold functions, the ranks of
+ * those units in the function-level ranking (`units`, as `cra eval` ranks them).
  */
 import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,6 +24,10 @@ import { goldRanks } from '../src/core/eval/metrics';
 import { productRetrieval } from '../src/core/eval/product';
 import { resolveCommit, Worktree } from '../src/core/git';
 import { openDatabase } from '../src/core/db/open';
+import { goldUnits, scoreUnits, unitRanking } from '../src/core/eval/functionLevel';
+import { changedLines } from '../src/core/eval/goldLines';
+import { readTasksFile } from '../src/core/eval/tasksFile';
+import { KnowledgeBase } from '../src/core/kb/knowledgeBase';
 import { searchRepository } from '../src/core/search/search';
 import { overrideRanking, type RankingOverrides } from '../src/core/search/rankingConstants';
 
@@ -36,7 +41,12 @@ function arg(name: string): string {
 }
 
 async function main(): Promise<void> {
-  const report = JSON.parse(readFileSync(arg('report'), 'utf8')) as EvalReport;
+  // --tasks FILE (a `cra eval --tasks` file) instead of --report: the tasks are read from it, and
+  // the gold functions of a task that names its fixing commit are computed at its parent.
+  const tasksFile = process.argv.includes('--tasks') ? arg('tasks') : undefined;
+  const report = tasksFile
+    ? ({ tasks: readTasksFile(tasksFile).map((t) => ({ ...t, results: {} })) } as unknown as EvalReport)
+    : (JSON.parse(readFileSync(arg('report'), 'utf8')) as EvalReport);
   const repo = arg('repo');
   const snapshots = arg('snapshots');
   const configs = JSON.parse(readFileSync(arg('configs'), 'utf8')) as Array<{ name: string; overrides: RankingOverrides }>;
@@ -47,7 +57,7 @@ async function main(): Promise<void> {
   const stateDir = join(work, 'index');
   mkdirSync(stateDir, { recursive: true });
   let worktree: Worktree | undefined;
-  const out: Record<string, Array<{ gold: string[]; all: Record<string, number | null>; source: Record<string, number | null>; ms: number }>> = {};
+  const out: Record<string, Array<{ gold: string[]; all: Record<string, number | null>; source: Record<string, number | null>; units?: Record<string, number | null>; ms: number }>> = {};
   for (const c of configs) out[c.name] = [];
   try {
     for (const [i, task] of tasks.entries()) {
@@ -66,16 +76,20 @@ async function main(): Promise<void> {
       // One connection for every setting of a task: the per-connection caches (term frequencies,
       // file sizes) do not depend on the constants, and reopening per setting dominated the time.
       const db = openDatabase(join(searchDir, 'curated.sqlite'), { readOnly: true });
+      if (!task.goldFunctions && task.commit) task.goldFunctions = goldUnits(KnowledgeBase.of(db), await changedLines(repo, task.parent, task.commit, task.gold));
       try {
       for (const c of configs) {
         const restore = overrideRanking(c.overrides);
         try {
           const start = performance.now();
-          const ranked = (await searchRepository(db, task.task, { limit: 4 * DEPTH, mode: 'keyword' })).map((r) => r.path);
+          const results = await searchRepository(db, task.task, { limit: 4 * DEPTH, mode: 'keyword' });
+          const ranked = results.map((r) => r.path);
           const ms = performance.now() - start;
+          // Function level as `cra eval` scores it, where the report has the task's gold units.
+          const units = task.goldFunctions?.length ? { units: scoreUnits(unitRanking(results), task.goldFunctions, [10], ms, DEPTH).goldRanks } : {};
           const all = [...new Set(ranked)].slice(0, DEPTH);
           const source = [...new Set(ranked.filter((p) => isTaskSourcePath(p, languages)))].slice(0, DEPTH);
-          out[c.name]!.push({ gold: task.gold, all: goldRanks(all, task.gold), source: goldRanks(source, task.gold), ms: Math.round(ms) });
+          out[c.name]!.push({ gold: task.gold, all: goldRanks(all, task.gold), source: goldRanks(source, task.gold), ...units, ms: Math.round(ms) });
         } finally {
           restore();
         }

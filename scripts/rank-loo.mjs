@@ -5,7 +5,10 @@
 // repositories (macro), measured on the held-out one. Ties keep the earlier setting of the list
 // (put the shipped default first).
 //
-//   node scripts/rank-loo.mjs [--reference base/] [--only name,name] tuned/*.json
+//   node scripts/rank-loo.mjs [--reference base/] [--only name,name] [--objective units] tuned/*.json
+//
+// --objective units: choose by function-level Acc@10 (all gold units in the top 10; the `units`
+// ranks rankTune records for tasks with gold functions) instead of file-level R@5/R@10 (issue #27).
 //
 // --reference: a folder of the `cra eval` reports the tasks came from; their bm25-source figures
 // are printed beside ours.
@@ -15,10 +18,12 @@ import { basename, join } from 'node:path';
 const argv = process.argv.slice(2);
 let referenceDir;
 let only;
+let byUnits = false;
 const files = [];
 for (let i = 0; i < argv.length; i++) {
   if (argv[i] === '--reference') referenceDir = argv[++i];
   else if (argv[i] === '--only') only = new Set(argv[++i].split(','));
+  else if (argv[i] === '--objective') byUnits = argv[++i] === 'units';
   else files.push(argv[i]);
 }
 if (files.length === 0) {
@@ -42,7 +47,9 @@ const repos = files.map((file) => {
   const figures = {};
   for (const [config, tasks] of Object.entries(data.results)) {
     if (only && !only.has(config)) continue;
-    figures[config] = { all: meanOf(tasks.map((t) => taskFigures(t.all))), source: meanOf(tasks.map((t) => taskFigures(t.source))), p95: p95(tasks.map((t) => t.ms)) };
+    const withUnits = tasks.filter((t) => t.units && Object.keys(t.units).length > 0);
+    const units = withUnits.length > 0 ? meanOf(withUnits.map((t) => taskFigures(t.units))) : [0, 0, 0, 0, 0];
+    figures[config] = { all: meanOf(tasks.map((t) => taskFigures(t.all))), source: meanOf(tasks.map((t) => taskFigures(t.source))), units, p95: p95(tasks.map((t) => t.ms)) };
   }
   const reference = referenceDir ? JSON.parse(readFileSync(join(referenceDir, `${name}.json`), 'utf8')).summary['bm25-source'] : undefined;
   return { name, configs: data.configs.map((c) => c.name).filter((c) => figures[c]), figures, reference };
@@ -53,7 +60,7 @@ function p95(values) {
 }
 
 const configs = repos[0].configs.filter((c) => repos.every((r) => r.figures[c]));
-const objective = (fig) => (fig.all[1] + fig.all[2]) / 2;
+const objective = byUnits ? (fig) => fig.units[3] : (fig) => (fig.all[1] + fig.all[2]) / 2;
 
 console.log('| setting | ' + repos.map((r) => r.name).join(' | ') + ' | macro |');
 console.log('|---|' + repos.map(() => '---|').join('') + '---|');
@@ -61,10 +68,10 @@ for (const c of configs) {
   const values = repos.map((r) => objective(r.figures[c]));
   console.log(`| ${c} | ${values.map(f3).join(' | ')} | ${f3(values.reduce((a, b) => a + b, 0) / values.length)} |`);
 }
-console.log('\n(mean of R@5 and R@10 of `search` over every file)\n');
+console.log(byUnits ? '\n(function-level Acc@10 of `search-functions`)\n' : '\n(mean of R@5 and R@10 of `search` over every file)\n');
 
-console.log('| held out | chosen on the other repositories | R@1 | R@5 | R@10 | all-gold@10 | MRR | default R@5 | default R@10 | bm25-source R@5 | bm25-source R@10 |');
-console.log('|---|---|---|---|---|---|---|---|---|---|---|');
+console.log('| held out | chosen on the other repositories | R@1 | R@5 | R@10 | all-gold@10 | MRR | default R@5 | default R@10 | bm25-source R@5 | bm25-source R@10 | functions Acc@10 | default functions Acc@10 |');
+console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|');
 for (const held of repos) {
   const others = repos.filter((r) => r !== held);
   let best = configs[0];
@@ -79,14 +86,14 @@ for (const held of repos) {
   const fig = held.figures[best].all;
   const base = held.figures[configs[0]].all;
   const ref = held.reference ? [held.reference.recallAt['5'], held.reference.recallAt['10']].map(f3) : ['-', '-'];
-  console.log(`| ${held.name} | ${best} | ${fig.map(f3).join(' | ')} | ${f3(base[1])} | ${f3(base[2])} | ${ref.join(' | ')} |`);
+  console.log(`| ${held.name} | ${best} | ${fig.map(f3).join(' | ')} | ${f3(base[1])} | ${f3(base[2])} | ${ref.join(' | ')} | ${f3(held.figures[best].units[3])} | ${f3(held.figures[configs[0]].units[3])} |`);
 }
 
 {
-  console.log('\n| repository | setting | R@1 | R@5 | R@10 | all-gold@10 | MRR | source R@5 | source R@10 | p95 ms |');
-  console.log('|---|---|---|---|---|---|---|---|---|---|');
+  console.log('\n| repository | setting | R@1 | R@5 | R@10 | all-gold@10 | MRR | source R@5 | source R@10 | functions R@10 | functions Acc@10 | p95 ms |');
+  console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
   for (const r of repos) for (const c of configs) {
     const f = r.figures[c];
-    console.log(`| ${r.name} | ${c} | ${f.all.map(f3).join(' | ')} | ${f3(f.source[1])} | ${f3(f.source[2])} | ${f.p95} |`);
+    console.log(`| ${r.name} | ${c} | ${f.all.map(f3).join(' | ')} | ${f3(f.source[1])} | ${f3(f.source[2])} | ${f3(f.units[2])} | ${f3(f.units[3])} | ${f.p95} |`);
   }
 }

@@ -48,6 +48,15 @@ describe('function-level localization', () => {
     expect(units).toEqual(['shop/cart.py::Cart.total', 'shop/cart.py::checkout', 'shop/tax.py']);
   });
 
+  it('interleaves the files by the scores of their units when every result has them', () => {
+    const units = unitRanking([
+      { path: 'shop/cart.py', score: 2, symbols: [{ name: 'Cart.total', kind: 'method', startLine: 10, endLine: 11, score: 2 }, { name: 'checkout', kind: 'function', startLine: 14, endLine: 15, score: 0.4 }] },
+      { path: 'shop/tax.py', score: 1.5, symbols: [{ name: 'rate', kind: 'function', startLine: 1, endLine: 2, score: 1.2 }] },
+      { path: 'shop/notes.md', score: 0.5, symbols: [] },
+    ]);
+    expect(units).toEqual(['shop/cart.py::Cart.total', 'shop/tax.py::rate', 'shop/notes.md', 'shop/cart.py::checkout']);
+  });
+
   it('scores units: a module-level gold unit is found at its file\'s first unit; Acc@k needs every gold unit', () => {
     const ranked = ['a.py::f', 'b.py::g', 'a.py::h', 'c.py'];
     const scored = scoreUnits(ranked, ['a.py::h', 'b.py', 'd.py::x'], [1, 3, 10], 5, 50);

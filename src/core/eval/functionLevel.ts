@@ -9,8 +9,9 @@ import type { ChangedLines } from './goldLines';
  * Function-level localization (issue #27): the units are the functions and classes of a file
  * (`path::Qualified.name`) and, for changes outside any of them (imports, module constants), the file
  * itself (`path`). Gold units are the innermost such symbols that contain a line the task's commit
- * changed, at the parent; a search ranks units by listing, file by file in its order, the symbols
- * each result names (its best-matching symbols, best first), or the file itself when it names none.
+ * changed, at the parent; a search ranks units by the scores of the symbols its results list (each
+ * symbol's file score × its share of the file's evidence, search/details.ts), or the file itself
+ * when a result lists none.
  */
 
 /** Symbol kinds that are units; a change in anything else (a variable, a constant) counts as the file's. */
@@ -40,15 +41,22 @@ function contains(outer: SymbolRecord, inner: SymbolRecord): boolean {
   return outer.startLine <= inner.startLine && outer.endLine >= inner.endLine && (outer.startLine !== inner.startLine || outer.endLine !== inner.endLine);
 }
 
-/** A search's unit ranking: each result's symbols of unit kinds in its order, or the file when it has none. */
-export function unitRanking(results: readonly Pick<SearchResult, 'path' | 'symbols'>[]): string[] {
-  const out: string[] = [];
+/**
+ * A search's unit ranking: every result's symbols of unit kinds, and the file itself for a result
+ * that lists none, ordered by score — a symbol's own `score` (its file's score × its share of the
+ * file's evidence), a file's score for the file — so the second file's best function can rank above
+ * the first file's fifth. Symbols without a score keep the result order (file by file).
+ */
+export function unitRanking(results: ReadonlyArray<Pick<SearchResult, 'path' | 'symbols'> & { score?: number }>): string[] {
+  const units: Array<{ unit: string; score: number; order: number }> = [];
   for (const result of results) {
     const symbols = result.symbols.filter((s) => UNIT_KINDS.has(s.kind));
-    if (symbols.length === 0) out.push(result.path);
-    for (const s of symbols) out.push(`${result.path}${UNIT_SEPARATOR}${s.name}`);
+    if (symbols.length === 0) units.push({ unit: result.path, score: result.score ?? Number.NEGATIVE_INFINITY, order: units.length });
+    for (const s of symbols) units.push({ unit: `${result.path}${UNIT_SEPARATOR}${s.name}`, score: s.score ?? Number.NEGATIVE_INFINITY, order: units.length });
   }
-  return [...new Set(out)];
+  const scored = units.every((u) => Number.isFinite(u.score));
+  const ordered = scored ? units.sort((a, b) => b.score - a.score || a.order - b.order) : units;
+  return [...new Set(ordered.map((u) => u.unit))];
 }
 
 /**

@@ -1,5 +1,7 @@
 import type { Db } from '../db/open';
+import { inSlots, SLOT_MARKS } from './slots';
 import type { StatementCache } from './statements';
+import { SymbolGraph } from './symbolGraph';
 
 /** Per-file counts of one term: `counts[i]` occurrences in file `fileIds[i]`. */
 export interface TermFrequencies {
@@ -96,25 +98,6 @@ export const EMBED_CHUNKS_PAGE_SQL = `
   )
   where c.id > ? order by c.id limit ?`;
 
-/**
- * Values per `in (…)` list. The list has a fixed length, padded with nulls (which match nothing),
- * so one statement serves every query: the plan stays an index lookup per value, which a
- * `json_each` list would leave to the planner's guess.
- */
-const SLOTS = 16;
-const SLOT_MARKS = Array.from({ length: SLOTS }, () => '?').join(',');
-
-/** `values` in lists of {@link SLOTS}, the last padded with nulls; none for no values. */
-function inSlots<T>(values: readonly T[]): Array<Array<T | null>> {
-  const lists: Array<Array<T | null>> = [];
-  for (let i = 0; i < values.length; i += SLOTS) {
-    const list: Array<T | null> = values.slice(i, i + SLOTS);
-    while (list.length < SLOTS) list.push(null);
-    lists.push(list);
-  }
-  return lists;
-}
-
 /** BM25 column weights, as finite numbers (they are written into the SQL, not bound). */
 function weightList(weights: readonly number[]): string {
   if (!weights.every((w) => Number.isFinite(w))) throw new Error(`BM25 weights must be finite numbers, got ${weights.join(', ')}.`);
@@ -132,11 +115,15 @@ export class SearchIndex {
   private helpers = false;
   private tfCache: { dataVersion: number; terms: Map<string, TermFrequencies>; rows: number } | undefined;
   private commitMessages: number | undefined;
+  /** Symbols, calls and class hierarchy, for the expansion of search to code the query does not name. */
+  readonly symbolGraph: SymbolGraph;
 
   constructor(
     private readonly db: Db,
     private readonly sql: StatementCache,
-  ) {}
+  ) {
+    this.symbolGraph = new SymbolGraph(sql);
+  }
 
   /**
    * Chunk count, test files and a term-frequency cache of this connection, read again when another

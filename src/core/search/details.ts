@@ -4,8 +4,8 @@ import type { ChunkLines, SearchIndex } from '../kb/searchIndex';
 import type { DefinitionHit } from './graph';
 import type { FileHit } from './keyword';
 import type { ParsedQuery } from './query';
+import { UNITS } from './rankingConstants';
 
-const MAX_SYMBOLS = 5;
 const MAX_LINES = 3;
 const MAX_LINE_CHARS = 200;
 
@@ -31,36 +31,58 @@ export function describeResults(
   definitions: Map<number, DefinitionHit[]>,
 ): SearchResult[] {
   return hits.map((hit) => {
-    const symbols: SearchSymbol[] = [];
-    const seen = new Set<string>();
-    const push = (s: SearchSymbol) => {
-      const key = `${s.name}:${s.startLine}`;
-      if (seen.has(key) || symbols.length >= MAX_SYMBOLS) return;
-      seen.add(key);
-      symbols.push(s);
-    };
-    // Qualified like the chunks' symbols below, so a method found both ways is listed once.
-    for (const d of definitions.get(hit.fileId) ?? []) push({ name: d.qualifiedName, kind: d.kind, startLine: d.startLine, endLine: d.endLine });
-    // Only the best chunk's text is shown; the next two give their symbols' names.
-    const chunks = hit.chunks.slice(0, 3).map((c, i) => index.chunkLines(c.chunkId, i === 0));
-    for (const chunk of chunks) {
-      if (!chunk) continue;
-      // The innermost (last listed) symbol of a chunk is the most specific one.
-      for (const qualified of chunk.symbol_names.split(/\s+/).filter(Boolean).reverse()) {
-        const row: SearchSymbol | undefined = index.symbolInFile(qualified.slice(qualified.lastIndexOf('.') + 1), hit.fileId, qualified);
-        if (row) push({ ...row, name: qualified });
-      }
-    }
+    const symbols = rankSymbols(index, hit, definitions.get(hit.fileId) ?? []);
+    // Only the best chunk's text is shown.
+    const chunks = hit.chunks.slice(0, 1).map((c) => index.chunkLines(c.chunkId, true));
     const definition = definitions.get(hit.fileId)?.[0];
     return {
       path: index.pathOf(hit.fileId) ?? '',
       score: roundScore(hit.score),
-      symbols: withoutModuleDunders(symbols),
+      symbols,
       lines: chunks[0] ? matchingLines(chunks[0], query) : [],
       bestLine: chunks[0] ? bestLine(chunks[0], query) : (definition?.startLine ?? null),
       why: uniqueReasons(hit.why),
     };
   });
+}
+
+/**
+ * A file's symbols, best first, each with its `score`: the file's score × the symbol's share — 1 for
+ * a definition the query names and for the symbol a symbol-graph reason reached; for a symbol of a
+ * matching chunk, the chunk's BM25 over the file's best chunk (the innermost symbol of a chunk at
+ * that share, the symbols around it at `UNITS.enclosingShare` of it; `UNITS.chunks` chunks, `UNITS.symbols` listed). The scores are comparable across
+ * files, so a function ranking can interleave the files' symbols (eval/functionLevel.ts).
+ */
+function rankSymbols(index: SearchIndex, hit: FileHit, definitions: readonly DefinitionHit[]): SearchSymbol[] {
+  const byKey = new Map<string, SearchSymbol>();
+  const offer = (s: Omit<SearchSymbol, 'score'>, share: number) => {
+    const key = `${s.name}:${s.startLine}`;
+    const score = roundScore(hit.score * share);
+    const known = byKey.get(key);
+    if (!known || (known.score ?? 0) < score) byKey.set(key, { ...s, score });
+  };
+  // Qualified like the chunks' symbols below, so a method found both ways is listed once.
+  for (const d of definitions) offer({ name: d.qualifiedName, kind: d.kind, startLine: d.startLine, endLine: d.endLine }, 1);
+  for (const why of hit.why) {
+    if (why.kind !== 'symbol-graph') continue;
+    const qualified = why.detail.symbol;
+    const row = index.symbolInFile(qualified.slice(qualified.lastIndexOf('.') + 1), hit.fileId, qualified);
+    if (row) offer({ ...row, name: qualified }, 1);
+  }
+  const chunks = hit.chunks.slice(0, UNITS.chunks);
+  const best = chunks[0]?.score || 1;
+  for (const c of chunks) {
+    const chunk = index.chunkLines(c.chunkId, false);
+    if (!chunk) continue;
+    // The innermost (last listed) symbol of a chunk is the most specific one.
+    const names = chunk.symbol_names.split(/\s+/).filter(Boolean).reverse();
+    for (const [depth, qualified] of names.entries()) {
+      const row = index.symbolInFile(qualified.slice(qualified.lastIndexOf('.') + 1), hit.fileId, qualified);
+      if (row) offer({ ...row, name: qualified }, (c.score / best) * (depth === 0 ? 1 : UNITS.enclosingShare));
+    }
+  }
+  const ranked = [...byKey.values()].sort((a, b) => (b.score ?? 0) - (a.score ?? 0));
+  return withoutModuleDunders(ranked).slice(0, UNITS.symbols);
 }
 
 /**

@@ -126,6 +126,65 @@ export const GRAPH = {
   neighbourFloor: 0.1,
 } as const;
 
+/**
+ * The symbol-graph expansion (`expand.ts`, issue #27 item 3): files reached from the symbols the
+ * query names, or the best chunks of the top files, by calls, base classes, subclasses and
+ * overrides. A file receives seed value × share × decay^depth × relation weight / (1 + ln fan-out).
+ * Measured (docs/evaluation.md, sixth round; bench/rankTune.ts over the 320 commit tasks of eight
+ * development repositories and the issue-style tasks): raise-only at share 1 leaves every file-level
+ * figure as it was and was the leave-one-repository-out choice for all eight; added (raiseOnly 0) it
+ * cost R@1 (starlette .577 → .527) and R@5 + R@10 (sqlalchemy −.013, typeorm −.014); share 2 and 3
+ * cost typeorm R@5 + R@10 .012. decay and the relation weights were not tuned (decay is the import
+ * neighbours' GRAPH.decay; the weights order the relations by how directly they explain a fix).
+ */
+export const EXPAND = {
+  /** Overall weight of the expansion; 0 turns it off. */
+  share: 1,
+  /** Per edge walked (a base two levels up gets decay²). */
+  decay: 0.35,
+  /** Relation weights: a callee of a named function, a base class, a subclass, an override. */
+  callee: 0.5,
+  base: 0.7,
+  subclass: 0.3,
+  override: 0.5,
+  /** 1: a reached file's score becomes the walk's value when that is more (direct hits keep their order); 0: the value is added. */
+  raiseOnly: 1,
+  /** Levels of base classes walked up (the MRO). */
+  baseDepth: 3,
+  /** Seed weight of a definition the query names (× its file's score). */
+  namedSeed: 1,
+  /** Seed weight of a symbol in the best chunk of a top file (× its file's score); 0: named symbols only. */
+  topFileSeed: 0.5,
+  /** Top files whose best chunk seeds the walk. */
+  topFiles: 3,
+  /** An unresolved reference is followed by name only when at most this many files define the name. */
+  maxNameFiles: 2,
+  /** Most seeds, and most rows per read of the walk. */
+  maxSeeds: 32,
+  maxRows: 400,
+} as const;
+
+/**
+ * The symbols of a result (`details.ts`), which are also the function-level ranking (issue #27,
+ * item 4; eval/functionLevel.ts `unitRanking`).
+ */
+export const UNITS = {
+  /**
+   * Symbols listed per result. 8 (was 5): function-level Acc@10 on the commit tasks of the
+   * development repositories rose with it (3 / 5 / 8 listed: macro .425 / .504 / .529 at
+   * enclosingShare 1; docs/evaluation.md, sixth round).
+   */
+  symbols: 8,
+  /** Matching chunks of a file whose symbols are ranked (12 measured the same as 8). */
+  chunks: 8,
+  /**
+   * A class listed because a chunk inside it matched ranks at this share of the chunk. 1: as high as
+   * the method the chunk is about (0.5 / 0.75 / 1 measured .446 / .471 / .504 macro function Acc@10):
+   * a class is the gold unit of every change to its body outside methods (fields, class attributes).
+   */
+  enclosingShare: 1,
+} as const;
+
 /** The file-kind prior. */
 export const KIND_PRIOR = {
   /** Score multiplier of documentation and configuration files the query does not ask for. */
@@ -156,7 +215,7 @@ export const NAME_MATCH = {
 // R@10 level (.913 → .912) — docs/search.md.
 
 /** The tunable groups of this file, by name, for {@link overrideRanking}. */
-const TUNABLE = { CHUNK_WEIGHTS, PATH_WEIGHTS, KEYWORD, COMMON_TERMS, FILE_BM25, HISTORY, GRAPH, KIND_PRIOR, NAME_MATCH } as const;
+const TUNABLE = { CHUNK_WEIGHTS, PATH_WEIGHTS, KEYWORD, COMMON_TERMS, FILE_BM25, HISTORY, GRAPH, EXPAND, UNITS, KIND_PRIOR, NAME_MATCH } as const;
 
 /** Partial values per group, e.g. `{ GRAPH: { testDemotion: 0.5 } }`. */
 export type RankingOverrides = { [G in keyof typeof TUNABLE]?: { [K in keyof (typeof TUNABLE)[G]]?: number } };

@@ -86,7 +86,8 @@ describe('searchRepository (keyword)', () => {
     expect(results[0]!.why).toContainEqual({ kind: 'definition', detail: { symbol: 'get_user_by_id' } });
     // Found as a definition and in the best chunk: listed once, qualified by its class.
     const defs = results[0]!.symbols.filter((s) => s.name.endsWith('get_user_by_id'));
-    expect(defs).toEqual([{ name: 'UserRepository.get_user_by_id', kind: 'method', startLine: 7, endLine: 9 }]);
+    // A definition the query names is worth its whole file's score in the function ranking.
+    expect(defs).toEqual([{ name: 'UserRepository.get_user_by_id', kind: 'method', startLine: 7, endLine: 9, score: results[0]!.score }]);
     // The module's __all__ names the class too, but says nothing about where to look.
     const repository = await searchRepository(db, 'user repository', { mode: 'keyword' });
     const users = repository.find((r) => r.path === 'shop/users.py')!;

@@ -9,6 +9,7 @@ import { describeResults } from './details';
 import { createDefaultEmbedder, wordsForEmbedding, type Embedder } from './embedder';
 import { reciprocalRankFusion } from './fusion';
 import { demotedKind, kindPrior } from './fileKinds';
+import { applyExpansion } from './expand';
 import { applyFileBm25 } from './fileBm25';
 import { applyHistory } from './history';
 import { applyDefinitions, applyNeighbours, applyPrior, testPrior, type DefinitionHit } from './graph';
@@ -94,6 +95,7 @@ export async function searchWithMode(target: SearchTarget, query: string, option
   const definitions = applyDefinitions(index, parsed, files);
   const named = applyNamedFiles(index, parsed, files);
   applyNeighbours(index, files, (id) => index.pathOf(id));
+  applyExpansion(index, files, definitions);
   // Priors last: demoted tests and docs still pass their neighbours a boost (tests import the code
   // they check; docs change together with the code they describe).
   const tests = testPrior(index, parsed);

@@ -31,6 +31,7 @@ const EXAMPLES: Reason[] = [
   { kind: 'test-assertion', detail: { test: 'tests/test_parser.py', line: 42 } },
   { kind: 'library', detail: { module: 'collections' } },
   { kind: 'group-verdict', detail: { size: 12, answer: 'yes', model: 'qwen3:0.6b', probability: 0.8 } },
+  { kind: 'symbol-graph', detail: { relation: 'base-class', symbol: 'Shape', from: 'Circle', path: 'geo/circle.py' } },
 ];
 
 describe('reasons', () => {
@@ -77,6 +78,7 @@ describe('reasons', () => {
       'named in an assertion of tests/test_parser.py:42',
       'library symbol from collections (no judgment)',
       'judged in a group of 12 symbols: relevant (P 0.80)',
+      'Shape: base class of Circle (geo/circle.py)',
     ]);
     expect(formatReason(EXAMPLES.find((r) => r.kind === 'file-class')!, { compact: true })).toBe('ranked lower: vendored third-party code');
     expect(formatReason(EXAMPLES.find((r) => r.kind === 'past-commits')!, { compact: true })).toBe('changed by similar commits (2)');
@@ -84,13 +86,16 @@ describe('reasons', () => {
     expect(formatReasons(neighbours, { compact: true })).toBe('defines load_config · imported by main.py · imports config.py · changes with tax.toml (4 commits)');
     expect(formatReasons(neighbours)).toBe('defines load_config; imported by app/main.py; imports app/config.py; changes with conf/tax.toml (4 commits)');
     expect(formatReason({ kind: 'cited', detail: { startLine: 3, endLine: 3 } })).toBe('cited at line 3');
+    const base = EXAMPLES.find((r) => r.kind === 'symbol-graph')!;
+    expect(formatReason(base, { compact: true })).toBe('base class of Circle');
+    expect(formatReason(base)).toBe('Shape: base class of Circle (geo/circle.py)');
     expect(formatReason({ kind: 'plan-file', detail: {} })).toBe('in the plan');
     expect(formatReason({ kind: 'default-deny', detail: { model: 'qwen3:0.6b', cause: 'call-failed' } })).toBe('left out: the call to qwen3:0.6b failed');
     expect(formatReason({ kind: 'refinement', detail: { evidence: 'previous-package', text: '' } })).toBe('in the previous package');
   });
 
   it('tells graph neighbours apart and keys reasons by kind and detail', () => {
-    expect(EXAMPLES.filter(isNeighbourReason).map((r) => r.kind)).toEqual(['imported-by', 'imports', 'co-change']);
+    expect(EXAMPLES.filter(isNeighbourReason).map((r) => r.kind)).toEqual(['imported-by', 'imports', 'co-change', 'symbol-graph']);
     expect(reasonKey(EXAMPLES[5]!)).toBe(reasonKey({ kind: 'imported-by', detail: { path: 'app/main.py' } }));
     expect(reasonKey(EXAMPLES[5]!)).not.toBe(reasonKey({ kind: 'imports', detail: { path: 'app/main.py' } }));
   });

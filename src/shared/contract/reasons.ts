@@ -35,6 +35,13 @@ export const reasonSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('imports'), detail: z.object({ path }) }),
   /** The file changed together with a strong hit (`path`) in `commits` commits. */
   z.object({ kind: z.literal('co-change'), detail: z.object({ path, commits: z.number().int().min(1) }) }),
+  /**
+   * Reached from a symbol the query names or a top hit defines (`from`, in file `path`) along the
+   * symbol graph: a symbol of this file (`symbol`) is called by it (`called-by`), is a base class of
+   * it (`base-class`, any depth of the hierarchy), a subclass of it (`subclass`), or a method it
+   * overrides or that overrides it (`override`).
+   */
+  z.object({ kind: z.literal('symbol-graph'), detail: z.object({ relation: z.enum(['called-by', 'base-class', 'subclass', 'override']), symbol: z.string().min(1), from: z.string().min(1), path }) }),
   // Reserved for retrieval and chat (no producer yet).
   /** The task text names this file or symbol (`text` is the words that did); search gives it for file names. */
   z.object({ kind: z.literal('named-in-task'), detail: z.object({ text: z.string().min(1) }) }),
@@ -89,11 +96,11 @@ export type ReasonOf<K extends ReasonKind> = Extract<Reason, { kind: K }>;
 export const REASON_KINDS = reasonSchema.options.map((o) => o.shape.kind.value) as readonly ReasonKind[];
 
 /** The kinds search produces; the others are reserved for retrieval and chat. */
-export const SEARCH_REASON_KINDS = ['text-match', 'path-match', 'file-text-match', 'past-commits', 'semantic-match', 'definition', 'imported-by', 'imports', 'co-change', 'named-in-task', 'file-class'] as const satisfies readonly ReasonKind[];
+export const SEARCH_REASON_KINDS = ['text-match', 'path-match', 'file-text-match', 'past-commits', 'semantic-match', 'definition', 'imported-by', 'imports', 'co-change', 'symbol-graph', 'named-in-task', 'file-class'] as const satisfies readonly ReasonKind[];
 
 /** True for the kinds that only relate a file to another hit (graph neighbours), not to the query itself. */
 export function isNeighbourReason(reason: Reason): boolean {
-  return reason.kind === 'imported-by' || reason.kind === 'imports' || reason.kind === 'co-change';
+  return reason.kind === 'imported-by' || reason.kind === 'imports' || reason.kind === 'co-change' || reason.kind === 'symbol-graph';
 }
 
 /** A stable key of a reason, for de-duplication and React keys. */
@@ -143,6 +150,11 @@ export function formatReason(reason: Reason, options: { compact?: boolean } = {}
       return `imports ${p(reason.detail.path)}`;
     case 'co-change':
       return `changes with ${p(reason.detail.path)} (${reason.detail.commits} commits)`;
+    case 'symbol-graph': {
+      const { relation, symbol, from } = reason.detail;
+      const words = { 'called-by': `called by ${from}`, 'base-class': `base class of ${from}`, subclass: `subclass of ${from}`, override: `overrides or is overridden by ${from}` }[relation];
+      return options.compact ? words : `${symbol}: ${words} (${reason.detail.path})`;
+    }
     case 'named-in-task':
       return `named in the task (“${reason.detail.text}”)`;
     case 'file-class':

@@ -19,6 +19,12 @@ export interface SearchSymbol {
   kind: string;
   startLine: number;
   endLine: number;
+  /**
+   * How well the symbol matches, comparable across results: its file's score × its share of the
+   * file's evidence (1 for a definition the query names; a matching chunk's BM25 over the file's
+   * best chunk). Absent where a symbol is listed without ranking.
+   */
+  score?: number;
 }
 
 /** One ranked file. */

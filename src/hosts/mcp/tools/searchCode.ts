@@ -47,7 +47,8 @@ export function registerSearchCode(server: McpServer, deps: ToolDeps): void {
           path: r.path,
           citation: cite(r.path, r.bestLine),
           score: Math.round(r.score * 1000) / 1000,
-          symbols: r.symbols.map((s) => ({ ...s, citation: cite(r.path, s.startLine, s.endLine) })),
+          // The fields of the output schema only (a symbol's ranking `score` is the engine's, not the tool's).
+          symbols: r.symbols.map((s) => ({ name: s.name, kind: s.kind, startLine: s.startLine, endLine: s.endLine, citation: cite(r.path, s.startLine, s.endLine) })),
           lines: r.lines,
           reasons: r.why,
           why: formatReasons(r.why),
