@@ -20,7 +20,7 @@ import { createRetrieveHandlers } from './domains/retrieve';
 import { createSolveDomain, type SolveDomain } from './domains/solve';
 import { createEnrichHandlers } from './domains/enrich';
 import type { EngineContext } from './engine';
-import { cleanupOrphanWorktrees, keptObjectsDir, readObjectsFrom, worktreesDir } from './git';
+import { cleanupOrphanWorktrees, readObjectsFrom } from './git';
 import { packageVersion } from './paths';
 import type { HostPorts } from './ports';
 import { RepoRegistry } from './repos/registry';
@@ -28,6 +28,7 @@ import { RepoService, type RepoServiceOptions } from './repos/service';
 import { EventBus } from './runtime/events';
 import { RunRegistry } from './runtime/runs';
 import { createDataHandlers } from './domains/data';
+import { keptObjectsDir, worktreesDir } from './layout';
 
 /** The engine as a host sees it: one handler per contract key, the event bus, and shutdown. */
 export interface Core {

@@ -1,18 +1,13 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
 import { parse, TomlError } from 'smol-toml';
 import type { z } from 'zod';
 import { AppError } from '../../shared/contract';
 import { configSchema, type ConfigValues } from './schema';
 import { keyLineOf } from './tomlEdit';
+import { userConfigPath } from '../layout';
 
-/** The file name of a config, user-level (`<dataDir>/config.toml`) or per repository. */
-export const CONFIG_FILE = 'config.toml';
-
-/** The user-level config path. */
-export function userConfigPath(dataDir: string): string {
-  return join(dataDir, CONFIG_FILE);
-}
+/** Re-exported for the CLI's `cra init` (a host may not import the layout module) until it becomes a request (issue 23 item 1). */
+export { CONFIG_FILE, userConfigPath } from '../layout';
 
 /** A validated config and where it came from. */
 export interface LoadedConfig {

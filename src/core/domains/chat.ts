@@ -12,9 +12,9 @@ import type { EngineContext } from '../engine';
 import { KbReaders } from '../kb/readers';
 import type { ModelServices } from '../llm/services';
 import { openIndexedRepo } from '../repos/indexed';
-import { repoPaths } from '../repos/registry';
 import { sharedDefaultEmbedder } from '../search/search';
-import { SummaryStore, summariesFile } from '../summaries/store';
+import { SummaryStore } from '../summaries/store';
+import { repoPaths, summariesFile } from '../layout';
 
 type ChatHandlers = Pick<Handlers, 'chat/ask' | 'chat/history' | 'chat/pipelines' | 'chat/setDefaultPipeline' | 'chat/rename' | 'chat/delete' | 'chat/export'>;
 

@@ -11,7 +11,7 @@ import { noServerHint } from '../llm/ollamaLifecycle';
 import type { ModelServices } from '../llm/services';
 import { RawCallLog } from '../logs/callLog';
 import { openIndexedRepo } from '../repos/indexed';
-import { repoPaths } from '../repos/registry';
+import { repoPaths } from '../layout';
 
 /**
  * Enrichment as an `enrich` run (issue #13 item 11): every indexed file described by the model of

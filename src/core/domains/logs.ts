@@ -6,7 +6,7 @@ import type { EngineContext } from '../engine';
 import { getCall, listCalls } from '../logs/queries';
 import { getRunRecord } from '../logs/runLog';
 import type { ModelServices } from '../llm/services';
-import { repoPaths } from '../repos/registry';
+import { repoPaths } from '../layout';
 
 /** The audit log: model calls of the user-level raw DB, or of one repository's. */
 export function createLogsHandlers(ctx: EngineContext, llm: ModelServices): Pick<Handlers, 'logs/list' | 'logs/get'> {

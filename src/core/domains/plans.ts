@@ -11,7 +11,7 @@ import { readPlanValue, type PlanRepoView } from '../orchestrator/planValidate';
 import { RawDecisionLog } from '../retrieval/decisionLog';
 import { retrievalSettings } from '../retrieval/settings';
 import { openIndexedRepo } from '../repos/indexed';
-import { repoPaths } from '../repos/registry';
+import { repoPaths } from '../layout';
 
 /** Run `check` with a view of the repository's index (which files exist). */
 function withRepoView<T>(ctx: EngineContext, repoId: string, check: (repo: PlanRepoView) => T): T {

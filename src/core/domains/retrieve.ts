@@ -13,7 +13,6 @@ import { ModelRouter } from '../llm/router';
 import type { ModelServices } from '../llm/services';
 import { RawCallLog } from '../logs/callLog';
 import { openIndexedRepo } from '../repos/indexed';
-import { repoPaths } from '../repos/registry';
 import { effectiveBudget, validateSafetyMargin } from '../retrieval/budget';
 import { RawDecisionLog } from '../retrieval/decisionLog';
 import { renderMarkdown } from '../retrieval/package';
@@ -22,6 +21,7 @@ import { preflightRetrieval } from '../retrieval/preflight';
 import { retrievalSettings } from '../retrieval/settings';
 import { analyzeTask } from '../retrieval/taskAnalysis';
 import { RetrieveWatch } from './retrieveWatch';
+import { repoPaths } from '../layout';
 
 /** The config with `model` as the model of every retrieval stage and `baseUrl` as the server, when given. */
 export function withModelOverride(loaded: LoadedConfig, model?: string, baseUrl?: string): LoadedConfig {

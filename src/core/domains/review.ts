@@ -1,11 +1,11 @@
 import type { Handlers } from '../../shared/contract';
 import type { ReviewFileView } from '../../shared/contract/review';
 import type { EngineContext } from '../engine';
-import { appliedHunks, applyReviewed, readUndo, recoverApply, undoFileOf, undoLastApply } from '../review/apply';
+import { appliedHunks, applyReviewed, readUndo, recoverApply, undoLastApply } from '../review/apply';
 import { changedFilesFromDiff } from '../review/fromDiff';
 import { displayLine, hunkHeader, reviewFiles, type ChangedFile, type ReviewFile } from '../review/hunks';
 import { openIndexedRepo } from '../repos/indexed';
-import { repoPaths } from '../repos/registry';
+import { repoPaths, undoFileOf } from '../layout';
 
 /** What review needs of a run: where it started and its change (cumulative and per step). */
 export interface ReviewableRun {

@@ -9,7 +9,7 @@ import { detectSandbox, noSandboxMessage, requireSandbox } from '../orchestrator
 import { executeSolve } from '../orchestrator/solveRun';
 import { SqliteSolveSession, solveSessionFile } from '../orchestrator/solveSession';
 import { openIndexedRepo } from '../repos/indexed';
-import { repoPaths } from '../repos/registry';
+import { repoPaths } from '../layout';
 
 type SolveHandlers = Pick<Handlers, 'solve/run' | 'solve/get' | 'solve/list' | 'solve/discard' | 'solve/sandbox'>;
 

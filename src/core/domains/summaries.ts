@@ -6,10 +6,10 @@ import { KnowledgeBase } from '../kb/knowledgeBase';
 import type { ModelServices } from '../llm/services';
 import { RawCallLog } from '../logs/callLog';
 import { openIndexedRepo } from '../repos/indexed';
-import { repoPaths } from '../repos/registry';
 import type { Embedder } from '../search/embedder';
 import { buildSummaries } from '../summaries/build';
-import { SummaryStore, summariesFile } from '../summaries/store';
+import { SummaryStore } from '../summaries/store';
+import { repoPaths, summariesFile } from '../layout';
 
 type SummariesHandlers = Pick<Handlers, 'summaries/build' | 'summaries/status'>;
 

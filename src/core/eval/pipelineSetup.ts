@@ -1,13 +1,14 @@
 import { AppError } from '../../shared/contract';
-import { loadConfig, userConfigPath } from '../config/load';
+import { loadConfig } from '../config/load';
 import { LlmClient } from '../llm/client';
 import { ModelRouter } from '../llm/router';
-import { userRawDbPath, UserCallLog } from '../logs/callLog';
+import { UserCallLog } from '../logs/callLog';
 import { effectiveBudget } from '../retrieval/package';
 import type { PrecisionOptions } from '../retrieval/stages/precision';
 import type { ScopeOptions } from '../retrieval/stages/scope';
 import { EVAL_JUDGES, type EvalJudgeKind } from './pipelineJudges';
 import type { PipelineEvalOptions } from './pipelineTask';
+import { userConfigPath, userRawDbPath } from '../layout';
 
 /** What `cra eval --pipeline` was given. */
 export interface PipelineFlags {

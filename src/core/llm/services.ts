@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import { AppError } from '../../shared/contract';
-import { loadConfig, loadUserConfigCached, userConfigPath, type LoadedConfig } from '../config/load';
+import { loadConfig, loadUserConfigCached, type LoadedConfig } from '../config/load';
 import type { EngineContext } from '../engine';
-import { userRawDbPath, UserCallLog } from '../logs/callLog';
+import { UserCallLog } from '../logs/callLog';
 import { resolveServerUrl } from './address';
 import { createBuiltinProvider } from './builtin/builtinProvider';
 import { ModelStore } from './builtin/modelStore';
@@ -11,6 +11,7 @@ import { LlmClient } from './client';
 import { probeVersion } from './modelManager';
 import { installHint, OllamaLifecycle, type ServerTarget } from './ollamaLifecycle';
 import { ModelRouter } from './router';
+import { userConfigPath, userRawDbPath } from '../layout';
 
 /** The model layer of one engine: config, routing, the client, the audit log and the server lifecycle. */
 export interface ModelServices {

@@ -4,9 +4,9 @@ import { runRepoId } from '../../shared/contract';
 import type { Db } from '../db/open';
 import { openRawDatabase } from '../db/raw';
 import type { CallLogger, ModelCallRecord } from '../llm/types';
-import { repoPaths } from '../repos/registry';
 import type { RunJournal } from '../runtime/runs';
 import { RawCallLog } from './callLog';
+import { repoPaths } from '../layout';
 
 /** Results larger than this are recorded as a note of their size (an index's skipped list can be long). */
 const RESULT_JSON_MAX = 256 * 1024;

@@ -3,7 +3,8 @@ import { dirname, resolve } from 'node:path';
 import type { RepoInfo } from '../../shared/contract';
 import { AppError } from '../../shared/contract/errors';
 import type { EngineContext } from '../engine';
-import { RepoRegistry, repoPaths } from './registry';
+import { RepoRegistry } from './registry';
+import { repoPaths } from '../layout';
 
 /** A repository as the app names it (its id) or as the CLI does (a folder, relative to the cwd). */
 export type RepoRef = { repoId: string } | { path: string };

@@ -1,30 +1,8 @@
 import { createHash } from 'node:crypto';
-import { basename, join } from 'node:path';
+import { basename } from 'node:path';
 import { repoSettingsSchema, type RepoInfo, type RepoSettings, type RepoStats, type RepoStatus } from '../../shared/contract';
 import { openDatabase, type Db, type Migration } from '../db/open';
-
-/**
- * Where a repository's state lives, all under the data folder (never inside the repository):
- * `<dataDir>/repos/<id>/curated.sqlite` (the index), `raw.sqlite` (append-only log) and
- * `sessions/` (one database per task run).
- */
-export interface RepoPaths {
-  dir: string;
-  curated: string;
-  raw: string;
-  sessions: string;
-}
-
-/** The state folder and database files of one repository. */
-export function repoPaths(dataDir: string, repoId: string): RepoPaths {
-  const dir = join(dataDir, 'repos', repoId);
-  return { dir, curated: join(dir, 'curated.sqlite'), raw: join(dir, 'raw.sqlite'), sessions: join(dir, 'sessions') };
-}
-
-/** The registry database file: `<dataDir>/repos.sqlite`. */
-export function registryFile(dataDir: string): string {
-  return join(dataDir, 'repos.sqlite');
-}
+import { registryFile } from '../layout';
 
 /** A repository id: slug of the folder name + the first 8 hex digits of sha1(absolute path). */
 export function repoIdFor(absolutePath: string): string {

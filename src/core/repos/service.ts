@@ -12,8 +12,9 @@ import { indexRepository } from '../indexer/indexer';
 import { KnowledgeBase } from '../kb/knowledgeBase';
 import { openIndexedRepo, requireRepo, resolveIndexedRepo } from './indexed';
 import { recoverApplies } from '../review/apply';
-import { repoPaths, type RepoRegistry } from './registry';
+import { type RepoRegistry } from './registry';
 import { RepoWatcher } from './watcher';
+import { repoPaths } from '../layout';
 
 /**
  * `~` and `~/…` stand for the home folder, as in a shell: a path typed into the app's field never
