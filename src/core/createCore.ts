@@ -23,10 +23,12 @@ import type { EngineContext } from './engine';
 import { cleanupOrphanWorktrees, readObjectsFrom } from './git';
 import { packageVersion } from './paths';
 import type { HostPorts } from './ports';
+import { RepoHandles } from './repos/handles';
 import { RepoRegistry } from './repos/registry';
 import { RepoService, type RepoServiceOptions } from './repos/service';
 import { EventBus } from './runtime/events';
 import { RunRegistry } from './runtime/runs';
+import { KbReaders } from './kb/readers';
 import { createDataHandlers } from './domains/data';
 import { keptObjectsDir, worktreesDir } from './layout';
 
@@ -54,15 +56,17 @@ export function createCore(ports: HostPorts, options: CoreOptions = {}): Core {
   const events = new EventBus();
   const runs = new RunRegistry(events);
   const registry = new RepoRegistry(ports.dataDir);
-  const context: EngineContext = { ports, events, runs, version: packageVersion(), registry };
-  // Closed last (disposers run in reverse): the domains use it while they shut down.
-  const disposers: Array<() => Promise<void> | void> = [() => registry.close()];
+  // One pool of index readers and one set of repository handles for every domain.
+  const repoHandles = new RepoHandles({ dataDir: ports.dataDir, registry, readers: new KbReaders() });
+  const context: EngineContext = { ports, events, runs, version: packageVersion(), registry, repos: repoHandles };
+  // Closed last (disposers run in reverse): the domains use them while they shut down.
+  const disposers: Array<() => Promise<void> | void> = [() => registry.close(), () => repoHandles.closeAll()];
   // Worktrees left by a process that was killed (no `finally` ran); live ones are kept.
   const orphanSweep = cleanupOrphanWorktrees(worktreesDir(ports.dataDir)).catch(() => undefined);
   // Commits our checkouts kept (a solve run's snapshot of uncommitted changes) stay readable: review reads them.
   readObjectsFrom(keptObjectsDir(worktreesDir(ports.dataDir)));
   disposers.push(() => orphanSweep.then(() => undefined));
-  const llm = createModelServices(context);
+  const llm = createModelServices({ dataDir: ports.dataDir, events });
   disposers.push(() => llm.dispose());
   // Every run gets a row in a raw DB's task_runs (the repository's, else the data folder's).
   runs.recordTo(new RawRunJournal(ports.dataDir, () => llm.callLog.database()));

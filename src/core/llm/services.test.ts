@@ -2,9 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { RepoRegistry } from '../repos/registry';
 import { EventBus } from '../runtime/events';
-import { RunRegistry } from '../runtime/runs';
 import { ModelRouter } from './router';
 import { createModelServices } from './services';
 
@@ -17,11 +15,9 @@ afterEach(() => {
 function services() {
   const dataDir = mkdtempSync(join(tmpdir(), 'cra-services-'));
   const events = new EventBus();
-  const registry = new RepoRegistry(dataDir);
-  const llm = createModelServices({ ports: { host: 'test', dataDir }, events, runs: new RunRegistry(events), version: 'test', registry });
+  const llm = createModelServices({ dataDir, events });
   cleanups.push(() => {
     void llm.dispose();
-    registry.close();
     rmSync(dataDir, { recursive: true, force: true });
   });
   const write = (model: string) => writeFileSync(join(dataDir, 'config.toml'), `[models]\nreasoning = "${model}"\ncoding = "${model}"\nbase_url = "http://127.0.0.1:9"\n`);

@@ -210,6 +210,8 @@ export class RepoService {
     this.watchers.get(repoId)?.stop();
     this.watchers.delete(repoId);
     this.registry.remove(repo.id);
+    // Its connections close before its folder goes (those a running request holds, when it lets go).
+    this.ctx.repos.close(repo.id);
     rmSync(repoPaths(this.ctx.ports.dataDir, repo.id).dir, { recursive: true, force: true });
     this.ctx.events.emit('repos/removed', { repoId });
     return { removed: true };
