@@ -12,7 +12,7 @@ import { createRepoHandlers } from './domains/repos';
 import { createEvalHandlers } from './domains/eval';
 import { createSearchDomain } from './domains/search';
 import { createChatDomain } from './domains/chat';
-import { sharedDefaultEmbedder } from './search/search';
+import { createBackgroundEmbedder } from './search/workerEmbedder';
 import { createPlansHandlers } from './domains/plans';
 import { createReviewHandlers } from './domains/review';
 import { createSummariesDomain } from './domains/summaries';
@@ -68,18 +68,21 @@ export function createCore(ports: HostPorts, options: CoreOptions = {}): Core {
   disposers.push(() => orphanSweep.then(() => undefined));
   const llm = createModelServices({ dataDir: ports.dataDir, events });
   disposers.push(() => llm.dispose());
+  // The one embedder: the embedded model in a worker thread (started on first use), for search, chat and summaries.
+  const embedder = createBackgroundEmbedder();
+  disposers.push(() => embedder.dispose());
   // Every run gets a row in a raw DB's task_runs (the repository's, else the data folder's).
   runs.recordTo(new RawRunJournal(ports.dataDir, () => llm.callLog.database()));
   // The app's hosts show the model server in the status bar (and may start it); the CLI checks on demand.
   if (ports.host === 'electron' || ports.host === 'serve') void llm.lifecycle.check().catch(() => undefined);
   const repos = new RepoService(context, options);
   disposers.push(() => repos.dispose());
-  const search = createSearchDomain(context);
+  const search = createSearchDomain(context, embedder);
   disposers.push(() => search.dispose());
-  const chat = createChatDomain(context, llm);
+  const chat = createChatDomain(context, llm, embedder);
   disposers.push(() => chat.dispose());
   const solve = createSolveDomain(context, llm);
-  const summaries = createSummariesDomain(context, llm, sharedDefaultEmbedder);
+  const summaries = createSummariesDomain(context, llm, () => embedder);
   disposers.push(() => summaries.dispose());
 
   const handlers: Handlers = {

@@ -3,16 +3,13 @@ import { AppError, type Handlers } from '../../shared/contract';
 import type { RetrievalSummary, SymbolRole } from '../../shared/contract/retrieval';
 import { JUDGE_STAGES } from '../../shared/contract/stages';
 import type { LoadedConfig } from '../config/load';
-import { openRawDatabase } from '../db/raw';
 import type { EngineContext } from '../engine';
 import { readConfinedText } from '../fs/confine';
-import { KnowledgeBase } from '../kb/knowledgeBase';
 import { LlmClient } from '../llm/client';
 import { noServerHint } from '../llm/ollamaLifecycle';
 import { ModelRouter } from '../llm/router';
 import type { ModelServices } from '../llm/services';
 import { RawCallLog } from '../logs/callLog';
-import { openIndexedRepo } from '../repos/indexed';
 import { effectiveBudget, validateSafetyMargin } from '../retrieval/budget';
 import { RawDecisionLog } from '../retrieval/decisionLog';
 import { renderMarkdown } from '../retrieval/package';
@@ -21,7 +18,6 @@ import { preflightRetrieval } from '../retrieval/preflight';
 import { retrievalSettings } from '../retrieval/settings';
 import { analyzeTask } from '../retrieval/taskAnalysis';
 import { RetrieveWatch } from './retrieveWatch';
-import { repoPaths } from '../layout';
 
 /** The config with `model` as the model of every retrieval stage and `baseUrl` as the server, when given. */
 export function withModelOverride(loaded: LoadedConfig, model?: string, baseUrl?: string): LoadedConfig {
@@ -46,10 +42,10 @@ export function withModelOverride(loaded: LoadedConfig, model?: string, baseUrl?
  * decision go to the repository's raw DB; judgments report progress per stage; the package comes
  * as retrieve/package.
  */
-export function createRetrieveHandlers(ctx: EngineContext, llm: Pick<ModelServices, 'client' | 'loadUserConfig' | 'router' | 'target'>): Pick<Handlers, 'retrieve/run'> {
+export function createRetrieveHandlers(ctx: Pick<EngineContext, 'repos' | 'runs' | 'events'>, llm: Pick<ModelServices, 'client' | 'loadUserConfig' | 'router' | 'target'>): Pick<Handlers, 'retrieve/run'> {
   return {
     'retrieve/run': async ({ repoId, task, budget, budgetConfig: givenConfig, contextWindow, reservedTokens, taskId, stages: stageNames, planFiles, model, baseUrl }) => {
-      const { info, curatedFile } = openIndexedRepo(ctx, { repoId });
+      const info = ctx.repos.use(repoId, (repo) => repo.info);
       const stages = validateStageList(stageNames ?? ['scope', 'precision']);
       const loaded = llm.loadUserConfig();
       const overridden = model || baseUrl;
@@ -62,12 +58,14 @@ export function createRetrieveHandlers(ctx: EngineContext, llm: Pick<ModelServic
       const budgetConfig = givenConfig ?? (contextWindow !== undefined || reservedTokens !== undefined ? { contextWindow: contextWindow ?? config.budget.context_window, reservedTokens: reservedTokens ?? config.budget.reserved_tokens } : undefined);
       const bc = budgetConfig ?? (budget === undefined ? { contextWindow: config.budget.context_window, reservedTokens: config.budget.reserved_tokens } : undefined);
       const budgetTokens = bc ? effectiveBudget(bc) : (budget as number);
-      const kb = KnowledgeBase.open(curatedFile, info.id);
+      // Held by the run until it ends (given back here when the preflight refuses).
+      const repo = ctx.repos.openIndexed(info.id);
+      const kb = repo.kb;
       let checks;
       try {
         checks = preflightRetrieval({ resolveModel: () => router.resolve('reasoning', 'scope'), kb, repoPath: info.path });
       } catch (error) {
-        kb.close();
+        repo.dispose();
         throw error;
       }
       const enrich = config.models?.overrides.task_analysis !== undefined;
@@ -76,11 +74,11 @@ export function createRetrieveHandlers(ctx: EngineContext, llm: Pick<ModelServic
         'retrieve',
         `Retrieve · ${info.name}: ${task.slice(0, 60)}`,
         async ({ runId, signal, progress }): Promise<RetrievalSummary> => {
-          const raw = openRawDatabase(repoPaths(ctx.ports.dataDir, info.id).raw);
+          const raw = repo.raw;
           // The watch pushes each judgment as it is logged (retrieve/judgment) and reports progress per stage.
           const watch = new RetrieveWatch({ runId, taskId: id, stages, emit: (j) => ctx.events.emit('retrieve/judgment', j), progress });
-          const log = watch.wrap(new RawCallLog(raw));
-          const decisions = new RawDecisionLog(raw);
+          const log = watch.wrap(repo.table(RawCallLog));
+          const decisions = repo.table(RawDecisionLog);
           try {
             progress({ phase: 'task analysis', done: 0 });
             const record = await analyzeTask(task, kb, { id, runId, log, signal, ...(enrich ? { llm: client } : {}) });
@@ -94,7 +92,7 @@ export function createRetrieveHandlers(ctx: EngineContext, llm: Pick<ModelServic
             const done = await retrieve(
               { task: record, stages, budgetTokens, options: settings.stageOptions },
               {
-                kb, llm: client, decisions, runId, log, signal, readSource, sessionsDir: repoPaths(ctx.ports.dataDir, info.id).sessions,
+                kb, llm: client, decisions, runId, log, signal, readSource, sessionsDir: repo.paths.sessions,
                 concurrency: settings.concurrency, safetyMargin: settings.safetyMargin,
                 onStage: (name, context) => watch.stageEnded(name, context),
                 onJudged: (stage, n, total) => watch.judged(stage, n, total),
@@ -132,8 +130,7 @@ export function createRetrieveHandlers(ctx: EngineContext, llm: Pick<ModelServic
             ctx.events.emit('retrieve/package', { runId, repoId: info.id, taskId: id, package: pkg, summary, markdown: renderMarkdown(pkg), stages, verdicts: watch.verdicts });
             return summary;
           } finally {
-            kb.close();
-            raw.close();
+            repo.dispose();
           }
         },
         { repoId: info.id },

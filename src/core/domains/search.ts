@@ -2,12 +2,10 @@ import type { Handlers } from '../../shared/contract';
 import type { SearchMode } from '../../shared/contract/search';
 import { defaultConfigValues, loadUserConfigCached } from '../config';
 import type { EngineContext } from '../engine';
-import { openIndexedRepo } from '../repos/indexed';
 import { coverageNote } from '../search/coverage';
 import { embeddingSwitch, EmbedScheduler } from '../search/embedScheduler';
 import { searchWithMode } from '../search/search';
-import { KbReaders } from '../kb/readers';
-import { createBackgroundEmbedder, type BackgroundEmbedder } from '../search/workerEmbedder';
+import type { BackgroundEmbedder } from '../search/workerEmbedder';
 
 type SearchHandlers = Pick<Handlers, 'search/query' | 'search/embed' | 'search/status'>;
 
@@ -34,25 +32,17 @@ export interface SearchDomainOptions {
 
 /**
  * Code search over indexed repositories and the incremental embedding job. The embedded model
- * runs in one worker thread per engine (started on first use, stopped by `dispose`); query
- * vectors come from the same worker.
+ * is the engine's one embedder (`createCore`: a worker thread started on first use, stopped at
+ * shutdown); query vectors come from the same worker.
  */
-export function createSearchDomain(ctx: EngineContext, options: SearchDomainOptions = {}): SearchDomain {
-  const readers = new KbReaders();
-  let embedder: BackgroundEmbedder | undefined;
-  const getEmbedder = (): BackgroundEmbedder => (embedder ??= createBackgroundEmbedder());
-  // NOT_FOUND / NOT_INDEXED are decided by openIndexedRepo, as for the repository service and the CLI.
-  const curatedOf = (repoId: string): string => openIndexedRepo(ctx, { repoId }).curatedFile;
-  const stopListening = ctx.events.on('repos/removed', ({ repoId }) => readers.drop(repoId));
-
+export function createSearchDomain(ctx: EngineContext, embedder: BackgroundEmbedder, options: SearchDomainOptions = {}): SearchDomain {
+  const getEmbedder = (): BackgroundEmbedder => embedder;
   const reposNow = () => ctx.registry.list();
   const scheduler = new EmbedScheduler({
     ctx,
     embedder: getEmbedder,
-    resolve: (repoId) => {
-      const { info, curatedFile } = openIndexedRepo(ctx, { repoId });
-      return { info, file: curatedFile };
-    },
+    // NOT_FOUND / NOT_INDEXED as the repository handles decide them, as for every handler and the CLI.
+    resolve: (repoId) => ctx.repos.use(repoId, (repo) => ({ info: repo.info, file: repo.paths.curated })),
     list: reposNow,
     enabled: () => options.autoEmbed ?? embeddingSwitch(ctx.ports.dataDir),
   });
@@ -67,16 +57,15 @@ export function createSearchDomain(ctx: EngineContext, options: SearchDomainOpti
       const started = performance.now();
       const configured = configuredRetrieval(ctx.ports.dataDir);
       const requested = mode === 'auto' ? configured.mode : mode;
-      // Leased: a semantic search awaits the query vector, and the index may be replaced meanwhile.
-      const reader = readers.lease(repoId, curatedOf(repoId));
-      const outcome = await searchWithMode(reader.kb, query, { limit: limit ?? configured.top_k, mode: requested, embedder: getEmbedder() }).finally(reader.release);
+      // Held until the search ends: a semantic search awaits the query vector, and the index may be replaced meanwhile.
+      const outcome = await ctx.repos.use(repoId, (repo) => searchWithMode(repo.kb, query, { limit: limit ?? configured.top_k, mode: requested, embedder: getEmbedder() }));
       const note = coverageNote(requested === 'auto' ? 'keyword' : requested, outcome.mode, outcome.vectorCoverage, scheduler.isRunning(repoId));
       return { ...outcome, tookMs: Math.round((performance.now() - started) * 10) / 10, ...(note ? { note } : {}) };
     },
     'search/embed': async ({ repoId }) => ({ runId: startEmbedding(repoId) }),
     'search/status': async ({ repoId }) => {
-      const kb = readers.get(repoId, curatedOf(repoId));
-      return { repoId, chunks: kb.searchIndex.chunkCount(), embedders: kb.embedders(), defaultEmbedderId: getEmbedder().id, autoEmbed: scheduler.autoEmbedding, embedding: scheduler.isRunning(repoId) };
+      const { chunks, embedders } = ctx.repos.use(repoId, ({ kb }) => ({ chunks: kb.searchIndex.chunkCount(), embedders: kb.embedders() }));
+      return { repoId, chunks, embedders, defaultEmbedderId: getEmbedder().id, autoEmbed: scheduler.autoEmbedding, embedding: scheduler.isRunning(repoId) };
     },
   };
 
@@ -85,11 +74,8 @@ export function createSearchDomain(ctx: EngineContext, options: SearchDomainOpti
     startEmbedding,
     settingsChanged: () => scheduler.settingsChanged(),
     async dispose() {
-      stopListening();
       stopFollowing();
       await scheduler.dispose();
-      await embedder?.dispose();
-      readers.closeAll();
     },
   };
 }
