@@ -22,7 +22,7 @@ import { createEnrichHandlers } from './domains/enrich';
 import type { EngineContext } from './engine';
 import { cleanupOrphanWorktrees, readObjectsFrom } from './git';
 import { packageVersion } from './paths';
-import type { HostPorts } from './ports';
+import { hostPolicy, type HostPorts } from './ports';
 import { RepoHandles } from './repos/handles';
 import { RepoRegistry } from './repos/registry';
 import { RepoService, type RepoServiceOptions } from './repos/service';
@@ -58,7 +58,8 @@ export function createCore(ports: HostPorts, options: CoreOptions = {}): Core {
   const registry = new RepoRegistry(ports.dataDir);
   // One pool of index readers and one set of repository handles for every domain.
   const repoHandles = new RepoHandles({ dataDir: ports.dataDir, registry, readers: new KbReaders() });
-  const context: EngineContext = { ports, events, runs, version: packageVersion(), registry, repos: repoHandles };
+  const policy = ports.policy ?? hostPolicy(ports.host);
+  const context: EngineContext = { ports, policy, events, runs, version: packageVersion(), registry, repos: repoHandles };
   // Closed last (disposers run in reverse): the domains use them while they shut down.
   const disposers: Array<() => Promise<void> | void> = [() => registry.close(), () => repoHandles.closeAll()];
   // Worktrees left by a process that was killed (no `finally` ran); live ones are kept.
@@ -74,7 +75,7 @@ export function createCore(ports: HostPorts, options: CoreOptions = {}): Core {
   // Every run gets a row in a raw DB's task_runs (the repository's, else the data folder's).
   runs.recordTo(new RawRunJournal(ports.dataDir, () => llm.callLog.database()));
   // The app's hosts show the model server in the status bar (and may start it); the CLI checks on demand.
-  if (ports.host === 'electron' || ports.host === 'serve') void llm.lifecycle.check().catch(() => undefined);
+  if (policy.checkModelServerAtStart) void llm.lifecycle.check().catch(() => undefined);
   const repos = new RepoService(context, options);
   disposers.push(() => repos.dispose());
   const search = createSearchDomain(context, embedder);

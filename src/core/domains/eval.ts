@@ -17,9 +17,9 @@ function appPath(input: string): string {
 type EvalHandlers = Pick<Handlers, 'eval/list' | 'eval/get' | 'eval/start'>;
 
 /** Retrieval-quality evaluation: stored reports and new runs (one `eval` job per run). */
-export function createEvalHandlers(ctx: EngineContext): EvalHandlers {
+export function createEvalHandlers(ctx: Pick<EngineContext, 'policy' | 'ports' | 'runs'>): EvalHandlers {
   const dataDir = ctx.ports.dataDir;
-  const isApp = ctx.ports.host === 'electron' || ctx.ports.host === 'serve';
+  const isApp = ctx.policy.pathsFromForms;
   return {
     'eval/list': async () => listReports(dataDir),
     'eval/get': async ({ id }) => loadReport(dataDir, id),
@@ -38,7 +38,7 @@ export function createEvalHandlers(ctx: EngineContext): EvalHandlers {
           ks,
           retrieval: productRetrieval(),
           signal,
-          via: isApp ? 'app' : 'cli',
+          via: ctx.policy.evalVia,
           onProgress: (p) => progress({ phase: p.phase, done: p.done, total: p.total || undefined, message: p.message }),
         });
         return { reportId: report.id, file };

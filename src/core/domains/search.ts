@@ -46,9 +46,8 @@ export function createSearchDomain(ctx: EngineContext, embedder: BackgroundEmbed
     list: reposNow,
     enabled: () => options.autoEmbed ?? embeddingSwitch(ctx.ports.dataDir),
   });
-  const appHost = ctx.ports.host === 'electron' || ctx.ports.host === 'serve';
   // The app hosts always follow the index; whether a run starts is decided by the switch at the time.
-  const follow = options.autoEmbed ?? appHost;
+  const follow = options.autoEmbed ?? ctx.policy.embedAfterIndex;
   const stopFollowing = follow ? scheduler.follow(reposNow()) : () => undefined;
   const startEmbedding = (repoId: string): string => scheduler.start(repoId);
 

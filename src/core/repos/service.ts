@@ -101,12 +101,12 @@ export class RepoService {
 
   /** Whether new repositories are watched unless the caller says otherwise (the app hosts). */
   private get watchByDefault(): boolean {
-    return this.isApp;
+    return this.ctx.policy.watchByDefault;
   }
 
   /** The app hosts (Electron, `cra serve`): paths come from a field, not a shell with a cwd. */
   private get isApp(): boolean {
-    return this.ctx.ports.host === 'electron' || this.ctx.ports.host === 'serve';
+    return this.ctx.policy.pathsFromForms;
   }
 
   /** The repository registered for a folder, or null; the path is checked as `add` checks it. */
