@@ -91,7 +91,7 @@ export function createCore(ports: HostPorts, options: CoreOptions = {}): Core {
     ...createModelsHandlers(context, llm),
     ...createSetupHandlers(context, llm),
     ...createLogsHandlers(context, llm),
-    ...createConfigHandlers(llm),
+    ...createConfigHandlers(context, llm),
     ...createRepoHandlers(repos),
     ...createEvalHandlers(context),
     ...search.handlers,
@@ -111,13 +111,6 @@ export function createCore(ports: HostPorts, options: CoreOptions = {}): Core {
     ...summaries.handlers,
     ...createEnrichHandlers(context, llm),
     ...createDataHandlers(context, llm),
-  };
-  // A changed embeddings switch applies at once, without a restart (docs/search.md).
-  const setConfig = handlers['config/set'];
-  handlers['config/set'] = async (request) => {
-    const snapshot = await setConfig(request);
-    search.settingsChanged();
-    return snapshot;
   };
 
   return {

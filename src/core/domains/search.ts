@@ -14,8 +14,6 @@ export interface SearchDomain {
   handlers: SearchHandlers;
   /** Start (or join) the background embedding run of a repository; returns its run id. */
   startEmbedding(repoId: string): string;
-  /** The settings changed (config/set): apply the embeddings switch now, without a restart. */
-  settingsChanged(): void;
   /** Cancel embedding runs, stop the embedding worker and close connections. */
   dispose(): Promise<void>;
 }
@@ -49,6 +47,8 @@ export function createSearchDomain(ctx: EngineContext, embedder: BackgroundEmbed
   // The app hosts always follow the index; whether a run starts is decided by the switch at the time.
   const follow = options.autoEmbed ?? ctx.policy.embedAfterIndex;
   const stopFollowing = follow ? scheduler.follow(reposNow()) : () => undefined;
+  // A changed embeddings switch applies at once, without a restart (docs/search.md).
+  const stopConfig = ctx.events.on('config/changed', () => scheduler.settingsChanged());
   const startEmbedding = (repoId: string): string => scheduler.start(repoId);
 
   const handlers: SearchHandlers = {
@@ -71,9 +71,9 @@ export function createSearchDomain(ctx: EngineContext, embedder: BackgroundEmbed
   return {
     handlers,
     startEmbedding,
-    settingsChanged: () => scheduler.settingsChanged(),
     async dispose() {
       stopFollowing();
+      stopConfig();
       await scheduler.dispose();
     },
   };
