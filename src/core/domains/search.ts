@@ -33,7 +33,7 @@ export interface SearchDomainOptions {
  * is the engine's one embedder (`createCore`: a worker thread started on first use, stopped at
  * shutdown); query vectors come from the same worker.
  */
-export function createSearchDomain(ctx: EngineContext, embedder: BackgroundEmbedder, options: SearchDomainOptions = {}): SearchDomain {
+export function createSearchDomain(ctx: Pick<EngineContext, 'repos' | 'registry' | 'runs' | 'events' | 'ports' | 'policy'>, embedder: BackgroundEmbedder, options: SearchDomainOptions = {}): SearchDomain {
   const getEmbedder = (): BackgroundEmbedder => embedder;
   const reposNow = () => ctx.registry.list();
   const scheduler = new EmbedScheduler({

@@ -2,7 +2,6 @@ import { existsSync, realpathSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { RepoInfo } from '../../shared/contract';
 import { AppError } from '../../shared/contract/errors';
-import type { EngineContext } from '../engine';
 import { RepoRegistry } from './registry';
 import { repoPaths } from '../layout';
 
@@ -88,11 +87,6 @@ export function resolveIndexedRepo(lookup: RepoLookup, ref: RepoRef): IndexedRep
   const curatedFile = repoPaths(lookup.dataDir, info.id).curated;
   if (info.lastIndexedAt === null || !existsSync(curatedFile)) throw notIndexed(info.path);
   return { info, curatedFile };
-}
-
-/** {@link resolveIndexedRepo} through the engine's one registry. */
-export function openIndexedRepo(ctx: EngineContext, ref: RepoRef): IndexedRepo {
-  return resolveIndexedRepo({ dataDir: ctx.ports.dataDir, registry: () => ctx.registry }, ref);
 }
 
 /**

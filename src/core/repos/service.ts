@@ -10,7 +10,7 @@ import { isGitWorkTree } from '../indexer/git';
 import { countFiles } from '../indexer/scan';
 import { indexRepository } from '../indexer/indexer';
 import { KnowledgeBase } from '../kb/knowledgeBase';
-import { openIndexedRepo, requireRepo, resolveIndexedRepo } from './indexed';
+import { requireRepo, resolveIndexedRepo } from './indexed';
 import { recoverApplies } from '../review/apply';
 import { type RepoRegistry } from './registry';
 import { RepoWatcher } from './watcher';
@@ -237,27 +237,20 @@ export class RepoService {
     if (watcher.start()) this.watchers.set(repo.id, watcher);
   }
 
-  /** A read-only KnowledgeBase over the repository's index (close it when done); NOT_FOUND / NOT_INDEXED as {@link openIndexedRepo} decides. */
-  knowledgeBase(repoId: string): KnowledgeBase {
-    const { info, curatedFile } = openIndexedRepo(this.ctx, { repoId });
-    return KnowledgeBase.open(curatedFile, info.id);
+  /** `read` the repository's index through its handle (NOT_FOUND / NOT_INDEXED first). */
+  withIndex<T>(repoId: string, read: (kb: KnowledgeBase) => T): T {
+    return this.ctx.repos.use(repoId, (repo) => read(repo.kb));
   }
 
   /** Files recorded without being parsed, with the reason. */
   skipped(repoId: string): SkippedFile[] {
-    const kb = this.knowledgeBase(repoId);
-    try {
-      return kb.getSkippedFiles();
-    } finally {
-      kb.close();
-    }
+    return this.withIndex(repoId, (kb) => kb.getSkippedFiles());
   }
 
   /** One file's view: outline, imports both ways, co-changes, commits, tests and capped content. */
   fileView(repoId: string, path: string, maxContentBytes: number): RepoFileView {
     const repo = this.get(repoId);
-    const kb = this.knowledgeBase(repoId);
-    try {
+    return this.withIndex(repoId, (kb) => {
       const file = kb.getFileByPath(path);
       if (!file) throw new AppError('NOT_FOUND', `${path} is not in the index of ${repo.name}.`);
       const deps = kb.getDependencies(file.id, 'both');
@@ -281,9 +274,7 @@ export class RepoService {
         tests: kb.getTestLinks(file.id).map((t) => t.path),
         ...content,
       };
-    } finally {
-      kb.close();
-    }
+    });
   }
 
   private changed(repo: RepoInfo | undefined): void {

@@ -37,7 +37,7 @@ export function embeddingSwitch(dataDir: string, env: NodeJS.ProcessEnv = proces
 
 /** What the scheduler needs from the search domain. */
 export interface EmbedSchedulerDeps {
-  ctx: EngineContext;
+  ctx: Pick<EngineContext, 'runs' | 'events'>;
   embedder: () => Embedder;
   /** The repository and its curated DB file, or an AppError (NOT_FOUND, NOT_INDEXED). */
   resolve: (repoId: string) => { info: RepoInfo; file: string };
