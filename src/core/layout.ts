@@ -129,6 +129,11 @@ export function defaultDatasetDir(dataDir: string, repoRoot: string): string {
   return join(datasetsDir(dataDir), `bootstrap-${basename(repoRoot)}`);
 }
 
+/** The prefix of a running bootstrap's scratch folder (`<dataDir>/bootstrap-<random>/`: its index, removed at the end). */
+export function bootstrapScratchPrefix(dataDir: string): string {
+  return join(dataDir, 'bootstrap-');
+}
+
 /** Where training plans are saved by default: `<data dir>/training/plans/<id>.json`. */
 export function defaultPlanFile(dataDir: string, id: string): string {
   return join(dataDir, 'training', 'plans', `${id}.json`);
@@ -173,6 +178,7 @@ export function layoutEntries(): string[] {
     rel(modelChecksFile(root)),
     rel(join(root, 'model-checks'), true),
     rel(datasetsDir(root), true),
+    `${rel(bootstrapScratchPrefix(root))}<random>/`,
     rel(join(root, 'training'), true),
     rel(join(root, 'training', 'plans'), true),
     rel(reportsDir(root), true),

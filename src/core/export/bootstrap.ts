@@ -15,7 +15,7 @@ import { describeFile, SCOPE_DEFAULTS, SCOPE_QUESTION, scopeCandidates, type Sco
 import { analyzeTask } from '../retrieval/taskAnalysis';
 import { throwIfAborted } from '../runtime/runs';
 import { BootstrapDataset, type ChatExample, type DatasetStage } from './dataset';
-import { defaultDatasetDir, worktreesDir } from '../layout';
+import { bootstrapScratchPrefix, defaultDatasetDir, worktreesDir } from '../layout';
 
 /** Options of {@link bootstrapDataset}. */
 export interface BootstrapOptions {
@@ -65,7 +65,7 @@ export async function bootstrapDataset(options: BootstrapOptions): Promise<Boots
   const todo = tasks.filter((t) => !dataset.has(t.commit ?? t.id));
   mkdirSync(options.dataDir, { recursive: true });
   // The run's index: updated commit by commit, removed at the end.
-  const work = mkdtempSync(join(options.dataDir, 'bootstrap-'));
+  const work = mkdtempSync(bootstrapScratchPrefix(options.dataDir));
   const retrieval = productRetrieval();
   let worktree: Worktree | undefined;
   let added = 0;
