@@ -73,7 +73,7 @@ export function createCore(ports: HostPorts, options: CoreOptions = {}): Core {
   const embedder = createBackgroundEmbedder();
   disposers.push(() => embedder.dispose());
   // Every run gets a row in a raw DB's task_runs (the repository's, else the data folder's).
-  runs.recordTo(new RawRunJournal(ports.dataDir, () => llm.callLog.database()));
+  runs.recordTo(new RawRunJournal(ports.dataDir, () => llm.callLog.database(), (repoId) => repoHandles.sharedRaw(repoId)));
   // The app's hosts show the model server in the status bar (and may start it); the CLI checks on demand.
   if (policy.checkModelServerAtStart) void llm.lifecycle.check().catch(() => undefined);
   const repos = new RepoService(context, options);

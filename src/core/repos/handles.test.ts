@@ -1,7 +1,12 @@
-import { existsSync, readdirSync, readlinkSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readlinkSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunInfo } from '../../shared/contract';
+import { openRawDatabase } from '../db/raw';
+import { repoPaths } from '../layout';
 import { RawCallLog } from '../logs/callLog';
+import { RawRunJournal } from '../logs/runLog';
 import { RawDecisionLog } from '../retrieval/decisionLog';
 import { createTestRepo } from '../testing/gitRepo';
 import { createTempCore } from '../testing/tempCore';
@@ -116,5 +121,50 @@ describe('RepoHandles: one reference-counted handle per opened repository (issue
     expect(() => held.raw).toThrow(expect.objectContaining({ code: 'NOT_FOUND', message: expect.stringContaining('was removed') }));
     held.dispose();
     expect(existsSync(held.paths.dir)).toBe(false);
+  });
+});
+
+describe("the run journal writes a repository's rows through its shared connection", () => {
+  it('RawRunJournal uses the connection it is given for a repository run, and the file only when none is given', () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'cra-journal-'));
+    const paths = repoPaths(dataDir, 'shop-00000001');
+    mkdirSync(paths.dir, { recursive: true });
+    const user = openRawDatabase(':memory:');
+    // A connection that is not the file: a row found here was written through it, not by opening the file.
+    const shared = openRawDatabase(':memory:');
+    const run = (runId: string): RunInfo => ({ runId, kind: 'retrieve', title: 't', status: 'running', subject: { repoId: 'shop-00000001' }, startedAt: new Date().toISOString() }) as RunInfo;
+    try {
+      new RawRunJournal(dataDir, () => user, () => shared).started(run('r-shared'));
+      expect(shared.prepare('select id from task_runs').pluck().all()).toEqual(['r-shared']);
+      expect(existsSync(paths.raw)).toBe(false);
+
+      new RawRunJournal(dataDir, () => user, () => undefined).started(run('r-file'));
+      const file = openRawDatabase(paths.raw);
+      expect(file.prepare('select id from task_runs').pluck().all()).toEqual(['r-file']);
+      file.close();
+    } finally {
+      user.close();
+      shared.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it("the engine's handles share a repository's connection with the journal, and none once it is removed", async () => {
+    const { core, cleanup } = createTempCore();
+    try {
+      const { root } = createTestRepo({ prefix: 'cra-handle-journal-' });
+      writeFileSync(join(root, 'a.py'), 'x = 1\n');
+      const { repo, runId } = await core.handlers['repos/add']({ path: root });
+      await core.runs.wait(runId);
+      const h = core.context.repos.open(repo.id);
+      expect(core.context.repos.sharedRaw(repo.id)).toBe(h.raw);
+      // The index run's row went through that connection.
+      expect(h.raw.prepare('select status from task_runs where id = ?').pluck().get(runId)).toBe('done');
+      h.dispose();
+      await core.handlers['repos/remove']({ repoId: repo.id });
+      expect(core.context.repos.sharedRaw(repo.id)).toBeUndefined();
+    } finally {
+      await cleanup();
+    }
   });
 });

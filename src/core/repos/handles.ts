@@ -61,6 +61,8 @@ export interface RepoHandlesDeps {
  */
 export class RepoHandles {
   private readonly entries = new Map<string, Entry>();
+  /** Shut down: nothing more is shared. */
+  private closed = false;
 
   constructor(private readonly deps: RepoHandlesDeps) {}
 
@@ -89,6 +91,23 @@ export class RepoHandles {
     return result;
   }
 
+  /**
+   * The repository's shared raw connection for one synchronous write (the run journal), or
+   * undefined when there is none to share (not registered, removed, or the engine shut down).
+   */
+  sharedRaw(repoId: string): Db | undefined {
+    if (this.closed) return undefined;
+    let repo: RepoHandle | undefined;
+    try {
+      repo = this.open(repoId);
+      return repo.raw;
+    } catch {
+      return undefined;
+    } finally {
+      repo?.dispose();
+    }
+  }
+
   /** How many references to a repository are open (tests and diagnostics). */
   references(repoId: string): number {
     return this.entries.get(repoId)?.refs ?? 0;
@@ -106,6 +125,7 @@ export class RepoHandles {
 
   /** Engine shutdown. */
   closeAll(): void {
+    this.closed = true;
     for (const id of [...this.entries.keys()]) this.close(id);
     this.deps.readers.closeAll();
   }
