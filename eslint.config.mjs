@@ -11,6 +11,18 @@ const layerZones = [
   { target: './src/renderer', from: ['./src/core', './src/hosts', './src/main', './src/preload'], message: 'the renderer talks to the engine through lib/client.ts only.' },
 ];
 
+const testSupportZone = { target: './src', from: './src/core/testing', message: 'src/core/testing is test support: only tests, benches and other test support import it.' };
+
+// The contract is the hosts' only front door (issue 23; src/hosts/hostImports.test.ts lists the
+// imports still left, each with an eslint-disable): a host's product code reaches the engine
+// through createCore, the contract's dispatch and clients and paths, never its internals.
+const hostsFrontDoorZone = {
+  target: './src/hosts',
+  from: './src/core',
+  except: ['./createCore.ts', './contract/dispatch.ts', './contract/client.ts', './contract/inMemoryTransport.ts', './paths.ts'],
+  message: 'hosts reach the engine through its contract (createCore, contract/dispatch, contract/client, paths): make what you need a request.',
+};
+
 const nodeBuiltins = ['fs', 'path', 'os', 'child_process', 'crypto', 'http', 'net', 'url', 'worker_threads', 'stream'].flatMap((m) => [m, `node:${m}`]);
 
 export default tseslint.config(
@@ -58,7 +70,7 @@ export default tseslint.config(
     // Test support lives in src/core/testing (a host's own in src/hosts/*/testing): product code never reaches it.
     files: ['src/**/*.{ts,tsx}'],
     ignores: ['src/**/*.test.{ts,tsx}', 'src/core/testing/**', 'src/hosts/*/testing/**'],
-    rules: { 'import-x/no-restricted-paths': ['error', { zones: [...layerZones, { target: './src', from: './src/core/testing', message: 'src/core/testing is test support: only tests, benches and other test support import it.' }] }] },
+    rules: { 'import-x/no-restricted-paths': ['error', { zones: [...layerZones, testSupportZone, hostsFrontDoorZone] }] },
   },
   {
     // The loopback model server is test support only: product code must never reach it.

@@ -8,12 +8,12 @@
  *
  * - start-up: `cra --version` against `node -e 0` (target 1.5×);
  * - search: `cra search` on an indexed 1,000-file repository against `node -e 0` (target 2.5×);
- * - chat: `cra chat --mode bm25 --json` to its sources line, loopback model server (target 3×);
+ * - chat: `cra chat --mode keyword --json` to its sources line, loopback model server (target 3×);
  * - index: `cra index` (full, fresh data folder) against `ctags -L` on the same files, wall and CPU.
  *
  * Env: CRA_PERF_RUNS (runs per start-up figure, default 7), CRA_PERF_INDEX_RUNS (default 3).
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -21,6 +21,7 @@ import { runGitSync } from '../src/core/git';
 import { packageRoot } from '../src/core/paths';
 import { OllamaTestServer } from '../src/core/testing/ollamaTestServer';
 import { copyCorpus, corpusRoots } from './cli.bench';
+import { timeToSources } from './processTiming';
 
 /** One checked figure: the median of the per-round ratios of the measured command to its reference. */
 export interface CheckedFigure {
@@ -64,26 +65,6 @@ function wallAndCpu(command: string, args: string[], options: { cwd?: string; in
   const children = result.stdout.trim().split('\n').pop() ?? '';
   const seconds = [...children.matchAll(/(\d+)m([\d.]+)s/g)].map((m) => Number(m[1]) * 60 + Number(m[2]));
   return { wallMs, cpuMs: (seconds.reduce((a, b) => a + b, 0) || NaN) * 1000 };
-}
-
-/** Milliseconds from spawning `cra chat --json` until its first line (the sources) arrives on stdout. */
-function timeToSources(args: string[]): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const started = performance.now();
-    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    let at: number | undefined;
-    child.stdout.on('data', (chunk: Buffer) => {
-      out += chunk.toString('utf8');
-      if (at === undefined && out.includes('\n')) {
-        at = performance.now() - started;
-        if (!out.startsWith('{"type":"sources"')) reject(new Error(`cra chat printed ${out.slice(0, 200)} before its sources`));
-      }
-    });
-    child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString('utf8')));
-    child.on('close', (code) => (code === 0 && at !== undefined ? resolve(at) : reject(new Error(`cra chat exited ${code}: ${err.slice(-1000)}`))));
-  });
 }
 
 /**
@@ -132,12 +113,12 @@ export async function measure(tmpDir: string, log: (line: string) => void): Prom
   const chat: number[] = [];
   try {
     wall(process.execPath, [cra, '--version']); // the first start reads from disk and writes the code cache
-    await timeToSources([cra, '--data-dir', dataDir, 'chat', 'How is a JSON document decoded?', '--repo', repo, '--mode', 'bm25', '--json']);
+    await timeToSources([cra, '--data-dir', dataDir, 'chat', 'How is a JSON document decoded?', '--repo', repo, '--mode', 'keyword', '--json']);
     for (let i = 0; i < runs; i++) {
       node.push(wall(process.execPath, ['-e', '0']));
       version.push(wall(process.execPath, [cra, '--version']));
       search.push(wall(process.execPath, [cra, '--data-dir', dataDir, 'search', queries[i % queries.length]!, '--repo', repo, '--json']));
-      chat.push(await timeToSources([cra, '--data-dir', dataDir, 'chat', `Where is ${queries[i % queries.length]} handled?`, '--repo', repo, '--mode', 'bm25', '--json']));
+      chat.push(await timeToSources([cra, '--data-dir', dataDir, 'chat', `Where is ${queries[i % queries.length]} handled?`, '--repo', repo, '--mode', 'keyword', '--json']));
     }
   } finally {
     await server.close();

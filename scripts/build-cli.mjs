@@ -42,10 +42,20 @@ module.exports = (specifier) => import(specifier);
 `;
 const DYNAMIC_IMPORT_BANNER = 'var __craDynamicImport = (specifier) => require("./dynamicImport.js")(specifier);';
 
-/** Route the `import("…")` calls esbuild kept in `file` (external packages) through __craDynamicImport. */
-function routeDynamicImports(file) {
-  const text = readFileSync(file, 'utf8');
-  writeFileSync(file, text.replace(/\bimport\("([^"\\]+)"\)/g, (_, specifier) => `__craDynamicImport(${JSON.stringify(specifier)})`));
+/**
+ * Route the `import("…")` calls esbuild kept in `file` (external packages) through __craDynamicImport,
+ * and write it in ASCII: esbuild leaves non-ASCII characters in comments and regular expressions,
+ * which made the whole 3 MB engine.js a two-byte string to decode on every start (codeCache.js reads
+ * an ASCII file as latin1). `\uXXXX` means the same character in a comment, string, template, regular
+ * expression (a character class included) and identifier; only a tagged template's raw text would
+ * differ, and the bundles have none with such a character (the String.raw ones build RegExps, which
+ * read the escape as the character).
+ */
+function finishBundle(file) {
+  const text = readFileSync(file, 'utf8')
+    .replace(/\bimport\("([^"\\]+)"\)/g, (_, specifier) => `__craDynamicImport(${JSON.stringify(specifier)})`)
+    .replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  writeFileSync(file, text);
 }
 
 /** Options every bundle shares. CommonJS, like the sources run by tsx: __dirname and require of native modules. */
@@ -156,7 +166,7 @@ export async function buildCli(root = join(import.meta.dirname, '..'), outdir = 
     plugins: [redirect('cra-shared', root, (key) => shared.includes(key), (key) => `module.exports = globalThis[${SHARED_KEY}][${JSON.stringify(key)}];`)],
   });
 
-  for (const name of ['main.js', 'engine.js']) routeDynamicImports(join(outdir, name));
+  for (const name of ['main.js', 'engine.js']) finishBundle(join(outdir, name));
   writeFileSync(join(outdir, 'dynamicImport.js'), DYNAMIC_IMPORT_MODULE);
 
   // The worker and host entries: separate threads or processes, each its own bundle (loaded by Node,

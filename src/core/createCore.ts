@@ -26,6 +26,7 @@ import { hostPolicy, type HostPorts } from './ports';
 import { RepoHandles } from './repos/handles';
 import { RepoRegistry } from './repos/registry';
 import { RepoService, type RepoServiceOptions } from './repos/service';
+import { recoverApplies } from './review/apply';
 import { EventBus } from './runtime/events';
 import { RunRegistry } from './runtime/runs';
 import { KbReaders } from './kb/readers';
@@ -69,14 +70,15 @@ export function createCore(ports: HostPorts, options: CoreOptions = {}): Core {
   disposers.push(() => orphanSweep.then(() => undefined));
   const llm = createModelServices({ dataDir: ports.dataDir, events });
   disposers.push(() => llm.dispose());
-  // The one embedder: the embedded model in a worker thread (started on first use), for search, chat and summaries.
+  // The one embedder: the embedded model in a worker thread (started on first use), for search, chat, summaries and eval.
   const embedder = createBackgroundEmbedder();
   disposers.push(() => embedder.dispose());
   // Every run gets a row in a raw DB's task_runs (the repository's, else the data folder's).
   runs.recordTo(new RawRunJournal(ports.dataDir, () => llm.callLog.database(), (repoId) => repoHandles.sharedRaw(repoId)));
   // The app's hosts show the model server in the status bar (and may start it); the CLI checks on demand.
   if (policy.checkModelServerAtStart) void llm.lifecycle.check().catch(() => undefined);
-  const repos = new RepoService(context, options);
+  // Applies a killed process left half-done are finished or rolled back before anything reads the trees.
+  const repos = new RepoService(context, options, (list) => recoverApplies(list, (message) => console.error(`[review] ${message}`)));
   disposers.push(() => repos.dispose());
   const search = createSearchDomain(context, embedder);
   disposers.push(() => search.dispose());
@@ -92,8 +94,8 @@ export function createCore(ports: HostPorts, options: CoreOptions = {}): Core {
     ...createSetupHandlers(context, llm),
     ...createLogsHandlers(context, llm),
     ...createConfigHandlers(context, llm),
-    ...createRepoHandlers(repos),
-    ...createEvalHandlers(context),
+    ...createRepoHandlers(repos, runs),
+    ...createEvalHandlers(context, embedder),
     ...search.handlers,
     ...chat.handlers,
     ...createPlansHandlers(context, llm),

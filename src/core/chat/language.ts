@@ -1,41 +1,22 @@
 import type * as Tinyld from 'tinyld';
+import { detectionOf, hasEnoughProse, proseOf, type LanguageDetection } from '../../shared/language';
+
+export { MIN_LANGUAGE_CONFIDENCE, MIN_PROSE_WORDS, proseOf } from '../../shared/language';
 
 /*
- * The question's language, found offline (tinyld: n-gram statistics, no model call). Identifiers,
- * paths and code in backticks say nothing about the language of the sentence around them and
- * mislead a detector on short questions ("Explain parseQuery" reads as Portuguese), so they are
- * removed first, and so are acronyms (JSON, HTTP); a short or unsure result counts as the model language (no translation).
+ * The question's language, found offline (tinyld: n-gram statistics, no model call), by the rules
+ * of src/shared/language.ts.
  */
 
-/** Below this confidence the question is taken to be in the model's language. */
-export const MIN_LANGUAGE_CONFIDENCE = 0.5;
-
-/** Fewer words of prose than this say too little about a language ("What is JSON?" reads as Czech). */
-export const MIN_PROSE_WORDS = 3;
-
-/** The question's words without code: backticked spans, paths, and identifiers with _ . / or inner capitals. */
-export function proseOf(text: string): string {
-  return text
-    .replace(/`[^`]*`/g, ' ')
-    .replace(/\S*[/\\]\S*/g, ' ')
-    .replace(/\S*(?:_|\.\w|::|\(\))\S*/g, ' ')
-    .replace(/\b\w*[a-z][A-Z]\w*\b/g, ' ')
-    .replace(/\b[A-Z0-9]{2,}s?\b/g, ' ')
-    .replace(/\s+/g, ' ')
-    .trim();
-}
-
 /** The detected language (ISO 639-1) and its confidence; null when the text is too short or unsure. */
-export function detectLanguage(text: string): { language: string | null; confidence: number } {
+export function detectLanguage(text: string): LanguageDetection {
   const prose = proseOf(text);
-  if (prose.split(' ').filter((w) => /\p{L}{2,}/u.test(w)).length < MIN_PROSE_WORDS) return { language: null, confidence: 0 };
+  if (!hasEnoughProse(prose)) return { language: null, confidence: 0 };
   // tinyld (800 kB of n-gram tables, ~125 ms to load) is required on the first detection, so the
   // commands and app starts that never detect a language do not pay for it.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { detectAll } = require('tinyld') as typeof Tinyld;
-  const best = detectAll(prose)[0];
-  if (!best || best.accuracy < MIN_LANGUAGE_CONFIDENCE) return { language: null, confidence: best?.accuracy ?? 0 };
-  return { language: best.lang, confidence: Math.round(best.accuracy * 1000) / 1000 };
+  return detectionOf(detectAll(prose)[0]);
 }
 
 /** The system prompt of the translation calls: keep code, paths, identifiers and citations as written. */

@@ -29,7 +29,7 @@ const keysOf = (seen: Seen[]) => seen.map((s) => s.key).filter((k, i, all) => !(
 const of = <K extends EventKey>(seen: Seen[], key: K) => seen.filter((s) => s.key === key).map((s) => s.payload as EventPayload<K>);
 
 /** Ask with the server replying `replies` in order; the events of the run and the stored answer. */
-async function ask(question: string, replies: Array<string | { chunks: string[] }>, options: { mode?: 'auto' | 'bm25'; conversationId?: string; language?: string; pipeline?: string } = {}) {
+async function ask(question: string, replies: Array<string | { chunks: string[] }>, options: { mode?: 'auto' | 'bm25'; conversationId?: string; language?: string; detected?: { language: string | null; confidence: number }; pipeline?: string } = {}) {
   server.script.chat.push(...replies.map((r) => (typeof r === 'string' ? { text: r } : r)));
   const seen: Seen[] = [];
   const stops = (['chat/sources', 'chat/token', 'chat/done'] as const).map((key) => core.events.on(key, (payload) => seen.push({ key, payload })));
@@ -251,6 +251,16 @@ describe('languages', () => {
     const english = await ask('Explain load_config and what it returns', ['[Answer:] ok']);
     expect(english.trace.language).toMatchObject({ language: 'en', translated: false });
     expect(prompts()).toHaveLength(1);
+  });
+
+  it("uses the caller's detection (chat/ask detected: the CLI detects while the engine loads) instead of detecting again", async () => {
+    // tinyld reads this question as Polish (the first test); the caller's detection says English, and is what the turn records.
+    const english = await ask('Gdzie są wczytywane ustawienia aplikacji?', ['[Answer:] ok'], { detected: { language: 'en', confidence: 0.91 } });
+    expect(english.trace.language).toEqual({ language: 'en', source: 'detected', confidence: 0.91, translated: false, question: 'Gdzie są wczytywane ustawienia aplikacji?' });
+    expect(english.trace.calls!.map((c) => c.purpose)).toEqual(['answer']);
+    // A language chosen by the caller still wins over a detection sent with it.
+    const chosen = await ask('Where are the application settings loaded?', ['[Answer:] ok'], { language: 'en', detected: { language: 'pl', confidence: 1 } });
+    expect(chosen.trace.language).toMatchObject({ language: 'en', source: 'chosen', translated: false });
   });
 });
 

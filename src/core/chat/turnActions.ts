@@ -111,7 +111,7 @@ export class TurnActions {
   private async translateIn(): Promise<string> {
     const target = this.settings.model_language;
     const chosen = this.input.language && this.input.language !== 'auto' ? this.input.language : undefined;
-    const found = chosen ? { language: chosen, confidence: 1 } : detectLanguage(this.state.question);
+    const found = chosen ? { language: chosen, confidence: 1 } : (this.input.detected ?? detectLanguage(this.state.question));
     const translate = found.language !== null && found.language !== target;
     const language: ChatTraceLanguage = { language: found.language, source: chosen ? 'chosen' : 'detected', confidence: found.confidence, translated: false, question: this.state.question };
     if (translate) {

@@ -3,6 +3,7 @@
  * the turn (turn.ts) and its actions (turnActions.ts, evidence.ts) both import it without a cycle.
  */
 import type { ChatMode } from '../../shared/contract/chat';
+import type { LanguageDetection } from '../../shared/language';
 import type { EventBus } from '../runtime/events';
 import type { KnowledgeBase } from '../kb/knowledgeBase';
 import type { Embedder } from '../search/embedder';
@@ -40,4 +41,6 @@ export interface TurnInput {
   signal: AbortSignal;
   /** `auto` or absent: detect; an ISO 639-1 code: the person's choice. */
   language?: string;
+  /** The detection the caller already ran (chat/ask `detected`), used instead of detecting again. */
+  detected?: LanguageDetection;
 }

@@ -96,7 +96,7 @@ const retrievalSchema = z
     top_k: wholeNumber(1, 200).default(20),
     /** Compute vectors in the background after each index (app hosts only). */
     embeddings: bool.default(false),
-    // The retrieval pipeline (cra retrieve, the Context inspector, solve); defaults in core/retrieval/settings.ts and scopeDefaults.ts.
+    // The retrieval pipeline (cra retrieve, the Context inspector, solve); defaults in core/retrieval/settings.ts and shared/defaults.ts.
     /** Scope: most candidates per task, seeds included. */
     max_candidates: wholeNumber(1, 1000).optional(),
     /** Scope tier 3: least shared commits for a co-change neighbour. */

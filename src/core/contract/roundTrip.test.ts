@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AppError, requests, type RequestKey } from '../../shared/contract';
+import { AppError, requests, type BootstrapSummary, type EvalReport, type RequestKey, type RetrievalSummary, type RunAttachment, type RunStarted } from '../../shared/contract';
 import { createChatRepo } from '../testing/chatRepo';
 import type { TestRepo } from '../testing/gitRepo';
 import { OllamaTestServer } from '../testing/ollamaTestServer';
@@ -52,10 +52,11 @@ async function call<K extends RequestKey>(key: K, overrides: Record<string, unkn
   return envelope.value;
 }
 
-/** Wait for a run a request started; its outcome must be a success. */
+/** Wait for a run a request started (it returns the run's record, and `runId` for one release); its outcome must be a success. */
 async function finished(value: unknown): Promise<unknown> {
-  const runId = (value as { runId: string }).runId;
-  return temp.core.runs.wait(runId);
+  const { run, runId } = value as RunStarted;
+  expect(run).toMatchObject({ runId, status: 'running', startedAt: expect.any(String), subject: expect.any(Object) });
+  return temp.core.runs.wait(run.runId);
 }
 
 /** Task analysis and implement passes answered by their prompt; other calls take the queue. */
@@ -78,6 +79,7 @@ beforeAll(async () => {
   const added = await temp.core.handlers['repos/add']({ path: repo.root });
   await temp.core.runs.wait(added.runId);
   ids.repoId = added.repo.id;
+  ids.indexRun = added.runId;
 }, 120_000);
 
 afterAll(async () => {
@@ -96,7 +98,14 @@ const repoId = () => ids.repoId!;
 step('app/info', async () => expect(await call('app/info')).toMatchObject({ version: expect.any(String) }));
 step('host/pickFolder', async () => expect(await call('host/pickFolder')).toMatchObject({ supported: false, path: null }));
 step('config/get', async () => expect(await call('config/get')).toBeTruthy());
-step('config/init', async () => expect(await call('config/init')).toMatchObject({ created: false }));
+step('config/init', async () => {
+  expect(await call('config/init')).toMatchObject({ created: false });
+  // `cra init --config FILE [--force]`: another file, written once, then left unless forced.
+  const file = join(scratch, 'repo-config.toml');
+  expect(await call('config/init', { file })).toMatchObject({ created: true, file });
+  expect(await call('config/init', { file })).toMatchObject({ created: false, file });
+  expect(await call('config/init', { file, force: true })).toMatchObject({ created: true, file });
+});
 step('config/set', async () => expect(await call('config/set')).toBeTruthy());
 step('models/status', async () => expect(await call('models/status')).toMatchObject({ reachable: true }));
 step('models/startServer', async () => expect(await call('models/startServer')).toMatchObject({ reachable: true }));
@@ -159,7 +168,11 @@ step('chat/rename', async () => expect(await call('chat/rename', { repoId: repoI
 step('chat/export', async () => expect(await call('chat/export', { repoId: repoId(), conversationId: ids.conversationId })).toBeTruthy());
 step('chat/delete', async () => expect(await call('chat/delete', { repoId: repoId(), conversationId: ids.conversationId })).toBeTruthy());
 step('retrieve/run', async () => {
-  await finished(await call('retrieve/run', { repoId: repoId() }));
+  const { summary } = (await finished(await call('retrieve/run', { repoId: repoId() }))) as { summary: RetrievalSummary };
+  expect(summary).toMatchObject({ budget: 14336, config: { contextWindow: 16384, reservedTokens: 2048 } });
+  // The budget outright, a stage list and this run's safety margin (cra retrieve --budget-config).
+  const { summary: outright } = (await finished(await call('retrieve/run', { repoId: repoId(), budget: { tokens: 6000 }, stages: ['scope'], safetyMargin: 0.2 }))) as { summary: RetrievalSummary };
+  expect(outright).toMatchObject({ budget: 6000, config: { stages: ['scope'], safetyMargin: 0.2 } });
 });
 step('plans/validate', async () => expect(await call('plans/validate', { repoId: repoId() })).toBeTruthy());
 step('plans/create', async () => {
@@ -227,6 +240,14 @@ step('logs/list', async () => {
 step('logs/get', async () => expect(await call('logs/get')).toBeTruthy());
 step('eval/start', async () => {
   await finished(await call('eval/start', { repoPath: repo.root }));
+  // What `cra eval` asks for: a mode, cut-offs (taken sorted, without repeats), the pipeline with
+  // a judge, a budget and stage settings, and the chat evidence.
+  const full = { repoPath: repo.root, commits: 2, ks: [5, 1, 5], mode: 'keyword', chatEvidence: true, pipeline: { judge: 'oracle', budget: { contextWindow: 16384, reservedTokens: 2048 }, scope: { maxCandidates: 20 }, precision: { maxSymbols: 50 } } };
+  const { reportId } = (await finished(await call('eval/start', full))) as { reportId: string };
+  const report = (await call('eval/get', { id: reportId })) as EvalReport;
+  expect(report.ks).toEqual([1, 5]);
+  expect(report.pipeline).toMatchObject({ judge: 'oracle', budget: 14336, tasks: report.tasks.length });
+  expect(report.chatEvidence).toMatchObject({ mode: 'bm25', tasks: report.tasks.length });
 });
 step('eval/list', async () => {
   const listed = (await call('eval/list')) as Array<{ id: string }>;
@@ -236,6 +257,10 @@ step('eval/list', async () => {
 step('eval/get', async () => expect(await call('eval/get', { id: ids.reportId })).toBeTruthy());
 step('data/bootstrap', async () => {
   await finished(await call('data/bootstrap', { repoPath: repo.root }));
+  // `cra bootstrap --out DIR --force`: the run's result is the whole summary the command prints.
+  const out = join(scratch, 'bootstrap-out');
+  const summary = (await finished(await call('data/bootstrap', { repoPath: repo.root, out, force: true }))) as BootstrapSummary;
+  expect(summary).toMatchObject({ dir: out, mined: expect.any(Number), considered: expect.any(Number), durationMs: expect.any(Number), counts: { scope: expect.any(Object) } });
 });
 step('data/overview', async () => {
   const overview = (await call('data/overview')) as { datasets: Array<{ id: string }> };
@@ -262,6 +287,13 @@ step('run/cancel', async () => {
   const { runId, done } = temp.core.runs.start('pull', 'a job to cancel', waitForCancel, { model: 'x' });
   expect(await call('run/cancel', { runId })).toEqual({ cancelled: true });
   await expect(done).rejects.toMatchObject({ code: 'CANCELLED' });
+});
+step('run/attach', async () => {
+  const { run, events, lastSeq, result } = (await call('run/attach', { runId: ids.indexRun })) as RunAttachment;
+  expect(run).toMatchObject({ runId: ids.indexRun, kind: 'index', status: 'done' });
+  expect(events.map((e) => e.seq)).toEqual(Array.from({ length: lastSeq }, (_, i) => i + 1));
+  expect([events[0]?.event, events.at(-1)?.event]).toEqual(['run/started', 'run/finished']);
+  expect(result).toMatchObject({ durationMs: expect.any(Number) });
 });
 step('repos/add', async () => {
   await finished(await call('repos/add', { path: spare.root }));

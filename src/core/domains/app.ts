@@ -3,7 +3,7 @@ import type { Handlers } from '../../shared/contract';
 import type { EngineContext } from '../engine';
 import { packageRoot } from '../paths';
 
-type AppHandlers = Pick<Handlers, 'app/info' | 'run/list' | 'run/cancel' | 'host/pickFolder'>;
+type AppHandlers = Pick<Handlers, 'app/info' | 'run/list' | 'run/cancel' | 'run/attach' | 'host/pickFolder'>;
 
 /** Engine facts, the job list and cancellation. */
 export function createAppHandlers(ctx: Pick<EngineContext, 'ports' | 'runs' | 'version'>): AppHandlers {
@@ -20,6 +20,7 @@ export function createAppHandlers(ctx: Pick<EngineContext, 'ports' | 'runs' | 'v
     }),
     'run/list': async ({ includeFinished }) => ctx.runs.list(includeFinished),
     'run/cancel': async ({ runId }) => ({ cancelled: ctx.runs.cancel(runId) }),
+    'run/attach': async ({ runId, afterSeq }) => ctx.runs.attach(runId, afterSeq),
     'host/pickFolder': async ({ title }) => {
       if (!ctx.ports.pickFolder) return { path: null, supported: false };
       return { path: await ctx.ports.pickFolder(title), supported: true };

@@ -110,7 +110,7 @@ export function createChatDomain(ctx: ChatDeps, llm: Pick<ModelServices, 'client
   });
 
   const handlers: ChatHandlers = {
-    'chat/ask': async ({ repoId, question, conversationId, mode, language, pipeline: pipelineName }) => {
+    'chat/ask': async ({ repoId, question, conversationId, mode, language, detected, pipeline: pipelineName }) => {
       // NOT_FOUND / NOT_INDEXED before a run starts, as for search; so is a refused pipeline.
       const repo = ctx.repos.openIndexed(repoId);
       const { info } = repo;
@@ -152,7 +152,7 @@ export function createChatDomain(ctx: ChatDeps, llm: Pick<ModelServices, 'client
                 limits: turnLimits(ctx.ports.dataDir),
                 ...(summaries ? { summaries } : {}),
               },
-              { runId, repoId: info.id, conversationId: id, question, mode, signal, ...(language ? { language } : {}) },
+              { runId, repoId: info.id, conversationId: id, question, mode, signal, ...(language ? { language } : {}), ...(detected ? { detected } : {}) },
             );
             return { conversationId: id, messageId: message.id };
           } finally {
@@ -160,9 +160,9 @@ export function createChatDomain(ctx: ChatDeps, llm: Pick<ModelServices, 'client
             repo.dispose();
           }
         },
-        { repoId: info.id, conversationId: id },
+        { repoId: info.id, conversationId: id, question },
       );
-      return { runId, conversationId: id };
+      return { ...ctx.runs.started(runId, 'chat'), conversationId: id };
     },
     'chat/history': async ({ repoId, conversationId }) =>
       ctx.repos.use(repoId, (repo) => {

@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { isAbsolute } from 'node:path';
 import type { ConfigSnapshot, Handlers } from '../../shared/contract';
 import { AppError } from '../../shared/contract';
 import { editConfigFile, initConfigFile } from '../config/configFile';
@@ -19,9 +20,10 @@ export function createConfigHandlers(ctx: Pick<EngineContext, 'events'>, llm: Mo
   };
   return {
     'config/get': async () => snapshot(),
-    'config/init': async () => {
-      const { created } = initConfigFile(llm.userConfigFile);
-      return { ...snapshot(), created };
+    'config/init': async ({ file, force }) => {
+      if (file !== undefined && !isAbsolute(file)) throw new AppError('VALIDATION', `"${file}" is a relative path; give the config file's absolute path.`);
+      const { path, created } = initConfigFile(file ?? llm.userConfigFile, { force });
+      return { ...snapshot(), created, file: path };
     },
     'config/set': async ({ edits }) => {
       editConfigFile(

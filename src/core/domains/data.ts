@@ -32,12 +32,13 @@ export function createDataHandlers(ctx: Pick<EngineContext, 'policy' | 'ports' |
     },
     'data/samples': async (q) => readSamples(dataDir, q),
     'data/export': async ({ dataset, dest }) => exportDataset(dataDir, dataset, isApp ? appPath(dest, 'folder') : dest),
-    'data/bootstrap': async ({ repoPath, commits }) => {
+    'data/bootstrap': async ({ repoPath, commits, out, force }) => {
       // A typo fails the request, not a background job.
       const root = await repositoryRoot(isApp ? appPath(repoPath, 'repository') : repoPath);
-      return { runId: startBootstrap(ctx.runs, { dataDir, repoPath: root, ...(commits ? { commits } : {}) }).runId };
+      const folder = out === undefined ? undefined : isApp ? appPath(out, 'folder') : out;
+      return ctx.runs.started(startBootstrap(ctx.runs, { dataDir, repoPath: root, ...(commits ? { commits } : {}), ...(folder ? { out: folder } : {}), ...(force ? { force } : {}) }).runId, 'bootstrap');
     },
-    'data/trainPlan': async ({ out, force }) => ({ runId: startTrainPlan(ctx.runs, llm.client, { dataDir, ...(out ? { out: isApp ? appPath(out, 'file') : out } : {}), ...(force ? { force } : {}) }).runId }),
-    'data/curate': async ({ plan, out }) => ({ runId: startCurate(ctx.runs, { dataDir, planFile: isApp ? appPath(plan, 'file') : plan, ...(out ? { out: isApp ? appPath(out, 'folder') : out } : {}) }).runId }),
+    'data/trainPlan': async ({ out, force }) => ctx.runs.started(startTrainPlan(ctx.runs, llm.client, { dataDir, ...(out ? { out: isApp ? appPath(out, 'file') : out } : {}), ...(force ? { force } : {}) }).runId, 'train-plan'),
+    'data/curate': async ({ plan, out }) => ctx.runs.started(startCurate(ctx.runs, { dataDir, planFile: isApp ? appPath(plan, 'file') : plan, ...(out ? { out: isApp ? appPath(out, 'folder') : out } : {}) }).runId, 'curate-data'),
   };
 }

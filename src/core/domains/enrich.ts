@@ -59,7 +59,7 @@ export function createEnrichHandlers(ctx: Pick<EngineContext, 'repos' | 'runs'>,
         },
         { repoId: info.id },
       );
-      return { runId };
+      return ctx.runs.started(runId, 'enrich');
     },
   };
 }

@@ -49,7 +49,7 @@ export function createSetupHandlers(ctx: Pick<EngineContext, 'events' | 'policy'
         ctx.events.emit('models/serverStatus', await llm.lifecycle.check());
         return result;
       }, { provider: plan.provider ?? 'none' });
-      return { runId };
+      return ctx.runs.started(runId, 'setup');
     },
     'models/check': async ({ repoPath, stage, model, n }) => {
       if (ctx.policy.pathsFromForms && !isAbsolute(repoPath)) throw new AppError('VALIDATION', `"${repoPath}" is a relative path; give the repository's absolute path.`);
@@ -59,7 +59,7 @@ export function createSetupHandlers(ctx: Pick<EngineContext, 'events' | 'policy'
         const results = await checkModels({ repoPath: root, dataDir: ctx.ports.dataDir, llm: llm.client, n, runId: run.runId, signal: run.signal, ...(stage ? { stages: [stage] } : {}), ...(model ? { model } : {}), onProgress: (p) => run.progress(p) });
         return { results };
       }, { repoPath: root });
-      return { runId };
+      return ctx.runs.started(runId, 'model-check');
     },
     'models/checks': async ({ repoPath }) => ({ results: readChecks(ctx.ports.dataDir, repoPath) }),
   };

@@ -53,7 +53,7 @@ export function createModelsHandlers(ctx: Pick<EngineContext, 'events' | 'runs'>
         });
         return { model: name };
       }, { model: name });
-      return { runId };
+      return ctx.runs.started(runId, 'pull');
     },
     'models/recommended': async () => {
       let installed: InstalledModel[] = [];

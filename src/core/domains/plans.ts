@@ -58,7 +58,7 @@ export function createPlansHandlers(ctx: PlansDeps, llm: Pick<ModelServices, 'cl
         },
         { repoId: info.id },
       );
-      return { runId };
+      return ctx.runs.started(runId, 'plan');
     },
     'plans/list': async ({ repoId }) => ctx.repos.use(repoId, ({ id }) => ({ plans: listPlans(ctx.ports.dataDir, id).plans })),
     'plans/get': async ({ repoId, planId }) => ctx.repos.use(repoId, ({ id }) => ({ plan: loadPlan(ctx.ports.dataDir, id, planId) })),

@@ -2,20 +2,24 @@ import type { Handlers } from '../../shared/contract';
 import { notIndexed } from '../repos/indexed';
 import { repoOverview } from '../repos/overview';
 import type { RepoService } from '../repos/service';
+import type { RunRegistry } from '../runtime/runs';
 
 type RepoHandlers = Pick<
   Handlers,
   'repos/list' | 'repos/get' | 'repos/add' | 'repos/remove' | 'repos/reindex' | 'repos/watch' | 'repos/skipped' | 'repos/file' | 'repos/find' | 'repos/resolve' | 'repos/overview' | 'repos/probe'
 >;
 
-/** The repository registry, indexing runs, watchers and the file view. */
-export function createRepoHandlers(service: RepoService): RepoHandlers {
+/** The repository registry, indexing runs (answered with their records from `runs`), watchers and the file view. */
+export function createRepoHandlers(service: RepoService, runs: Pick<RunRegistry, 'started'>): RepoHandlers {
   return {
     'repos/list': async () => service.registry.list(),
     'repos/get': async ({ repoId }) => service.get(repoId),
-    'repos/add': async ({ path, watch, full }) => service.add(path, { watch, full }),
+    'repos/add': async ({ path, watch, full }) => {
+      const { repo, runId } = service.add(path, { watch, full });
+      return { ...runs.started(runId, 'index'), repo };
+    },
     'repos/remove': async ({ repoId }) => service.remove(repoId),
-    'repos/reindex': async ({ repoId, full }) => service.reindex(repoId, full),
+    'repos/reindex': async ({ repoId, full }) => runs.started(service.reindex(repoId, full).runId, 'index'),
     'repos/watch': async ({ repoId, enabled }) => service.setWatching(repoId, enabled),
     'repos/skipped': async ({ repoId }) => service.skipped(repoId),
     'repos/file': async ({ repoId, path, maxContentBytes }) => service.fileView(repoId, path, maxContentBytes),

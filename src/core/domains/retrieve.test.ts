@@ -41,7 +41,7 @@ function record() {
 describe('retrieve domain (the Context inspector’s run)', () => {
   it('pushes each judgment with its logged call, reports done/total per stage, and gives every verdict its call', async () => {
     const seen = record();
-    const { runId, taskId } = await core.handlers['retrieve/run']({ repoId, task: TASK, contextWindow: 6000, reservedTokens: 2000 });
+    const { runId, taskId } = await core.handlers['retrieve/run']({ repoId, task: TASK, budget: { contextWindow: 6000, reservedTokens: 2000 } });
     await core.runs.wait(runId);
     seen.stop();
 
@@ -51,6 +51,11 @@ describe('retrieve domain (the Context inspector’s run)', () => {
     expect(scope.find((j) => j.item === 'cli.py')).toMatchObject({ verdict: 'yes', read: 'json', runId, taskId });
     expect(scope.filter((j) => j.item !== 'cli.py').every((j) => j.verdict === 'no')).toBe(true);
     expect(seen.judgments.some((j) => j.stage === 'precision_pass1' && /^(config|app|cli)\.py:/.test(j.item))).toBe(true);
+    // The judge names the item it judged (not read back from the prompt): a file by its path, a symbol by its path and qualified name.
+    expect(scope.find((j) => j.item === 'cli.py')).toMatchObject({ subjectKind: 'file', path: 'cli.py' });
+    const symbols = seen.judgments.filter((j) => j.stage === 'precision_pass1');
+    expect(symbols.length).toBeGreaterThan(0);
+    for (const j of symbols) expect(j).toMatchObject({ subjectKind: 'symbol', path: expect.stringMatching(/\.py$/), symbol: expect.any(String), item: `${j.path}:${j.symbol}` });
     // Each judgment names the call the Logs page opens, in the repository's log, with the same stage.
     for (const j of seen.judgments) {
       const call = await core.handlers['logs/get']({ repoId, id: j.callId! });
@@ -63,6 +68,8 @@ describe('retrieve domain (the Context inspector’s run)', () => {
     const appVerdict = pkg!.verdicts!.find((v) => v.stage === 'scope' && v.subject === 'cli.py');
     expect(appVerdict).toMatchObject({ subjectKind: 'file', decision: 'included', verdict: 'yes', read: 'json', callId: scope.find((j) => j.item === 'cli.py')!.callId });
     expect(pkg!.verdicts!.filter((v) => v.verdict !== undefined)).toHaveLength(seen.judgments.length);
+    // Counted from the judge's reports: one per judgment pushed (no call failed here).
+    expect(pkg!.summary.judgments).toBe(seen.judgments.length);
 
     const last = seen.progress.filter((p) => p.runId === runId).at(-1)!;
     const steps = Object.fromEntries(last.steps!.map((s) => [s.id, s]));
@@ -104,13 +111,22 @@ describe('retrieve domain (the Context inspector’s run)', () => {
     expect(runs.find((r) => r.runId === runId)?.status).toBe('cancelled');
   }, 30_000);
 
-  it('validates the stages and the budget forms before a run starts', async () => {
+  it('validates the stages and the budget forms before a run starts (the contract, once)', async () => {
     const input = retrievalRequests['retrieve/run'].input;
-    expect(input.safeParse({ repoId, task: 't', stages: [] }).error?.issues[0]?.message).toMatch(/stage list must not be empty/);
-    await expect(core.handlers['retrieve/run']({ repoId, task: 't', stages: ['scope', 'scope'] })).rejects.toThrow(/twice/);
-    await expect(core.handlers['retrieve/run']({ repoId, task: 't', stages: ['rerank'] })).rejects.toThrow(/rerank/);
-    expect(input.safeParse({ repoId, task: 't', budget: 100, contextWindow: 200 }).error?.issues[0]?.message).toMatch(/either budget, budgetConfig or contextWindow/);
-    expect(input.safeParse({ repoId, task: 't', contextWindow: 200, reservedTokens: 200 }).error?.issues[0]?.message).toMatch(/fewer than the context window/);
-    expect(input.safeParse({ repoId, task: 't', contextWindow: 200, reservedTokens: 100, stages: ['scope'] }).success).toBe(true);
+    const problem = (i: unknown) => input.safeParse(i).error?.issues[0]?.message;
+    expect(problem({ repoId, task: 't', stages: [] })).toMatch(/stage list is empty/);
+    expect(problem({ repoId, task: 't', stages: ['scope', 'scope'] })).toMatch(/twice/);
+    expect(problem({ repoId, task: 't', stages: ['rerank'] })).toBe('"rerank" is not a retrieval stage; use one of routing, scope, similarity, precision, refilter');
+    expect(problem({ repoId, task: 't', budget: 100, contextWindow: 200 })).toMatch(/give the budget once/);
+    expect(problem({ repoId, task: 't', budget: { contextWindow: 200, reservedTokens: 200 } })).toBe('the reserved tokens (200) must be fewer than the context window (200): nothing would be left for context');
+    expect(problem({ repoId, task: 't', budget: { tokens: 500, contextWindow: 200 } })).toMatch(/as tokens, or as contextWindow and reservedTokens, not both/);
+    expect(input.parse({ repoId, task: 't', budget: { contextWindow: 200, reservedTokens: 100 }, stages: ['scope'] })).toMatchObject({ budget: { contextWindow: 200, reservedTokens: 100 }, stages: ['scope'] });
+    // The old shapes, accepted for one release, arrive as the one shape, checked the same way.
+    expect(input.parse({ repoId, task: 't', budget: 900 })).toMatchObject({ budget: { tokens: 900 } });
+    expect(input.parse({ repoId, task: 't', budgetConfig: { contextWindow: 800, reservedTokens: 100 } })).toMatchObject({ budget: { contextWindow: 800, reservedTokens: 100 } });
+    const twoFields = input.parse({ repoId, task: 't', contextWindow: 700 });
+    expect(twoFields).toMatchObject({ budget: { contextWindow: 700 } });
+    expect(twoFields).not.toHaveProperty('contextWindow');
+    expect(problem({ repoId, task: 't', contextWindow: 200, reservedTokens: 200 })).toMatch(/reserved tokens \(200\) must be fewer than the context window \(200\)/);
   });
 });

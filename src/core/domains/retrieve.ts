@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { AppError, type Handlers } from '../../shared/contract';
-import type { RetrievalSummary, SymbolRole } from '../../shared/contract/retrieval';
-import { JUDGE_STAGES } from '../../shared/contract/stages';
+import type { RetrievalResult, RetrievalSummary, SymbolRole } from '../../shared/contract/retrieval';
+import { DEFAULT_RETRIEVAL_STAGES } from '../../shared/contract/stages';
 import type { LoadedConfig } from '../config/load';
 import type { EngineContext } from '../engine';
 import { readConfinedText } from '../fs/confine';
@@ -13,7 +13,7 @@ import { RawCallLog } from '../logs/callLog';
 import { effectiveBudget, validateSafetyMargin } from '../retrieval/budget';
 import { RawDecisionLog } from '../retrieval/decisionLog';
 import { renderMarkdown } from '../retrieval/package';
-import { retrieve, validateStageList } from '../retrieval/pipeline';
+import { retrieve } from '../retrieval/pipeline';
 import { preflightRetrieval } from '../retrieval/preflight';
 import { retrievalSettings } from '../retrieval/settings';
 import { analyzeTask } from '../retrieval/taskAnalysis';
@@ -39,25 +39,23 @@ export function withModelOverride(loaded: LoadedConfig, model?: string, baseUrl?
  * enrichment present or an info line), task analysis (enriched only when a model is assigned to
  * task_analysis), the explicit stage list through the runner with a session per task (archived
  * into raw when the run ends), then the context package within the budget. Model calls and every
- * decision go to the repository's raw DB; judgments report progress per stage; the package comes
- * as retrieve/package.
+ * decision go to the repository's raw DB; judgments report progress per stage; the run's result is
+ * the package (also pushed as retrieve/package for one release).
  */
 export function createRetrieveHandlers(ctx: Pick<EngineContext, 'repos' | 'runs' | 'events'>, llm: Pick<ModelServices, 'client' | 'loadUserConfig' | 'router' | 'target'>): Pick<Handlers, 'retrieve/run'> {
   return {
-    'retrieve/run': async ({ repoId, task, budget, budgetConfig: givenConfig, contextWindow, reservedTokens, taskId, stages: stageNames, planFiles, model, baseUrl }) => {
+    'retrieve/run': async ({ repoId, task, budget, safetyMargin: givenMargin, taskId, stages = [...DEFAULT_RETRIEVAL_STAGES], planFiles, model, baseUrl }) => {
       const info = ctx.repos.use(repoId, (repo) => repo.info);
-      const stages = validateStageList(stageNames ?? ['scope', 'precision']);
       const loaded = llm.loadUserConfig();
       const overridden = model || baseUrl;
       const router = overridden ? new ModelRouter(withModelOverride(loaded, model, baseUrl)) : llm.router();
       const client = overridden ? new LlmClient({ router: () => router }) : llm.client;
       const config = loaded.values;
       const settings = retrievalSettings(config);
-      validateSafetyMargin(settings.safetyMargin);
-      // The app's form gives the window and the reserve as two fields, either left to the config.
-      const budgetConfig = givenConfig ?? (contextWindow !== undefined || reservedTokens !== undefined ? { contextWindow: contextWindow ?? config.budget.context_window, reservedTokens: reservedTokens ?? config.budget.reserved_tokens } : undefined);
-      const bc = budgetConfig ?? (budget === undefined ? { contextWindow: config.budget.context_window, reservedTokens: config.budget.reserved_tokens } : undefined);
-      const budgetTokens = bc ? effectiveBudget(bc) : (budget as number);
+      const safetyMargin = givenMargin ?? validateSafetyMargin(settings.safetyMargin);
+      // The window and the reserve: either left out is the config's (the budget's shape is the contract's).
+      const bc = budget?.tokens === undefined ? { contextWindow: budget?.contextWindow ?? config.budget.context_window, reservedTokens: budget?.reservedTokens ?? config.budget.reserved_tokens } : undefined;
+      const budgetTokens = bc ? effectiveBudget(bc) : (budget?.tokens as number);
       // Held by the run until it ends (given back here when the preflight refuses).
       const repo = ctx.repos.openIndexed(info.id);
       const kb = repo.kb;
@@ -73,11 +71,11 @@ export function createRetrieveHandlers(ctx: Pick<EngineContext, 'repos' | 'runs'
       const { runId } = ctx.runs.start(
         'retrieve',
         `Retrieve · ${info.name}: ${task.slice(0, 60)}`,
-        async ({ runId, signal, progress }): Promise<RetrievalSummary> => {
+        async ({ runId, signal, progress }): Promise<RetrievalResult> => {
           const raw = repo.raw;
-          // The watch pushes each judgment as it is logged (retrieve/judgment) and reports progress per stage.
+          // The watch pushes each judgment the judge reports (retrieve/judgment) and reports progress per stage.
           const watch = new RetrieveWatch({ runId, taskId: id, stages, emit: (j) => ctx.events.emit('retrieve/judgment', j), progress });
-          const log = watch.wrap(repo.table(RawCallLog));
+          const log = repo.table(RawCallLog);
           const decisions = repo.table(RawDecisionLog);
           try {
             progress({ phase: 'task analysis', done: 0 });
@@ -85,7 +83,7 @@ export function createRetrieveHandlers(ctx: Pick<EngineContext, 'repos' | 'runs'
             if (!enrich) record.enrichment = { status: 'skipped', reason: 'no model assigned to task_analysis in [models.overrides]', attempts: 0, callIds: [] };
             watch.analysisDone();
             if (planFiles?.length) record.givenFiles = planFiles.map((path) => ({ path, reason: { kind: 'plan-file' as const, detail: {} } }));
-            const runConfig = { stages, ...(bc ? { contextWindow: bc.contextWindow, reservedTokens: bc.reservedTokens } : {}), budgetTokens, safetyMargin: settings.safetyMargin, concurrency: settings.concurrency };
+            const runConfig = { stages, ...(bc ? { contextWindow: bc.contextWindow, reservedTokens: bc.reservedTokens } : {}), budgetTokens, safetyMargin, concurrency: settings.concurrency };
             decisions.record({ runId, stage: 'budget', subjectKind: 'run', subject: runId, decision: 'config', reasons: [], judgment: runConfig });
             // A request can name any path (plan files): a FIFO or a device there is skipped, not read.
             const readSource = (path: string) => readConfinedText(info.path, path);
@@ -93,9 +91,9 @@ export function createRetrieveHandlers(ctx: Pick<EngineContext, 'repos' | 'runs'
               { task: record, stages, budgetTokens, options: settings.stageOptions },
               {
                 kb, llm: client, decisions, runId, log, signal, readSource, sessionsDir: repo.paths.sessions,
-                concurrency: settings.concurrency, safetyMargin: settings.safetyMargin,
+                concurrency: settings.concurrency, safetyMargin,
                 onStage: (name, context) => watch.stageEnded(name, context),
-                onJudged: (stage, n, total) => watch.judged(stage, n, total),
+                onJudged: (stage, n, total, judged) => watch.judged(stage, n, total, judged),
               },
               raw,
             ).catch((error: unknown) => {
@@ -120,22 +118,24 @@ export function createRetrieveHandlers(ctx: Pick<EngineContext, 'repos' | 'runs'
               tokensUsed: pkg.budget.used,
               budget: budgetTokens,
               dropped: pkg.dropped.length,
-              judgments: raw.prepare(`select count(*) from model_calls where run_id = ? and stage in (${JUDGE_STAGES.map(() => '?').join(', ')})`).pluck().get(runId, ...JUDGE_STAGES) as number,
+              judgments: watch.judgments,
               analysis: { enrichment: e.status, ...(e.status !== 'ok' ? { reason: e.reason } : {}) },
               info: checks.info,
               stages: done.result.stages.map(({ usage: _u, ...s }) => s),
               usage,
-              config: { stages, ...(bc ? { contextWindow: bc.contextWindow, reservedTokens: bc.reservedTokens } : {}), safetyMargin: settings.safetyMargin, concurrency: settings.concurrency },
+              config: { stages, ...(bc ? { contextWindow: bc.contextWindow, reservedTokens: bc.reservedTokens } : {}), safetyMargin, concurrency: settings.concurrency },
             };
-            ctx.events.emit('retrieve/package', { runId, repoId: info.id, taskId: id, package: pkg, summary, markdown: renderMarkdown(pkg), stages, verdicts: watch.verdicts });
-            return summary;
+            const result: RetrievalResult = { taskId: id, package: pkg, summary, markdown: renderMarkdown(pkg), stages, verdicts: watch.verdicts };
+            // Deprecated, for one release: clients read the run's result.
+            ctx.events.emit('retrieve/package', { runId, repoId: info.id, ...result });
+            return result;
           } finally {
             repo.dispose();
           }
         },
-        { repoId: info.id },
+        { repoId: info.id, task },
       );
-      return { runId, taskId: id };
+      return { ...ctx.runs.started(runId, 'retrieve'), taskId: id };
     },
   };
 }

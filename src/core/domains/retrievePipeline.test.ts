@@ -2,6 +2,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { EventPayload, RunProgress } from '../../shared/contract';
 import { retrievalRequests } from '../../shared/contract/retrieval';
+import { dispatch } from '../contract/dispatch';
 import { PRECISION_QUESTIONS } from '../retrieval/stages/precision';
 import type { OllamaTestServer } from '../testing/ollamaTestServer';
 import { useChatFixture } from '../testing/chatFixture';
@@ -26,7 +27,7 @@ describe('retrieve/run', () => {
     const progress: RunProgress[] = [];
     const packages: Array<EventPayload<'retrieve/package'>> = [];
     const stops = [core.events.on('run/progress', (p) => progress.push(p)), core.events.on('retrieve/package', (p) => packages.push(p))];
-    const { runId, taskId } = await core.handlers['retrieve/run']({ repoId, task: TASK, stages: ['scope', 'precision'], budgetConfig: { contextWindow: 12_000, reservedTokens: 2000 }, planFiles: ['mailer.py'] });
+    const { runId, taskId } = await core.handlers['retrieve/run']({ repoId, task: TASK, stages: ['scope', 'precision'], budget: { contextWindow: 12_000, reservedTokens: 2000 }, planFiles: ['mailer.py'] });
     await core.runs.wait(runId);
     stops.forEach((s) => s());
     const mine = progress.filter((p) => p.runId === runId);
@@ -49,11 +50,12 @@ describe('retrieve/run', () => {
   }, 60_000);
 
   it('refuses a bad stage list before a run starts, and both budget forms at once in the contract', async () => {
-    await expect(core.handlers['retrieve/run']({ repoId, task: TASK, stages: ['scope', 'ranking'] })).rejects.toMatchObject({ code: 'VALIDATION', message: expect.stringContaining('Unknown retrieval stage: "ranking"') });
+    const refused = await dispatch(core.handlers, 'retrieve/run', { repoId, task: TASK, stages: ['scope', 'ranking'] });
+    expect(refused).toMatchObject({ ok: false, error: { code: 'VALIDATION', message: 'Invalid input for retrieve/run: stages.1: "ranking" is not a retrieval stage; use one of routing, scope, similarity, precision, refilter.' } });
     expect(server.requests).toEqual([]);
     const parsed = retrievalRequests['retrieve/run'].input.safeParse({ repoId, task: TASK, budget: 100, budgetConfig: { contextWindow: 200, reservedTokens: 10 } });
     expect(parsed.success).toBe(false);
-    expect(parsed.error?.issues[0]?.message).toBe('give either budget or budgetConfig, not both');
+    expect(parsed.error?.issues[0]?.message).toBe('give the budget once: budget (budgetConfig and contextWindow/reservedTokens are its old shapes)');
   });
 
   it('a cancelled run emits no package and leaves no session file', async () => {

@@ -1,46 +1,12 @@
 import type { ProgressNode } from '../../shared/contract';
 import type { JudgmentReading, RetrievalJudgment, RetrievalVerdict } from '../../shared/contract/retrieval';
-import type { CallLogger, ModelCallRecord, TokenLogprob } from '../llm/types';
-import { pYesFrom, readAnswer } from '../retrieval/judge';
+import type { Judged } from '../retrieval/judge';
 import type { StageContext } from '../retrieval/stage';
 import type { RunProgressUpdate } from '../runtime/runs';
-
-/** Call stages that are binary judgments (task analysis is not one). */
-const JUDGED = /^(scope|precision_pass[1-3]|precision_group|precision_file|similarity)$/;
 
 /** The pipeline stage a call stage belongs to (precision_pass2 → precision). */
 function pipelineStageOf(callStage: string): string {
   return callStage.startsWith('precision') ? 'precision' : callStage;
-}
-
-/**
- * What was judged, as the judge prompt names it (the item comes last in every judge prompt): a
- * path (`path: …`), a symbol as `path:qualified.name` (`symbol: …` then `file: path:lines`), else
- * the item's first line. For the live list only; the run's decisions are the record.
- */
-export function judgedItem(prompt: string): string {
-  // Whichever marker comes last starts the item (the task before it may contain either).
-  const starts = ['\nItem:\n', '<Document>: '].map((m) => (prompt.lastIndexOf(m) >= 0 ? prompt.lastIndexOf(m) + m.length : -1));
-  const start = Math.max(...starts);
-  const doc = start >= 0 ? prompt.slice(start) : prompt;
-  const [first = '', second = ''] = doc.split('\n');
-  const path = /^path: (.+)$/.exec(first);
-  if (path?.[1]) return path[1].trim();
-  const symbol = /^symbol: (\S+)/.exec(first);
-  const file = /^file: (.+):\d+-\d+$/.exec(second);
-  if (symbol?.[1] && file?.[1]) return `${file[1]}:${symbol[1]}`;
-  // A group of symbols past precision's caps: `file: path` then `symbols (n):`.
-  const group = /^symbols \((\d+)\):$/.exec(second);
-  const groupFile = /^file: (.+)$/.exec(first);
-  if (group && groupFile?.[1]) return `${groupFile[1]} (${group[1]} symbols)`;
-  return first.trim().slice(0, 160);
-}
-
-function logprobsOf(params: Record<string, unknown>): TokenLogprob[] | undefined {
-  const value = params.logprobs;
-  if (!Array.isArray(value)) return undefined;
-  const ok = value.every((t) => typeof t === 'object' && t !== null && typeof (t as TokenLogprob).token === 'string' && typeof (t as TokenLogprob).logprob === 'number' && Array.isArray((t as TokenLogprob).top));
-  return ok ? (value as TokenLogprob[]) : undefined;
 }
 
 /** What a retrieve run's progress reporter and event emitter need. */
@@ -60,32 +26,23 @@ interface Count {
 }
 
 /**
- * Watches a retrieve run from the outside of the pipeline: every judgment call, once logged, is
- * pushed as retrieve/judgment and counted per stage (run/progress carries one node per stage with
- * done / total, precision with a child per pass); when a stage ends its decisions become the run's
- * verdicts, each with its model call. A stage's total is known when it ends (the pipeline does not
- * announce its candidates), so a running stage reports its judgments so far.
+ * Follows a retrieve run through the pipeline's callbacks: every judgment the judge reports (with
+ * the item it was about) is pushed as retrieve/judgment and counted per stage (run/progress carries
+ * one node per stage with done / total, precision with a child per pass); when a stage ends its
+ * decisions become the run's verdicts, each with its model call. A stage's total is known when it
+ * ends (the pipeline does not announce its candidates), so a running stage reports its judgments so far.
  */
 export class RetrieveWatch {
   /** The run's decisions so far, in the order the stages made them. */
   readonly verdicts: RetrievalVerdict[] = [];
+  /** Judgments made (one model call each, failed calls included). */
+  judgments = 0;
   private readonly counts = new Map<string, Count>();
   private readonly status = new Map<string, ProgressNode['status']>();
 
   constructor(private readonly options: RetrieveWatchOptions) {
     this.status.set('analysis', 'running');
     for (const s of options.stages) this.status.set(s, 'pending');
-  }
-
-  /** The run's call log with each judgment observed after it is written. */
-  wrap(log: CallLogger): CallLogger {
-    return {
-      append: (record) => {
-        const id = log.append(record);
-        this.observe(record, id);
-        return id;
-      },
-    };
   }
 
   /** Task analysis ended: the first stage runs. */
@@ -123,37 +80,39 @@ export class RetrieveWatch {
     this.report(next ?? name);
   }
 
-  /** A judgment of a pass ended (the pipeline's onJudged): the pass's total is known while it runs. */
-  judged(callStage: string, done: number, total: number): void {
+  /**
+   * A judgment of a pass ended (the pipeline's onJudged): the pass's total is known while it runs,
+   * and the judgment, with its item, is pushed (a call that failed is counted, not listed).
+   */
+  judged(callStage: string, done: number, total: number, judged?: Judged): void {
     const count = this.counts.get(callStage) ?? { done: 0, yes: 0 };
     count.total = total;
     this.counts.set(callStage, count);
+    if (judged) this.push(callStage, judged);
     this.report(callStage, { done, total, message: `${callStage}: ${done} of ${total} judgments` });
   }
 
-  private observe(record: ModelCallRecord, callId: number): void {
-    const stage = record.stage;
-    if (!stage || !JUDGED.test(stage) || record.errorCode || record.runId !== this.options.runId) return;
-    const reading = readAnswer(record.response ?? '', typeof record.params.done_reason === 'string' ? record.params.done_reason : undefined);
-    const verdict = reading.verdict ?? 'no';
-    const logprobs = logprobsOf(record.params);
-    const pYes = logprobs ? pYesFrom(logprobs) : undefined;
+  private push(stage: string, { judgment: j, item }: Judged): void {
+    this.judgments++;
+    if (j.errorCode) return;
     const count = this.counts.get(stage) ?? { done: 0, yes: 0 };
     count.done++;
-    if (verdict === 'yes') count.yes++;
+    if (j.verdict === 'yes') count.yes++;
     this.counts.set(stage, count);
     this.options.emit({
       runId: this.options.runId,
       taskId: this.options.taskId,
       stage,
-      item: judgedItem(record.prompt),
-      verdict,
-      read: reading.verdict ? reading.read : 'default-deny',
-      ...(pYes !== undefined ? { pYes } : {}),
-      ...(callId !== undefined ? { callId } : {}),
+      subjectKind: item.subjectKind,
+      path: item.path,
+      ...(item.symbol !== undefined ? { symbol: item.symbol } : {}),
+      item: item.subject,
+      verdict: j.verdict,
+      read: j.read,
+      ...(j.pYes !== undefined ? { pYes: j.pYes } : {}),
+      ...(j.callId !== undefined ? { callId: j.callId } : {}),
       done: count.done,
     });
-    this.report(pipelineStageOf(stage));
   }
 
   private node(id: string, label: string, status: ProgressNode['status'], count?: Count): ProgressNode {

@@ -61,7 +61,7 @@ export function createSearchDomain(ctx: Pick<EngineContext, 'repos' | 'registry'
       const note = coverageNote(requested === 'auto' ? 'keyword' : requested, outcome.mode, outcome.vectorCoverage, scheduler.isRunning(repoId));
       return { ...outcome, tookMs: Math.round((performance.now() - started) * 10) / 10, ...(note ? { note } : {}) };
     },
-    'search/embed': async ({ repoId }) => ({ runId: startEmbedding(repoId) }),
+    'search/embed': async ({ repoId }) => ctx.runs.started(startEmbedding(repoId), 'embed'),
     'search/status': async ({ repoId }) => {
       const { chunks, embedders } = ctx.repos.use(repoId, ({ kb }) => ({ chunks: kb.searchIndex.chunkCount(), embedders: kb.embedders() }));
       return { repoId, chunks, embedders, defaultEmbedderId: getEmbedder().id, autoEmbed: scheduler.autoEmbedding, embedding: scheduler.isRunning(repoId) };

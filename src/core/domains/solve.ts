@@ -79,7 +79,7 @@ export function createSolveDomain(ctx: Pick<EngineContext, 'repos' | 'runs' | 'p
         },
         resume ? { repoId: info.id, solveRunId: resume } : { repoId: info.id },
       );
-      return { runId, solveRunId: resume ?? runId };
+      return { ...ctx.runs.started(runId, 'solve'), solveRunId: resume ?? runId };
     },
     'solve/get': async ({ repoId, solveRunId }) => ({ run: withRaw(repoId, (raw, sessions) => solveRunDetail(raw, solveRunId, isLive, solveSessionFile(sessions, solveRunId))) }),
     'solve/discard': async ({ repoId, solveRunId }) => {

@@ -65,7 +65,7 @@ export function createSummariesDomain(ctx: Pick<EngineContext, 'repos' | 'runs' 
   });
   return {
     handlers: {
-      'summaries/build': async ({ repoId }) => ({ runId: start(repoId) }),
+      'summaries/build': async ({ repoId }) => ctx.runs.started(start(repoId), 'summarize'),
       'summaries/status': async ({ repoId }) => {
         const { info, paths } = ctx.repos.use(repoId, (repo) => ({ info: repo.info, paths: repo.paths }));
         const file = paths.summaries;

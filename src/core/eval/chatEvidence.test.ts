@@ -6,7 +6,7 @@ import type { EvalReport } from '../../shared/contract/eval';
 import { sharedDefaultEmbedder } from '../search/search';
 import { chatEvidenceSummary } from './chatEvidence';
 import { buildFixtureRepo, FIXTURE_MISS, FIXTURE_TASKS } from '../testing/fixtureRepo';
-import { formatReport } from './format';
+import { formatReport } from '../../shared/evalFormat/format';
 import { mineTasks } from './mine';
 import { productRetrieval } from './product';
 import { runEval } from './run';

@@ -8,7 +8,8 @@ import { createTestRepo } from '../testing/gitRepo';
 import { createTempCore } from '../testing/tempCore';
 import { evaluateRepository } from './evaluate';
 import { buildFixtureRepo, FIXTURE_TASKS } from '../testing/fixtureRepo';
-import { formatReport } from './format';
+import { formatReport } from '../../shared/evalFormat/format';
+import { productRetrieval } from './product';
 
 let root: string;
 let repo: string;
@@ -40,6 +41,27 @@ describe('evaluateRepository', () => {
     expect(report.summary.bm25).toEqual({ recallAt: { 1: 1, 3: 1 }, allGoldAt: { 1: 1, 3: 1 }, mrr: 1 });
     expect(report.notes.join(' ')).toMatch(/1 task\(s\) could not be run/);
     expect(formatReport(report)).toMatch(/Failed ghost: parent f+ is not a commit/);
+  });
+
+  it('scores the gold functions of a tasks-file task that names its fix commit, and fails one whose commit is not here', async () => {
+    const commit = runGitSync(['rev-parse', 'HEAD~1'], { cwd: repo }).trim();
+    const parent = runGitSync(['rev-parse', 'HEAD~2'], { cwd: repo }).trim();
+    const gold = runGitSync(['diff', '--name-only', parent, commit], { cwd: repo }).trim().split('\n').filter((p) => p.startsWith('src/') && !p.includes('test'));
+    const file = join(root, 'issues.json');
+    writeFileSync(
+      file,
+      [
+        JSON.stringify({ id: 'fixed', task: 'Fix cookie parsing for quoted values', parent, gold, commit, url: 'https://example.org/issues/1' }),
+        JSON.stringify({ id: 'lost', task: 'anything', parent, gold, commit: 'e'.repeat(40) }),
+      ].join('\n'),
+    );
+    const { report } = await evaluateRepository({ dataDir: join(root, 'data-functions'), repoPath: repo, tasksFile: file, ks: [1, 10], retrieval: productRetrieval() });
+    const [fixed, lost] = report.tasks;
+    expect(report.methods).toContain('search-functions');
+    expect(fixed!.goldFunctions!.length).toBeGreaterThan(0);
+    for (const unit of fixed!.goldFunctions!) expect(gold).toContain(unit.split('::')[0]);
+    expect(Object.keys(fixed!.results['search-functions']!.goldRanks).sort()).toEqual([...fixed!.goldFunctions!].sort());
+    expect(lost!.error).toBe(`commit ${'e'.repeat(40)} is not a commit of this repository`);
   });
 
   it('refuses --pipeline without the product index, a missing folder and a folder that is not a repository, clearly', async () => {

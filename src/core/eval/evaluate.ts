@@ -9,7 +9,7 @@ import { runEval, type EvalProgress, type ProductRetrieval } from './run';
 import { readTasksFile } from './tasksFile';
 import type { PipelineEvalOptions } from './pipelineTask';
 import type { ChatEvidenceEvalOptions } from './chatEvidence';
-import { DEFAULT_COMMITS, DEFAULT_KS } from './defaults';
+import { DEFAULT_COMMITS, DEFAULT_KS } from '../../shared/defaults';
 import { reportsDir, worktreesDir } from '../layout';
 
 export { DEFAULT_COMMITS, DEFAULT_KS };

@@ -7,7 +7,7 @@ import { DEFAULT_EMBEDDER_ID } from '../search/embedder';
 import { VectorStore } from '../search/vectorStore';
 import { evaluateRepository } from './evaluate';
 import { buildFixtureRepo } from '../testing/fixtureRepo';
-import { formatReport } from './format';
+import { formatReport } from '../../shared/evalFormat/format';
 import { productRetrieval } from './product';
 import type { ProductRetrieval } from './run';
 

@@ -12,7 +12,7 @@ import { KnowledgeBase } from '../kb/knowledgeBase';
 import { loopbackClient } from '../testing/retrievalHarness';
 import { OllamaTestServer } from '../testing/ollamaTestServer';
 import { buildFixtureRepo, FIXTURE_MISS } from '../testing/fixtureRepo';
-import { formatReport } from './format';
+import { formatReport } from '../../shared/evalFormat/format';
 import { changedLines, parseHunks } from './goldLines';
 import { mineTasks } from './mine';
 import { goldTruth, itemOf, oracleJudge } from './pipelineJudges';
@@ -126,8 +126,8 @@ describe('the oracle judge', () => {
       }
     };
     walk(src);
-    // The CLI's eval command loads the setup lazily; nothing else may.
-    expect(offenders).toEqual([join('hosts', 'cli', 'commands', 'evalCommand.ts')]);
+    // The eval domain (eval/start, which `cra eval` and the app ask) sets the judges up; nothing else may.
+    expect(offenders).toEqual([join('core', 'domains', 'eval.ts')]);
   });
 });
 

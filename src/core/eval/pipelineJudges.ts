@@ -3,16 +3,16 @@
  * deterministic floor) and `oracle` answers yes exactly for the task's gold files and the symbols
  * its commit changed (the ceiling a perfect small model would reach). They exist only here, in
  * the evaluation: the product's stages take a judge only through the pipeline's `judge` input,
- * which no request, config key or command other than `cra eval` fills (pipelineJudges.test.ts
- * checks that nothing outside src/core/eval imports this file).
+ * which no request, config key or command other than the evaluation's (`eval/start`, `cra eval`)
+ * fills (pipelineJudges.test.ts checks that nothing outside src/core/eval imports this file).
  */
+import type { EvalJudgeKind } from '../../shared/contract/eval';
 import type { KnowledgeBase } from '../kb/knowledgeBase';
 import type { BinaryJudge, JudgeSetup, Judgment } from '../retrieval/judge';
 import type { ChangedLines } from './goldLines';
 
-/** Which judge an evaluation of the pipeline uses. */
-export type EvalJudgeKind = 'yes' | 'oracle' | 'model';
-export const EVAL_JUDGES: readonly EvalJudgeKind[] = ['yes', 'oracle', 'model'];
+/** Which judge an evaluation of the pipeline uses (the contract's list). */
+export type { EvalJudgeKind };
 
 /** A symbol's lines (1-based, inclusive). */
 export interface Span {

@@ -1,3 +1,4 @@
+import type { BudgetInput, EvalJudgeKind } from '../../shared/contract';
 import { AppError } from '../../shared/contract';
 import { loadConfig } from '../config/load';
 import { LlmClient } from '../llm/client';
@@ -6,30 +7,32 @@ import { UserCallLog } from '../logs/callLog';
 import { effectiveBudget } from '../retrieval/package';
 import type { PrecisionOptions } from '../retrieval/stages/precision';
 import type { ScopeOptions } from '../retrieval/stages/scope';
-import { EVAL_JUDGES, type EvalJudgeKind } from './pipelineJudges';
 import type { PipelineEvalOptions } from './pipelineTask';
 import { userConfigPath, userRawDbPath } from '../layout';
 
-/** What `cra eval --pipeline` was given. */
+/** What `eval/start` was given for the pipeline (validated by the contract). */
 export interface PipelineFlags {
-  judge: string;
-  contextWindow?: number;
-  reservedTokens?: number;
+  judge: EvalJudgeKind;
+  budget?: BudgetInput;
   concurrency?: number;
   scope?: ScopeOptions;
   precision?: PrecisionOptions;
 }
 
 /**
- * The pipeline evaluation's options from the command's flags and the user config in `dataDir`:
- * the judge (the model judge resolves the scope model now, so a missing [models] says `cra init`
- * before any task runs), and the budget (flags over the config's [budget]), validated.
+ * The pipeline evaluation's options from the request and the user config in `dataDir`: the judge
+ * (the model judge resolves the scope model now, so a missing [models] says `cra init` before any
+ * task runs), and the budget (the request's over the config's [budget]; `tokens` as a window with
+ * nothing kept back), checked against the config's numbers.
  */
 export function pipelineEvalOptions(dataDir: string, flags: PipelineFlags): PipelineEvalOptions {
-  if (!(EVAL_JUDGES as readonly string[]).includes(flags.judge)) throw new AppError('VALIDATION', `Unknown judge "${flags.judge}"; use one of ${EVAL_JUDGES.join(', ')}.`);
-  const judge = flags.judge as EvalJudgeKind;
+  const { judge } = flags;
   const config = loadConfig({ userFile: userConfigPath(dataDir) });
-  const budget = { contextWindow: flags.contextWindow ?? config.values.budget.context_window, reservedTokens: flags.reservedTokens ?? config.values.budget.reserved_tokens };
+  const given = flags.budget;
+  const budget =
+    given?.tokens !== undefined
+      ? { contextWindow: given.tokens, reservedTokens: 0 }
+      : { contextWindow: given?.contextWindow ?? config.values.budget.context_window, reservedTokens: given?.reservedTokens ?? config.values.budget.reserved_tokens };
   try {
     effectiveBudget(budget);
   } catch (error) {

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { EvalMethod } from '../../shared/contract/eval';
+import type { EvalMethod, EvalSearchMode } from '../../shared/contract/eval';
 import { openDatabase } from '../db/open';
 import { KnowledgeBase } from '../kb/knowledgeBase';
 import { createExtractor, type Extractor } from '../indexer/extract/extractor';
@@ -11,8 +11,8 @@ import { searchRepository, sharedDefaultEmbedder } from '../search/search';
 import { unitRanking } from './functionLevel';
 import type { ProductRetrieval } from './run';
 
-/** The search mode an evaluation measures. */
-export type EvalSearchMode = 'keyword' | 'hybrid' | 'semantic';
+/** The search mode an evaluation measures (the contract's list). */
+export type { EvalSearchMode };
 
 /** The report's method name of each mode (`search` stays the keyword search, as before modes). */
 export const EVAL_METHOD_OF_MODE: Record<EvalSearchMode, EvalMethod> = { keyword: 'search', hybrid: 'search-hybrid', semantic: 'search-semantic' };

@@ -48,7 +48,8 @@ export interface ProductRetrieval {
   search(args: { root: string; stateDir: string; text: string; limit: number; signal?: AbortSignal }): Promise<string[]>;
   /**
    * The same search with its function-level ranking (functionLevel.ts `unitRanking`); when present
-   * the run uses it, and scores `search-functions` on tasks with a commit (mined ones).
+   * the run uses it, and scores `search-functions` on tasks with a commit (mined ones, and those of
+   * a tasks file that name their fix commit).
    */
   searchUnits?(args: { root: string; stateDir: string; text: string; limit: number; signal?: AbortSignal }): Promise<{ paths: string[]; units: string[] }>;
   /** The index in `stateDir` as a KnowledgeBase (the pipeline evaluation reads it); the caller closes it. */
@@ -117,6 +118,11 @@ export async function runEval(options: RunEvalOptions): Promise<EvalReport> {
       const parent = await resolveCommit(options.repoPath, task.parent);
       if (!parent) {
         results.push({ ...task, indexMs: 0, results: {}, error: `parent ${task.parent} is not a commit of this repository` });
+        continue;
+      }
+      // A tasks file's fix commit gives the function-level gold: one that is not here is the task's error.
+      if (task.commit && !(await resolveCommit(options.repoPath, task.commit))) {
+        results.push({ ...task, indexMs: 0, results: {}, error: `commit ${task.commit} is not a commit of this repository` });
         continue;
       }
       // A checkout that fails (a blob missing from a partial clone, a damaged object) is that

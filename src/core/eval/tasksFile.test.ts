@@ -22,6 +22,13 @@ describe('the tasks file', () => {
     expect(parseTasks(JSON.stringify(line))).toEqual([{ id: 'x-1', task: 'Fix the parser', parent: 'abc1234', gold: ['src/p.py'] }]);
   });
 
+  it('keeps a task\'s fix commit and date, so its gold functions are scored, and names a bad one', () => {
+    const line = { id: 'issue-7', task: 'Crash on empty input', parent: 'abc1234', gold: ['src/p.py'], commit: 'def5678', date: '2024-01-02T03:04:05+01:00', url: 'https://example.org/issues/7' };
+    expect(parseTasks(JSON.stringify(line))).toEqual([{ id: 'issue-7', task: 'Crash on empty input', parent: 'abc1234', gold: ['src/p.py'], commit: 'def5678', date: '2024-01-02T03:04:05+01:00' }]);
+    expect(() => parseTasks(JSON.stringify({ ...line, commit: 'HEAD~1' }), 'issues.json')).toThrow(/issues\.json:1: commit: commit must be a commit sha/);
+    expect(() => parseTasks(JSON.stringify({ ...line, date: 'yesterday' }), 'issues.json')).toThrow(/issues\.json:1: date: date must be an ISO 8601 date-time/);
+  });
+
   it('reports every bad line with its number and problem', () => {
     const text = ['{"id": 1, "task": "ok", "parent": "abc1234", "gold": ["a.py"]}', '{not json', '{"id": 2, "task": "", "parent": "abc", "gold": []}', '{"id": 1, "task": "dup", "parent": "abc1234", "gold": ["a"]}'].join('\n');
     let error: unknown;

@@ -9,14 +9,20 @@ const TaskLine = z
     task: z.string().trim().min(1, 'task must be a non-empty text'),
     parent: z.string().regex(/^[0-9a-f]{4,40}$|^[\w./~^-]+$/i, 'parent must be a commit sha or revision'),
     gold: z.array(z.string().min(1)).min(1, 'gold must name at least one file'),
+    // The commit that resolved the task (an issue's fix): with it the run computes the task's gold
+    // functions at the parent (functionLevel.ts), as for mined tasks.
+    commit: z.string().regex(/^[0-9a-f]{4,40}$/i, 'commit must be a commit sha').optional(),
+    // When every task has one, tasks run oldest first, so the index moves forward in time.
+    date: z.string().datetime({ offset: true, message: 'date must be an ISO 8601 date-time' }).optional(),
   })
   // Other fields (a shared task file's repo, created_at, patch...) are dropped, not an error, so
   // task files of other tools are read as they are.
   .strip();
 
 /**
- * Read evaluation tasks from a JSON-lines file: one `{id, task, parent, gold: [paths]}` per line
- * (other fields ignored), blank lines and lines starting with `//` ignored. Every bad line is reported (line number and
+ * Read evaluation tasks from a JSON-lines file: one `{id, task, parent, gold: [paths]}` per line,
+ * optionally with the `commit` that resolved the task (its gold functions are then scored) and its
+ * `date` (other fields ignored), blank lines and lines starting with `//` ignored. Every bad line is reported (line number and
  * problem) in one VALIDATION error, so a file is fixed in one pass; nothing runs on a bad file.
  * The file must be a regular file of at most 64 MiB (see readUserFile).
  */
@@ -49,7 +55,8 @@ export function parseTasks(text: string, label = 'tasks'): EvalTask[] {
     }
     if (seen.has(parsed.data.id)) problems.push(`${where}: duplicate id ${parsed.data.id}`);
     seen.add(parsed.data.id);
-    tasks.push({ ...parsed.data, gold: parsed.data.gold.map((g) => g.replace(/^\.\//, '')) });
+    const { commit, date, ...task } = parsed.data;
+    tasks.push({ ...task, gold: task.gold.map((g) => g.replace(/^\.\//, '')), ...(commit ? { commit } : {}), ...(date ? { date } : {}) });
   });
   if (problems.length > 0) {
     throw new AppError('VALIDATION', `${problems.length} bad line(s) in ${label}; each line must be {"id", "task", "parent", "gold": [paths]}:\n${problems.join('\n')}`, {

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import type { LlmClient } from '../llm/client';
 import type { RunRegistry } from '../runtime/runs';
-import { bootstrapDataset, type BootstrapSummary } from './bootstrap';
+import { bootstrapDataset } from './bootstrap';
 import { curateData } from './curate';
 import type { CuratedManifest } from './curatedManifest';
 import { trainingPreflight } from './preflight';
@@ -13,7 +13,7 @@ import { defaultPlanFile } from '../layout';
 type Progress = (p: { done: number; total: number; message: string }) => void;
 
 /** Start a `bootstrap` run (the CLI and the Data page start it the same way). */
-export function startBootstrap(runs: RunRegistry, input: { dataDir: string; repoPath: string; commits?: number; out?: string; force?: boolean; onProgress?: Progress; onSummary?: (s: BootstrapSummary) => void }) {
+export function startBootstrap(runs: RunRegistry, input: { dataDir: string; repoPath: string; commits?: number; out?: string; force?: boolean }) {
   const repoPath = resolve(input.repoPath);
   return runs.start(
     'bootstrap',
@@ -26,13 +26,9 @@ export function startBootstrap(runs: RunRegistry, input: { dataDir: string; repo
         ...(input.force ? { force: true } : {}),
         ...(input.commits ? { commits: input.commits } : {}),
         signal,
-        onProgress: (p) => {
-          progress({ phase: 'commits', done: p.done, total: p.total, message: p.message });
-          input.onProgress?.(p);
-        },
+        onProgress: (p) => progress({ phase: 'commits', done: p.done, total: p.total, message: p.message }),
       });
-      input.onSummary?.(summary);
-      return { dir: summary.dir, added: summary.added, skipped: summary.skipped, counts: summary.counts };
+      return summary;
     },
     { repoPath },
   );

@@ -2,7 +2,7 @@ import type { ModelCallDetail, ModelCallSummary } from '../../shared/contract';
 import { AppError } from '../../shared/contract';
 import type { Db } from '../db/open';
 import type { TokenLogprob } from '../llm/types';
-import { pYesFrom } from '../retrieval/judge';
+import { pYesFrom } from '../llm/pYes';
 
 /** Filters of the Logs table. */
 export interface CallFilters {

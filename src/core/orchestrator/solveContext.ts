@@ -12,7 +12,7 @@
  * max_refinement_loops. Sessions are archived into the raw DB when they close. The session files
  * killed runs left are swept at the retriever's first retrieval, not at every pass.
  */
-import type { ContextPackage } from '../../shared/contract/retrieval';
+import type { ContextPackage, RetrievalStageName } from '../../shared/contract/retrieval';
 import type { RefinementRequest } from '../../shared/contract/solve';
 import type { Db } from '../db/open';
 import { readConfinedFile } from '../fs/confine';
@@ -74,7 +74,7 @@ export interface KbSolveRetrieverOptions {
   /** [retrieval] settings: stage options, concurrency, safety margin, refinement loops. */
   settings: RetrievalSettings;
   /** The stages run for each pass (default scope, precision). */
-  stages?: readonly string[];
+  stages?: readonly RetrievalStageName[];
 }
 
 const MAX_SOURCE_BYTES = 512 * 1024;

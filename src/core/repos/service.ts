@@ -4,15 +4,17 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { AppError, isCancellation, serializeError, type FolderProbe, type IndexSummary, type RepoFileView, type RepoInfo, type SkippedFile } from '../../shared/contract';
 import { openRawDatabase } from '../db/raw';
 import { readConfinedFile } from '../fs/confine';
-import type { EngineContext } from '../engine';
 import { createExtractor, type Extractor } from '../indexer/extract/extractor';
 import { isGitWorkTree } from '../indexer/git';
 import { countFiles } from '../indexer/scan';
 import { indexRepository } from '../indexer/indexer';
 import { KnowledgeBase } from '../kb/knowledgeBase';
+import type { HostPolicy, HostPorts } from '../ports';
+import type { EventBus } from '../runtime/events';
+import type { RunRegistry } from '../runtime/runs';
 import { requireRepo, resolveIndexedRepo } from './indexed';
-import { recoverApplies } from '../review/apply';
 import { type RepoRegistry } from './registry';
+import type { RepoHandles } from './handles';
 import { RepoWatcher } from './watcher';
 import { repoPaths } from '../layout';
 
@@ -69,6 +71,16 @@ export interface RepoServiceOptions {
   recoverStatuses?: boolean;
 }
 
+/** What the repository service uses of the engine's shared pieces. */
+export interface RepoServiceContext {
+  ports: HostPorts;
+  policy: HostPolicy;
+  events: EventBus;
+  runs: RunRegistry;
+  registry: RepoRegistry;
+  repos: RepoHandles;
+}
+
 /**
  * The repositories of this engine: the registry, index runs (one at a time per repository), the
  * optional file watchers, and read access to each index through a KnowledgeBase.
@@ -83,18 +95,16 @@ export class RepoService {
   private readonly watch: boolean;
 
   constructor(
-    private readonly ctx: EngineContext,
+    private readonly ctx: RepoServiceContext,
     options: RepoServiceOptions = {},
+    /** Finishes or rolls back the applies a killed process left half-done (review's recovery), before anything reads the trees. */
+    recoverApplies: (repos: Array<{ path: string; dataDir: string }>) => void = () => undefined,
   ) {
     this.watch = options.watch ?? true;
     this.registry = ctx.registry;
     if (options.recoverStatuses ?? true) {
       for (const repo of this.registry.recoverAbandonedRuns()) this.changed(repo);
-      // Applies a killed process left half-done are finished or rolled back before anything reads the trees.
-      recoverApplies(
-        this.registry.list().map((repo) => ({ path: repo.path, dataDir: repoPaths(ctx.ports.dataDir, repo.id).dir })),
-        (message) => console.error(`[review] ${message}`),
-      );
+      recoverApplies(this.registry.list().map((repo) => ({ path: repo.path, dataDir: repoPaths(ctx.ports.dataDir, repo.id).dir })));
     }
     for (const repo of this.registry.list()) if (repo.watching) this.startWatcher(repo);
   }

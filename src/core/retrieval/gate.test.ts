@@ -11,6 +11,7 @@ import { loopbackClient, useRetrievalHarness } from '../testing/retrievalHarness
 import { RawDecisionLog } from './decisionLog';
 import { DEFAULT_SAFETY_MARGIN, estimateTokens, renderMarkdown } from './package';
 import { retrieve } from './pipeline';
+import type { StageName } from './pipeline';
 import { scopeCandidates } from './stages/scope';
 import { analyzeTask } from './taskAnalysis';
 
@@ -104,7 +105,7 @@ describe('gate 4 and 5: random runs of the whole pipeline', () => {
       randomJudge(r);
       const text = TASKS[seed % TASKS.length] as string;
       const budget = 60 + Math.floor(r() * 3000);
-      const stages = [['scope', 'precision'], ['scope', 'similarity', 'precision', 'refilter'], ['routing', 'scope', 'precision', 'similarity'], ['scope', 'refilter']][seed % 4] as string[];
+      const stages = [['scope', 'precision'], ['scope', 'similarity', 'precision', 'refilter'], ['routing', 'scope', 'precision', 'similarity'], ['scope', 'refilter']][seed % 4] as StageName[];
       const task = await analyzeTask(text, h.fx.kb, { id: `p${seed}` });
       let done;
       try {

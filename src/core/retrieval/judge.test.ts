@@ -3,7 +3,8 @@ import type { Provider } from '../config/schema';
 import type { Db } from '../db/open';
 import { clientFromToml, useLoopbackModels } from '../testing/loopbackModels';
 import type { OllamaTestServer, ScriptedReply } from '../testing/ollamaTestServer';
-import { judgeAll, judgmentReason, pYesFrom, readAnswer, runBinaryJudgment, type JudgeSetup } from './judge';
+import { pYesFrom } from '../llm/pYes';
+import { judgeAll, judgmentReason, readAnswer, runBinaryJudgment, type JudgeSetup } from './judge';
 import { RERANKER_SYSTEM } from './judgePrompts';
 
 // Every small-model behaviour the judge must survive, over real HTTP to the loopback server.

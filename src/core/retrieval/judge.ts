@@ -1,8 +1,10 @@
 import { AppError } from '../../shared/contract';
 import type { Reason } from '../../shared/contract/reasons';
+import type { JudgedItem } from '../../shared/contract/retrieval';
 import type { LlmClient } from '../llm/client';
 import type { ResolvedModel } from '../llm/router';
-import type { CallLogger, TokenLogprob } from '../llm/types';
+import type { CallLogger } from '../llm/types';
+import { pYesFrom } from '../llm/pYes';
 import type { TokenMeter } from './budget';
 import type { DecisionRecord } from './decisionLog';
 import { judgeFamilyOf, judgePrompt, type JudgeFamily } from './judgePrompts';
@@ -62,9 +64,23 @@ export interface JudgeSetup {
   timeoutMs?: number;
   /** Where the server's exact token counts go (under `stage`). */
   meter?: TokenMeter;
-  /** Called after each judgment of {@link judgeAll} with how many are done of how many. */
-  onJudged?: (done: number, total: number) => void;
+  /** Called after each judgment of {@link judgeAll} with how many are done of how many, and the judgment with its item when judgeAll was given the items. */
+  onJudged?: (done: number, total: number, judged?: Judged) => void;
 }
+
+/** A judgment with the item it was about. */
+export interface Judged {
+  judgment: Judgment;
+  item: JudgedItem;
+}
+
+/** A file as a judged item. */
+export function fileItem(path: string): JudgedItem {
+  return { subjectKind: 'file', path, subject: path };
+}
+
+/** Judgment progress of a stage: the call stage (scope, precision_pass2…), done and total of that pass, the judgment with its item. */
+export type OnJudged = (stage: string, done: number, total: number, judged?: Judged) => void;
 
 /** One binary judgment of one item: the model's ({@link runBinaryJudgment}) unless an evaluation injects another. */
 export type BinaryJudge = (setup: JudgeSetup, document: string) => Promise<Judgment>;
@@ -161,16 +177,21 @@ async function nextTokenJudgment(setup: JudgeSetup, model: ResolvedModel, system
   return { verdict: result.pYes >= 0.5 ? 'yes' : 'no', read: 'next-token', pYes: result.pYes, raw: `P(yes)=${result.pYes.toFixed(4)}`, ...common };
 }
 
-/** Judge many items with at most `setup.concurrency` calls at once; results in input order whatever order calls finish. */
-export async function judgeAll(setup: JudgeSetup, documents: readonly string[]): Promise<Judgment[]> {
+/**
+ * Judge many items with at most `setup.concurrency` calls at once; results in input order whatever
+ * order calls finish. `items` (one per document) name what each document is, for `onJudged`.
+ */
+export async function judgeAll(setup: JudgeSetup, documents: readonly string[], items?: readonly JudgedItem[]): Promise<Judgment[]> {
   const out = new Array<Judgment>(documents.length);
   let next = 0;
   let done = 0;
   const worker = async () => {
     while (next < documents.length) {
       const i = next++;
-      out[i] = await (setup.judge ?? runBinaryJudgment)(setup, documents[i] as string);
-      setup.onJudged?.(++done, documents.length);
+      const judgment = await (setup.judge ?? runBinaryJudgment)(setup, documents[i] as string);
+      out[i] = judgment;
+      const item = items?.[i];
+      setup.onJudged?.(++done, documents.length, item ? { judgment, item } : undefined);
     }
   };
   const width = Math.max(1, Math.min(setup.concurrency ?? 1, documents.length));
@@ -206,36 +227,6 @@ export function readAnswer(text: string, doneReason?: string): AnswerRead {
     if (v === 'yes' || v === 'no') return { verdict: v, read: 'json' };
   }
   return deny('unparseable');
-}
-
-const bareWord = (token: string) => token.toLowerCase().replace(/^[^a-z]+|[^a-z]+$/g, '');
-
-/**
- * P(yes) from token log-probabilities: at the first answer token that reads yes or no (outside a
- * thinking block), the softmax over the probability mass of yes-tokens and no-tokens among the
- * chosen token and its alternatives ("yes", " Yes", "YES" all count as yes). Undefined when no
- * such token is there.
- */
-export function pYesFrom(logprobs: readonly TokenLogprob[]): number | undefined {
-  let text = '';
-  for (const t of logprobs) {
-    const thinking = text.includes('<think>') && !text.includes('</think>');
-    text += t.token;
-    const w = bareWord(t.token);
-    if (thinking || (w !== 'yes' && w !== 'no')) continue;
-    let yes = 0;
-    let no = 0;
-    const seen = new Set<string>();
-    for (const alt of [{ token: t.token, logprob: t.logprob }, ...t.top]) {
-      if (seen.has(alt.token)) continue;
-      seen.add(alt.token);
-      const a = bareWord(alt.token);
-      if (a === 'yes') yes += Math.exp(alt.logprob);
-      else if (a === 'no') no += Math.exp(alt.logprob);
-    }
-    return yes + no > 0 ? yes / (yes + no) : undefined;
-  }
-  return undefined;
 }
 
 /** The reason a judgment gives its item: judged relevant, judged not relevant, or a default-deny with its cause. */

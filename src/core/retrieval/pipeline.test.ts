@@ -10,7 +10,8 @@ import type { ScriptedReply } from '../testing/ollamaTestServer';
 import { loopbackClient, useRetrievalHarness } from '../testing/retrievalHarness';
 import { RawDecisionLog } from './decisionLog';
 import { DEFAULT_SAFETY_MARGIN, estimateTokens, renderMarkdown } from './package';
-import { retrieve, validateStageList, type RetrievalDeps } from './pipeline';
+import { retrievalStageListSchema } from '../../shared/contract/stages';
+import { retrieve, type RetrievalDeps, type StageName } from './pipeline';
 import { refineContext, validateRefinementRequest, type RefinementRequest } from './refine';
 import { RetrievalSession, sweepAbandonedSessions, type StageProgressEntry } from './session';
 import type { SerializedContext } from './stage';
@@ -60,7 +61,7 @@ const task = (text = TASK, id = 'task-1'): Promise<TaskRecord> => analyzeTask(te
 function deps(over: Partial<RetrievalDeps> = {}): RetrievalDeps {
   return { kb: h.fx.kb, llm, decisions: new RawDecisionLog(raw), runId: 'run-1', sessionsDir, readSource: (p) => readFileSync(join(h.fx.repo.root, p), 'utf8'), ...over };
 }
-const STAGES = ['scope', 'similarity', 'precision'];
+const STAGES: StageName[] = ['scope', 'similarity', 'precision'];
 const scope0 = { scope: { searchSeeds: 0 } };
 
 /** The state a session file holds (opened as a plain SQLite file). */
@@ -247,13 +248,15 @@ describe('refinement re-entry', () => {
 });
 
 describe('stage lists', () => {
+  // Checked once, by the contract's schema (retrieve/run's `stages`); the pipeline takes the list as given.
   it('must be explicit, known, unrepeated, include scope, with routing first and refilter last', () => {
-    expect(validateStageList(['routing', 'scope', 'precision', 'refilter'])).toEqual(['routing', 'scope', 'precision', 'refilter']);
-    expect(() => validateStageList([])).toThrow(/stage list is empty/);
-    expect(() => validateStageList(['scope', 'precison'])).toThrow(/Unknown retrieval stage: "precison" \(allowed: routing, scope, similarity, precision, refilter/);
-    expect(() => validateStageList(['scope', 'scope'])).toThrow(/listed twice/);
-    expect(() => validateStageList(['precision'])).toThrow(/must include scope/);
-    expect(() => validateStageList(['scope', 'routing'])).toThrow(/routing must come first/);
-    expect(() => validateStageList(['refilter', 'scope'])).toThrow(/refilter must come last/);
+    const problem = (list: unknown) => retrievalStageListSchema.safeParse(list).error?.issues[0]?.message;
+    expect(retrievalStageListSchema.parse(['routing', 'scope', 'precision', 'refilter'])).toEqual(['routing', 'scope', 'precision', 'refilter']);
+    expect(problem([])).toMatch(/stage list is empty/);
+    expect(problem(['scope', 'precison'])).toBe('"precison" is not a retrieval stage; use one of routing, scope, similarity, precision, refilter');
+    expect(problem(['scope', 'scope'])).toMatch(/listed twice/);
+    expect(problem(['precision'])).toMatch(/must include scope/);
+    expect(problem(['scope', 'routing'])).toMatch(/routing must come first/);
+    expect(problem(['refilter', 'scope'])).toMatch(/refilter must come last/);
   });
 });

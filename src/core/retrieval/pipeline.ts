@@ -4,7 +4,6 @@
  * runner, and the context package within the budget. The session is handed back open: the caller
  * closes it (archived into raw), or keeps it for refinement re-entry ({@link refineContext}).
  */
-import { AppError } from '../../shared/contract';
 import type { ContextPackage } from '../../shared/contract/retrieval';
 import { RETRIEVAL_STAGE_NAMES, type RetrievalStageName } from '../../shared/contract/stages';
 import type { Db } from '../db/open';
@@ -12,6 +11,7 @@ import type { KnowledgeBase } from '../kb/knowledgeBase';
 import type { LlmClient } from '../llm/client';
 import type { CallLogger } from '../llm/types';
 import type { DecisionSink } from './decisionLog';
+import type { OnJudged } from './judge';
 import { buildPackage } from './package';
 import { RetrievalSession, sweepAbandonedSessions } from './session';
 import { runPipeline, type PipelineResult, type RetrievalStage, type StageContext } from './stage';
@@ -34,28 +34,8 @@ export interface StageOptions {
   similarity?: SimilarityOptions;
 }
 
-/**
- * Check an explicit stage list: not empty, known names, no repeats, scope present; routing (when
- * listed) first and the re-filter (when listed) last. Each problem is a VALIDATION error naming it
- * and the names allowed.
- */
-export function validateStageList(names: readonly string[]): StageName[] {
-  const allowed = `allowed: ${STAGE_NAMES.join(', ')}; e.g. --stages scope,precision`;
-  if (names.length === 0 || names.every((n) => !n.trim())) throw new AppError('VALIDATION', `The stage list is empty: name the stages to run (${allowed}).`);
-  const list = names.map((n) => n.trim());
-  const unknown = list.filter((n) => !(STAGE_NAMES as readonly string[]).includes(n));
-  if (unknown.length) throw new AppError('VALIDATION', `Unknown retrieval stage${unknown.length > 1 ? 's' : ''}: ${unknown.map((n) => `"${n}"`).join(', ')} (${allowed}).`);
-  const dup = list.find((n, i) => list.indexOf(n) !== i);
-  if (dup) throw new AppError('VALIDATION', `Retrieval stage "${dup}" is listed twice.`);
-  if (!list.includes('scope')) throw new AppError('VALIDATION', `The stage list must include scope: it finds the files every other stage works on (${allowed}).`);
-  if (list.includes('routing') && list[0] !== 'routing') throw new AppError('VALIDATION', 'routing must come first in the stage list: it chooses which of the later stages run.');
-  if (list.includes('refilter') && list.at(-1) !== 'refilter') throw new AppError('VALIDATION', 'refilter must come last in the stage list: it fits what the other stages chose into the budget.');
-  return list as StageName[];
-}
-
-/** The stages of a validated list, in its order. */
-export function buildStages(names: readonly string[], options: StageOptions = {}): RetrievalStage[] {
-  const list = validateStageList(names);
+/** The stages of a list, in its order (a request's list is checked by the contract: retrievalStageListSchema). */
+export function buildStages(list: readonly StageName[], options: StageOptions = {}): RetrievalStage[] {
   return list.map((name, i): RetrievalStage => {
     switch (name) {
       case 'routing':
@@ -93,7 +73,7 @@ export interface RetrievalDeps {
    * every session file in the folder, that caller's own open ones included.
    */
   sweep?: boolean;
-  onJudged?: (stage: string, done: number, total: number) => void;
+  onJudged?: OnJudged;
   onStage?: (name: string, context: StageContext) => void;
   onStageStart?: (name: string) => void;
 }
@@ -101,7 +81,7 @@ export interface RetrievalDeps {
 /** One retrieval: the analysed task, the explicit stage list, the budget in tokens. */
 export interface RetrievalRequest {
   task: TaskRecord;
-  stages: readonly string[];
+  stages: readonly StageName[];
   budgetTokens: number;
   options?: StageOptions;
 }

@@ -11,7 +11,7 @@ import type { Reason } from '../../shared/contract/reasons';
 import type { ContextPackage } from '../../shared/contract/retrieval';
 import type { KnowledgeBase } from '../kb/knowledgeBase';
 import { buildPackage } from './package';
-import { buildStages, optional, type RetrievalDeps, type StageOptions } from './pipeline';
+import { buildStages, optional, type RetrievalDeps, type StageName, type StageOptions } from './pipeline';
 import type { RetrievalSession } from './session';
 import { runPipeline, type PipelineResult, type SerializedContext } from './stage';
 import type { TaskRecord } from './taskAnalysis';
@@ -104,7 +104,7 @@ export async function refineContext(session: RetrievalSession, request: Refineme
   const previous = session.get<SerializedContext>('final_context');
   const task = session.get<TaskRecord>('task');
   const budget = session.get<{ tokens: number; safetyMargin?: number }>('budget');
-  const names = session.get<string[]>('stages');
+  const names = session.get<StageName[]>('stages');
   if (!previous || !task || !budget || !names) throw new AppError('VALIDATION', `Task ${session.taskId} has no finished retrieval in its session to refine; run the retrieval first.`);
   session.set('refinement_request', r);
   const evidence = resolveEvidence(deps.kb, r);

@@ -4,7 +4,7 @@
  */
 import type { ConfigValues } from '../config/schema';
 import type { StageOptions } from './pipeline';
-import { SCOPE_DEFAULTS } from './scopeDefaults';
+import { SCOPE_DEFAULTS } from '../../shared/defaults';
 
 /** Resolved pipeline settings. */
 export interface RetrievalSettings {

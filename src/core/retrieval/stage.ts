@@ -7,7 +7,7 @@ import type { CallLogger } from '../llm/types';
 import { AppError } from '../../shared/contract';
 import { TokenMeter } from './budget';
 import type { DecisionRecord, DecisionSink } from './decisionLog';
-import type { BinaryJudge, JudgeSetup } from './judge';
+import type { BinaryJudge, Judged, JudgeSetup, OnJudged } from './judge';
 import type { RetrievalSession, StageProgressEntry } from './session';
 import type { TaskRecord } from './taskAnalysis';
 
@@ -79,7 +79,7 @@ export interface StageContext {
   /** Where the server's exact token counts of the judgments go (the runner reads them per stage). */
   meter?: TokenMeter;
   /** Judgment progress of the stage running: call stage name (precision_pass2…), done, total. */
-  onJudged?: (stage: string, done: number, total: number) => void;
+  onJudged?: OnJudged;
   /** The current text of a repository file (null when unreadable); stages that weigh tokens need it. */
   readSource?: (path: string) => string | null;
   /** Safety margin of token estimates (default 0.1). */
@@ -99,7 +99,7 @@ export function judgeSetupOf(context: StageContext, llm: LlmClient, task: TaskRe
     ...(context.concurrency ? { concurrency: context.concurrency } : {}),
     ...(context.meter ? { meter: context.meter } : {}),
     ...(context.judge ? { judge: context.judge } : {}),
-    ...(context.onJudged ? { onJudged: (done: number, total: number) => context.onJudged?.(stage, done, total) } : {}),
+    ...(context.onJudged ? { onJudged: (done: number, total: number, judged?: Judged) => context.onJudged?.(stage, done, total, judged) } : {}),
   };
 }
 
@@ -142,7 +142,7 @@ export interface PipelineInput {
   /** Called when a stage starts (progress: the phase changes). */
   onStageStart?: (name: string) => void;
   /** Called after each judgment: the call stage (scope, precision_pass1…), done and total of that pass. */
-  onJudged?: (stage: string, done: number, total: number) => void;
+  onJudged?: OnJudged;
   /** The task's session: the runner writes the task, budget and stage list first, each stage's output and progress after it, and `final_context` only when every stage ended. */
   session?: RetrievalSession;
   /** 0 for a first retrieval, n for the n-th refinement (recorded in stage_progress). */

@@ -18,7 +18,7 @@ import { readBudgetConfigFile } from './budget';
 import { RawDecisionLog } from './decisionLog';
 import { buildPackage, DEFAULT_SAFETY_MARGIN, estimateTokens } from './package';
 import { preflightRetrieval } from './preflight';
-import { buildStages } from './pipeline';
+import { buildStages, type StageName } from './pipeline';
 import { runPipeline, type ContextFile } from './stage';
 import { candidatePairs, groupsOf, SIMILARITY_QUESTION } from './stages/similarity';
 import { scopeCandidates, SCOPE_QUESTION } from './stages/scope';
@@ -48,7 +48,7 @@ function script(answer: (system: string, prompt: string) => ScriptedReply) {
 }
 const yes = (v: boolean): ScriptedReply => ({ json: { answer: v ? 'yes' : 'no' } });
 const task = (text = TASK): Promise<TaskRecord> => analyzeTask(text, h.fx.kb, { id: 'task-s' });
-const run = async (names: string[], over: { task?: TaskRecord; budget?: number } = {}) =>
+const run = async (names: StageName[], over: { task?: TaskRecord; budget?: number } = {}) =>
   runPipeline({ stages: buildStages(names, { scope: { searchSeeds: 0 } }), kb: h.fx.kb, task: over.task ?? (await task()), llm, runId: 'run-s', budgetTokens: over.budget ?? 8000, decisions: new RawDecisionLog(raw), readSource: read });
 const decisions = (stage: string) => raw.prepare('select subject, decision, model_call_id as call from retrieval_decisions where stage = ? order by id').all(stage) as Array<{ subject: string; decision: string; call: number | null }>;
 

@@ -10,9 +10,13 @@ afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-/** Load `file` with the code cache in a fresh Node process (as bin/cra.js does) and return what it printed. */
-function load(file: string, cacheFile?: string): string {
-  const script = `const m = require(${JSON.stringify(LOADER)}).requireWithCodeCache(${JSON.stringify(file)}${cacheFile ? `, ${JSON.stringify(cacheFile)}` : ''}); process.stdout.write(String(m.answer()));`;
+/**
+ * Load `file` with the code cache in a fresh Node process (as bin/cra.js does) and return what it
+ * printed; `command` is the command the CLI names before it loads the engine (context.ts).
+ */
+function load(file: string, cacheFile?: string, command?: string): string {
+  const named = command === undefined ? '' : `globalThis[Symbol.for('clean-room.cli.command')] = ${JSON.stringify(command)};`;
+  const script = `${named}const m = require(${JSON.stringify(LOADER)}).requireWithCodeCache(${JSON.stringify(file)}${cacheFile ? `, ${JSON.stringify(cacheFile)}` : ''}); process.stdout.write(String(m.answer()));`;
   const result = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 60_000 });
   if (result.status !== 0) throw new Error(`exit ${result.status}: ${result.stderr}`);
   return result.stdout;
@@ -34,6 +38,33 @@ describe('requireWithCodeCache (the CLI bundles with V8 code cache)', () => {
     const cache = readFileSync(`${file}.v8cache`);
     expect(cache.subarray(0, cache.indexOf(10)).toString('latin1')).toMatch(/^cra-code-cache 1 \S+ \S+ \d+ 2000000$/);
     expect(load(file)).toBe('41');
+  });
+
+  it('keeps one cache per command the CLI names, so a command never runs from the cache another wrote', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cra-code-cache-'));
+    dirs.push(dir);
+    const file = join(dir, 'engine.js');
+    writeModule(file, 23, 2000);
+    expect(load(file, undefined, 'search')).toBe('23');
+    expect(existsSync(`${file}.search.v8cache`)).toBe(true);
+    expect(existsSync(`${file}.chat.v8cache`)).toBe(false);
+    expect(load(file, undefined, 'chat')).toBe('23');
+    expect(existsSync(`${file}.chat.v8cache`)).toBe(true);
+    expect(load(file, undefined, 'search')).toBe('23');
+    // Not a plain command word: the shared cache file, never a path made of it.
+    expect(load(file, undefined, '../x')).toBe('23');
+    expect(existsSync(`${file}.v8cache`)).toBe(true);
+    expect(existsSync(join(dir, 'x.v8cache'))).toBe(false);
+  });
+
+  it('reads a non-ASCII file as UTF-8 and an ASCII one (the CLI bundles) alike, from source and from the cache', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cra-code-cache-'));
+    dirs.push(dir);
+    const file = join(dir, 'text.js');
+    writeFileSync(file, "'use strict';\nexports.answer = () => JSON.stringify(['a – b ≥ c', /[-–]/.test('–'), '\\u2013']);\n");
+    const expected = JSON.stringify(['a – b ≥ c', true, '–']);
+    expect(load(file)).toBe(expected);
+    expect(load(file)).toBe(expected);
   });
 
   it('never runs a stale cache: a bundle rebuilt with the same length runs its new code', () => {

@@ -21,7 +21,8 @@ describe('RunRegistry', () => {
       [runId, 1],
       [runId, 2],
     ]);
-    expect(finished).toEqual([{ runId, kind: 'pull', status: 'done', result: { model: 'x' }, error: undefined }]);
+    // Events 1–3: run/started and the two progress reports; the end is the run's fourth event.
+    expect(finished).toEqual([{ runId, kind: 'pull', status: 'done', result: { model: 'x' }, error: undefined, seq: 4 }]);
     expect(runs.list()[0]?.status).toBe('done');
   });
 

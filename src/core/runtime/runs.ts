@@ -1,8 +1,9 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import { AppError, isCancellation, mergeProgressSteps, serializeError } from '../../shared/contract';
-import type { RunFinished, RunInfo, RunKind, RunProgress, RunResult, RunSubject } from '../../shared/contract';
+import type { EventKey, RunAttachment, RunFinished, RunInfo, RunKind, RunProgress, RunResult, RunStarted, RunSubject } from '../../shared/contract';
 import type { CallLogger } from '../llm/types';
+import { FINISHED_LOG_MS, FINISHED_LOGS_KEPT, RunEventLog } from './eventLog';
 import type { EventBus } from './events';
 
 /** What a job reports: a progress without the run id and kind the registry adds. */
@@ -50,17 +51,32 @@ const FINISHED_KEPT = 50;
  */
 export const PROGRESS_INTERVAL_MS = 200;
 
+interface Run {
+  info: RunInfo;
+  controller: AbortController;
+  done: Promise<unknown>;
+  /** The run's events (every event whose payload names its runId), numbered and bounded. */
+  log: RunEventLog;
+  result?: unknown;
+}
+
 /**
  * Owns every long-running job: gives it a run id and an AbortSignal, forwards its progress as
  * `run/progress` events and reports the end as `run/finished`. `run/cancel` reaches the job's
  * loops through the signal. Progress is forwarded at once when the phase changes or a count
  * completes, else at most every PROGRESS_INTERVAL_MS (the latest update; `list` always has it).
+ *
+ * Every event that carries the `runId` of a run here (run/*, chat/*, retrieve/*,
+ * models/pullProgress) is numbered (`seq`, 1, 2, 3… per run) and kept in the run's log (bounded:
+ * eventLog.ts), so a client can attach to the run (`attach`, request `run/attach`) and replay it.
  */
 export class RunRegistry {
-  private readonly runs = new Map<string, { info: RunInfo; controller: AbortController; done: Promise<unknown> }>();
+  private readonly runs = new Map<string, Run>();
   private journal: RunJournal | undefined;
 
-  constructor(private readonly events: EventBus) {}
+  constructor(private readonly events: EventBus) {
+    events.stampWith((event, payload) => this.stamp(event, payload));
+  }
 
   /** Record every run from now on (createCore: the raw DB's `task_runs`). */
   recordTo(journal: RunJournal): void {
@@ -68,10 +84,11 @@ export class RunRegistry {
   }
 
   /**
-   * Start `body` in the background and return its run id at once. `subject` is what the run works
-   * on; its type, and the type `body` returns, follow from `kind` (see `RunKinds`).
+   * Start `body` in the background and return its record at once (`run`, a copy as `run/started`
+   * has it). `subject` is what the run works on; its type, and the type `body` returns, follow
+   * from `kind` (see `RunKinds`).
    */
-  start<K extends RunKind>(kind: K, title: string, body: (ctx: RunContext) => Promise<RunResult<K>>, subject: RunSubject<K>): { runId: string; done: Promise<RunResult<K>> } {
+  start<K extends RunKind>(kind: K, title: string, body: (ctx: RunContext) => Promise<RunResult<K>>, subject: RunSubject<K>): { runId: string; run: RunInfo<K>; done: Promise<RunResult<K>> } {
     const runId = `${kind}-${randomUUID().slice(0, 8)}`;
     const controller = new AbortController();
     // The generic K cannot be related to the union by the compiler; `start`'s signature is the check.
@@ -80,11 +97,15 @@ export class RunRegistry {
     const ctx: RunContext = { runId, signal: controller.signal, progress: (update) => report(update) };
     this.record(() => this.journal?.started({ ...info }));
     const log = this.record(() => this.journal?.callLog(info));
+    const run: Run = { info, controller, done: Promise.resolve(), log: new RunEventLog() };
+    // Known before its first event, so run/started is the first entry of its log.
+    this.runs.set(runId, run);
     this.events.emit('run/started', { ...info });
     const done = Promise.resolve()
       .then(() => activeRuns.run({ runId, kind, ...(log ? { log } : {}) }, () => body(ctx)))
       .then(
         (result) => {
+          if (!controller.signal.aborted) run.result = result;
           this.finish(info, controller.signal.aborted ? 'cancelled' : 'done', undefined, result);
           return result;
         },
@@ -96,8 +117,50 @@ export class RunRegistry {
       );
     // The caller may not await `done`; failures are already reported through run/finished.
     done.catch(() => undefined);
-    this.runs.set(runId, { info, controller, done });
-    return { runId, done };
+    run.done = done;
+    return { runId, run: { ...info } as RunInfo<K>, done };
+  }
+
+  /**
+   * What a request that started run `runId` answers: the run's record as it is now, and `runId`
+   * (kept for one release for callers that read it; see `RunStarted`).
+   */
+  started<K extends RunKind>(runId: string, kind: K): RunStarted<K> {
+    const run = this.runs.get(runId);
+    if (!run || run.info.kind !== kind) throw new AppError('INTERNAL', `The ${kind} run ${runId} that was just started is unknown.`);
+    return { run: { ...run.info } as RunInfo<K>, runId };
+  }
+
+  /**
+   * A run's record and its logged events after `afterSeq` (all it kept by default), for a client
+   * that attaches late (a second window, a reconnecting tab). Live events with a greater seq
+   * follow on the event bus; a finished run replays what its log still has, and its result.
+   */
+  attach(runId: string, afterSeq = 0): RunAttachment {
+    const run = this.runs.get(runId);
+    if (!run) throw new AppError('NOT_FOUND', `No run with id ${runId}: it is unknown or finished too long ago (the job list keeps the last ${FINISHED_KEPT}).`);
+    return {
+      run: { ...run.info },
+      events: run.log.since(afterSeq),
+      lastSeq: run.log.lastSeq,
+      firstSeq: run.log.firstSeq,
+      ...(run.result !== undefined ? { result: run.result } : {}),
+    };
+  }
+
+  /** The log of a run (tests: its bounds). */
+  eventLog(runId: string): RunEventLog | undefined {
+    return this.runs.get(runId)?.log;
+  }
+
+  /** An event that names a run here gets the run's next seq and goes into its log. */
+  private stamp(event: EventKey, payload: unknown): unknown {
+    const runId = typeof payload === 'object' && payload !== null ? (payload as { runId?: unknown }).runId : undefined;
+    const run = typeof runId === 'string' ? this.runs.get(runId) : undefined;
+    if (!run) return payload;
+    const stamped = { ...(payload as object), seq: run.log.nextSeq() };
+    run.log.append(event, stamped);
+    return stamped;
   }
 
   /** The journal must not turn a run into a failure: a write that throws is said on stderr. */
@@ -180,11 +243,18 @@ export class RunRegistry {
     this.record(() => this.journal?.finished({ ...info }, status === 'done' ? result : undefined));
     const finished = { runId: info.runId, kind: info.kind, status, error: info.error, result: status === 'done' ? result : undefined } as RunFinished;
     this.events.emit('run/finished', finished);
+    const run = this.runs.get(info.runId);
+    setTimeout(() => run?.log.clear(), FINISHED_LOG_MS).unref?.();
     this.prune();
   }
 
+  /** Finished runs past FINISHED_KEPT are forgotten; past FINISHED_LOGS_KEPT they keep their record, not their log. */
   private prune(): void {
     const finished = [...this.runs.values()].filter((r) => r.info.status !== 'running');
+    finished
+      .sort((a, b) => (b.info.finishedAt ?? '').localeCompare(a.info.finishedAt ?? ''))
+      .slice(FINISHED_LOGS_KEPT)
+      .forEach((r) => r.log.clear());
     const excess = finished.length - FINISHED_KEPT;
     if (excess <= 0) return;
     finished

@@ -3,7 +3,8 @@ import { isCancellation, type RepoInfo } from '../../shared/contract';
 import { loadUserConfigCached } from '../config';
 import { openDatabase } from '../db/open';
 import { KnowledgeBase } from '../kb/knowledgeBase';
-import type { EngineContext } from '../engine';
+import type { EventBus } from '../runtime/events';
+import type { RunRegistry } from '../runtime/runs';
 import { embedRepository, type EmbedSummary } from './embedRun';
 import type { Embedder } from './embedder';
 
@@ -37,7 +38,7 @@ export function embeddingSwitch(dataDir: string, env: NodeJS.ProcessEnv = proces
 
 /** What the scheduler needs from the search domain. */
 export interface EmbedSchedulerDeps {
-  ctx: Pick<EngineContext, 'runs' | 'events'>;
+  ctx: { runs: RunRegistry; events: EventBus };
   embedder: () => Embedder;
   /** The repository and its curated DB file, or an AppError (NOT_FOUND, NOT_INDEXED). */
   resolve: (repoId: string) => { info: RepoInfo; file: string };

@@ -137,6 +137,7 @@ export class OllamaTestServer {
     const prompt = kind === 'chat' ? lastUserText(b.messages) : String(b.prompt ?? '');
     const reply = this.nextReply(prompt);
     if (reply.delayMs) await delay(reply.delayMs);
+    if (reply.holdUntil) await Promise.race([reply.holdUntil, waitForClose(res)]);
     if (reply.fault === 'unknownModel' || !this.installed.has(model)) {
       return sendJson(res, 404, { error: `model "${model}" not found, try pulling it first` });
     }

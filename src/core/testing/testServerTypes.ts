@@ -17,6 +17,8 @@ export interface ScriptedReply {
   fault?: ReplyFault;
   /** Wait this long before answering. */
   delayMs?: number;
+  /** Answer only once this settles (a test decides when a call in flight may end: a run still going, seen from a second window). */
+  holdUntil?: Promise<unknown>;
   /** Wait this long between streamed chunks. */
   chunkDelayMs?: number;
   /**

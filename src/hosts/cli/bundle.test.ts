@@ -1,5 +1,6 @@
+import { isAscii } from 'node:buffer';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -41,6 +42,8 @@ describe('the split CLI bundle', () => {
     const main = readFileSync(join(outdir, 'main.js'), 'utf8');
     expect(main).not.toContain('node_modules/zod/');
     expect(readFileSync(join(outdir, 'engine.js'), 'utf8')).toContain('node_modules/zod/');
+    // ASCII, so codeCache.js reads them as latin1 (a copy) rather than decoding 3 MB of UTF-8 on every start.
+    for (const name of ['main.js', 'engine.js']) expect(isAscii(readFileSync(join(outdir, name))), name).toBe(true);
     const sources = JSON.parse(readFileSync(join(outdir, 'sources.json'), 'utf8')) as string[];
     expect(sources).toEqual(expect.arrayContaining(['src/hosts/cli/main.ts', 'src/core/createCore.ts', 'src/core/indexer/parse/parseWorker.ts']));
     expect(sources.some((file) => file.endsWith('.test.ts'))).toBe(false);
@@ -55,6 +58,8 @@ describe('the split CLI bundle', () => {
     const search = bundled('--data-dir', dataDir, 'search', 'Engine start', '--repo', repo.root, '--json');
     expect(search.status, search.stderr).toBe(0);
     expect((JSON.parse(search.stdout) as { results: Array<{ path: string }> }).results[0]?.path).toBe('pkg/core.py');
+    // Each command keeps the code cache of what it compiled (codeCache.js): search never deserialises the indexer's.
+    expect(readdirSync(outdir).filter((name) => name.startsWith('engine.js.') && name.endsWith('.v8cache')).sort()).toEqual(['engine.js.index.v8cache', 'engine.js.search.v8cache']);
   }, 120_000);
 
   it("imports ESM packages from the engine when it runs from its code cache (V8 drops the bundle's own import() hook then)", () => {

@@ -29,9 +29,16 @@ export interface CliContext {
   core(access?: CoreAccess | 'cli'): Core;
   /**
    * Load the engine's code: the root program's preAction hook calls it before any command runs,
-   * so `cra --version` and `cra --help` never load it.
+   * so `cra --version` and `cra --help` never load it. `command` (the command about to run) picks
+   * the bundle's code cache of engine.js, one per command (src/core/runtime/codeCache.js), and first
+   * runs what the command asked to start before the engine loads ({@link beforeLoad}).
    */
-  load(): Promise<void>;
+  load(command?: Command): Promise<void>;
+  /**
+   * Have `start` called with `command` (its arguments and options parsed) just before the engine
+   * loads: work on another thread overlaps the engine's load (`cra chat` detects the question's language).
+   */
+  beforeLoad(command: Command, start: (command: Command) => void): void;
   /** Whether progress may redraw one line (a terminal) or must print plain lines (pipes, CI). */
   isTty: boolean;
 }
@@ -50,6 +57,7 @@ export function createCliContext(program: Command): CliContext {
   let client: typeof Client | undefined;
   let remote: typeof Remote | undefined;
   let connected: EngineClient | undefined;
+  const early = new Map<Command, (command: Command) => void>();
   const globals = () => program.opts<{ dataDir?: string; remote?: string; token?: string }>();
   const dataDir = () => resolveDataDir(globals().dataDir);
   const coreOf = (access: CoreAccess | 'cli' = 'read'): Core => {
@@ -66,7 +74,13 @@ export function createCliContext(program: Command): CliContext {
       if (url === undefined) return (connected ??= client!.localClient(coreOf(access)));
       return (connected ??= remote!.remoteClient(remote!.parseRemote(url, token)));
     },
-    async load() {
+    beforeLoad: (command, start) => void early.set(command, start),
+    async load(command) {
+      if (command !== undefined) {
+        early.get(command)?.(command);
+        // Read by the code-cache loader of the bundle (codeCache.js) when engine.js loads below.
+        (globalThis as Record<symbol, unknown>)[Symbol.for('clean-room.cli.command')] = command.name();
+      }
       // require(), not import(): from the sources tsx hooks require only, and in the bundle a
       // require of our code is a lazy initialiser, so nothing of the engine runs before this.
       /* eslint-disable @typescript-eslint/no-require-imports -- the composition entry points, loaded on action */

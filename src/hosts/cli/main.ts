@@ -18,7 +18,7 @@ export function buildProgram(): Command {
     .configureHelp({ sortSubcommands: false });
   const ctx = createCliContext(program);
   // The engine loads only when a command runs: --version and --help stay a commander start-up.
-  program.hook('preAction', () => ctx.load());
+  program.hook('preAction', (_program, command) => ctx.load(command));
   for (const register of commandModules) register(program, ctx);
   return program;
 }

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeSample } from '../../core/testing/sampleRepo';
 import { createTestRepo, type TestRepo } from '../../core/testing/gitRepo';
 import { startServeProcess, type ServeProcess } from '../serve/testing/serveProcess';
+import { remoteClient } from './remote';
 import { runCra } from './testing/cra';
 
 /**
@@ -54,8 +55,25 @@ describe('cra --remote against a running cra serve', () => {
     expect(wrong.status).toBe(1);
     expect(wrong.stderr).toContain('cra: error:');
     expect(wrong.stderr).toContain('--token');
-    const local = await runCra(clientData, ['--remote', url.href, 'bootstrap', repo.root]);
+    const local = await runCra(clientData, ['--remote', url.href, 'serve', '--port', '0']);
     expect(local.status).toBe(1);
     expect(local.stderr).toContain('without --remote');
   }, 120_000);
+
+  it('waits for a run that ended before this client heard of it: the run record and result from run/attach', async () => {
+    const target = { origin: url.origin, token: url.searchParams.get('token')! };
+    const starter = remoteClient(target);
+    const late = remoteClient(target);
+    try {
+      const found = await starter.request('repos/find', { path: repo.root });
+      const { run } = found ? await starter.request('repos/reindex', { repoId: found.id, full: false }) : await starter.request('repos/add', { path: repo.root });
+      expect(run).toMatchObject({ kind: 'index', status: 'running' });
+      await starter.wait(run.runId);
+      // A client that connects after the end saw no run/finished for it.
+      await expect(late.wait(run.runId, 'index')).resolves.toMatchObject({ files: expect.any(Number) });
+    } finally {
+      await starter.dispose();
+      await late.dispose();
+    }
+  }, 60_000);
 });

@@ -27,7 +27,8 @@ export function parseRemote(remote: string, token: string | undefined): RemoteTa
  * A contract client over a running `cra serve`: each request is `POST /api/<method>` with the
  * Bearer token (validated by the server's dispatch, as the app's), and the engine's events come
  * over one WebSocket, opened before the first request so no event of a run it starts is missed.
- * Run outcomes are kept from `run/finished`, so `wait` after the run ended still answers.
+ * Run outcomes are kept from `run/finished`, so `wait` after the run ended still answers; a run that
+ * ended before this client heard of it is answered from its record and result (`run/attach`).
  */
 export function remoteClient(target: RemoteTarget): EngineClient {
   const listeners = new Map<string, Set<(payload: never) => void>>();
@@ -89,6 +90,12 @@ export function remoteClient(target: RemoteTarget): EngineClient {
       await connect();
       const known = finished.get(runId);
       if (known) return outcome(known);
+      // Past every event: only the run's record and result come back.
+      const { run, result } = await client.request('run/attach', { runId, afterSeq: Number.MAX_SAFE_INTEGER });
+      if (run.status !== 'running') return outcome({ runId, kind: run.kind, status: run.status, ...(run.error ? { error: run.error } : {}), ...(result !== undefined ? { result } : {}) } as RunFinished);
+      // Still running: its run/finished comes over the socket (or came while the attach was answered).
+      const heard = finished.get(runId);
+      if (heard) return outcome(heard);
       return outcome(await new Promise<RunFinished>((resolve) => waiting.set(runId, [...(waiting.get(runId) ?? []), resolve])));
     }) as EngineClient['wait'],
     cancel: (runId) => void client.request('run/cancel', { runId }).catch(() => undefined),

@@ -1,5 +1,8 @@
 import { z } from 'zod';
+import { CHAT_MODES } from '../vocabulary';
 import { event, request } from './define';
+import type { RunStarted, Sequenced } from './runInfo';
+import { oneOf } from './inputs';
 import type { Reason } from './reasons';
 import { pipelineNameSchema, type RepoInfo } from './repos';
 
@@ -10,7 +13,7 @@ export type RouteMode = 'SEMANTIC' | 'SEMANTIC_RERANK' | 'BM25' | 'HYBRID' | 'DI
 export type ChatIntent = 'SUMMARY' | 'SEARCH' | 'FLOW' | 'DATA_LIFECYCLE' | 'MIGRATION' | 'EXPLAIN' | 'IMPACT';
 
 /** The retrieval mode a person picks: `auto` asks the routing model. */
-export type ChatMode = 'auto' | 'keyword' | 'semantic' | 'hybrid' | 'bm25';
+export type ChatMode = (typeof CHAT_MODES)[number];
 
 /** How a turn's retrieval was chosen. */
 export interface ChatRoute {
@@ -226,16 +229,28 @@ const conversationId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, { error: 'conve
 
 /** Requests of the chat domain. */
 export const chatRequests = {
-  'chat/ask': request<{ runId: string; conversationId: string }>()(
+  'chat/ask': request<RunStarted<'chat'> & { conversationId: string }>()(
     'Ask a question about a repository: starts a `chat` run that emits chat/sources, chat/token… and chat/done',
-    z.object({
+    () => z.object({
       repoId: z.string().min(1),
       question: z.string().trim().min(1, { error: 'question must not be empty' }).max(8000, { error: 'question must be at most 8000 characters' }),
       conversationId: conversationId.optional(),
       /** `keyword` as in search; `bm25`, its old name here, is still accepted (for one release). */
-      mode: z.enum(['auto', 'keyword', 'semantic', 'hybrid', 'bm25']).default('auto'),
+      mode: oneOf('a chat mode', CHAT_MODES, ['bm25']).default('auto'),
       /** `auto` (default) detects the question's language offline; an ISO 639-1 code says it. */
       language: z.string().regex(/^(auto|[a-z]{2,3})$/, { error: 'language must be auto or an ISO 639-1 code such as en or pl' }).optional(),
+      /**
+       * The question's language as the caller already detected it with the same offline detector
+       * (src/shared/language.ts; the CLI runs it on another thread while the engine loads), used
+       * instead of detecting again; absent: the engine detects. Not used when `language` names one.
+       */
+      detected: z
+        .object({
+          language: z.string().regex(/^[a-z]{2,3}$/, { error: 'detected.language must be an ISO 639-1 code such as en or pl' }).nullable(),
+          confidence: z.number().min(0).max(1),
+        })
+        .strict()
+        .optional(),
       /** A pipeline by name; absent: the conversation's, else the repository's default (chat/setDefaultPipeline), else `default`. */
       pipeline: pipelineNameSchema.optional(),
     }),
@@ -243,12 +258,12 @@ export const chatRequests = {
   ),
   'chat/history': request<{ conversations: ConversationSummary[]; messages: ChatMessage[] }>()(
     "A repository's conversations (newest first) and the messages of one of them when named",
-    z.object({ repoId: z.string().min(1), conversationId: conversationId.optional() }),
+    () => z.object({ repoId: z.string().min(1), conversationId: conversationId.optional() }),
     { repoId: 'repo-1' },
   ),
   'chat/rename': request<ConversationSummary>()(
     'Give a conversation a title (instead of its first question); NOT_FOUND for a conversation the repository does not have',
-    z.object({
+    () => z.object({
       repoId: z.string().min(1),
       conversationId,
       title: z.string().trim().min(1, { error: 'title must not be empty' }).max(200, { error: 'title must be at most 200 characters' }),
@@ -257,22 +272,22 @@ export const chatRequests = {
   ),
   'chat/delete': request<{ deleted: number }>()(
     'Delete a conversation: its messages and title (the model calls stay in the log); `deleted` is the number of messages removed',
-    z.object({ repoId: z.string().min(1), conversationId }),
+    () => z.object({ repoId: z.string().min(1), conversationId }),
     { repoId: 'repo-1', conversationId: 'c-1' },
   ),
   'chat/export': request<ConversationExport>()(
     'A conversation as markdown: each question, its answer, sources and flagged citations',
-    z.object({ repoId: z.string().min(1), conversationId }),
+    () => z.object({ repoId: z.string().min(1), conversationId }),
     { repoId: 'repo-1', conversationId: 'c-1' },
   ),
   'chat/pipelines': request<ChatPipelines>()(
     "The chat pipelines a repository can use (built-in and its .cleanroom/pipelines/*.yaml), the refused ones with the reason, and the repository's default",
-    z.object({ repoId: z.string().min(1) }),
+    () => z.object({ repoId: z.string().min(1) }),
     { repoId: 'repo-1' },
   ),
   'chat/setDefaultPipeline': request<ChatPipelines & { repo: RepoInfo }>()(
     "Make a pipeline the repository's default for new conversations (kept in the registry; null: back to the built-in `default`); VALIDATION for a pipeline the repository cannot use, with the reason",
-    z.object({ repoId: z.string().min(1), pipeline: pipelineNameSchema.nullable() }).strict(),
+    () => z.object({ repoId: z.string().min(1), pipeline: pipelineNameSchema.nullable() }).strict(),
     { repoId: 'repo-1', pipeline: null },
   ),
 } as const;
@@ -313,11 +328,11 @@ export interface ChatPipelineInfo {
 
 /** Events of a chat run, in this order per turn: sources, tokens, done. */
 export const chatEvents = {
-  'chat/sources': event<{ runId: string; repoId: string; conversationId: string; sources: ChatSource[]; trace: ChatTrace; round?: number }>()(
+  'chat/sources': event<{ runId: string; repoId: string; conversationId: string; sources: ChatSource[]; trace: ChatTrace; round?: number } & Sequenced>()(
     'The evidence of a turn, before the answer; sent again (round 1, 2, …) when a follow-up request of the answer model retrieved more',
   ),
-  'chat/token': event<{ runId: string; conversationId: string; text: string }>()('A piece of the answer as the model streams it (thinking removed)'),
-  'chat/done': event<{ runId: string; repoId: string; conversationId: string; message: ChatMessage }>()('The stored answer with its citations (also after a failure or Stop)'),
+  'chat/token': event<{ runId: string; conversationId: string; text: string } & Sequenced>()('A piece of the answer as the model streams it (thinking removed)'),
+  'chat/done': event<{ runId: string; repoId: string; conversationId: string; message: ChatMessage } & Sequenced>()('The stored answer with its citations (also after a failure or Stop)'),
 } as const;
 
 /** `[path:12]` or `[path:12-30]` (an en dash too); a path has no spaces, brackets or colons. */

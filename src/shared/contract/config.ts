@@ -16,11 +16,22 @@ const keyPart = z.string().regex(/^[A-Za-z0-9_-]+$/);
 
 /** Settings requests: the user-level config.toml, edited key by key (comments kept). */
 export const configRequests = {
-  'config/get': request<ConfigSnapshot>()('The user-level config: its path and values.', z.object({}).strict(), {}),
-  'config/init': request<ConfigSnapshot & { created: boolean }>()('Write the commented default config when there is none.', z.object({}).strict(), {}),
+  'config/get': request<ConfigSnapshot>()('The user-level config: its path and values.', () => z.object({}).strict(), {}),
+  'config/init': request<ConfigSnapshot & { created: boolean; file: string }>()(
+    'Write the commented default config when there is none: the user-level one, or `file` (`cra init --config`); `force` overwrites an existing file. The snapshot is the user-level config; `file` is the file written or left.',
+    () => z
+      .object({
+        /** Where to write it (an absolute path on the engine's machine); default the user-level config.toml. */
+        file: z.string().min(1).max(4096).optional(),
+        /** Overwrite an existing file (never a folder). */
+        force: z.boolean().optional(),
+      })
+      .strict(),
+    {},
+  ),
   'config/set': request<ConfigSnapshot>()(
     'Set (or with value null remove) keys; validated before anything is written; comments kept.',
-    z
+    () => z
       .object({
         edits: z
           .array(z.object({ path: z.array(keyPart).min(2).max(4), value: z.union([scalar, z.record(keyPart, scalar), z.null()]) }).strict())

@@ -1,11 +1,29 @@
 import { z } from 'zod';
 import { request } from './define';
+import type { RunStarted } from './runInfo';
+import type { DatasetStage } from './stages';
 
 /** Examples of a stage, and the yes / no among them (an execute example is neither). */
 export interface LabelCounts {
   examples: number;
   yes: number;
   no: number;
+}
+
+/** What a bootstrap run did: the result of a `bootstrap` run. */
+export interface BootstrapSummary {
+  dir: string;
+  /** Qualifying commits mined. */
+  mined: number;
+  /** Commits done in this run. */
+  added: number;
+  /** Commits already in the dataset (skipped). */
+  skipped: number;
+  counts: Record<DatasetStage, LabelCounts>;
+  /** What mining saw (for the skip reasons). */
+  considered: number;
+  skippedByRule: Partial<Record<string, number>>;
+  durationMs: number;
 }
 
 /** One dataset folder under `<data dir>/datasets`: a bootstrap dataset or a curated one. */
@@ -89,12 +107,12 @@ const datasetId = z.string().regex(/^[A-Za-z0-9][\w.-]{0,120}$/, 'a dataset fold
 export const dataRequests = {
   'data/overview': request<{ datasets: DatasetSummary[]; log: LogOverview }>()(
     'Datasets under the data folder with their counts per stage and label balance, and the log analysis: calls and default-deny rate per stage over time, latency per model, runs by outcome.',
-    z.object({}).strict(),
+    () => z.object({}).strict(),
     {},
   ),
   'data/samples': request<{ total: number; samples: DatasetSample[] }>()(
     "Examples of one stage of a dataset (a curated dataset's train file), optionally only one label; paged.",
-    z
+    () => z
       .object({
         dataset: datasetId,
         stage: z.string().regex(/^[a-z_0-9]{1,40}$/, 'a stage name'),
@@ -107,22 +125,31 @@ export const dataRequests = {
   ),
   'data/export': request<{ dir: string; files: string[] }>()(
     'Copy a dataset (its JSONL files and manifest) into a new folder; the folder must not exist yet.',
-    z.object({ dataset: datasetId, dest: z.string().min(1).max(4096) }).strict(),
+    () => z.object({ dataset: datasetId, dest: z.string().min(1).max(4096) }).strict(),
     { dataset: 'bootstrap-app', dest: '/tmp/export' },
   ),
-  'data/bootstrap': request<{ runId: string }>()(
+  'data/bootstrap': request<RunStarted<'bootstrap'>>()(
     'Start a bootstrap run (synthetic training pairs from a repository history; a `bootstrap` job).',
-    z.object({ repoPath: z.string().min(1).max(4096), commits: z.number().int().min(1).max(10_000).optional() }).strict(),
+    () => z
+      .object({
+        repoPath: z.string().min(1).max(4096),
+        commits: z.number().int().min(1).max(10_000).optional(),
+        /** The dataset folder (default <data dir>/datasets/bootstrap-<repo name>); an existing dataset is resumed, a folder holding anything else refused. */
+        out: z.string().min(1).max(4096).optional(),
+        /** Start a new dataset in `out` even if it holds something else (its dataset files are replaced). */
+        force: z.boolean().optional(),
+      })
+      .strict(),
     { repoPath: '/path/to/repo', commits: 20 },
   ),
-  'data/trainPlan': request<{ runId: string }>()(
+  'data/trainPlan': request<RunStarted<'train-plan'>>()(
     'Start a train-plan run: statistics of the log and the bootstrap datasets, then the reasoning model writes a training plan (saved under training/plans, or to `out`: an existing file is refused unless `force`). Refused on an empty log.',
-    z.object({ out: z.string().min(1).max(4096).optional(), force: z.boolean().optional() }).strict(),
+    () => z.object({ out: z.string().min(1).max(4096).optional(), force: z.boolean().optional() }).strict(),
     {},
   ),
-  'data/curate': request<{ runId: string }>()(
+  'data/curate': request<RunStarted<'curate-data'>>()(
     'Start a curate-data run: training files per stage selected by a training plan file (written into `out`, default datasets/curated-<plan id>).',
-    z.object({ plan: z.string().min(1).max(4096), out: z.string().min(1).max(4096).optional() }).strict(),
+    () => z.object({ plan: z.string().min(1).max(4096), out: z.string().min(1).max(4096).optional() }).strict(),
     { plan: '/path/to/plan.json' },
   ),
 } as const;

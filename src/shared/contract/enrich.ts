@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { request } from './define';
+import type { RunStarted } from './runInfo';
 
 /** What one enrichment run did (the result of a run of kind `enrich`). */
 export interface EnrichSummary {
@@ -20,9 +21,9 @@ export interface EnrichSummary {
 
 /** Requests of enrichment. */
 export const enrichRequests = {
-  'enrich/run': request<{ runId: string }>()(
+  'enrich/run': request<RunStarted<'enrich'>>()(
     'Describe every indexed file (purpose, domain, module, concepts) with the enrich model: starts an `enrich` run that skips files already done; `promote` copies the descriptions into the index for scope tier 4',
-    z.object({ repoId: z.string().min(1), promote: z.boolean().optional() }).strict(),
+    () => z.object({ repoId: z.string().min(1), promote: z.boolean().optional() }).strict(),
     { repoId: 'repo-1' },
   ),
 } as const;

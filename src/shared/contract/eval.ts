@@ -1,5 +1,13 @@
 import { z } from 'zod';
 import { request } from './define';
+import type { RunStarted } from './runInfo';
+import { EVAL_JUDGES, EVAL_SEARCH_MODES } from '../vocabulary';
+import { budgetSchema, oneOf } from './inputs';
+
+/** The search mode an evaluation measures. */
+export type EvalSearchMode = (typeof EVAL_SEARCH_MODES)[number];
+/** A judge of the pipeline evaluation. */
+export type EvalJudgeKind = (typeof EVAL_JUDGES)[number];
 
 /** One evaluation task: a task text, the commit it starts from, and the files that answer it. */
 export interface EvalTask {
@@ -9,7 +17,7 @@ export interface EvalTask {
   parent: string;
   /** Repository-relative paths of the files the task should find. */
   gold: string[];
-  /** The mined commit, when the task came from history. */
+  /** The mined commit, when the task came from history; a tasks file's fix commit, when it names one. */
   commit?: string;
   date?: string;
 }
@@ -85,7 +93,7 @@ export interface EvalTaskResult extends EvalTask {
   results: Partial<Record<EvalMethod, EvalMethodResult>>;
   /**
    * The functions and classes around the lines the task's commit changed, at the parent
-   * (`path::Qualified.name`; the file's path for module-level changes): mined tasks only.
+   * (`path::Qualified.name`; the file's path for module-level changes): tasks with a commit only.
    */
   goldFunctions?: string[];
   /** The retrieval pipeline's outcome (`cra eval --pipeline`). */
@@ -112,7 +120,7 @@ export interface EvalPipelineGold {
 /** The retrieval pipeline on one task: recall of its candidates and package, its judgments and cost. */
 export interface EvalPipelineResult {
   /** yes (keep every candidate), oracle (yes exactly for gold), model (the configured model). */
-  judge: 'yes' | 'oracle' | 'model';
+  judge: EvalJudgeKind;
   /** Scope candidates within the cap (seeds included), and those past the cap. */
   candidates: number;
   overCap: number;
@@ -136,7 +144,7 @@ export interface EvalPipelineResult {
 
 /** The pipeline's figures over the run's tasks. */
 export interface EvalPipelineSummary {
-  judge: 'yes' | 'oracle' | 'model';
+  judge: EvalJudgeKind;
   budget: number;
   tasks: number;
   candidateRecallMean: number;
@@ -249,20 +257,49 @@ export interface EvalReportSummary {
 
 /** Retrieval-quality evaluation on a repository's history. */
 export const evalRequests = {
-  'eval/list': request<EvalReportSummary[]>()('Stored evaluation reports, newest first.', z.object({}).strict(), {}),
+  'eval/list': request<EvalReportSummary[]>()('Stored evaluation reports, newest first.', () => z.object({}).strict(), {}),
   'eval/get': request<EvalReport>()(
     'One stored evaluation report with its per-task results and misses.',
-    z.object({ id: z.string().regex(/^[\w.-]{1,100}$/, 'a report id: letters, digits, dot, dash, underscore') }).strict(),
+    () => z.object({ id: z.string().regex(/^[\w.-]{1,100}$/, 'a report id: letters, digits, dot, dash, underscore') }).strict(),
     { id: 'report-does-not-exist' },
   ),
-  'eval/start': request<{ runId: string }>()(
-    'Mine tasks from a repository history and measure the search against a BM25 reference; progress per task.',
-    z
+  'eval/start': request<RunStarted<'eval'>>()(
+    'Mine tasks from a repository history (or read them from a tasks file) and measure the search against BM25 references; optionally the retrieval pipeline and the chat evidence on each task; progress per task.',
+    () => z
       .object({
         repoPath: z.string().min(1).max(4096),
+        /** The most recent N qualifying commits (default 50). */
         commits: z.number().int().min(1).max(1000).optional(),
+        /** Only commits after this date (anything `git log --since` accepts). */
         since: z.string().max(100).optional(),
-        ks: z.array(z.number().int().min(1).max(100)).min(1).max(10).optional(),
+        /** Cut-offs of recall@k and all-gold@k (default 1, 5, 10); taken sorted, without repeats. */
+        ks: z
+          .array(z.number().int().min(1).max(100))
+          .min(1)
+          .max(10)
+          .transform((ks) => [...new Set(ks)].sort((a, b) => a - b))
+          .optional(),
+        /** A JSON-lines file of tasks `{id, task, parent, gold}` on the engine's machine (absolute path), instead of mining the history. */
+        tasksFile: z.string().min(1).max(4096).optional(),
+        /** The search mode measured (default keyword); hybrid and semantic embed the index before each task. */
+        mode: oneOf('a search mode', EVAL_SEARCH_MODES).optional(),
+        /** Also run the retrieval pipeline (scope, precision, package) on each task. */
+        pipeline: z
+          .object({
+            judge: oneOf('a judge', EVAL_JUDGES).default('model'),
+            /** Default: the config's [budget]. */
+            budget: budgetSchema.optional(),
+            /** Judgments at once (model judge). */
+            concurrency: z.number().int().min(1).max(64).optional(),
+            /** Scope settings; default the stage's (shared/defaults.ts). */
+            scope: z.object({ maxCandidates: z.number().int().min(1).optional(), searchSeeds: z.number().int().min(0).optional(), minCoChange: z.number().int().min(1).optional() }).strict().optional(),
+            /** Precision caps; default the stage's. */
+            precision: z.object({ maxSymbols: z.number().int().min(1).optional(), maxSymbolsPerFile: z.number().int().min(1).optional() }).strict().optional(),
+          })
+          .strict()
+          .optional(),
+        /** Also measure the evidence a chat turn would send for each task (default pipeline and budget; route chosen from the mode, no model call). */
+        chatEvidence: z.boolean().optional(),
       })
       .strict(),
     { repoPath: '/path/that/does/not/exist' },

@@ -5,6 +5,7 @@ export * from './logs';
 export * from './models';
 export * from './bridge';
 export * from './define';
+export * from './inputs';
 export * from './errors';
 export * from './eval';
 export * from './repos';

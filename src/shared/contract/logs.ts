@@ -37,7 +37,7 @@ const repoId = z.string().regex(/^[a-z0-9][a-z0-9-]{0,80}$/, 'a repository id').
 export const logsRequests = {
   'logs/list': request<{ total: number; calls: ModelCallSummary[]; run?: RunRecord }>()(
     'Model calls, newest first, filtered by run, stage, model or errors only; paged. Filtered by a run recorded in this log, `run` is that run.',
-    z
+    () => z
       .object({
         repoId,
         runId: z.string().max(200).optional(),
@@ -50,5 +50,5 @@ export const logsRequests = {
       .strict(),
     { errorsOnly: false, limit: 50, offset: 0 },
   ),
-  'logs/get': request<ModelCallDetail>()('One model call, whole: system, prompt, response, parameters.', z.object({ repoId, id: z.number().int().positive() }).strict(), { id: 1 }),
+  'logs/get': request<ModelCallDetail>()('One model call, whole: system, prompt, response, parameters.', () => z.object({ repoId, id: z.number().int().positive() }).strict(), { id: 1 }),
 } as const;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { event, request } from './define';
+import type { RunStarted, Sequenced } from './runInfo';
 import { MODEL_STAGES } from './stages';
 
 /** The stages a model can be assigned to live in stages.ts, with the pipeline's other stage lists. */
@@ -219,30 +220,30 @@ const modelName = modelNameSchema;
 
 /** Model manager requests. */
 export const modelsRequests = {
-  'models/status': request<ModelServerStatus>()('Model server health: reachable, version, binary, who started it, what to do.', z.object({}).strict(), {}),
+  'models/status': request<ModelServerStatus>()('Model server health: reachable, version, binary, who started it, what to do.', () => z.object({}).strict(), {}),
   'models/startServer': request<ModelServerStatus>()(
     'Start `ollama serve` now (the user asked); stopped again on quit because the app started it.',
-    z.object({}).strict(),
+    () => z.object({}).strict(),
     {},
   ),
-  'models/list': request<{ models: InstalledModel[] }>()('Installed models with size, family, parameters, quantization, context length, loaded.', z.object({}).strict(), {}),
-  'models/show': request<ModelDetails>()('Details of one installed model.', z.object({ name: modelName }).strict(), { name: 'clean-room-example:none' }),
-  'models/ps': request<{ models: LoadedModel[] }>()('Models loaded in memory.', z.object({}).strict(), {}),
-  'models/pull': request<{ runId: string }>()(
+  'models/list': request<{ models: InstalledModel[] }>()('Installed models with size, family, parameters, quantization, context length, loaded.', () => z.object({}).strict(), {}),
+  'models/show': request<ModelDetails>()('Details of one installed model.', () => z.object({ name: modelName }).strict(), { name: 'clean-room-example:none' }),
+  'models/ps': request<{ models: LoadedModel[] }>()('Models loaded in memory.', () => z.object({}).strict(), {}),
+  'models/pull': request<RunStarted<'pull'>>()(
     'Download a model; progress arrives as models/pullProgress and run/progress; cancel with run/cancel; pulling again resumes.',
-    z.object({ name: modelName }).strict(),
+    () => z.object({ name: modelName }).strict(),
     { name: 'clean-room-example:none' },
   ),
-  'models/delete': request<{ deleted: true }>()('Delete an installed model.', z.object({ name: modelName }).strict(), { name: 'clean-room-example:none' }),
+  'models/delete': request<{ deleted: true }>()('Delete an installed model.', () => z.object({ name: modelName }).strict(), { name: 'clean-room-example:none' }),
   'models/recommended': request<{ totalMemoryBytes: number; freeMemoryBytes?: number; models: RecommendedModel[] }>()(
     'Models recommended for the pipeline roles, with download size and a fit hint for this machine.',
-    z.object({}).strict(),
+    () => z.object({}).strict(),
     {},
   ),
-  'models/assignments': request<ModelAssignments>()('Which model serves each stage, from the config.', z.object({}).strict(), {}),
+  'models/assignments': request<ModelAssignments>()('Which model serves each stage, from the config.', () => z.object({}).strict(), {}),
   'models/assign': request<ModelAssignments>()(
     'Assign a model to a stage (a [models.overrides] entry) or to a role; model null clears the stage override.',
-    z
+    () => z
       .object({
         stage: z.enum(MODEL_STAGES).optional(),
         role: z.enum(MODEL_ROLES).optional(),
@@ -256,7 +257,7 @@ export const modelsRequests = {
   ),
   'models/assignStages': request<ModelAssignments>()(
     'Assign models to several stages in one write of the config (the Models page\'s one Save); model null clears a stage override.',
-    z
+    () => z
       .object({
         changes: z
           .array(z.object({ stage: z.enum(MODEL_STAGES), model: modelName.nullable(), contextWindow: z.number().int().positive().optional(), maxTokens: z.number().int().positive().optional() }).strict())
@@ -268,17 +269,17 @@ export const modelsRequests = {
   ),
   'models/setupPlan': request<ModelSetupPlan>()(
     'What is on this machine (Ollama, the built-in runtime, free memory) and one model per stage that fits it together.',
-    z.object({}).strict(),
+    () => z.object({}).strict(),
     {},
   ),
-  'models/setup': request<{ runId: string }>()(
+  'models/setup': request<RunStarted<'setup'>>()(
     'Download the proposed models (those not on disk) and assign them to every stage; progress as run/progress; cancel with run/cancel.',
-    z.object({}).strict(),
+    () => z.object({}).strict(),
     {},
   ),
-  'models/check': request<{ runId: string }>()(
+  'models/check': request<RunStarted<'model-check'>>()(
     'Check the assigned models on a repository: labelled judgments from its own history, run through each judging stage\'s model; figures stored per (stage, model, repository).',
-    z
+    () => z
       .object({
         repoPath: z.string().min(1).max(4096),
         stage: z.enum(['scope', 'precision', 'plan']).optional(),
@@ -290,12 +291,12 @@ export const modelsRequests = {
   ),
   'models/checks': request<{ results: ModelCheckResult[] }>()(
     'Stored results of model checks, newest first (optionally of one repository).',
-    z.object({ repoPath: z.string().min(1).max(4096).optional() }).strict(),
+    () => z.object({ repoPath: z.string().min(1).max(4096).optional() }).strict(),
     {},
   ),
   'models/test': request<ModelTestResult>()(
     'Run one real completion with a model (logged like every call).',
-    z.object({ model: modelName, prompt: z.string().min(1).max(20_000).default('Say hello in five words.') }).strict(),
+    () => z.object({ model: modelName, prompt: z.string().min(1).max(20_000).default('Say hello in five words.') }).strict(),
     { model: 'clean-room-example:none', prompt: 'Say hello.' },
   ),
 } as const;
@@ -303,5 +304,5 @@ export const modelsRequests = {
 /** Model manager events. */
 export const modelsEvents = {
   'models/serverStatus': event<ModelServerStatus>()('The model server state changed.'),
-  'models/pullProgress': event<ModelPullProgress>()('Progress of a pull, summed over layers.'),
+  'models/pullProgress': event<ModelPullProgress & Sequenced>()('Progress of a pull, summed over layers.'),
 } as const;

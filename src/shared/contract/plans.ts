@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { request } from './define';
+import type { RunStarted } from './runInfo';
 
 /**
  * Plans (docs/design.md, Plan mode): a structured artifact that says which files
@@ -128,9 +129,9 @@ const EXAMPLE_PLAN = {
 } satisfies z.input<typeof planSchema>;
 
 export const plansRequests = {
-  'plans/create': request<{ runId: string }>()(
+  'plans/create': request<RunStarted<'plan'>>()(
     'Plan a coding task on a repository: starts a `plan` run whose result names the saved plan',
-    z.object({
+    () => z.object({
       repoId: z.string().min(1),
       task: z.string().trim().min(1, { error: 'task must not be empty' }).max(8000, { error: 'task must be at most 8000 characters' }),
       /** Judge scope candidates with the scope model (default: seeds and their neighbours without judgment). */
@@ -138,16 +139,16 @@ export const plansRequests = {
     }),
     { repoId: 'repo-1', task: 'Add a --verbose flag to the CLI' },
   ),
-  'plans/list': request<{ plans: PlanSummary[] }>()('The saved plans of a repository, newest first', z.object({ repoId: z.string().min(1) }), { repoId: 'repo-1' }),
-  'plans/get': request<{ plan: PlanArtifact }>()('One saved plan', z.object({ repoId: z.string().min(1), planId }), { repoId: 'repo-1', planId: 'p-1' }),
+  'plans/list': request<{ plans: PlanSummary[] }>()('The saved plans of a repository, newest first', () => z.object({ repoId: z.string().min(1) }), { repoId: 'repo-1' }),
+  'plans/get': request<{ plan: PlanArtifact }>()('One saved plan', () => z.object({ repoId: z.string().min(1), planId }), { repoId: 'repo-1', planId: 'p-1' }),
   'plans/validate': request<{ errors: string[] }>()(
     "Check an edited plan against its schema and the repository (files exist or are created, no cycles, execution order follows the edges): every problem as a line; empty when valid",
-    z.object({ repoId: z.string().min(1), plan: z.unknown() }),
+    () => z.object({ repoId: z.string().min(1), plan: z.unknown() }),
     { repoId: 'repo-1', plan: EXAMPLE_PLAN },
   ),
   'plans/save': request<{ plan: PlanArtifact }>()(
     'Save an edited plan as a new version of a saved one (refused with the problems when it does not validate); the original stays',
-    z.object({ repoId: z.string().min(1), planId, plan: z.unknown() }),
+    () => z.object({ repoId: z.string().min(1), planId, plan: z.unknown() }),
     { repoId: 'repo-1', planId: 'p-1', plan: EXAMPLE_PLAN },
   ),
 } as const;

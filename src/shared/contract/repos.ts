@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { event, request } from './define';
+import type { RunStarted } from './runInfo';
 
 /** Lifecycle of a registered repository's index. */
 export type RepoStatus = 'new' | 'indexing' | 'ready' | 'failed';
@@ -147,60 +148,60 @@ const repoId = z.string().min(1).max(200);
 
 /** Repository registry and indexing. Indexing runs as a `run` of kind `index` (phases: scanning, parsing, references, git history, search index). */
 export const reposRequests = {
-  'repos/list': request<RepoInfo[]>()('Every registered repository, by name.', z.object({}).strict(), {}),
-  'repos/get': request<RepoInfo>()('One registered repository; NOT_FOUND when unknown.', z.object({ repoId }).strict(), {
+  'repos/list': request<RepoInfo[]>()('Every registered repository, by name.', () => z.object({}).strict(), {}),
+  'repos/get': request<RepoInfo>()('One registered repository; NOT_FOUND when unknown.', () => z.object({ repoId }).strict(), {
     repoId: 'repo-does-not-exist',
   }),
-  'repos/add': request<{ repo: RepoInfo; runId: string }>()(
+  'repos/add': request<RunStarted<'index'> & { repo: RepoInfo }>()(
     'Register a folder (must exist, be a directory and be readable) and start indexing it; an already registered path is re-indexed (`full` re-parses everything).',
-    z.object({ path: z.string().min(1).max(4096), watch: z.boolean().optional(), full: z.boolean().optional() }).strict(),
+    () => z.object({ path: z.string().min(1).max(4096), watch: z.boolean().optional(), full: z.boolean().optional() }).strict(),
     { path: '/nonexistent/clean-room-example-repository' },
   ),
   'repos/remove': request<{ removed: boolean }>()(
     "Forget a repository and delete its index (our state only; the repository's files are never touched).",
-    z.object({ repoId }).strict(),
+    () => z.object({ repoId }).strict(),
     { repoId: 'repo-does-not-exist' },
   ),
-  'repos/reindex': request<{ runId: string }>()(
+  'repos/reindex': request<RunStarted<'index'>>()(
     'Re-index a repository (incremental unless `full`).',
-    z.object({ repoId, full: z.boolean().default(false) }).strict(),
+    () => z.object({ repoId, full: z.boolean().default(false) }).strict(),
     { repoId: 'repo-does-not-exist' },
   ),
   'repos/watch': request<RepoInfo>()(
     'Switch the file watcher of a repository on or off.',
-    z.object({ repoId, enabled: z.boolean() }).strict(),
+    () => z.object({ repoId, enabled: z.boolean() }).strict(),
     { repoId: 'repo-does-not-exist', enabled: false },
   ),
   'repos/skipped': request<SkippedFile[]>()(
     'Files recorded but not parsed (binary, oversize, minified, generated, submodule, unreadable), with the reason.',
-    z.object({ repoId }).strict(),
+    () => z.object({ repoId }).strict(),
     { repoId: 'repo-does-not-exist' },
   ),
   'repos/file': request<RepoFileView>()(
     "One indexed file: outline, imports / imported-by, co-change neighbours, recent commits and its content (capped).",
-    z
+    () => z
       .object({ repoId, path: z.string().min(1).max(4096), maxContentBytes: z.number().int().min(0).max(5_000_000).default(1_000_000) })
       .strict(),
     { repoId: 'repo-does-not-exist', path: 'src/main.py' },
   ),
   'repos/overview': request<RepoOverviewView>()(
     'An indexed repository at a glance: counts, languages, the folders with the most files, the most connected files and the latest commits.',
-    z.object({ repoId, modules: z.number().int().min(1).max(100).default(15), commits: z.number().int().min(0).max(100).default(10) }).strict(),
+    () => z.object({ repoId, modules: z.number().int().min(1).max(100).default(15), commits: z.number().int().min(0).max(100).default(10) }).strict(),
     { repoId: 'repo-does-not-exist' },
   ),
   'repos/find': request<RepoInfo | null>()(
     'The repository registered for a folder (the path checked and made canonical as repos/add does), or null; starts nothing. With `indexed: true`, a folder that is not registered or whose first index has not finished answers NOT_INDEXED with what to do instead.',
-    z.object({ path: z.string().min(1).max(4096), indexed: z.boolean().optional() }).strict(),
+    () => z.object({ path: z.string().min(1).max(4096), indexed: z.boolean().optional() }).strict(),
     { path: '/nonexistent/clean-room-example-repository' },
   ),
   'repos/resolve': request<RepoInfo>()(
     'The indexed repository a folder is in — the folder itself or the nearest registered one above it, matched also through its real path — as `cra … --repo PATH` means it. NOT_FOUND for a folder that does not exist, NOT_INDEXED (saying how to index it) for one without a finished index.',
-    z.object({ path: z.string().min(1).max(4096) }).strict(),
+    () => z.object({ path: z.string().min(1).max(4096) }).strict(),
     { path: '/path/to/repository/src' },
   ),
   'repos/probe': request<FolderProbe>()(
     'Before adding a folder: whether it is a git work tree and, when it is not, how many files an index would take (counted up to `limit`, `capped` beyond); starts nothing, writes nothing.',
-    z.object({ path: z.string().min(1).max(4096), limit: z.number().int().min(1).max(1_000_000).default(20_000) }).strict(),
+    () => z.object({ path: z.string().min(1).max(4096), limit: z.number().int().min(1).max(1_000_000).default(20_000) }).strict(),
     { path: '~' },
   ),
 } as const;

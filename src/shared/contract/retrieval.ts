@@ -1,8 +1,10 @@
 import { z } from 'zod';
 import { event, request } from './define';
+import type { RunStarted, Sequenced } from './runInfo';
 import { modelNameSchema } from './models';
 import type { Reason } from './reasons';
-import { DEFAULT_RETRIEVAL_STAGES, RETRIEVAL_STAGE_NAMES, type RetrievalStageName } from './stages';
+import { budgetSchema, type BudgetInput } from './inputs';
+import { DEFAULT_RETRIEVAL_STAGES, RETRIEVAL_STAGE_NAMES, retrievalStageListSchema, type RetrievalStageName } from './stages';
 
 /** How much of a symbol the execute model sees: primary in full; supporting in full when it fits; type_context as a signature. */
 export type SymbolRole = 'primary' | 'supporting' | 'type_context';
@@ -88,16 +90,29 @@ export { DEFAULT_RETRIEVAL_STAGES, RETRIEVAL_STAGE_NAMES, type RetrievalStageNam
 /** How a judge's answer was read (`next-token`: from the next-token distribution, nothing generated; `default-deny`: neither yes nor no, so no). */
 export type JudgmentReading = 'exact' | 'lenient' | 'json' | 'next-token' | 'default-deny';
 
+/** What one judgment was about, as the stage that asked knew it (not read back from the prompt). */
+export interface JudgedItem {
+  /** A file (scope, precision_file), a symbol (precision passes), a group of symbols past precision's caps, a pair of files (similarity). */
+  subjectKind: 'file' | 'symbol' | 'group' | 'pair';
+  /** The file; the first file of a pair. */
+  path: string;
+  /** A symbol's qualified name. */
+  symbol?: string;
+  /** As the run's decisions name it: a path, `path:qualified.name`, `path (n symbols)`, `a|b`. */
+  subject: string;
+}
+
 /**
- * One binary judgment of a retrieve run, pushed as its model call ends (event retrieve/judgment).
- * `item` is what was judged as the prompt named it (a path, or `path:qualified.name`), for the
- * live list only: the run's decisions (retrieve/package `verdicts`) are the record.
+ * One binary judgment of a retrieve run, pushed by the judge as it ends (event retrieve/judgment),
+ * with the identity of the item judged; for the live list: the run's decisions (the result's
+ * `verdicts`) are the record.
  */
-export interface RetrievalJudgment {
+export interface RetrievalJudgment extends Omit<JudgedItem, 'subject'> {
   runId: string;
   taskId: string;
   /** The call's stage: one of JUDGE_STAGES (stages.ts). */
   stage: string;
+  /** What was judged: the item's `subject`. */
   item: string;
   verdict: 'yes' | 'no';
   read: JudgmentReading;
@@ -123,58 +138,75 @@ export interface RetrievalVerdict {
   callId?: number;
 }
 
-const tokens = (what: string) => z.number().int({ error: `${what} must be a whole number of tokens` });
+/** A request's fields with the budget in its one shape, when one was given. */
+const withBudget = <T extends object>(rest: T, budget: BudgetInput | undefined): T & { budget?: BudgetInput } => (budget ? { ...rest, budget } : rest);
 
 /** Requests of retrieval. */
 export const retrievalRequests = {
-  'retrieve/run': request<{ runId: string; taskId: string }>()(
+  'retrieve/run': request<RunStarted<'retrieve'> & { taskId: string }>()(
     'Build the context package for a task: starts a `retrieve` run (task analysis → scope → precision → package) that emits retrieve/package',
-    z.object({
-      repoId: z.string().min(1),
-      task: z.string().trim().min(1, { error: 'the task must not be empty: describe what should change' }).max(8000, { error: 'the task must be at most 8000 characters' }),
-      /** Tokens; default: the config's [budget] context_window − reserved_tokens. */
-      budget: z.number().int().positive({ error: 'the budget must be a whole number of tokens above 0' }).optional(),
-      taskId: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/).optional(),
-      /** The explicit stage list, in pipeline order (routing, scope, similarity, precision, refilter); default scope, precision. */
-      stages: z.array(z.string().min(1).max(40)).min(1, { error: 'the stage list must not be empty' }).max(10).optional(),
-      /** The execute model's window and what it keeps back; the budget is their difference. Not with `budget`. */
-      budgetConfig: z.object({ contextWindow: z.number().int().positive(), reservedTokens: z.number().int().min(0) }).strict().optional(),
-      /** The same as two fields (the app's form): either defaults from the config's [budget]. Not with `budget` or `budgetConfig`. */
-      contextWindow: tokens('the context window').positive({ error: 'the context window must be above 0 tokens' }).optional(),
-      reservedTokens: tokens('the reserved tokens').min(0, { error: 'the reserved tokens must be 0 or more' }).optional(),
-      /** Files given with the task (a plan's): scope tier 0, never judged. */
-      planFiles: z.array(z.string().min(1).max(1000)).max(200).optional(),
-      /** The model of every retrieval stage for this run, instead of the config's. */
-      model: modelNameSchema.optional(),
-      /** The model server for this run, instead of the config's. */
-      baseUrl: z.string().regex(/^https?:\/\/[^\s"'<>\\`]+$/i, { error: 'baseUrl must be an http:// or https:// address' }).optional(),
-    })
-      .refine((v) => v.budget === undefined || v.budgetConfig === undefined, { error: 'give either budget or budgetConfig, not both' })
-      .refine((i) => (i.budget === undefined && i.budgetConfig === undefined) || (i.contextWindow === undefined && i.reservedTokens === undefined), {
-        error: 'give either budget, budgetConfig or contextWindow/reservedTokens, not two of them',
+    () => z
+      .object({
+        repoId: z.string().min(1),
+        task: z.string().trim().min(1, { error: 'the task must not be empty: describe what should change' }).max(8000, { error: 'the task must be at most 8000 characters' }),
+        /**
+         * The token budget (the one shape of every request): `{contextWindow, reservedTokens}` (either
+         * left out comes from the config's [budget]) or `{tokens}`; default the config's [budget].
+         * A number here is the old shape of `{tokens}`, still accepted for one release.
+         */
+        budget: z.union([budgetSchema, z.number().int().positive({ error: 'the budget must be a whole number of tokens above 0' })]).optional(),
+        taskId: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/).optional(),
+        /** The explicit stage list, in pipeline order (routing, scope, similarity, precision, refilter); default scope, precision. */
+        stages: retrievalStageListSchema.optional(),
+        /** Old shape of `budget: {contextWindow, reservedTokens}`, accepted for one release. Not with `budget`. */
+        budgetConfig: z.object({ contextWindow: z.number().int().positive(), reservedTokens: z.number().int().min(0) }).strict().optional(),
+        /** Old shape of `budget: {contextWindow?, reservedTokens?}` (two fields), accepted for one release. Not with `budget` or `budgetConfig`. */
+        contextWindow: z.number().int().positive().optional(),
+        reservedTokens: z.number().int().min(0).optional(),
+        /** The safety margin on the token estimates for this run (0.1 counts them 10% high); default [retrieval] safety_margin. */
+        safetyMargin: z.number().min(0, { error: 'the safety margin must be from 0 to 1' }).max(1, { error: 'the safety margin must be from 0 to 1' }).optional(),
+        /** Files given with the task (a plan's): scope tier 0, never judged. */
+        planFiles: z.array(z.string().min(1).max(1000)).max(200).optional(),
+        /** The model of every retrieval stage for this run, instead of the config's. */
+        model: modelNameSchema.optional(),
+        /** The model server for this run, instead of the config's. */
+        baseUrl: z.string().regex(/^https?:\/\/[^\s"'<>\\`]+$/i, { error: 'baseUrl must be an http:// or https:// address' }).optional(),
+      })
+      .refine((i) => [i.budget, i.budgetConfig, i.contextWindow ?? i.reservedTokens].filter((b) => b !== undefined).length <= 1, {
+        error: 'give the budget once: budget (budgetConfig and contextWindow/reservedTokens are its old shapes)',
         path: ['budget'],
       })
-      .refine((i) => i.contextWindow === undefined || i.reservedTokens === undefined || i.reservedTokens < i.contextWindow, {
-        error: 'the reserved tokens must be fewer than the context window: nothing would be left for context',
-        path: ['reservedTokens'],
+      // The old shapes become the one shape, checked by the same schema (reserved below the window).
+      .transform(({ budget, budgetConfig, contextWindow, reservedTokens, ...rest }, ctx) => {
+        const old = budgetConfig ?? ((contextWindow ?? reservedTokens) !== undefined ? { contextWindow, reservedTokens } : undefined);
+        const given = typeof budget === 'number' ? { tokens: budget } : (budget ?? old);
+        const parsed = given === undefined ? undefined : budgetSchema.safeParse(given);
+        if (parsed && !parsed.success) {
+          for (const issue of parsed.error.issues) ctx.addIssue({ code: 'custom', message: issue.message, path: ['budget', ...issue.path] as PropertyKey[] });
+          return z.NEVER;
+        }
+        return withBudget(rest, parsed?.data);
       }),
-    { repoId: 'repo-1', task: 'Fix the tokenizer dropping newlines' },
+    { repoId: 'repo-1', task: 'Fix the tokenizer dropping newlines', budget: { contextWindow: 16384, reservedTokens: 2048 } },
   ),
 } as const;
 
+/** What a retrieve run produces (its `RunResult`): the context package with its summary, markdown, stages and every decision. */
+export interface RetrievalResult {
+  taskId: string;
+  package: ContextPackage;
+  summary: RetrievalSummary;
+  markdown: string;
+  /** The stages that ran. */
+  stages?: RetrievalStageName[];
+  /** Every decision of the run with its model call, so each verdict can be opened in Logs. */
+  verdicts?: RetrievalVerdict[];
+}
+
 /** Events of a retrieve run. */
 export const retrievalEvents = {
-  'retrieve/package': event<{
-    runId: string;
-    repoId: string;
-    taskId: string;
-    package: ContextPackage;
-    summary: RetrievalSummary;
-    markdown: string;
-    /** The stages that ran. */
-    stages?: RetrievalStageName[];
-    /** Every decision of the run with its model call, so each verdict can be opened in Logs. */
-    verdicts?: RetrievalVerdict[];
-  }>()('The finished context package of a retrieve run'),
-  'retrieve/judgment': event<RetrievalJudgment>()('One binary judgment of a retrieve run, as its model call ends'),
+  'retrieve/package': event<RetrievalResult & { runId: string; repoId: string } & Sequenced>()(
+    "The finished context package of a retrieve run. Deprecated, kept for one release: read the run's result (`RunResult<'retrieve'>`, run/finished or run/attach)",
+  ),
+  'retrieve/judgment': event<RetrievalJudgment & Sequenced>()('One binary judgment of a retrieve run, as its model call ends'),
 } as const;

@@ -49,18 +49,18 @@ const ids = { repoId: z.string().min(1), runId: z.string().min(1).max(200) };
 
 /** Requests of the review domain. */
 export const reviewRequests = {
-  'review/get': request<ReviewView>()("A run's change for review: files and hunks (cumulative), each step's diff, and the undoable last apply", z.object(ids), {
+  'review/get': request<ReviewView>()("A run's change for review: files and hunks (cumulative), each step's diff, and the undoable last apply", () => z.object(ids), {
     repoId: 'repo-1',
     runId: 'run-1',
   }),
   'review/apply': request<{ written: string[]; hunks: number }>()(
     "Write the accepted hunks of a run's change to the working tree (refused, writing nothing, when an affected file changed since the run started); every other hunk is rejected",
-    z.object({ ...ids, accepted: z.array(z.string().min(1)).min(1, { error: 'accept at least one hunk' }).max(10_000) }),
+    () => z.object({ ...ids, accepted: z.array(z.string().min(1)).min(1, { error: 'accept at least one hunk' }).max(10_000) }),
     { repoId: 'repo-1', runId: 'run-1', accepted: ['src/a.ts#0:0123456789'] },
   ),
   'review/undo': request<{ restored: string[]; runId: string }>()(
     "Undo the repository's last apply (refused when a written file changed since)",
-    z.object({ repoId: z.string().min(1) }),
+    () => z.object({ repoId: z.string().min(1) }),
     { repoId: 'repo-1' },
   ),
 } as const;

@@ -1,5 +1,8 @@
 import { z } from 'zod';
+import { SEARCH_MODES } from '../vocabulary';
 import { request } from './define';
+import type { RunStarted } from './runInfo';
+import { oneOf } from './inputs';
 import type { Reason } from './reasons';
 
 /**
@@ -8,7 +11,7 @@ import type { Reason } from './reasons';
  * repository has no vectors for the embedder); `auto` = keyword, because `cra eval --mode hybrid`
  * measured hybrid with the built-in embedder as worse than keyword (docs/search.md).
  */
-export type SearchMode = 'auto' | 'keyword' | 'semantic' | 'hybrid';
+export type SearchMode = (typeof SEARCH_MODES)[number];
 
 /** A symbol of a result file that matched, with its line range (1-based, inclusive). */
 export interface SearchSymbol {
@@ -86,25 +89,25 @@ const repoId = z.string().min(1).max(200);
 export const searchRequests = {
   'search/query': request<SearchResponse>()(
     'Rank the files of an indexed repository for a natural-language or identifier query; NOT_INDEXED before the first index.',
-    z
+    () => z
       .object({
         repoId,
         query: z.string().max(2000),
         /** How many files; default `[retrieval] top_k` of the config (20). */
         limit: z.number().int().min(1).max(200).optional(),
-        mode: z.enum(['auto', 'keyword', 'semantic', 'hybrid']).default('auto'),
+        mode: oneOf('a search mode', SEARCH_MODES).default('auto'),
       })
       .strict(),
     { repoId: 'repo-does-not-exist', query: 'parse config file', limit: 10 },
   ),
-  'search/embed': request<{ runId: string }>()(
+  'search/embed': request<RunStarted<'embed'>>()(
     'Embed the chunks that have no vector yet for the default embedder (incremental, cancellable run of kind `embed`).',
-    z.object({ repoId }).strict(),
+    () => z.object({ repoId }).strict(),
     { repoId: 'repo-does-not-exist' },
   ),
   'search/status': request<SearchStatus>()(
     'How many chunks a repository has, how many vectors each embedder stored for it (coverage), and whether it is being embedded.',
-    z.object({ repoId }).strict(),
+    () => z.object({ repoId }).strict(),
     { repoId: 'repo-does-not-exist' },
   ),
 } as const;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { request } from './define';
+import type { RunStarted } from './runInfo';
 import { planSchema } from './plans';
 import type { ContextPackage } from './retrieval';
 
@@ -188,9 +189,9 @@ const runIdSchema = z.string().regex(/^[A-Za-z0-9_-]{1,80}$/, { error: 'a solve 
 
 /** Requests of the solve domain. */
 export const solveRequests = {
-  'solve/run': request<{ runId: string; solveRunId: string }>()(
+  'solve/run': request<RunStarted<'solve'> & { solveRunId: string }>()(
     'Solve a task on a repository in an isolated worktree: with `plan`, one implement pass; else the orchestrator (meta-plan → part plans → steps → adjustments); `resume` continues an interrupted run from its last completed step',
-    z
+    () => z
       .object({
         repoId: z.string().min(1),
         task: z.string().trim().max(8000, { error: 'the task must be at most 8000 characters' }).default(''),
@@ -206,16 +207,16 @@ export const solveRequests = {
       .refine((r) => r.resume || r.plan || r.task.length > 0, { error: 'the task must not be empty: describe what should change' }),
     { repoId: 'repo-1', task: 'Add a mul function and export it' },
   ),
-  'solve/get': request<{ run: SolveRunDetail }>()('One solve run: parts, steps, passes with their diffs and validation output, the cumulative diff', z.object({ repoId: z.string().min(1), solveRunId: runIdSchema }), { repoId: 'repo-1', solveRunId: 'r-1' }),
+  'solve/get': request<{ run: SolveRunDetail }>()('One solve run: parts, steps, passes with their diffs and validation output, the cumulative diff', () => z.object({ repoId: z.string().min(1), solveRunId: runIdSchema }), { repoId: 'repo-1', solveRunId: 'r-1' }),
   'solve/discard': request<{ solveRunId: string }>()(
     'Discard a cancelled or interrupted solve run: it can no longer be resumed (its session is archived into the raw DB); its record and diffs stay',
-    z.object({ repoId: z.string().min(1), solveRunId: runIdSchema }),
+    () => z.object({ repoId: z.string().min(1), solveRunId: runIdSchema }),
     { repoId: 'repo-1', solveRunId: 'r-1' },
   ),
-  'solve/list': request<{ runs: SolveRunSummary[] }>()('The solve runs of a repository, newest first', z.object({ repoId: z.string().min(1) }), { repoId: 'repo-1' }),
+  'solve/list': request<{ runs: SolveRunSummary[] }>()('The solve runs of a repository, newest first', () => z.object({ repoId: z.string().min(1) }), { repoId: 'repo-1' }),
   'solve/sandbox': request<SandboxStatus>()(
     "Where a repository's validation commands would run: the OS sandbox this machine has (or none), whether commands are configured, and whether the user allowed running them without a sandbox; the app asks once before a run that would be refused",
-    z.object({ repoId: z.string().min(1) }).strict(),
+    () => z.object({ repoId: z.string().min(1) }).strict(),
     { repoId: 'repo-1' },
   ),
 } as const;

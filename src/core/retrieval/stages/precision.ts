@@ -1,11 +1,12 @@
 import type { Reason } from '../../../shared/contract/reasons';
 import type { KnowledgeBase } from '../../kb/knowledgeBase';
 import type { LlmClient } from '../../llm/client';
-import { judgeAll, judgmentFacts, judgmentReason, type Judgment } from '../judge';
+import { fileItem, judgeAll, judgmentFacts, judgmentReason, type Judgment } from '../judge';
 import { judgeSetupOf, type ContextFile, type ContextSymbol, type RetrievalStage, type StageContext } from '../stage';
 import { describeFile, SCOPE_QUESTION } from './scope';
 import type { TaskRecord } from '../taskAnalysis';
 import { describeSymbol, librarySymbols, symbolCandidates, type SymbolCandidate } from './precisionExtract';
+import { PRECISION_DEFAULTS } from '../../../shared/defaults';
 
 export { describeSymbol, symbolCandidates, type SymbolCandidate } from './precisionExtract';
 
@@ -76,8 +77,9 @@ export class PrecisionStage implements RetrievalStage {
     const rationale = new Map<number, string[]>();
     for (const f of context.files) for (const r of kb.getRationaleComments(f.fileId)) if (r.symbolId !== null) rationale.set(r.symbolId, [...(rationale.get(r.symbolId) ?? []), `${r.tag}: ${r.text}`]);
     const docs = new Map(candidates.map((c) => [c, describeSymbol(kb, c, rationale)]));
-    const pass = (stage: keyof typeof PRECISION_QUESTIONS, items: SymbolCandidate[]) => judgeAll(judgeSetupOf(context, llm, task, stage, PRECISION_QUESTIONS[stage]), items.map((c) => docs.get(c) as string));
     const subject = (c: SymbolCandidate) => `${c.symbol.path}:${c.symbol.qualifiedName}`;
+    const symbolItem = (c: SymbolCandidate) => ({ subjectKind: 'symbol' as const, path: c.symbol.path, symbol: c.symbol.qualifiedName, subject: subject(c) });
+    const pass = (stage: keyof typeof PRECISION_QUESTIONS, items: SymbolCandidate[]) => judgeAll(judgeSetupOf(context, llm, task, stage, PRECISION_QUESTIONS[stage]), items.map((c) => docs.get(c) as string), items.map(symbolItem));
     const reasons = new Map<SymbolCandidate, Reason[]>(all.map((c) => [c, [...c.found]]));
     const pYes = new Map<SymbolCandidate, number>();
     const role = new Map<SymbolCandidate, ContextSymbol['role']>();
@@ -97,7 +99,8 @@ export class PrecisionStage implements RetrievalStage {
 
     // Past the caps: one judgment per group; a yes keeps the group's signatures (type_context).
     const groups = groupsOf(overCap, this.options.groupSize ?? 40);
-    const vg = await judgeAll(judgeSetupOf(context, llm, task, 'precision_group', GROUP_QUESTION), groups.map(describeGroup));
+    const groupItem = (g: SymbolCandidate[]) => ({ subjectKind: 'group' as const, path: g[0]?.symbol.path ?? '', subject: `${g[0]?.symbol.path ?? ''} (${g.length} symbols)` });
+    const vg = await judgeAll(judgeSetupOf(context, llm, task, 'precision_group', GROUP_QUESTION), groups.map(describeGroup), groups.map(groupItem));
     groups.forEach((g, i) => {
       const j = vg[i] as Judgment;
       const why: Reason = j.read === 'default-deny' ? judgmentReason(j) : { kind: 'group-verdict', detail: { size: g.length, answer: j.verdict, model: j.model, ...(j.pYes !== undefined ? { probability: j.pYes } : {}) } };
@@ -134,7 +137,7 @@ export class PrecisionStage implements RetrievalStage {
     const hadSymbols = new Set(all.map((c) => c.file.fileId));
     // A search hit without symbols (docs, a changelog) was judged by no one: one file judgment, else it would go in whole unseen.
     const unjudged = context.files.filter((f) => !hadSymbols.has(f.fileId) && f.reasons.length > 0 && f.reasons.every((r) => r.kind === 'seed'));
-    const vf = await judgeAll(judgeSetupOf(context, llm, task, 'precision_file', SCOPE_QUESTION), unjudged.map((f) => describeFile(kb, f)));
+    const vf = await judgeAll(judgeSetupOf(context, llm, task, 'precision_file', SCOPE_QUESTION), unjudged.map((f) => describeFile(kb, f)), unjudged.map((f) => fileItem(f.path)));
     const fileVerdicts = new Map(unjudged.map((f, i) => [f.fileId, vf[i] as Judgment]));
     const files: ContextFile[] = [];
     for (const f of context.files) {
@@ -180,8 +183,8 @@ export class PrecisionStage implements RetrievalStage {
  * capped away: the task asked for them.
  */
 function capped(all: readonly SymbolCandidate[], files: readonly ContextFile[], options: PrecisionOptions): { candidates: SymbolCandidate[]; overCap: SymbolCandidate[] } {
-  const perFileCap = options.maxSymbolsPerFile ?? 40;
-  const maxSymbols = options.maxSymbols ?? 150;
+  const perFileCap = options.maxSymbolsPerFile ?? PRECISION_DEFAULTS.maxSymbolsPerFile;
+  const maxSymbols = options.maxSymbols ?? PRECISION_DEFAULTS.maxSymbols;
   const seenPerFile = new Map<number, number>();
   const position = new Map<SymbolCandidate, number>();
   for (const c of all) {

@@ -2,12 +2,12 @@ import type { Reason } from '../../../shared/contract/reasons';
 import type { KnowledgeBase } from '../../kb/knowledgeBase';
 import type { LlmClient } from '../../llm/client';
 import { searchRepository } from '../../search/search';
-import { judgeAll, judgmentFacts, judgmentReason } from '../judge';
+import { fileItem, judgeAll, judgmentFacts, judgmentReason } from '../judge';
 import { judgeSetupOf, type ContextFile, type RetrievalStage, type StageContext } from '../stage';
-import { SCOPE_DEFAULTS } from '../scopeDefaults';
+import { SCOPE_DEFAULTS } from '../../../shared/defaults';
 import type { TaskRecord } from '../taskAnalysis';
 
-export { SCOPE_DEFAULTS } from '../scopeDefaults';
+export { SCOPE_DEFAULTS } from '../../../shared/defaults';
 
 /** Settings of the scope stage. */
 export interface ScopeOptions {
@@ -151,7 +151,7 @@ export class ScopeStage implements RetrievalStage {
     const decisions: StageContext['decisions'] = all.slice(cap).map((c) => ({ subjectKind: 'file', subject: c.path, tier: String(c.tier), decision: 'over-cap', reasons: [c.relation] }));
     const seeds = candidates.filter((c) => isSeedTier(c.tier));
     const judged = candidates.filter((c) => !isSeedTier(c.tier));
-    const verdicts = await judgeAll(judgeSetupOf(context, llm, task, 'scope', SCOPE_QUESTION), judged.map((c) => describeFile(kb, c)));
+    const verdicts = await judgeAll(judgeSetupOf(context, llm, task, 'scope', SCOPE_QUESTION), judged.map((c) => describeFile(kb, c)), judged.map((c) => fileItem(c.path)));
     const files: ContextFile[] = seeds.map((c) => ({ fileId: c.fileId, path: c.path, tier: c.tier, reasons: [c.relation] }));
     for (const c of seeds) decisions.push({ subjectKind: 'file', subject: c.path, tier: String(c.tier), decision: 'included', reasons: [c.relation] });
     const kept: Array<ContextFile & { order: number }> = [];

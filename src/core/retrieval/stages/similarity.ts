@@ -58,7 +58,8 @@ export class SimilarityStage implements RetrievalStage {
     const decisions: StageContext['decisions'] = overCap.map(([a, b]) => ({ subjectKind: 'pair', subject: `${a.path}|${b.path}`, decision: 'over-cap', reasons: [] }));
     const described = new Map(context.files.map((f) => [f.path, describeFile(kb, f)]));
     const docs = judged.map(([a, b]) => `File A:\n${described.get(a.path) ?? ''}\n\nFile B:\n${described.get(b.path) ?? ''}`);
-    const verdicts = await judgeAll(judgeSetupOf(context, llm, task, 'similarity', SIMILARITY_QUESTION), docs);
+    const items = judged.map(([a, b]) => ({ subjectKind: 'pair' as const, path: a.path, subject: `${a.path}|${b.path}` }));
+    const verdicts = await judgeAll(judgeSetupOf(context, llm, task, 'similarity', SIMILARITY_QUESTION), docs, items);
     const related: Array<[string, string]> = [];
     const extra = new Map<string, ContextFile['reasons']>();
     judged.forEach(([a, b], i) => {

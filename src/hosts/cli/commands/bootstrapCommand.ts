@@ -1,8 +1,8 @@
 import { resolve } from 'node:path';
 import { InvalidArgumentError } from 'commander';
-import type * as TrainingRuns from '../../../core/export/trainingRuns';
-import type { BootstrapSummary } from '../../../core/export/bootstrap';
-import type { DatasetStage } from '../../../core/export/dataset';
+import type { BootstrapSummary } from '../../../shared/contract/data';
+import type { RunProgress } from '../../../shared/contract/runs';
+import type { DatasetStage } from '../../../shared/contract/stages';
 import { printable } from '../../../shared/printable';
 import type { CommandModule } from '../context';
 
@@ -23,44 +23,42 @@ export const registerBootstrap: CommandModule = (program, ctx) => {
     .option('--force', 'start a new dataset in --out even if it holds something else (its dataset files are replaced)')
     .option('--json', 'print the summary as JSON')
     .action(async (repo: string, opts: { commits: number; out?: string; force?: boolean; json?: boolean }) => {
-      // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded when the command runs (see context.ts)
-      const { startBootstrap } = require('../../../core/export/trainingRuns') as typeof TrainingRuns;
-      const core = ctx.core();
-      const repoPath = resolve(repo);
+      const engine = ctx.client();
       let runId: string | undefined;
       const stop = () => {
-        if (runId) core.runs.cancel(runId);
+        if (runId) engine.cancel(runId);
       };
       process.once('SIGINT', stop);
+      // The run's first progress can come before data/bootstrap returns its id: kept until then.
+      const early: RunProgress[] = [];
+      const show = (p: RunProgress) => {
+        const line = printable(`[${p.done}/${p.total ?? 0}] ${p.message ?? ''}`);
+        if (ctx.isTty) process.stderr.write(`\r\x1b[K${line.slice(0, (process.stderr.columns || 100) - 1)}`);
+        else process.stderr.write(`${line}\n`);
+      };
+      const stopProgress = engine.on('run/progress', (p) => {
+        if (runId === undefined) early.push(p);
+        else if (p.runId === runId) show(p);
+      });
       try {
-        const started = startBootstrap(core.runs, {
-          dataDir: ctx.dataDir(),
-          repoPath,
-          commits: opts.commits,
-          ...(opts.out ? { out: opts.out } : {}),
-          ...(opts.force ? { force: true } : {}),
-          onProgress: (p) => {
-            const line = printable(`[${p.done}/${p.total}] ${p.message}`);
-            if (ctx.isTty) process.stderr.write(`\r\x1b[K${line.slice(0, (process.stderr.columns || 100) - 1)}`);
-            else process.stderr.write(`${line}\n`);
-          },
-          onSummary: (summary) => {
-            if (ctx.isTty) process.stderr.write('\r\x1b[K');
-            process.stdout.write(opts.json ? `${JSON.stringify(summary, null, 2)}\n` : formatSummary(summary));
-          },
-        });
-        runId = started.runId;
+        // Paths resolved here, where the user typed them (the engine may run elsewhere: --remote).
+        ({ runId } = await engine.request('data/bootstrap', { repoPath: resolve(repo), commits: opts.commits, ...(opts.out ? { out: resolve(opts.out) } : {}), ...(opts.force ? { force: true } : {}) }));
+        for (const p of early.splice(0)) if (p.runId === runId) show(p);
+        let summary: BootstrapSummary;
         try {
-          await started.done;
+          summary = await engine.wait(runId, 'bootstrap');
         } catch (error) {
           if (ctx.isTty) process.stderr.write('\r\x1b[K');
           // Commits finished before Ctrl+C are in the dataset; the same command goes on from there.
           if ((error as { code?: string }).code === 'CANCELLED') process.stderr.write('Stopped. Finished commits are kept; run the same command again to go on.\n');
           throw error;
         }
+        if (ctx.isTty) process.stderr.write('\r\x1b[K');
+        process.stdout.write(opts.json ? `${JSON.stringify(summary, null, 2)}\n` : formatSummary(summary));
       } finally {
         process.removeListener('SIGINT', stop);
-        await core.dispose();
+        stopProgress();
+        await engine.dispose();
       }
     });
 };

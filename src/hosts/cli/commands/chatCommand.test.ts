@@ -57,12 +57,22 @@ describe('cra chat', () => {
     rmSync(join(fx.repo.root, '.cleanroom'), { recursive: true, force: true });
   }, 120_000);
 
+  it("detects the question's language while the engine loads and translates as the engine would (languageAhead.ts)", async () => {
+    fx.server.script.chat.push({ text: 'Where are the settings loaded?' }, { text: '[Answer:] In [config.py:4-7].' }, { text: 'W [config.py:4-7].' });
+    const run = await cra('chat', 'Gdzie są wczytywane ustawienia aplikacji?', '--repo', fx.repo.root, '--mode', 'keyword', '--json');
+    expect(run.status, run.stderr).toBe(0);
+    const sources = JSON.parse(run.stdout.split('\n')[0]!) as { type: string; trace: { language: unknown } };
+    expect(sources.type).toBe('sources');
+    expect(sources.trace.language).toEqual({ language: 'pl', source: 'detected', confidence: 1, translated: true, question: 'Where are the settings loaded?' });
+  }, 120_000);
+
   it('refuses a malformed conversation id and an unknown mode with the fix', async () => {
     const bad = await cra('chat', 'x', '--repo', fx.repo.root, '--conversation', 'a b');
     expect(bad.status).not.toBe(0);
     expect(bad.stderr).toContain('"a b" is not a conversation id');
     const mode = await cra('chat', 'x', '--repo', fx.repo.root, '--mode', 'bm26');
-    expect(mode.stderr).toContain('"bm26" is not a mode; use one of auto, keyword, semantic, hybrid');
+    // The contract's refusal (chat/ask's mode is an enum), not a second list in the command.
+    expect(mode.stderr).toContain('cra: error: Invalid input for chat/ask: mode: "bm26" is not a chat mode; use one of auto, keyword, semantic, hybrid.');
   }, 60_000);
 
   it('streams the answer to stdout while the model is still answering (sources already on stderr); Ctrl+C aborts the call and stores the turn as stopped', async () => {

@@ -1,12 +1,12 @@
-import { randomUUID } from 'node:crypto';
 import { InvalidArgumentError } from 'commander';
-import type * as ChatDomain from '../../../core/domains/chat';
 import type { ChatMode } from '../../../shared/contract';
 import { AppError } from '../../../shared/contract/errors';
 import { printable } from '../../../shared/printable';
+import { followRun, type FollowedRun, type RunEvent } from '../../../shared/runStream';
+import { SEARCH_MODES } from '../../../shared/vocabulary';
 import { openRepo, type CliContext, type CommandModule } from '../context';
+import { detectLanguageAhead, type LanguageAhead } from '../languageAhead';
 
-const MODES: readonly ChatMode[] = ['auto', 'keyword', 'semantic', 'hybrid'];
 
 /** A --mode; `bm25`, the old name of `keyword` (search's name), is accepted for one release, with a note. */
 function parseMode(value: string): ChatMode {
@@ -14,7 +14,7 @@ function parseMode(value: string): ChatMode {
     process.stderr.write('Note: --mode bm25 is now --mode keyword (as in cra search); bm25 is accepted until the next release.\n');
     return 'keyword';
   }
-  if (!(MODES as readonly string[]).includes(value)) throw new InvalidArgumentError(`"${value}" is not a mode; use one of ${MODES.join(', ')}.`);
+  // Any other word goes to the contract, which refuses an unknown mode naming the allowed ones.
   return value as ChatMode;
 }
 
@@ -63,9 +63,8 @@ async function requireConversation(ctx: CliContext, repo: { id: string; name: st
   const { messages } = await ctx.client().request('chat/history', { repoId: repo.id, conversationId });
   if (messages.length > 0) return;
   await ctx.client().dispose();
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded when the command runs
-  const { unknownConversation } = require('../../../core/domains/chat') as typeof ChatDomain;
-  throw unknownConversation(conversationId, repo.name);
+  // The words of the chat domain's NOT_FOUND (chat/rename, chat/delete…), which chat/history has no reason to refuse.
+  throw new AppError('NOT_FOUND', `${repo.name} has no conversation ${conversationId}; the Chat page lists them (cra chat --list --repo <path>).`);
 }
 
 /**
@@ -75,7 +74,8 @@ async function requireConversation(ctx: CliContext, repo: { id: string; name: st
  * `--list` and `--export ID` show the repository's conversations instead of asking.
  */
 export const registerChat: CommandModule = (program, ctx) => {
-  program
+  let ahead: LanguageAhead | undefined;
+  const chat = program
     .command('chat')
     .description('ask a question about an indexed repository: sources first, then the answer streamed with [path:lines] citations')
     .argument('[question]', 'the question')
@@ -83,69 +83,81 @@ export const registerChat: CommandModule = (program, ctx) => {
     .option('--export <id>', 'print a conversation as markdown instead of asking', parseConversation)
     .option('--repo <path>', 'the indexed repository', '.')
     .option('--conversation <id>', 'continue this conversation (its id is printed at the end of each answer)', parseConversation)
-    .option('--mode <mode>', `retrieval: ${MODES.join(' | ')} (auto asks the routing model)`, parseMode, 'auto' as ChatMode)
+    .option('--mode <mode>', `retrieval: ${SEARCH_MODES.join(' | ')} (auto asks the routing model)`, parseMode, 'auto' as ChatMode)
     .option('--language <code>', 'the question\'s language: auto (detected offline) or an ISO 639-1 code; other than English, the question is translated in and the answer back', parseLanguage)
     .option('--pipeline <name>', "the chat pipeline (default: the conversation's, else the repository's default chosen on the Chat page or with cra pipelines --set-default, else default; a repository may add its own in .cleanroom/pipelines/*.yaml)", parsePipeline)
     .option('--json', 'print JSON lines: {type:"sources", sources, trace, round?} (again per follow-up round), {type:"token", text}…, {type:"done", message}')
     .action(async (question: string | undefined, opts: BrowseOptions & { repo: string; conversation?: string; mode: ChatMode; language?: string; pipeline?: string; json?: boolean }) => {
       if ([question !== undefined, Boolean(opts.list), opts.export !== undefined].filter(Boolean).length !== 1) {
+        ahead?.cancel();
         throw new AppError('VALIDATION', 'Give a question, or --list, or --export <id> (one of them): cra chat "<question>" --repo <path>.');
       }
-      const { engine, repo } = await openRepo(ctx, opts.repo, { config: true });
+      let opened: Awaited<ReturnType<typeof openRepo>>;
+      try {
+        opened = await openRepo(ctx, opts.repo, { config: true });
+        if (question !== undefined && opts.conversation) await requireConversation(ctx, opened.repo, opts.conversation);
+      } catch (error) {
+        ahead?.cancel();
+        throw error;
+      }
+      const { engine, repo } = opened;
       if (question === undefined) return browseConversations(ctx, repo.id, opts);
-      if (opts.conversation) await requireConversation(ctx, repo, opts.conversation);
+      const detected = await ahead?.result;
 
       const out = (line: object) => process.stdout.write(`${JSON.stringify(line)}\n`);
-      // Events are matched by conversation, whose id is made here: the first events of the run may
-      // come before chat/ask returns the run id.
-      const conversationId = opts.conversation ?? `c-${randomUUID()}`;
       let runId: string | undefined;
       // Notes printed with the sources are not printed again at the end.
       const noted = new Set<string>();
-      const stops = [
-        engine.on('chat/sources', (e) => {
-          if (e.conversationId !== conversationId) return;
-          if (opts.json) return out({ type: 'sources', sources: e.sources, trace: e.trace, ...(e.round ? { round: e.round } : {}) });
-          const route = e.trace.route;
-          const round = e.trace.rounds?.at(-1);
-          if (e.round) process.stderr.write(`Follow-up ${e.round}: the model asked for “${printable(round?.request ?? '')}”\n`);
-          else process.stderr.write(`Route: ${route.mode} “${printable(route.query)}”${route.reason ? ` (fallback: ${printable(route.reason)})` : ''} · ${e.trace.intent} · ${round?.searchMode ?? e.trace.searchMode}\n`);
-          for (const note of e.round ? (round?.notes ?? []) : e.trace.notes) {
-            noted.add(e.round ? `Round ${e.round}: ${note}` : note);
+      const show = (e: RunEvent) => {
+        if (e.event === 'chat/sources') {
+          const p = e.payload;
+          if (opts.json) return out({ type: 'sources', sources: p.sources, trace: p.trace, ...(p.round ? { round: p.round } : {}) });
+          const route = p.trace.route;
+          const round = p.trace.rounds?.at(-1);
+          if (p.round) process.stderr.write(`Follow-up ${p.round}: the model asked for “${printable(round?.request ?? '')}”\n`);
+          else process.stderr.write(`Route: ${route.mode} “${printable(route.query)}”${route.reason ? ` (fallback: ${printable(route.reason)})` : ''} · ${p.trace.intent} · ${round?.searchMode ?? p.trace.searchMode}\n`);
+          for (const note of p.round ? (round?.notes ?? []) : p.trace.notes) {
+            noted.add(p.round ? `Round ${p.round}: ${note}` : note);
             process.stderr.write(`Note: ${printable(note)}\n`);
           }
-          process.stderr.write(`Sources: ${e.sources.map((s) => `${printable(s.path)}:${s.startLine}-${s.endLine}`).join('  ') || '(none)'}\n\n`);
-        }),
-        engine.on('chat/token', (e) => {
-          if (e.conversationId !== conversationId) return;
-          if (opts.json) out({ type: 'token', text: e.text });
-          else process.stdout.write(printable(e.text, { multiline: true }));
-        }),
-        engine.on('chat/done', (e) => {
-          if (e.conversationId !== conversationId) return;
-          if (opts.json) return out({ type: 'done', message: e.message });
+          process.stderr.write(`Sources: ${p.sources.map((s) => `${printable(s.path)}:${s.startLine}-${s.endLine}`).join('  ') || '(none)'}\n\n`);
+        } else if (e.event === 'chat/token') {
+          if (opts.json) out({ type: 'token', text: e.payload.text });
+          else process.stdout.write(printable(e.payload.text, { multiline: true }));
+        } else if (e.event === 'chat/done') {
+          const message = e.payload.message;
+          if (opts.json) return out({ type: 'done', message });
           process.stdout.write('\n');
-          const trace = e.message.trace;
+          const trace = message.trace;
           const later = (trace?.notes ?? []).filter((n) => !noted.has(n));
           for (const note of later) process.stderr.write(`Note: ${printable(note)}\n`);
           if (trace?.calls?.length) process.stderr.write(`Model calls: ${trace.calls.map((c) => `${c.purpose}${c.callId !== undefined ? ` #${c.callId}` : ''}`).join(', ')}\n`);
-          const flagged = (e.message.citations ?? []).filter((c) => c.status === 'unverified');
+          const flagged = (message.citations ?? []).filter((c) => c.status === 'unverified');
           if (flagged.length) process.stderr.write(`Unverified citations (no such file or lines): ${flagged.map((c) => printable(c.text)).join(' ')}\n`);
-          process.stderr.write(`Conversation: ${e.message.conversationId}\n`);
-        }),
-      ];
+          process.stderr.write(`Conversation: ${message.conversationId}\n`);
+        }
+      };
       const stop = () => {
         if (runId) engine.cancel(runId);
       };
       process.once('SIGINT', stop);
+      let followed: FollowedRun | undefined;
       try {
-        const started = await engine.request('chat/ask', { repoId: repo.id, question, conversationId, mode: opts.mode, ...(opts.language ? { language: opts.language } : {}), ...(opts.pipeline ? { pipeline: opts.pipeline } : {}) });
-        runId = started.runId;
+        // A new conversation is named by the engine; the run's events so far come from its log, then live.
+        const started = await engine.request('chat/ask', { repoId: repo.id, question, ...(opts.conversation ? { conversationId: opts.conversation } : {}), mode: opts.mode, ...(opts.language ? { language: opts.language } : {}), ...(detected ? { detected } : {}), ...(opts.pipeline ? { pipeline: opts.pipeline } : {}) });
+        runId = started.run.runId;
+        followed = await followRun({ attach: (id, afterSeq) => engine.request('run/attach', { runId: id, afterSeq }), subscribe: (event, listener) => engine.on(event, listener) }, runId, show);
         await engine.wait(runId);
       } finally {
         process.removeListener('SIGINT', stop);
-        stops.forEach((s) => s());
+        followed?.stop();
         await engine.dispose();
       }
     });
+  // The question's language is detected on another thread while the engine loads (languageAhead.ts).
+  ctx.beforeLoad(chat, (command) => {
+    const [question] = command.args as Array<string | undefined>;
+    const { language } = command.opts<{ language?: string }>();
+    if (question !== undefined && (language === undefined || language === 'auto')) ahead = detectLanguageAhead(question);
+  });
 };

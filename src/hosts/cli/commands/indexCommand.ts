@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import type { IndexSummary, RunProgress } from '../../../shared/contract';
 import { formatPhases } from '../../../shared/format';
 import { printable } from '../../../shared/printable';
-import type { EmbedSummary } from '../../../core/search/embedRun';
+import type { EmbedSummary } from '../../../shared/contract/runs';
 import type { CommandModule } from '../context';
 
 /** The folder as the engine gets it: absolute (a `cra serve` takes no relative path); `~` is left for the engine to expand. */

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { InvalidArgumentError } from 'commander';
 import type { EngineClient } from '../../../core/contract/client';
-import { formatBytes } from '../../../core/llm/pullProgress';
+import { formatBytes } from '../../../shared/format';
 import type { ModelPullProgress } from '../../../shared/contract';
 import type { CliContext, CommandModule } from '../context';
 import { modelsCheck } from './setupCommand';

@@ -170,10 +170,10 @@ describe('cra retrieve: strict flags (fail fast with the reason, before any mode
     expect(fx.server.requests.length).toBe(before);
   };
 
-  it('needs an explicit, valid stage list', async () => {
+  it('needs an explicit, valid stage list (the names checked by the contract, once)', async () => {
     await fails([...BUDGET], '--stages is required: name the stages to run, e.g. --stages scope,precision');
-    await fails(['--stages', '', ...BUDGET], 'The stage list is empty');
-    await fails(['--stages', 'scope,precison', ...BUDGET], 'Unknown retrieval stage: "precison"');
+    await fails(['--stages', '', ...BUDGET], 'Invalid input for retrieve/run: stages: the stage list is empty: name the stages to run (allowed: routing, scope, similarity, precision, refilter).');
+    await fails(['--stages', 'scope,precison', ...BUDGET], 'cra: error: Invalid input for retrieve/run: stages.1: "precison" is not a retrieval stage; use one of routing, scope, similarity, precision, refilter.');
     await fails(['--stages', 'precision', ...BUDGET], 'must include scope');
     await fails(['--stages', 'scope,scope', ...BUDGET], 'listed twice');
   }, 120_000);
@@ -185,14 +185,14 @@ describe('cra retrieve: strict flags (fail fast with the reason, before any mode
     await fails([...STAGES, ...BUDGET, '--budget-config', join(fx.dataDir, 'b.json')], '--budget-config cannot be combined with --context-window/--reserved-tokens');
     await fails([...STAGES, '--context-window', '0', '--reserved-tokens', '0'], '"0" is not a valid context window; give a whole number of tokens above 0');
     await fails([...STAGES, '--context-window', '100', '--reserved-tokens', '-1'], /is not a valid number of reserved tokens|unknown option|argument missing/);
-    await fails([...STAGES, '--context-window', '4096', '--reserved-tokens', '4096'], 'The reserved tokens (4096) must be fewer than the context window (4096)');
+    await fails([...STAGES, '--context-window', '4096', '--reserved-tokens', '4096'], 'Invalid input for retrieve/run: budget.reservedTokens: the reserved tokens (4096) must be fewer than the context window (4096)');
     await fails([...STAGES, ...BUDGET, '--format', 'yaml'], '--format must be json or markdown (got "yaml")');
     await fails([...STAGES, '--budget-config', join(fx.dataDir, 'missing.json')], 'Cannot read the budget config');
   }, 120_000);
 
-  it('takes the budget from --budget-config, the model and server from --model/--base-url, and says more with -v', async () => {
+  it('takes the budget (and its safety margin) from --budget-config, the model and server from --model/--base-url, and says more with -v', async () => {
     const file = join(fx.dataDir, 'budget.json');
-    writeFileSync(file, '{"context_window": 9000, "reserved_tokens": 1000}');
+    writeFileSync(file, '{"context_window": 9000, "reserved_tokens": 1000, "safety_margin": 0.2}');
     // The config points at a server that is not there; the flags name the loopback one and its model.
     writeFileSync(join(fx.dataDir, 'config.toml'), '[models]\nreasoning = "absent:1b"\ncoding = "absent:1b"\nbase_url = "http://127.0.0.1:9"\n');
     fx.server.install('qwen3:1.7b');
@@ -200,10 +200,10 @@ describe('cra retrieve: strict flags (fail fast with the reason, before any mode
     const out = await runCra(fx.dataDir, ['retrieve', TASK, '--repo', fx.repo.root, ...STAGES, '--budget-config', file, '--model', 'qwen3:1.7b', '--base-url', fx.server.url, '--format', 'json', '-v']);
     expect(out.status, out.stderr).toBe(0);
     const { summary } = JSON.parse(out.stdout) as { summary: RetrievalSummary };
-    expect(summary).toMatchObject({ budget: 8000, config: { stages: ['scope', 'precision'], contextWindow: 9000, reservedTokens: 1000, safetyMargin: 0.1, concurrency: 1 } });
+    expect(summary).toMatchObject({ budget: 8000, config: { stages: ['scope', 'precision'], contextWindow: 9000, reservedTokens: 1000, safetyMargin: 0.2, concurrency: 1 } });
     const models = new Set(fx.server.requests.slice(seen).filter((r) => r.path === '/api/chat').map((r) => (r.body as { model: string }).model));
     expect(models).toEqual(new Set(['qwen3:1.7b']));
-    expect(out.stderr).toContain('Budget: context window 9000 − reserved 1000 = 8000 tokens · safety margin 0.1 · concurrency 1');
+    expect(out.stderr).toContain('Budget: context window 9000 − reserved 1000 = 8000 tokens · safety margin 0.2 · concurrency 1');
     expect(out.stderr).toMatch(/Stage scope: \d+ files, \d+ decisions, \d+ ms\nStage precision: /);
     expect(out.stderr).toMatch(/Server token counts: \d+ calls, \d+ prompt \+ \d+ completion tokens/);
   }, 120_000);

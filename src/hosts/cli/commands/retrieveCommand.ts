@@ -1,9 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import { InvalidArgumentError } from 'commander';
+// eslint-disable-next-line import-x/no-restricted-paths -- not yet a request: see hostImports.test.ts
 import type * as Budget from '../../../core/retrieval/budget';
-import type * as Pipeline from '../../../core/retrieval/pipeline';
 import type { EngineClient } from '../../../core/contract/client';
-import type { ContextPackage, RetrievalSummary } from '../../../shared/contract';
+import type { BudgetInput, ContextPackage, RetrievalStageName, RetrievalSummary } from '../../../shared/contract';
 import { AppError, ERROR_CODES, type ErrorCode } from '../../../shared/contract/errors';
 import type * as Reasons from '../../../shared/contract/reasons';
 import { printable } from '../../../shared/printable';
@@ -82,19 +81,25 @@ interface RetrieveOptions {
   verbose?: boolean;
 }
 
-/** The strict rules (docs/design.md, The retrieve command's rules), checked before anything runs; each failure names the fix. */
-function checkFlags(opts: RetrieveOptions, budget: typeof Budget, pipeline: typeof Pipeline): { stages: string[]; budgetConfig: { contextWindow: number; reservedTokens: number } } {
+/**
+ * The strict rules (docs/design.md, The retrieve command's rules) that are the command's own: a
+ * stage list and one budget form must be given. The values themselves (stage names and order, the
+ * budget's numbers) are the contract's to check (retrieve/run), once.
+ */
+function checkFlags(opts: RetrieveOptions, budgetFile: typeof Budget): { stages: RetrievalStageName[]; budget: BudgetInput; safetyMargin?: number } {
   if (opts.format !== undefined && opts.format !== 'json' && opts.format !== 'markdown') throw new AppError('VALIDATION', `--format must be json or markdown (got "${opts.format}").`);
   if (opts.stages === undefined) throw new AppError('VALIDATION', '--stages is required: name the stages to run, e.g. --stages scope,precision (allowed: routing, scope, similarity, precision, refilter).');
-  const stages = pipeline.validateStageList(opts.stages.split(','));
+  // Split only: an unknown name is refused by the contract, naming the stages allowed.
+  const stages = opts.stages.split(',').map((n) => n.trim()).filter(Boolean) as RetrievalStageName[];
   const pair = opts.contextWindow !== undefined || opts.reservedTokens !== undefined;
   if (opts.budgetConfig !== undefined && pair) throw new AppError('VALIDATION', '--budget-config cannot be combined with --context-window/--reserved-tokens: give one budget form.');
-  if (opts.budgetConfig !== undefined) return { stages, budgetConfig: budget.readBudgetConfigFile(opts.budgetConfig) };
+  if (opts.budgetConfig !== undefined) {
+    const { contextWindow, reservedTokens, safetyMargin } = budgetFile.readBudgetConfigFile(opts.budgetConfig);
+    return { stages, budget: { contextWindow, reservedTokens }, ...(safetyMargin !== undefined ? { safetyMargin } : {}) };
+  }
   if (!pair) throw new AppError('VALIDATION', 'A budget is required: give --context-window N and --reserved-tokens M (the execute model\'s window and what it keeps back), or --budget-config FILE.');
   if (opts.contextWindow === undefined || opts.reservedTokens === undefined) throw new AppError('VALIDATION', `--context-window and --reserved-tokens go together: ${opts.contextWindow === undefined ? '--context-window' : '--reserved-tokens'} is missing.`);
-  const budgetConfig = { contextWindow: opts.contextWindow, reservedTokens: opts.reservedTokens };
-  budget.effectiveBudget(budgetConfig);
-  return { stages, budgetConfig };
+  return { stages, budget: { contextWindow: opts.contextWindow, reservedTokens: opts.reservedTokens } };
 }
 
 /**
@@ -119,27 +124,20 @@ export const registerRetrieve: CommandModule = (program, ctx) => {
     .option('--format <format>', 'json: {summary, package}; markdown: the package as prompt context (default: a readable listing)')
     .option('-v, --verbose', 'also print the budget, the stages and the token counts (stderr)')
     .action(async (task: string, opts: RetrieveOptions) => {
-      // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded when the command runs (see context.ts)
-      const budget = require('../../../core/retrieval/budget') as typeof Budget;
-      // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded when the command runs
-      const pipeline = require('../../../core/retrieval/pipeline') as typeof Pipeline;
-      const { stages, budgetConfig } = checkFlags(opts, budget, pipeline);
+      // eslint-disable-next-line @typescript-eslint/no-require-imports, import-x/no-restricted-paths -- loaded when the command runs (see context.ts); not yet a request (hostImports.test.ts)
+      const budgetFile = require('../../../core/retrieval/budget') as typeof Budget;
+      const { stages, budget, safetyMargin } = checkFlags(opts, budgetFile);
       const { engine, repo } = await openRepo(ctx, opts.repo, { config: true });
-      // The package event may come before retrieve/run returns; it is matched by the task id made here.
-      const taskId = `t-${randomUUID()}`;
-      let result: { pkg: ContextPackage; summary: RetrievalSummary; markdown: string } | undefined;
-      const stop = engine.on('retrieve/package', (e) => {
-        if (e.taskId === taskId) result = { pkg: e.package, summary: e.summary, markdown: e.markdown };
-      });
       let runId: string | undefined;
       const cancel = () => {
         if (runId) engine.cancel(runId);
       };
       process.once('SIGINT', cancel);
       try {
-        ({ runId } = await engine.request('retrieve/run', { repoId: repo.id, task, taskId, stages, budgetConfig, ...(opts.model ? { model: opts.model } : {}), ...(opts.baseUrl ? { baseUrl: opts.baseUrl } : {}) }));
-        await engine.wait(runId, 'retrieve');
-        if (!result) throw new Error('The retrieve run ended without a package.');
+        ({ runId } = (await engine.request('retrieve/run', { repoId: repo.id, task, stages, budget, ...(safetyMargin !== undefined ? { safetyMargin } : {}), ...(opts.model ? { model: opts.model } : {}), ...(opts.baseUrl ? { baseUrl: opts.baseUrl } : {}) })).run);
+        // The run's product is its result: the package, its summary and markdown.
+        const done = await engine.wait(runId, 'retrieve');
+        const result = { pkg: done.package, summary: done.summary, markdown: done.markdown };
         const usage = result.summary.usage;
         if (usage && usage.calls > 0 && usage.failed === usage.calls) throw await everyJudgmentFailed(engine, repo.id, runId, usage.calls);
         for (const line of result.summary.info ?? []) process.stderr.write(`info: ${printable(line)}\n`);
@@ -149,7 +147,6 @@ export const registerRetrieve: CommandModule = (program, ctx) => {
         else process.stdout.write(describe(result.pkg, result.summary));
       } finally {
         process.removeListener('SIGINT', cancel);
-        stop();
         await engine.dispose();
       }
     });

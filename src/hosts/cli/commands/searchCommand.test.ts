@@ -43,6 +43,11 @@ describe('cra search', () => {
     const keyword = cra(dataDir, 'search', 'parse', '--repo', repo.root, '--mode', 'keyword');
     expect(keyword.status).toBe(0);
     expect(keyword.stderr).toBe('');
+
+    // An unknown mode: the contract's refusal, naming the modes (the command keeps no list of its own).
+    const unknown = cra(dataDir, 'search', 'parse', '--repo', repo.root, '--mode', 'fuzzy');
+    expect(unknown.status).toBe(1);
+    expect(unknown.stderr).toBe('cra: error: Invalid input for search/query: mode: "fuzzy" is not a search mode; use one of auto, keyword, semantic, hybrid.\n');
   });
 
   it('run from a subfolder of an indexed repository searches that repository, not "index the subfolder"', () => {

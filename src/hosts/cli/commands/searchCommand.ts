@@ -1,19 +1,14 @@
 import { InvalidArgumentError } from 'commander';
 import type { SearchMode } from '../../../shared/contract';
+import { SEARCH_MODES } from '../../../shared/vocabulary';
 import { openRepo, type CommandModule } from '../context';
 import type * as Output from './searchOutput';
 
-const MODES: readonly SearchMode[] = ['auto', 'keyword', 'semantic', 'hybrid'];
 
 function parseLimit(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1 || n > 200) throw new InvalidArgumentError(`"${value}" is not a limit; use a whole number from 1 to 200.`);
   return n;
-}
-
-function parseMode(value: string): SearchMode {
-  if (!(MODES as readonly string[]).includes(value)) throw new InvalidArgumentError(`"${value}" is not a mode; use one of ${MODES.join(', ')}.`);
-  return value as SearchMode;
 }
 
 /** The command's implementation, loaded when it runs (see context.ts). */
@@ -29,7 +24,8 @@ export const registerSearch: CommandModule = (program, ctx) => {
     .argument('<query>', 'words or identifiers to look for')
     .option('--repo <path>', 'the indexed repository', '.')
     .option('--limit <n>', 'how many files to list (default: [retrieval] top_k of the config, 20)', parseLimit)
-    .option('--mode <mode>', `ranking: ${MODES.join(' | ')}`, parseMode, 'auto' as SearchMode)
+    // The mode is the contract's to check: an unknown one is refused naming the allowed ones.
+    .option('--mode <mode>', `ranking: ${SEARCH_MODES.join(' | ')}`, 'auto')
     .option('--json', 'print {results:[{path, score, symbols, lines, bestLine, why:[{kind, detail}]}], mode, tookMs, terms, vectorCoverage?, note?}')
     .action(async (query: string, opts: { repo: string; limit?: number; mode: SearchMode; json?: boolean }) => {
       const { formatTable } = output();

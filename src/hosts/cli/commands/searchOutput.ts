@@ -1,4 +1,4 @@
-import type { EmbedSummary } from '../../../core/search/embedRun';
+import type { EmbedSummary } from '../../../shared/contract/runs';
 import type { EngineClient } from '../../../core/contract/client';
 import type { RepoInfo, RunProgress, SearchResult } from '../../../shared/contract';
 import { formatReasons } from '../../../shared/contract/reasons';

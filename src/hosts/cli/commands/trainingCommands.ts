@@ -1,10 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type * as Config from '../../../core/config';
+// eslint-disable-next-line import-x/no-restricted-paths -- not yet a request: see hostImports.test.ts
 import type { CuratedManifest } from '../../../core/export/curatedManifest';
+// eslint-disable-next-line import-x/no-restricted-paths -- not yet a request: see hostImports.test.ts
 import type { TrainingPlanArtifact } from '../../../core/export/trainPlan';
 import { printable } from '../../../shared/printable';
-import type { CommandModule } from '../context';
+import { requireLoadableConfig, type CommandModule } from '../context';
 
 /** A training plan as people read it. */
 export function formatTrainingPlan(a: TrainingPlanArtifact, file: string): string {
@@ -52,10 +53,12 @@ export const registerTraining: CommandModule = (program, ctx) => {
     .option('--force', 'replace the --out file if it exists')
     .option('--json', 'print the plan artifact as JSON')
     .action(async (opts: { out?: string; force?: boolean; json?: boolean }) => {
-      // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded when the command runs
-      const { loadUserConfigCached } = require('../../../core/config') as typeof Config;
-      loadUserConfigCached(ctx.dataDir());
       const engine = ctx.client();
+      // A config file that does not load fails first, naming file:line and key.
+      await requireLoadableConfig(engine).catch(async (error: unknown) => {
+        await engine.dispose();
+        throw error;
+      });
       let runId: string | undefined;
       const stopProgress = engine.on('run/progress', (p) => {
         if (p.runId === runId && !opts.json) process.stderr.write(`${printable(p.phase)}…\n`);

@@ -1,7 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { AppError, type ContextPackage, type RepoInfo } from '../../../shared/contract';
+import { AppError, type ContextPackage, type RepoInfo, type RunResult } from '../../../shared/contract';
 import { formatReasons } from '../../../shared/contract/reasons';
 import { modelFreePackage } from '../contextFallback';
 import type { EngineClient } from '../engine';
@@ -38,21 +37,11 @@ const outputSchema = {
   dropped: z.array(z.object({ path: z.string(), symbol: z.string().optional(), why: z.string() })),
 };
 
-/** The package of a retrieve run (retrieve/run, its package pushed as retrieve/package), or why there is none. */
+/** The package of a retrieve run (retrieve/run): the run's result, or its failure thrown. */
 async function pipelinePackage(engine: EngineClient, repo: RepoInfo, task: string, budget: number): Promise<{ pkg: ContextPackage; judgments: number }> {
-  const taskId = `mcp-${randomUUID()}`;
-  let got: { pkg: ContextPackage; judgments: number } | undefined;
-  const stop = engine.on('retrieve/package', (e) => {
-    if (e.taskId === taskId) got = { pkg: e.package, judgments: e.summary.judgments };
-  });
-  try {
-    const { runId } = await engine.request('retrieve/run', { repoId: repo.id, task, taskId, budget });
-    await engine.wait(runId);
-  } finally {
-    stop();
-  }
-  if (!got) throw new AppError('INTERNAL', 'The retrieve run ended without a package.');
-  return got;
+  const { run } = await engine.request('retrieve/run', { repoId: repo.id, task, budget: { tokens: budget } });
+  const result = (await engine.wait(run.runId)) as RunResult<'retrieve'>;
+  return { pkg: result.package, judgments: result.summary.judgments };
 }
 
 /** get_context: a token-budgeted context package for a task, with tiers, reasons and P(yes). */

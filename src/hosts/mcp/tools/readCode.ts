@@ -1,5 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
+// eslint-disable-next-line import-x/no-restricted-paths -- not yet a request: see hostImports.test.ts
 import { confinePath } from '../../../core/fs/confine';
 import { AppError, type OutlineSymbol, type RepoFileView, type RepoInfo } from '../../../shared/contract';
 import type { EngineClient } from '../engine';

@@ -2,7 +2,6 @@ import { useEffect, useRef, useState } from 'react';
 import { ErrorBoundary } from '../components/ErrorBoundary';
 import { Icon } from '../components/Icon';
 import { useEvalStore } from '../features/eval/store';
-import { useInspectorStore } from '../features/inspector/store';
 import { useModelsStore } from '../features/models/store';
 import { useSolveStore } from '../features/plans/solveStore';
 import { usePlansStore } from '../features/plans/store';
@@ -97,10 +96,8 @@ export function connectStores(): () => void {
       else if (finished.kind === 'model-check') useModelsStore.getState().checkFinished(finished);
       else if (finished.kind === 'plan') void usePlansStore.getState().runFinished(finished);
       else if (finished.kind === 'solve') void useSolveStore.getState().runFinished(finished);
-      else if (finished.kind === 'retrieve') useInspectorStore.getState().runFinished(finished);
     }),
     repos.connect(),
-    useInspectorStore.getState().listen(),
   ];
   void runs.load();
   void repos.load();

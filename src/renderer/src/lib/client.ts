@@ -10,6 +10,7 @@ import type {
   WsServerMessage,
 } from '../../../shared/contract';
 import { deserializeError } from '../../../shared/contract';
+import { followRun, type FollowedRun, type RunEvent } from '../../../shared/runStream';
 
 /** The renderer's one way to talk to the engine; it does not know which transport it has. */
 export interface Client {
@@ -108,4 +109,14 @@ export function client(): Client {
 /** Replace the client (renderer unit tests). */
 export function setClientForTests(next: Client): void {
   instance = next;
+}
+
+/**
+ * Follow a run through the app's client (see `followRun`): its events so far from the run's log,
+ * then the live ones, each once and in order; a run started in another window, or before a reload,
+ * is shown in full. `stop` when done (the run ended, the page let it go).
+ */
+export function followRunEvents(runId: string, onEvent: (event: RunEvent) => void, afterSeq = 0): Promise<FollowedRun> {
+  const c = client();
+  return followRun({ attach: (id, after) => c.call('run/attach', { runId: id, afterSeq: after }), subscribe: (event, listener) => c.subscribe(event, listener) }, runId, onEvent, afterSeq);
 }

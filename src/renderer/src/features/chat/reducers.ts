@@ -44,11 +44,6 @@ export function finishTurn(turn: Turn, message: ChatMessage): Turn {
   return { ...turn, runId: message.runId ?? turn.runId, answer: message.content, citations: message.citations ?? [], sources: message.sources ?? turn.sources, trace: message.trace ?? turn.trace, status: message.status ?? 'done', error: message.error ?? null };
 }
 
-/** A conversation id made by the page for a new conversation (the engine keeps the one it is given). */
-export function newConversationId(): string {
-  return `c-${crypto.randomUUID()}`;
-}
-
 /** Whether a turn is still being answered. */
 export function isInFlight(turn: Turn | undefined): boolean {
   return turn?.status === 'retrieving' || turn?.status === 'streaming';
@@ -61,10 +56,13 @@ export function isInFlight(turn: Turn | undefined): boolean {
  */
 export type BackgroundTurns = Record<string, Turn>;
 
-/** Keep the shown conversation's last turn when it is in flight and the page leaves it. */
-export function leaveConversation(background: BackgroundTurns, conversationId: string, turns: readonly Turn[]): BackgroundTurns {
+/**
+ * Keep the shown conversation's last turn when it is in flight and the page leaves it. A new
+ * conversation (no id yet: its first question is on its way) is kept when chat/ask answers.
+ */
+export function leaveConversation(background: BackgroundTurns, conversationId: string | null, turns: readonly Turn[]): BackgroundTurns {
   const last = turns.at(-1);
-  return isInFlight(last) ? { ...background, [conversationId]: last as Turn } : background;
+  return conversationId !== null && isInFlight(last) ? { ...background, [conversationId]: last as Turn } : background;
 }
 
 /** Apply an event to a background turn (nothing when the conversation has none). */

@@ -21,7 +21,12 @@ beforeEach(() => {
         return { deleted: 2 };
       }
       if (method === 'logs/list') return { total: 2, calls: [call(8, 'chat'), call(7, 'routing')] };
-      if (method === 'chat/ask') return { runId: 'chat-9', conversationId: input.conversationId };
+      if (method === 'chat/ask') {
+        const run = { runId: 'chat-9', kind: 'chat', subject: { repoId: 'shop', conversationId: input.conversationId ?? 'c-new', question: input.question }, title: 'Chat', status: 'running', startedAt: 't' };
+        return { run, runId: run.runId, conversationId: run.subject.conversationId };
+      }
+      if (method === 'run/attach') return { run: { runId: input.runId, status: 'running' }, events: [], lastSeq: 0, firstSeq: 1 };
+      if (method === 'run/list') return [];
       if (method === 'chat/history') return { conversations: [], messages: [] };
       if (method === 'chat/pipelines') return pipelines('default');
       if (method === 'models/assignments') return { rows: [] };
@@ -51,7 +56,8 @@ describe('chat store: conversations', () => {
     const s = useChatStore.getState();
     expect(s.conversations).toEqual([]);
     expect(s.turns).toEqual([]);
-    expect(s.conversationId).toMatch(/^c-[0-9a-f-]{36}$/);
+    // A new conversation: the engine names it when its first question is asked.
+    expect(s.conversationId).toBeNull();
   });
 
   it('a failed delete keeps the list and stores the error', async () => {
@@ -116,7 +122,8 @@ describe('chat store: pipeline and language of a conversation', () => {
     expect(useChatStore.getState()).toMatchObject({ repoId: 'farm', language: 'auto' });
     // Deleting the conversation shown starts a new one, detected.
     useChatStore.getState().setLanguage('pl');
-    await useChatStore.getState().remove('farm', useChatStore.getState().conversationId);
+    useChatStore.setState({ conversationId: 'c-f' });
+    await useChatStore.getState().remove('farm', 'c-f');
     expect(useChatStore.getState().language).toBe('auto');
   });
 
@@ -149,5 +156,42 @@ describe('chat store: Retry', () => {
     // The new turn is in flight: a second Retry asks nothing.
     await useChatStore.getState().retry('shop');
     expect(calls).toHaveLength(1);
+  });
+});
+
+describe('chat store: following the run of a turn', () => {
+  it('takes what the run did before the answer came from its log, then the live events, each once', async () => {
+    const listeners = new Map<string, (payload: unknown) => void>();
+    const token = (seq: number, text: string) => ({ runId: 'chat-42', conversationId: 'c-new', text, seq });
+    setClientForTests({
+      call: (async (method: string, input: Record<string, unknown>) => {
+        if (method === 'chat/ask') {
+          const run = { runId: 'chat-42', kind: 'chat', subject: { repoId: 'shop', conversationId: 'c-new', question: input.question }, title: 'Chat', status: 'running', startedAt: 't' };
+          return { run, runId: run.runId, conversationId: 'c-new' };
+        }
+        if (method === 'run/attach') {
+          // The answer had begun before chat/ask answered: its first events are in the run's log.
+          const sources = { runId: 'chat-42', repoId: 'shop', conversationId: 'c-new', sources: [], trace: null, seq: 2 };
+          return { run: { runId: 'chat-42', status: 'running' }, events: [{ seq: 2, event: 'chat/sources', payload: sources }, { seq: 3, event: 'chat/token', payload: token(3, 'Hel') }], lastSeq: 3, firstSeq: 1 };
+        }
+        if (method === 'chat/history') return { conversations: [], messages: [] };
+        if (method === 'chat/pipelines') return pipelines('default');
+        if (method === 'models/assignments') return { rows: [] };
+        throw new AppError('UNSUPPORTED', `not in this test: ${method}`);
+      }) as Client['call'],
+      subscribe: ((event: string, listener: (payload: unknown) => void) => {
+        listeners.set(event, listener);
+        return () => listeners.delete(event);
+      }) as Client['subscribe'],
+    });
+    useChatStore.setState({ conversationId: null, turns: [], background: {} });
+    useChatStore.getState().setDraft('Where?');
+    await useChatStore.getState().ask('shop');
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    // A live event the log already gave is dropped; the next one is applied.
+    listeners.get('chat/token')?.(token(3, 'Hel'));
+    listeners.get('chat/token')?.(token(4, 'lo'));
+    expect(useChatStore.getState().conversationId).toBe('c-new');
+    expect(useChatStore.getState().turns).toEqual([expect.objectContaining({ question: 'Where?', runId: 'chat-42', status: 'streaming', answer: 'Hello' })]);
   });
 });

@@ -1,13 +1,15 @@
 import { create } from 'zustand';
+import type { RunInfo } from '../../../../shared/contract';
 import type { ChatMode, ChatPipelines, ConversationExport, ConversationSummary } from '../../../../shared/contract/chat';
 import type { ModelCallSummary } from '../../../../shared/contract/logs';
-import { client } from '../../lib/client';
+import { client, followRunEvents } from '../../lib/client';
 import { toOpError, type OpError } from '../../lib/errors';
-import { finishTurn, isInFlight, leaveConversation, newConversationId, pendingTurn, reopenConversation, turnsFromMessages, updateBackground, updateLast, type BackgroundTurns, type Turn } from './reducers';
+import { finishTurn, isInFlight, leaveConversation, pendingTurn, reopenConversation, turnsFromMessages, updateBackground, updateLast, type BackgroundTurns, type Turn } from './reducers';
 
 interface ChatState {
   repoId: string | null;
-  conversationId: string;
+  /** The conversation shown; null for a new one (the engine names it when its first question is asked). */
+  conversationId: string | null;
   conversations: ConversationSummary[];
   turns: Turn[];
   draft: string;
@@ -58,14 +60,14 @@ interface ChatActions {
   exportMarkdown(repoId: string, conversationId: string): Promise<ConversationExport | null>;
   /** Read the model calls of a turn's run from the log (once per run, and again when `refresh`). */
   loadCalls(runId: string, refresh?: boolean): Promise<void>;
-  /** Subscribe to the chat events once; returns the unsubscriber. */
+  /** Follow answers started elsewhere (another window) in the conversation shown; returns the unsubscriber. */
   listen(): () => void;
 }
 
 /** The Chat page: the conversation shown, its turns as they stream, and the list of conversations. */
 export const useChatStore = create<ChatState & ChatActions>()((set, get) => ({
   repoId: null,
-  conversationId: newConversationId(),
+  conversationId: null,
   conversations: [],
   turns: [],
   draft: '',
@@ -101,7 +103,7 @@ export const useChatStore = create<ChatState & ChatActions>()((set, get) => ({
   load: async (repoId) => {
     if (get().repoId !== repoId) {
       // A new conversation of another repository: its own pipeline and language, not the last ones.
-      set({ repoId, turns: [], conversationId: newConversationId(), error: null, background: {}, pipelines: null, pipeline: null, language: 'auto', pipelineError: null });
+      set({ repoId, turns: [], conversationId: null, error: null, background: {}, pipelines: null, pipeline: null, language: 'auto', pipelineError: null });
     }
     void get().loadPipelines(repoId);
     try {
@@ -123,13 +125,17 @@ export const useChatStore = create<ChatState & ChatActions>()((set, get) => ({
         const kept = s.conversations.find((c) => c.conversationId === conversationId);
         return { conversationId, ...reopenConversation(left, conversationId, turnsFromMessages(messages)), error: null, pipeline: kept?.pipeline ?? null, language: kept?.language ?? 'auto' };
       });
+      // An answer still being written (asked in another window, or before a reload) is shown in full.
+      const running = await client().call('run/list', { includeFinished: false });
+      const live = running.find((r): r is RunInfo<'chat'> => r.kind === 'chat' && r.subject.conversationId === conversationId);
+      if (live && get().conversationId === conversationId) showRun(live);
     } catch (error) {
       set({ error: toOpError(error) });
     }
   },
   // A new conversation starts on the repository's default pipeline and detects its language: a
   // language chosen for one conversation would otherwise translate the next one's questions.
-  newConversation: () => set((s) => ({ background: leaveConversation(s.background, s.conversationId, s.turns), conversationId: newConversationId(), turns: [], error: null, pipeline: null, language: 'auto' })),
+  newConversation: () => set((s) => ({ background: leaveConversation(s.background, s.conversationId, s.turns), conversationId: null, turns: [], error: null, pipeline: null, language: 'auto' })),
   ask: async (repoId) => {
     const question = get().draft.trim();
     if (!question || get().turns.some(isInFlight)) return;
@@ -154,7 +160,7 @@ export const useChatStore = create<ChatState & ChatActions>()((set, get) => ({
       await client().call('chat/delete', { repoId, conversationId });
       set((s) => ({
         conversations: s.conversations.filter((c) => c.conversationId !== conversationId),
-        ...(s.conversationId === conversationId ? { conversationId: newConversationId(), turns: [], pipeline: null, language: 'auto' } : {}),
+        ...(s.conversationId === conversationId ? { conversationId: null, turns: [], pipeline: null, language: 'auto' } : {}),
         error: null,
       }));
     } catch (error) {
@@ -185,32 +191,68 @@ export const useChatStore = create<ChatState & ChatActions>()((set, get) => ({
     const last = get().turns.at(-1);
     if (last?.runId && (last.status === 'retrieving' || last.status === 'streaming')) await client().call('run/cancel', { runId: last.runId });
   },
-  listen: () => {
-    const c = client();
-    // Events are matched by conversation: the page made its id, so the first events of a turn are
-    // recognised even when they arrive before the answer to chat/ask (which carries the run id).
-    // A conversation not shown keeps its in-flight turn in `background`, updated the same way.
-    const apply = (conversationId: string, update: (turn: Turn) => Turn) =>
-      set((s) => (conversationId === s.conversationId ? { turns: updateLast(s.turns, update) } : { background: updateBackground(s.background, conversationId, update) }));
-    const stops = [
-      c.subscribe('chat/sources', (e) => {
-        apply(e.conversationId, (t) => ({ ...t, runId: e.runId, sources: e.sources, trace: e.trace, status: 'streaming' }));
-        // The question is stored by now: a new conversation shows in the list while its answer streams.
-        if (!get().conversations.some((c) => c.conversationId === e.conversationId) && get().repoId === e.repoId) void get().load(e.repoId);
-      }),
-      c.subscribe('chat/token', (e) => apply(e.conversationId, (t) => ({ ...t, answer: t.answer + e.text }))),
-      c.subscribe('chat/done', (e) => {
-        if (e.conversationId === get().conversationId) apply(e.conversationId, (t) => finishTurn(t, e.message));
-        else set((s) => ({ background: Object.fromEntries(Object.entries(s.background).filter(([id]) => id !== e.conversationId)) }));
-        // A trace opened while the answer streamed shows the answer call too once it is logged.
-        if (get().callsByRun[e.runId]) void get().loadCalls(e.runId, true);
-        const repoId = get().repoId;
-        if (repoId === e.repoId) void get().load(repoId);
-      }),
-    ];
-    return () => stops.forEach((stop) => stop());
-  },
+  listen: () =>
+    client().subscribe('run/started', (run) => {
+      if (run.kind === 'chat' && run.subject.conversationId === get().conversationId) showRun(run);
+    }),
 }));
+
+/** The chat runs this page follows, by run id (each once). */
+const followed = new Map<string, () => void>();
+
+/**
+ * Follow a chat run's events into its conversation's last turn (the one shown, or a background one):
+ * from the run's log first, so nothing before this page attached is missed, then live.
+ */
+function follow(runId: string, conversationId: string): void {
+  if (followed.has(runId)) return;
+  followed.set(runId, () => {});
+  const set = useChatStore.setState;
+  const apply = (update: (turn: Turn) => Turn) =>
+    set((s) => (conversationId === s.conversationId ? { turns: updateLast(s.turns, update) } : { background: updateBackground(s.background, conversationId, update) }));
+  const end = () => {
+    followed.get(runId)?.();
+    followed.delete(runId);
+  };
+  void followRunEvents(runId, (e) => {
+    const { repoId, conversations } = useChatStore.getState();
+    if (e.event === 'chat/sources') {
+      apply((t) => ({ ...t, runId, sources: e.payload.sources, trace: e.payload.trace, status: 'streaming' }));
+      // The question is stored by now: a new conversation shows in the list while its answer streams.
+      if (!conversations.some((c) => c.conversationId === conversationId) && repoId === e.payload.repoId) void useChatStore.getState().load(e.payload.repoId);
+    } else if (e.event === 'chat/token') apply((t) => ({ ...t, answer: t.answer + e.payload.text }));
+    else if (e.event === 'chat/done') {
+      if (conversationId === useChatStore.getState().conversationId) apply((t) => finishTurn(t, e.payload.message));
+      else set((s) => ({ background: Object.fromEntries(Object.entries(s.background).filter(([id]) => id !== conversationId)) }));
+      // A trace opened while the answer streamed shows the answer call too once it is logged.
+      if (useChatStore.getState().callsByRun[runId]) void useChatStore.getState().loadCalls(runId, true);
+      if (repoId === e.payload.repoId) void useChatStore.getState().load(repoId);
+    } else if (e.event === 'run/finished') {
+      // A run that ended without storing an answer (refused before its question was stored).
+      if (e.payload.status !== 'done') apply((t) => (isInFlight(t) && t.runId === runId ? { ...t, status: e.payload.status === 'cancelled' ? 'cancelled' : 'failed', error: e.payload.error?.message ?? null } : t));
+      end();
+    }
+  }).then(
+    (f) => {
+      if (followed.has(runId)) followed.set(runId, f.stop);
+      else f.stop();
+    },
+    () => followed.delete(runId),
+  );
+}
+
+/** Show a chat run of the conversation shown that this page did not start: its turn, then its events. */
+function showRun(run: RunInfo<'chat'>): void {
+  if (followed.has(run.runId)) return;
+  useChatStore.setState((s) => {
+    const last = s.turns.at(-1);
+    // Its question may be stored already (the last turn, with no answer yet).
+    const stored = last && last.question === run.subject.question && last.answer === '' && !isInFlight(last);
+    const turn = { ...pendingTurn(run.subject.question), runId: run.runId };
+    return { turns: stored ? [...s.turns.slice(0, -1), turn] : [...s.turns, turn] };
+  });
+  follow(run.runId, run.subject.conversationId);
+}
 
 /** Ask a question in the conversation shown, with its mode, pipeline and language; the turn shows the outcome. */
 async function askQuestion(repoId: string, question: string): Promise<void> {
@@ -218,11 +260,17 @@ async function askQuestion(repoId: string, question: string): Promise<void> {
   const pipeline = chatSelectors.pipeline(useChatStore.getState());
   useChatStore.setState({ turns: [...turns, pendingTurn(question)], error: null, ...(pipeline ? { pipeline } : {}) });
   try {
-    const { runId } = await client().call('chat/ask', { repoId, question, conversationId, mode, ...(pipeline ? { pipeline } : {}), ...(language !== 'auto' ? { language } : {}) });
-    useChatStore.setState((s) => ({ turns: updateLast(s.turns, (t) => ({ ...t, runId: t.runId ?? runId })) }));
+    const started = await client().call('chat/ask', { repoId, question, ...(conversationId ? { conversationId } : {}), mode, ...(pipeline ? { pipeline } : {}), ...(language !== 'auto' ? { language } : {}) });
+    const runId = started.run.runId;
+    useChatStore.setState((s) => {
+      // Still shown (a new conversation takes the id the engine gave it), or left meanwhile: its turn goes on in the background.
+      if (s.conversationId === conversationId) return { conversationId: started.conversationId, turns: updateLast(s.turns, (t) => ({ ...t, runId })) };
+      return { background: { ...s.background, [started.conversationId]: { ...pendingTurn(question), runId } } };
+    });
+    follow(runId, started.conversationId);
   } catch (error) {
     const e = toOpError(error);
-    useChatStore.setState((s) => ({ turns: updateLast(s.turns, (t) => ({ ...t, status: e ? 'failed' : 'cancelled', error: e?.message ?? null })) }));
+    useChatStore.setState((s) => (s.conversationId === conversationId ? { turns: updateLast(s.turns, (t) => ({ ...t, status: e ? 'failed' : 'cancelled', error: e?.message ?? null })) } : {}));
   }
 }
 

@@ -102,8 +102,9 @@ export const useDataStore = create<DataState & DataActions>()((set, get) => {
     },
     bootstrap: async (repoPath, commits) => {
       try {
-        const { runId } = await client().call('data/bootstrap', { repoPath: repoPath.trim(), ...(commits ? { commits } : {}) });
-        useRunsStore.getState().track({ runId, kind: 'bootstrap', subject: { repoPath: repoPath.trim() }, title: `Bootstrap training data from ${repoPath.trim()}`, status: 'running', startedAt: new Date().toISOString() });
+        const { run } = await client().call('data/bootstrap', { repoPath: repoPath.trim(), ...(commits ? { commits } : {}) });
+        const runId = run.runId;
+        useRunsStore.getState().track(run);
         set({ runId });
         ok('bootstrap');
       } catch (error) {

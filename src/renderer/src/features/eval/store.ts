@@ -75,9 +75,9 @@ export const useEvalStore = create<Store>()((set, get) => {
     start: async ({ repoPath, commits }) => {
       set((s) => ({ errors: { ...s.errors, start: null } }));
       try {
-        const { runId } = await client().call('eval/start', { repoPath: repoPath.trim(), ...(commits ? { commits } : {}) });
-        const followed = evalReducers.started(runId, { repoPath: repoPath.trim(), commits });
-        useRunsStore.getState().track({ runId, kind: 'eval', subject: { repoPath: repoPath.trim() }, title: `Evaluate ${followed.what}`, status: 'running', startedAt: new Date().toISOString() });
+        const { run } = await client().call('eval/start', { repoPath: repoPath.trim(), ...(commits ? { commits } : {}) });
+        const followed = evalReducers.started(run.runId, { repoPath: repoPath.trim(), commits });
+        useRunsStore.getState().track(run);
         set({ followed });
       } catch (error) {
         fail('start', error);

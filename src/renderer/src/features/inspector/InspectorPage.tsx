@@ -101,9 +101,14 @@ export function InspectorPage() {
   const isLoaded = useReposStore(reposSelectors.isLoaded);
   const inspection = useInspectorStore((s) => s.inspection);
   const loadDefaults = useInspectorStore((s) => s.loadDefaults);
+  const resume = useInspectorStore((s) => s.resume);
   useEffect(() => {
     void loadDefaults();
   }, [loadDefaults]);
+  // A second window, or this one reloaded: the repository's running retrieve run is shown in full.
+  useEffect(() => {
+    if (repoId) void resume(repoId);
+  }, [repoId, resume]);
 
   if (!repo) {
     return (
@@ -141,7 +146,7 @@ export function InspectorPage() {
       ) : null}
       {/* A refused run (no models, bad budget) never started: the error says it all. */}
       {mine && (mine.runId || mine.status === 'starting') ? <RunProgress inspection={mine} /> : null}
-      {mine?.result ? <PackageView result={mine.result} taskId={mine.taskId} repoId={mine.repoId} runId={mine.runId} /> : null}
+      {mine?.result ? <PackageView result={mine.result} taskId={mine.taskId ?? mine.result.package.taskId} repoId={mine.repoId} runId={mine.runId} /> : null}
     </div>
   );
 }

@@ -1,40 +1,43 @@
 import { describe, expect, it } from 'vitest';
-import type { ContextPackage, PackageItem, RetrievalJudgment, RetrievalSummary, RetrievalVerdict } from '../../../../shared/contract';
+import type { ContextPackage, PackageItem, RetrievalJudgment, RetrievalResult, RetrievalSummary, RetrievalVerdict, RunInfo } from '../../../../shared/contract';
 import { budgetPercent, detailCounts, filesByTier, inspectionReducers, judgmentCounts, MAX_LIVE_JUDGMENTS, packageJson, stageLabel, unjudgedNote, verdictsFor } from './reducers';
 
-const judgment = (over: Partial<RetrievalJudgment> = {}): RetrievalJudgment => ({ runId: 'retrieve-1', taskId: 't-1', stage: 'scope', item: 'a.py', verdict: 'yes', read: 'json', done: 1, callId: 7, ...over });
+const judgment = (over: Partial<RetrievalJudgment> = {}): RetrievalJudgment => ({ runId: 'retrieve-1', taskId: 't-1', stage: 'scope', subjectKind: 'file', path: 'a.py', item: 'a.py', verdict: 'yes', read: 'json', done: 1, callId: 7, ...over });
 const file = (path: string, tier: number) => ({ path, tier, reasons: [], items: [], headerTokens: 3 });
 const pkg: ContextPackage = { taskId: 't-1', task: 'x', budget: { tokens: 4000, used: 1000, safetyMargin: 0.1 }, files: [file('b.py', 2), file('a.py', 1), file('c.py', 2), file('d.md', 3)], edges: [], dropped: [] };
 const summary = { taskId: 't-1', files: 4 } as RetrievalSummary;
 
+const run = (runId: string): RunInfo<'retrieve'> => ({ runId, kind: 'retrieve', subject: { repoId: 'repo-1', task: 'Fix it' }, title: 'Retrieve', status: 'running', startedAt: 't' });
+const result = (taskId: string, markdown: string): RetrievalResult => ({ taskId, package: pkg, summary, markdown, stages: ['scope'], verdicts: [] });
+
 describe('inspection reducers', () => {
-  it('keeps the judgments of its own task only, and takes the run id from the first one (before retrieve/run answers)', () => {
-    let i = inspectionReducers.start('t-1', 'repo-1', 'Fix it');
-    i = inspectionReducers.judgment(i, judgment({ taskId: 't-other' }));
+  it('keeps the judgments of its own run only, once retrieve/run answered with the run record', () => {
+    let i = inspectionReducers.started(inspectionReducers.start('repo-1', 'Fix it'), run('retrieve-1'), 't-1');
+    expect(i).toMatchObject({ runId: 'retrieve-1', taskId: 't-1', status: 'running' });
+    i = inspectionReducers.judgment(i, judgment({ runId: 'retrieve-other' }));
     expect(i.judgments).toEqual([]);
     i = inspectionReducers.judgment(i, judgment());
-    expect(i).toMatchObject({ runId: 'retrieve-1', status: 'running' });
-    i = inspectionReducers.started(i, 'retrieve-1');
     expect(i.judgments).toHaveLength(1);
   });
 
+  it('shows a run attached to from its record: its task, its status', () => {
+    expect(inspectionReducers.attached(run('retrieve-4'))).toMatchObject({ runId: 'retrieve-4', repoId: 'repo-1', task: 'Fix it', status: 'running', taskId: null, judgments: [] });
+  });
+
   it('caps the live list, dropping the oldest', () => {
-    let i = inspectionReducers.start('t-1', 'repo-1', 'Fix it');
+    let i = inspectionReducers.started(inspectionReducers.start('repo-1', 'Fix it'), run('retrieve-1'), 't-1');
     for (let n = 1; n <= MAX_LIVE_JUDGMENTS + 2; n++) i = inspectionReducers.judgment(i, judgment({ done: n }));
     expect(i.judgments).toHaveLength(MAX_LIVE_JUDGMENTS);
     expect(i.judgments[0]?.done).toBe(3);
   });
 
-  it('takes the package of its task, then the end of its run: done, failed with the message, or cancelled', () => {
-    let i = inspectionReducers.started(inspectionReducers.start('t-1', 'repo-1', 'Fix it'), 'retrieve-1');
-    i = inspectionReducers.result(i, { taskId: 't-2', runId: 'retrieve-2', package: pkg, summary, markdown: '# other' });
-    expect(i.result).toBeNull();
-    i = inspectionReducers.result(i, { taskId: 't-1', runId: 'retrieve-1', package: pkg, summary, markdown: '# ctx', stages: ['scope'], verdicts: [] });
-    expect(i.result).toMatchObject({ markdown: '# ctx', stages: ['scope'] });
-    expect(inspectionReducers.finished(i, { runId: 'retrieve-9', kind: 'retrieve', status: 'failed' }).status).toBe('running');
-    expect(inspectionReducers.finished(i, { runId: 'retrieve-1', kind: 'retrieve', status: 'failed', error: { code: 'INTERNAL', message: 'boom' } })).toMatchObject({ status: 'failed', error: 'boom' });
+  it('takes the end of its run with the run\'s result: done with the package, failed with the message, or cancelled', () => {
+    const i = inspectionReducers.started(inspectionReducers.start('repo-1', 'Fix it'), run('retrieve-1'), 't-1');
+    expect(inspectionReducers.finished(i, { runId: 'retrieve-9', kind: 'retrieve', status: 'done', result: result('t-9', '# other') })).toBe(i);
+    expect(inspectionReducers.finished(i, { runId: 'retrieve-1', kind: 'retrieve', status: 'done', result: result('t-1', '# ctx') })).toMatchObject({ status: 'done', result: { markdown: '# ctx', stages: ['scope'] } });
+    expect(inspectionReducers.finished(i, { runId: 'retrieve-1', kind: 'retrieve', status: 'failed', error: { code: 'INTERNAL', message: 'boom' } })).toMatchObject({ status: 'failed', error: 'boom', result: null });
     expect(inspectionReducers.finished(i, { runId: 'retrieve-1', kind: 'retrieve', status: 'cancelled' })).toMatchObject({ status: 'cancelled', error: null });
-    expect(inspectionReducers.refused(inspectionReducers.start('t-3', 'r', 'x'), 'no index')).toMatchObject({ status: 'failed', error: 'no index' });
+    expect(inspectionReducers.refused(inspectionReducers.start('r', 'x'), 'no index')).toMatchObject({ status: 'failed', error: 'no index' });
   });
 });
 

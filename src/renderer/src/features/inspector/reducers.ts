@@ -1,6 +1,6 @@
-import { formatReasons, type ContextPackage, type PackageFile, type PackageItem, type RetrievalJudgment, type RetrievalSummary, type RetrievalVerdict, type RunFinished } from '../../../../shared/contract';
+import { formatReasons, type ContextPackage, type PackageFile, type PackageItem, type RetrievalJudgment, type RetrievalResult, type RetrievalSummary, type RetrievalVerdict, type RunFinished, type RunInfo } from '../../../../shared/contract';
 
-/** The package of a finished retrieve run, as retrieve/package delivered it. */
+/** The package of a finished retrieve run: the run's result. */
 export interface InspectionResult {
   package: ContextPackage;
   summary: RetrievalSummary;
@@ -9,10 +9,11 @@ export interface InspectionResult {
   verdicts: RetrievalVerdict[];
 }
 
-/** One inspection: a task run through the pipeline, its judgments as they arrive, then its package. */
+/** One inspection: a task run through the pipeline (a retrieve run), its judgments as they arrive, then its package. */
 export interface Inspection {
-  /** Made by the page, so events that arrive before retrieve/run answers are recognised. */
-  taskId: string;
+  /** The engine's id of the task (null until retrieve/run answers). */
+  taskId: string | null;
+  /** The retrieve run followed (null until retrieve/run answers). */
   runId: string | null;
   repoId: string;
   task: string;
@@ -28,28 +29,32 @@ export const MAX_LIVE_JUDGMENTS = 500;
 
 /** Pure updates of an inspection from answers and pushed events; tested without React. */
 export const inspectionReducers = {
-  start(taskId: string, repoId: string, task: string): Inspection {
-    return { taskId, runId: null, repoId, task, status: 'starting', judgments: [], result: null, error: null };
+  start(repoId: string, task: string): Inspection {
+    return { taskId: null, runId: null, repoId, task, status: 'starting', judgments: [], result: null, error: null };
   },
-  /** retrieve/run answered with the run id. */
-  started(i: Inspection, runId: string): Inspection {
-    return { ...i, runId, status: i.status === 'starting' ? 'running' : i.status };
+  /** retrieve/run answered with the run's record: its events are followed from now on. */
+  started(i: Inspection, run: RunInfo<'retrieve'>, taskId: string): Inspection {
+    return { ...i, runId: run.runId, taskId, status: i.status === 'starting' ? 'running' : i.status };
   },
-  /** A judgment of this inspection's task arrived. */
+  /** A run started elsewhere (another window, before a reload), attached to: shown from its record. */
+  attached(run: RunInfo<'retrieve'>): Inspection {
+    return { taskId: null, runId: run.runId, repoId: run.subject.repoId, task: run.subject.task, status: run.status, judgments: [], result: null, error: run.error?.message ?? null };
+  },
+  /** A judgment of this inspection's run arrived. */
   judgment(i: Inspection, j: RetrievalJudgment): Inspection {
-    if (j.taskId !== i.taskId) return i;
+    if (j.runId !== i.runId) return i;
     const judgments = i.judgments.length >= MAX_LIVE_JUDGMENTS ? [...i.judgments.slice(1), j] : [...i.judgments, j];
-    return { ...i, runId: i.runId ?? j.runId, status: i.status === 'starting' ? 'running' : i.status, judgments };
+    return { ...i, taskId: i.taskId ?? j.taskId, judgments };
   },
-  /** The package of this inspection's task arrived. */
-  result(i: Inspection, e: { taskId: string; runId: string; package: ContextPackage; summary: RetrievalSummary; markdown: string; stages?: string[]; verdicts?: RetrievalVerdict[] }): Inspection {
-    if (e.taskId !== i.taskId) return i;
-    return { ...i, runId: i.runId ?? e.runId, result: { package: e.package, summary: e.summary, markdown: e.markdown, stages: e.stages ?? [], verdicts: e.verdicts ?? [] } };
+  /** The run's product: its result (from run/finished, or from run/attach once it ended). */
+  result(i: Inspection, r: RetrievalResult): Inspection {
+    return { ...i, taskId: i.taskId ?? r.taskId, result: { package: r.package, summary: r.summary, markdown: r.markdown, stages: r.stages ?? [], verdicts: r.verdicts ?? [] } };
   },
-  /** The run ended (run/finished of its run id). */
+  /** The run ended (run/finished of its run id): its result when it ended well. */
   finished(i: Inspection, f: RunFinished): Inspection {
     if (f.runId !== i.runId) return i;
-    return { ...i, status: f.status, error: f.status === 'failed' ? (f.error?.message ?? 'The run failed.') : null };
+    const ended = { ...i, status: f.status, error: f.status === 'failed' ? (f.error?.message ?? 'The run failed.') : null };
+    return f.kind === 'retrieve' && f.result ? inspectionReducers.result(ended, f.result) : ended;
   },
   /** retrieve/run was refused (validation, no index, no models). */
   refused(i: Inspection, message: string): Inspection {

@@ -1,6 +1,6 @@
 import { create } from 'zustand';
-import { DEFAULT_RETRIEVAL_STAGES, RETRIEVAL_STAGE_NAMES, type ContextPackage, type RetrievalStageName, type RetrievalSummary, type RunFinished } from '../../../../shared/contract';
-import { client } from '../../lib/client';
+import { DEFAULT_RETRIEVAL_STAGES, RETRIEVAL_STAGE_NAMES, type ContextPackage, type RetrievalStageName, type RetrievalSummary, type RunInfo } from '../../../../shared/contract';
+import { client, followRunEvents } from '../../lib/client';
 import { toOpError } from '../../lib/errors';
 import { inspectionReducers, type Inspection } from './reducers';
 
@@ -25,13 +25,14 @@ interface InspectorActions {
   setBudget(patch: Partial<BudgetDraft>): void;
   /** Read the config's [budget] for the fields' defaults. */
   loadDefaults(): Promise<void>;
-  /** Run the task on a repository: a retrieve run whose judgments stream in. */
+  /** Run the task on a repository: a retrieve run whose judgments stream in, then its result. */
   run(repoId: string): Promise<void>;
   cancel(): Promise<void>;
-  /** The end of a retrieve run (routed by connectStores). */
-  runFinished(finished: RunFinished): void;
-  /** Follow retrieve/judgment and retrieve/package; returns the unsubscriber. */
-  listen(): () => void;
+  /**
+   * Show the repository's running retrieve run when this window shows none (a second window, a
+   * reload): its judgments so far from the run's log, then the live ones.
+   */
+  resume(repoId: string): Promise<void>;
   /** Show a package made elsewhere (a solve pass's context), as a finished inspection. */
   showPackage(input: { repoId: string; runId: string | null; package: ContextPackage; markdown: string; summary: RetrievalSummary }): void;
 }
@@ -39,8 +40,28 @@ interface InspectorActions {
 /** The config's budget defaults when the file sets none (the engine's schema defaults). */
 const FALLBACK = { contextWindow: 32768, reservedTokens: 4096 };
 
-function newTaskId(): string {
-  return `t-${crypto.randomUUID()}`;
+/** The run this window follows, and how to stop following it. */
+let followed: { runId: string; stop: () => void } | null = null;
+
+/** Follow a retrieve run's events into the inspection: judgments, then its end with its result. */
+async function follow(runId: string): Promise<void> {
+  if (followed?.runId === runId) return;
+  followed?.stop();
+  const me = { runId, stop: () => {} };
+  followed = me;
+  const apply = (update: (i: Inspection) => Inspection) => useInspectorStore.setState((s) => (s.inspection?.runId === runId ? { inspection: update(s.inspection) } : {}));
+  try {
+    const f = await followRunEvents(runId, (e) => {
+      if (e.event === 'retrieve/judgment') apply((i) => inspectionReducers.judgment(i, e.payload));
+      else if (e.event === 'run/finished') apply((i) => inspectionReducers.finished(i, e.payload));
+    });
+    me.stop = f.stop;
+    // A run that had ended by the time it was attached to: its result came with the answer.
+    if (f.attachment.run.status !== 'running') apply((i) => inspectionReducers.finished({ ...i, runId }, { runId, kind: 'retrieve', status: f.attachment.run.status as 'done', ...(f.attachment.run.error ? { error: f.attachment.run.error } : {}), ...(f.attachment.result ? { result: f.attachment.result as never } : {}) }));
+    if (followed !== me) f.stop();
+  } catch (error) {
+    apply((i) => inspectionReducers.refused(i, toOpError(error)?.message ?? 'The run could not be followed.'));
+  }
 }
 
 function budgetOf(values: Record<string, unknown> | null): { contextWindow: number; reservedTokens: number } {
@@ -81,38 +102,43 @@ export const useInspectorStore = create<InspectorState & InspectorActions>()((se
     }
   },
   run: async (repoId) => {
-    const { task, stages, budget, inspection } = get();
-    if (!task.trim() || inspection?.status === 'starting' || inspection?.status === 'running') return;
-    const taskId = newTaskId();
-    set({ inspection: inspectionReducers.start(taskId, repoId, task.trim()) });
+    const { task, stages, budget, inspection: shown } = get();
+    if (!task.trim() || shown?.status === 'starting' || shown?.status === 'running') return;
+    const inspection = inspectionReducers.start(repoId, task.trim());
+    set({ inspection });
     const contextWindow = tokensOf(budget.contextWindow);
     const reservedTokens = tokensOf(budget.reservedTokens);
     try {
-      const { runId } = await client().call('retrieve/run', {
+      const { run, taskId } = await client().call('retrieve/run', {
         repoId,
         task: task.trim(),
-        taskId,
         stages,
-        ...(contextWindow !== undefined ? { contextWindow } : {}),
-        ...(reservedTokens !== undefined ? { reservedTokens } : {}),
+        // Either field left empty is the config's [budget].
+        ...(contextWindow !== undefined || reservedTokens !== undefined ? { budget: { contextWindow, reservedTokens } } : {}),
       });
-      set((s) => (s.inspection?.taskId === taskId ? { inspection: inspectionReducers.started(s.inspection, runId) } : {}));
+      if (get().inspection !== inspection) return;
+      set({ inspection: inspectionReducers.started(inspection, run, taskId) });
+      // The run's events so far come from its log: none is lost to the race between the answer and the first event.
+      await follow(run.runId);
     } catch (error) {
       const message = toOpError(error)?.message ?? 'Cancelled.';
-      set((s) => (s.inspection?.taskId === taskId ? { inspection: inspectionReducers.refused(s.inspection, message) } : {}));
+      set((s) => (s.inspection === inspection ? { inspection: inspectionReducers.refused(inspection, message) } : {}));
+    }
+  },
+  resume: async (repoId) => {
+    if (get().inspection) return;
+    try {
+      const running = await client().call('run/list', { includeFinished: false });
+      const run = running.find((r): r is RunInfo<'retrieve'> => r.kind === 'retrieve' && r.subject.repoId === repoId);
+      if (!run || get().inspection) return;
+      set({ task: run.subject.task, inspection: inspectionReducers.attached(run) });
+      await follow(run.runId);
+    } catch {
+      // Nothing to resume: the page shows its form as usual.
     }
   },
   cancel: async () => {
     const runId = get().inspection?.runId;
     if (runId) await client().call('run/cancel', { runId });
-  },
-  runFinished: (finished) => set((s) => (s.inspection ? { inspection: inspectionReducers.finished(s.inspection, finished) } : {})),
-  listen: () => {
-    const c = client();
-    const stops = [
-      c.subscribe('retrieve/judgment', (j) => set((s) => (s.inspection ? { inspection: inspectionReducers.judgment(s.inspection, j) } : {}))),
-      c.subscribe('retrieve/package', (e) => set((s) => (s.inspection ? { inspection: inspectionReducers.result(s.inspection, e) } : {}))),
-    ];
-    return () => stops.forEach((stop) => stop());
   },
 }));

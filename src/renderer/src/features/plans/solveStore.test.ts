@@ -9,7 +9,7 @@ function client(asked: Array<{ method: string; input: unknown }>, sandbox: () =>
     call: (async (method: string, input: unknown) => {
       asked.push({ method, input });
       if (method === 'solve/sandbox') return sandbox();
-      if (method === 'solve/run') return { runId: 'solve-task-1', solveRunId: 'solve-1' };
+      if (method === 'solve/run') return { run: { runId: 'solve-task-1', kind: 'solve', subject: { repoId: 'shop-1' }, title: 'Solve: Add a flag', status: 'running', startedAt: '2026-01-01T00:00:00Z' }, runId: 'solve-task-1', solveRunId: 'solve-1' };
       if (method === 'solve/list') return { runs: [] };
       if (method === 'solve/get') throw Object.assign(new Error('starting'), { code: 'NOT_FOUND' });
       if (method === 'config/set') return { files: [], values: {} };

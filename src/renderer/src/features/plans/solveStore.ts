@@ -88,8 +88,9 @@ export const useSolveStore = create<SolveState & SolveActions>()((set, get) => {
           set({ sandboxQuestion: { message: sandbox.message, pending: { task, ...(plan ? { plan } : {}), ...(resume ? { resume } : {}) } } });
           return;
         }
-        const { runId, solveRunId } = await client().call('solve/run', { repoId, task, ...(plan ? { plan } : {}), ...(resume ? { resume } : {}) });
-        useRunsStore.getState().track({ runId, kind: 'solve', subject: { repoId, ...(resume ? { solveRunId: resume } : {}) }, title: `Solve: ${task.slice(0, 60)}`, status: 'running', startedAt: new Date().toISOString() });
+        const { run, solveRunId } = await client().call('solve/run', { repoId, task, ...(plan ? { plan } : {}), ...(resume ? { resume } : {}) });
+        const runId = run.runId;
+        useRunsStore.getState().track(run);
         set((s) => ({ taskRuns: { ...s.taskRuns, [solveRunId]: runId } }));
         await get().load(repoId);
         await get().open(solveRunId);

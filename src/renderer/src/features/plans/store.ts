@@ -155,8 +155,9 @@ export const usePlansStore = create<PlansState & PlansActions>()((set, get) => {
       if (!repoId) return;
       set((s) => ({ errors: { ...s.errors, create: null } }));
       try {
-        const { runId } = await client().call('plans/create', { repoId, task, judgeScope: false });
-        useRunsStore.getState().track({ runId, kind: 'plan', subject: { repoId }, title: `Plan: ${task.slice(0, 60)}`, status: 'running', startedAt: new Date().toISOString() });
+        const { run } = await client().call('plans/create', { repoId, task, judgeScope: false });
+        const runId = run.runId;
+        useRunsStore.getState().track(run);
         set({ creating: { runId, task } });
       } catch (error) {
         fail('create', error);

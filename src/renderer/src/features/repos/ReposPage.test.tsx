@@ -25,7 +25,8 @@ function fakeClient() {
         if (path !== '/home/dev/shop') throw new AppError('NOT_FOUND', `No folder at ${String(input.path)}.`);
         if (method === 'repos/find') return registered.has(path) ? shop : null;
         registered.add(path);
-        return { repo: shop, runId: 'index-1' };
+        const run = { runId: 'index-1', kind: 'index', subject: { repoId: shop.id }, title: 'Index shop', status: 'running', startedAt: '2026-01-01T00:00:00Z' };
+        return { repo: shop, run, runId: run.runId };
       }
       // The shop is a git repository: it is never counted and never needs a confirmation.
       if (method === 'repos/probe') return { path: String(input.path), isGit: true, files: null, capped: false };

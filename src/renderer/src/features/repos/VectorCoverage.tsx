@@ -60,9 +60,9 @@ export function VectorCoverage(props: { repo: RepoInfo }) {
   const embedNow = async () => {
     setStarting(true);
     try {
-      const { runId } = await client().call('search/embed', { repoId: repo.id });
+      const { run } = await client().call('search/embed', { repoId: repo.id });
       // The row shows the run's progress (and its Cancel) like an index run's.
-      useRunsStore.getState().track({ runId, kind: 'embed', subject: { repoId: repo.id }, title: `Embedding ${repo.name}`, status: 'running', startedAt: new Date().toISOString() });
+      useRunsStore.getState().track(run);
     } catch (e) {
       setError(toOpError(e));
     } finally {

@@ -60,10 +60,6 @@ function syncCurrent(repos: RepoInfo[]): void {
   nav.selectRepo(repos[0]?.id ?? null);
 }
 
-/** Make the runs store know an index run an answer named (its start event may come later). */
-function trackIndexRun(runId: string, repo: RepoInfo): void {
-  useRunsStore.getState().track({ runId, kind: 'index', subject: { repoId: repo.id }, title: `Index ${repo.name}`, status: 'running', startedAt: new Date().toISOString() });
-}
 
 /** Registered repositories and their skipped files (their index and embedding runs are in the runs store). */
 export const useReposStore = create<Store>()((set, get) => ({
@@ -100,9 +96,10 @@ export const useReposStore = create<Store>()((set, get) => ({
           return false;
         }
       }
-      const { repo, runId } = await client().call('repos/add', { path: path.trim() });
+      const { repo, run } = await client().call('repos/add', { path: path.trim() });
       set((s) => ({ repos: repoReducers.upsert(s.repos, repo), isAdding: false }));
-      trackIndexRun(runId, repo);
+      // The run's record, in case its start event comes later or never reached this window.
+      useRunsStore.getState().track(run);
       useNavStore.getState().selectRepo(repo.id);
       return true;
     } catch (error) {
@@ -122,10 +119,9 @@ export const useReposStore = create<Store>()((set, get) => ({
   },
   reindex: async (repoId, full = false) => {
     try {
-      const { runId } = await client().call('repos/reindex', { repoId, full });
+      const { run } = await client().call('repos/reindex', { repoId, full });
       set((s) => ({ errors: { ...s.errors, action: null } }));
-      const repo = get().repos.find((r) => r.id === repoId);
-      if (repo) trackIndexRun(runId, repo);
+      useRunsStore.getState().track(run);
     } catch (error) {
       fail(set, 'action', error);
     }

@@ -15,8 +15,8 @@ interface RunsActions {
   load(): Promise<void>;
   cancel(runId: string): Promise<void>;
   /**
-   * Know a run an answer named (repos/add, eval/start, models/pull), in case its start event comes
-   * later or never reached this window; a run already known is left as it is.
+   * Know a run from the record its start request answered with (repos/add, eval/start, solve/run…),
+   * in case its start event comes later or never reached this window; a run already known is left as it is.
    */
   track(run: RunInfo): void;
   /** Follow run/* events; `onFinished` hears every end (connectStores routes it to the features). */

@@ -1,6 +1,6 @@
-import type { EvalMethod, EvalReport, EvalTaskResult } from '../../shared/contract/eval';
-import { formatComparisons } from '../../shared/evalComparisons';
-import { printable } from '../../shared/printable';
+import type { EvalMethod, EvalReport, EvalTaskResult } from '../contract/eval';
+import { formatComparisons } from '../evalComparisons';
+import { printable } from '../printable';
 import { formatPipeline } from './pipelineFormat';
 import { formatChatEvidence } from './chatEvidenceFormat';
 

@@ -1,5 +1,5 @@
-import type { EvalReport } from '../../shared/contract/eval';
-import { printable } from '../../shared/printable';
+import type { EvalReport } from '../contract/eval';
+import { printable } from '../printable';
 
 const pct = (x: number) => x.toFixed(2).padStart(5);
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { EvalReport } from '../../shared/contract/eval';
-import { formatComparisons } from '../../shared/evalComparisons';
+import type { EvalReport } from '../contract/eval';
+import { formatComparisons } from '../evalComparisons';
 import { formatReport } from './format';
 
 const scores = { recallAt: { 1: 0 }, allGoldAt: { 1: 0 }, mrr: 0 };

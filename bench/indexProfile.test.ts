@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest';
+import { formatPhases, phaseTotals, type CpuProfile } from './indexProfile';
+
+const frame = (functionName: string, url = '') => ({ functionName, url });
+
+describe('index profile phases', () => {
+  it('gives each sample the phase of its innermost recognisable frame, across thread profiles', () => {
+    // root → runInTransaction → writePrepared (store.ts) ; root → prepareFile → extract → Parser.parse → wasm
+    const engine: CpuProfile = {
+      nodes: [
+        { id: 1, callFrame: frame('(root)'), children: [2, 5, 7] },
+        { id: 2, callFrame: frame('runInTransaction', 'file:///x/src/core/indexer/indexer.ts'), children: [3] },
+        { id: 3, callFrame: frame('writeExtraction', 'file:///x/src/core/indexer/store.ts'), children: [4] },
+        { id: 4, callFrame: frame('run', 'file:///x/node_modules/better-sqlite3/lib/methods/wrappers.js') },
+        { id: 5, callFrame: frame('runSpec', 'file:///x/src/core/indexer/extract/extractor.ts'), children: [6] },
+        { id: 6, callFrame: frame('captures', 'file:///x/node_modules/web-tree-sitter/tree-sitter.cjs') },
+        { id: 7, callFrame: frame('(garbage collector)') },
+      ],
+      samples: [4, 4, 6, 7, 1],
+      timeDeltas: [1000, 1000, 3000, 500, 250],
+    };
+    const worker: CpuProfile = {
+      nodes: [
+        { id: 1, callFrame: frame('(root)'), children: [2] },
+        { id: 2, callFrame: frame('extract', 'file:///x/src/core/indexer/extract/extractor.ts'), children: [3] },
+        { id: 3, callFrame: frame('parse', 'file:///x/node_modules/web-tree-sitter/tree-sitter.cjs'), children: [4] },
+        { id: 4, callFrame: frame('ts_parser_parse_wasm', 'wasm://wasm/tree-sitter.wasm-000c8ac2') },
+      ],
+      samples: [4, 4],
+      timeDeltas: [2000, 2000],
+    };
+    const totals = phaseTotals([engine, worker]);
+    expect(Object.fromEntries(totals)).toEqual({ 'write (SQLite, FTS)': 2, 'query (tree-sitter walk)': 3, gc: 0.5, other: 0.25, 'parse (tree-sitter)': 4 });
+    const table = formatPhases(totals);
+    expect(table.split('\n')[0]).toMatch(/^parse \(tree-sitter\)\s+4 ms\s+41\.0%$/);
+  });
+});

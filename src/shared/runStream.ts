@@ -1,0 +1,67 @@
+import type { EventKey, EventPayload, RunAttachment, RunLogEntry } from './contract';
+
+/** Every event that belongs to a run (its payload has the run's `runId` and, from the registry, its `seq`). */
+export const RUN_EVENT_KEYS = [
+  'run/started',
+  'run/progress',
+  'run/finished',
+  'chat/sources',
+  'chat/token',
+  'chat/done',
+  'retrieve/package',
+  'retrieve/judgment',
+  'models/pullProgress',
+] as const satisfies readonly EventKey[];
+
+/** An event of a run: its key, its payload, its place in the run's log. */
+export type RunEvent = { [K in (typeof RUN_EVENT_KEYS)[number]]: { event: K; payload: EventPayload<K>; seq: number } }[(typeof RUN_EVENT_KEYS)[number]];
+
+/** What following a run needs of a client: the `run/attach` request and event subscriptions (any transport). */
+export interface RunStreamIo {
+  attach(runId: string, afterSeq: number): Promise<RunAttachment>;
+  subscribe<K extends EventKey>(event: K, listener: (payload: EventPayload<K>) => void): () => void;
+}
+
+/** A run being followed: what the attach answered, and how to stop. */
+export interface FollowedRun {
+  attachment: RunAttachment;
+  stop(): void;
+}
+
+/**
+ * Follow a run from where the client is (`afterSeq`, 0: from its start): subscribe to its live
+ * events first, then attach (the run's record and its logged events), hand over the history and
+ * then every live event, each exactly once and in seq order — an event that arrived while the
+ * attach was on its way is in both and is dropped the second time. The history has a gap only when
+ * the run's bounded log dropped its oldest events (`attachment.firstSeq > afterSeq + 1`).
+ */
+export async function followRun(io: RunStreamIo, runId: string, onEvent: (event: RunEvent) => void, afterSeq = 0): Promise<FollowedRun> {
+  let last = afterSeq;
+  let early: RunLogEntry[] | null = [];
+  const deliver = (entry: RunLogEntry) => {
+    if (entry.seq <= last) return;
+    last = entry.seq;
+    onEvent(entry as RunEvent);
+  };
+  const stops = RUN_EVENT_KEYS.map((event) =>
+    io.subscribe(event, (payload) => {
+      const { runId: id, seq } = payload as { runId?: unknown; seq?: unknown };
+      if (id !== runId || typeof seq !== 'number') return;
+      const entry = { seq, event, payload };
+      if (early) early.push(entry);
+      else deliver(entry);
+    }),
+  );
+  const stop = () => stops.forEach((s) => s());
+  let attachment: RunAttachment;
+  try {
+    attachment = await io.attach(runId, afterSeq);
+  } catch (error) {
+    stop();
+    throw error;
+  }
+  for (const entry of attachment.events) deliver(entry);
+  for (const entry of early) deliver(entry);
+  early = null;
+  return { attachment, stop };
+}
