@@ -6,9 +6,6 @@ import { configSchema, type ConfigValues } from './schema';
 import { keyLineOf } from './tomlEdit';
 import { userConfigPath } from '../layout';
 
-/** Re-exported for the CLI's `cra init` (a host may not import the layout module) until it becomes a request (issue 23 item 1). */
-export { CONFIG_FILE, userConfigPath } from '../layout';
-
 /** A validated config and where it came from. */
 export interface LoadedConfig {
   values: ConfigValues;
