@@ -15,7 +15,6 @@ import { parseToml, validateConfig } from '../src/core/config/load';
 import { openRawDatabase } from '../src/core/db/raw';
 import { Worktree } from '../src/core/git';
 import { packageRoot } from '../src/core/paths';
-import { repoPaths } from '../src/core/repos/registry';
 import { executeSolve } from '../src/core/orchestrator/solveRun';
 import { OllamaTestServer } from '../src/core/testing/ollamaTestServer';
 import { LlmClient } from '../src/core/llm/client';
@@ -25,6 +24,7 @@ import { createSolveFixture, solveResponder, TWO_PARTS } from '../src/core/testi
 import { copyCorpus, corpusRoots } from './cli.bench';
 import { runIfMain } from './standalone';
 import type { BenchContext, BenchFigure } from './types';
+import { repoPaths } from '../src/core/layout';
 
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);

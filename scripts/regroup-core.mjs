@@ -38,6 +38,8 @@ export const MAPPING = [
   ['src/core/logs', 'src/core/platform/logs'],
   ['src/core/paths.ts', 'src/core/platform/paths.ts'],
   ['src/core/ports.ts', 'src/core/platform/ports.ts'],
+  ['src/core/layout.ts', 'src/core/platform/layout.ts'],
+  ['src/core/layout.test.ts', 'src/core/platform/layout.test.ts'],
   // knowledge: what the engine knows about a repository (index, search, summaries)
   ['src/core/indexer', 'src/core/knowledge/indexer'],
   ['src/core/kb', 'src/core/knowledge/kb'],
@@ -59,6 +61,7 @@ export const MAPPING = [
   ['src/core/domains', 'src/core/app/domains'],
   ['src/core/createCore.ts', 'src/core/app/createCore.ts'],
   ['src/core/engine.ts', 'src/core/app/engine.ts'],
+  ['src/core/hostPolicy.test.ts', 'src/core/app/hostPolicy.test.ts'],
 ];
 
 /** Entries of src/core that stay where they are (the levels themselves and test support). */

@@ -12,7 +12,7 @@ import { createRepoHandlers } from './domains/repos';
 import { createEvalHandlers } from './domains/eval';
 import { createSearchDomain } from './domains/search';
 import { createChatDomain } from './domains/chat';
-import { sharedDefaultEmbedder } from './search/search';
+import { createBackgroundEmbedder } from './search/workerEmbedder';
 import { createPlansHandlers } from './domains/plans';
 import { createReviewHandlers } from './domains/review';
 import { createSummariesDomain } from './domains/summaries';
@@ -20,15 +20,18 @@ import { createRetrieveHandlers } from './domains/retrieve';
 import { createSolveDomain, type SolveDomain } from './domains/solve';
 import { createEnrichHandlers } from './domains/enrich';
 import type { EngineContext } from './engine';
-import { cleanupOrphanWorktrees, keptObjectsDir, readObjectsFrom, worktreesDir } from './git';
+import { cleanupOrphanWorktrees, readObjectsFrom } from './git';
 import { packageVersion } from './paths';
-import type { HostPorts } from './ports';
+import { hostPolicy, type HostPorts } from './ports';
+import { RepoHandles } from './repos/handles';
 import { RepoRegistry } from './repos/registry';
 import { RepoService, type RepoServiceOptions } from './repos/service';
 import { recoverApplies } from './review/apply';
 import { EventBus } from './runtime/events';
 import { RunRegistry } from './runtime/runs';
+import { KbReaders } from './kb/readers';
 import { createDataHandlers } from './domains/data';
+import { keptObjectsDir, worktreesDir } from './layout';
 
 /** The engine as a host sees it: one handler per contract key, the event bus, and shutdown. */
 export interface Core {
@@ -54,29 +57,35 @@ export function createCore(ports: HostPorts, options: CoreOptions = {}): Core {
   const events = new EventBus();
   const runs = new RunRegistry(events);
   const registry = new RepoRegistry(ports.dataDir);
-  const context: EngineContext = { ports, events, runs, version: packageVersion(), registry };
-  // Closed last (disposers run in reverse): the domains use it while they shut down.
-  const disposers: Array<() => Promise<void> | void> = [() => registry.close()];
+  // One pool of index readers and one set of repository handles for every domain.
+  const repoHandles = new RepoHandles({ dataDir: ports.dataDir, registry, readers: new KbReaders() });
+  const policy = ports.policy ?? hostPolicy(ports.host);
+  const context: EngineContext = { ports, policy, events, runs, version: packageVersion(), registry, repos: repoHandles };
+  // Closed last (disposers run in reverse): the domains use them while they shut down.
+  const disposers: Array<() => Promise<void> | void> = [() => registry.close(), () => repoHandles.closeAll()];
   // Worktrees left by a process that was killed (no `finally` ran); live ones are kept.
   const orphanSweep = cleanupOrphanWorktrees(worktreesDir(ports.dataDir)).catch(() => undefined);
   // Commits our checkouts kept (a solve run's snapshot of uncommitted changes) stay readable: review reads them.
   readObjectsFrom(keptObjectsDir(worktreesDir(ports.dataDir)));
   disposers.push(() => orphanSweep.then(() => undefined));
-  const llm = createModelServices(context);
+  const llm = createModelServices({ dataDir: ports.dataDir, events });
   disposers.push(() => llm.dispose());
+  // The one embedder: the embedded model in a worker thread (started on first use), for search, chat, summaries and eval.
+  const embedder = createBackgroundEmbedder();
+  disposers.push(() => embedder.dispose());
   // Every run gets a row in a raw DB's task_runs (the repository's, else the data folder's).
-  runs.recordTo(new RawRunJournal(ports.dataDir, () => llm.callLog.database()));
+  runs.recordTo(new RawRunJournal(ports.dataDir, () => llm.callLog.database(), (repoId) => repoHandles.sharedRaw(repoId)));
   // The app's hosts show the model server in the status bar (and may start it); the CLI checks on demand.
-  if (ports.host === 'electron' || ports.host === 'serve') void llm.lifecycle.check().catch(() => undefined);
+  if (policy.checkModelServerAtStart) void llm.lifecycle.check().catch(() => undefined);
   // Applies a killed process left half-done are finished or rolled back before anything reads the trees.
   const repos = new RepoService(context, options, (list) => recoverApplies(list, (message) => console.error(`[review] ${message}`)));
   disposers.push(() => repos.dispose());
-  const search = createSearchDomain(context);
+  const search = createSearchDomain(context, embedder);
   disposers.push(() => search.dispose());
-  const chat = createChatDomain(context, llm);
+  const chat = createChatDomain(context, llm, embedder);
   disposers.push(() => chat.dispose());
   const solve = createSolveDomain(context, llm);
-  const summaries = createSummariesDomain(context, llm, sharedDefaultEmbedder);
+  const summaries = createSummariesDomain(context, llm, () => embedder);
   disposers.push(() => summaries.dispose());
 
   const handlers: Handlers = {
@@ -84,9 +93,9 @@ export function createCore(ports: HostPorts, options: CoreOptions = {}): Core {
     ...createModelsHandlers(context, llm),
     ...createSetupHandlers(context, llm),
     ...createLogsHandlers(context, llm),
-    ...createConfigHandlers(llm),
+    ...createConfigHandlers(context, llm),
     ...createRepoHandlers(repos, runs),
-    ...createEvalHandlers(context),
+    ...createEvalHandlers(context, embedder),
     ...search.handlers,
     ...chat.handlers,
     ...createPlansHandlers(context, llm),
@@ -104,13 +113,6 @@ export function createCore(ports: HostPorts, options: CoreOptions = {}): Core {
     ...summaries.handlers,
     ...createEnrichHandlers(context, llm),
     ...createDataHandlers(context, llm),
-  };
-  // A changed embeddings switch applies at once, without a restart (docs/search.md).
-  const setConfig = handlers['config/set'];
-  handlers['config/set'] = async (request) => {
-    const snapshot = await setConfig(request);
-    search.settingsChanged();
-    return snapshot;
   };
 
   return {

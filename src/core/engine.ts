@@ -1,16 +1,22 @@
-import type { HostPorts } from './ports';
+import type { HostPolicy, HostPorts } from './ports';
+import type { RepoHandles } from './repos/handles';
 import type { RepoRegistry } from './repos/registry';
 import type { EventBus } from './runtime/events';
 import type { RunRegistry } from './runtime/runs';
 
 /**
- * What every domain of the engine shares: the host's ports, the event bus, the job registry and the
- * one connection to the repository registry (no domain opens another).
+ * What the engine's shared infrastructure is, created once by `createCore`: the host's ports and
+ * policy, the event bus, the job registry, the one connection to the repository registry (no domain opens
+ * another) and the repository handles (the one place a repository's databases are opened). A
+ * feature takes the part it uses (`Pick<EngineContext, ...>`), not the whole.
  */
 export interface EngineContext {
   ports: HostPorts;
+  /** How this host differs (decided at start): read it, never `ports.host`. */
+  policy: HostPolicy;
   events: EventBus;
   runs: RunRegistry;
   version: string;
   registry: RepoRegistry;
+  repos: RepoHandles;
 }

@@ -44,26 +44,3 @@ export function packageRoot(): string {
 export function packageVersion(): string {
   return (JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version: string }).version;
 }
-
-/**
- * Where a repository's state lives, all under the data folder (never inside the repository):
- * `<dataDir>/repos/<id>/curated.sqlite` (the index), `raw.sqlite` (append-only log) and
- * `sessions/` (one database per task run).
- */
-export interface RepoPaths {
-  dir: string;
-  curated: string;
-  raw: string;
-  sessions: string;
-}
-
-/** The state folder and database files of one repository. */
-export function repoPaths(dataDir: string, repoId: string): RepoPaths {
-  const dir = join(dataDir, 'repos', repoId);
-  return { dir, curated: join(dir, 'curated.sqlite'), raw: join(dir, 'raw.sqlite'), sessions: join(dir, 'sessions') };
-}
-
-/** The registry database file: `<dataDir>/repos.sqlite`. */
-export function registryFile(dataDir: string): string {
-  return join(dataDir, 'repos.sqlite');
-}

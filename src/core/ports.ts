@@ -12,4 +12,32 @@ export interface HostPorts {
   pickFolder?: (title?: string) => Promise<string | null>;
   /** Path of a better-sqlite3 binary built for this runtime (Electron), when not the default. */
   sqliteNativeBinding?: string;
+  /** How the engine behaves for this host; default {@link hostPolicy} of `host`. */
+  policy?: HostPolicy;
+}
+
+/**
+ * Every way the engine's behaviour differs between hosts, decided once at start (`createCore`).
+ * Features read these fields; none compares the host's name.
+ */
+export interface HostPolicy {
+  /**
+   * Paths come from a form field (the app), not from a shell with a working directory: a relative
+   * path is refused and `~` is expanded, as Repositories → Add does.
+   */
+  pathsFromForms: boolean;
+  /** A repository added without saying is watched (re-indexed when its files change). */
+  watchByDefault: boolean;
+  /** Embeddings follow every index (when the embeddings switch is on at the time). */
+  embedAfterIndex: boolean;
+  /** The model server is checked at start, so the status bar shows it (and may start it). */
+  checkModelServerAtStart: boolean;
+  /** How an evaluation report names where it was started. */
+  evalVia: 'app' | 'cli';
+}
+
+/** The policy of a host kind: the app hosts (Electron, `cra serve`) against the CLI and tests. */
+export function hostPolicy(host: HostKind): HostPolicy {
+  const app = host === 'electron' || host === 'serve';
+  return { pathsFromForms: app, watchByDefault: app, embedAfterIndex: app, checkModelServerAtStart: app, evalVia: app ? 'app' : 'cli' };
 }

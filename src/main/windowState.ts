@@ -1,5 +1,5 @@
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { windowStateFile } from '../core/layout';
 
 /** The window's last bounds, restored at the next start. */
 export interface WindowState {
@@ -14,7 +14,7 @@ const DEFAULT_STATE: WindowState = { width: 1280, height: 820, isMaximized: fals
 
 /** Read the saved window state; a missing or broken file gives the defaults. */
 export function loadWindowState(dataDir: string): WindowState {
-  const file = join(dataDir, 'window-state.json');
+  const file = windowStateFile(dataDir);
   if (!existsSync(file)) return { ...DEFAULT_STATE };
   try {
     const parsed = JSON.parse(readFileSync(file, 'utf8')) as Partial<WindowState>;
@@ -29,7 +29,7 @@ export function loadWindowState(dataDir: string): WindowState {
 
 /** Save the window state atomically (write a temporary file, then rename). */
 export function saveWindowState(dataDir: string, state: WindowState): void {
-  const file = join(dataDir, 'window-state.json');
+  const file = windowStateFile(dataDir);
   writeFileSync(`${file}.tmp`, JSON.stringify(state));
   renameSync(`${file}.tmp`, file);
 }

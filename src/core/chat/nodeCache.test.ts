@@ -1,6 +1,5 @@
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { KnowledgeBase } from '../kb/knowledgeBase';
-import { repoPaths } from '../repos/registry';
 import { sharedDefaultEmbedder } from '../search/search';
 import { useChatFixture } from '../testing/chatFixture';
 import { searchRound } from './chatSearch';
@@ -8,6 +7,7 @@ import { RetrievedNodeCache, withNodeCache } from './nodeCache';
 import { pipelineSettingsSchema } from './pipeline';
 import { expand, fetchNodeTexts, seedsOf } from './retrieve';
 import { detectIntent } from './router';
+import { repoPaths } from '../layout';
 
 const fx = useChatFixture();
 let repoId: string;

@@ -50,7 +50,8 @@ function toMessage(r: Row): ChatMessage {
  * a conversation is the messages that share its id; its title is its first question).
  */
 export class ConversationStore {
-  private constructor(private readonly db: Db) {}
+  /** Over an open raw DB (a repository handle's: `repo.table(ConversationStore)`). */
+  constructor(private readonly db: Db) {}
 
   /** Open (creating or upgrading) the repository's raw DB. */
   static open(rawFile: string): ConversationStore {

@@ -3,10 +3,10 @@ import { join } from 'node:path';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ChatMessage, EventKey, EventPayload } from '../../shared/contract';
 import { openRawDatabase } from '../db/raw';
-import { repoPaths } from '../repos/registry';
 import { useChatFixture } from '../testing/chatFixture';
 import type { TestRepo } from '../testing/gitRepo';
 import type { OllamaTestServer } from '../testing/ollamaTestServer';
+import { repoPaths } from '../layout';
 
 /*
  * Chat turns end to end through the chat domain, with the loopback model server answering each

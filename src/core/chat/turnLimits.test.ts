@@ -3,9 +3,9 @@ import { join } from 'node:path';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { EventPayload } from '../../shared/contract';
 import { openRawDatabase } from '../db/raw';
-import { repoPaths } from '../repos/registry';
 import { useChatFixture } from '../testing/chatFixture';
 import type { OllamaTestServer } from '../testing/ollamaTestServer';
+import { repoPaths } from '../layout';
 
 /*
  * The limits of one question (issue #22, [chat] in config.toml), through the chat domain with the

@@ -1,18 +1,10 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
 import { parse, TomlError } from 'smol-toml';
 import type { z } from 'zod';
 import { AppError } from '../../shared/contract';
 import { configSchema, type ConfigValues } from './schema';
 import { keyLineOf } from './tomlEdit';
-
-/** The file name of a config, user-level (`<dataDir>/config.toml`) or per repository. */
-export const CONFIG_FILE = 'config.toml';
-
-/** The user-level config path. */
-export function userConfigPath(dataDir: string): string {
-  return join(dataDir, CONFIG_FILE);
-}
+import { userConfigPath } from '../layout';
 
 /** A validated config and where it came from. */
 export interface LoadedConfig {

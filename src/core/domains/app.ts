@@ -6,7 +6,7 @@ import { packageRoot } from '../paths';
 type AppHandlers = Pick<Handlers, 'app/info' | 'run/list' | 'run/cancel' | 'run/attach' | 'host/pickFolder'>;
 
 /** Engine facts, the job list and cancellation. */
-export function createAppHandlers(ctx: EngineContext): AppHandlers {
+export function createAppHandlers(ctx: Pick<EngineContext, 'ports' | 'runs' | 'version'>): AppHandlers {
   return {
     'app/info': async () => ({
       name: 'Clean Room',

@@ -9,12 +9,9 @@ import { ConversationStore } from '../chat/store';
 import type { TurnLimits } from '../chat/limits';
 import { loadUserConfigCached } from '../config/load';
 import type { EngineContext } from '../engine';
-import { KbReaders } from '../kb/readers';
 import type { ModelServices } from '../llm/services';
-import { openIndexedRepo } from '../repos/indexed';
-import { repoPaths } from '../repos/registry';
-import { sharedDefaultEmbedder } from '../search/search';
-import { SummaryStore, summariesFile } from '../summaries/store';
+import type { Embedder } from '../search/embedder';
+import { SummaryStore } from '../summaries/store';
 
 type ChatHandlers = Pick<Handlers, 'chat/ask' | 'chat/history' | 'chat/pipelines' | 'chat/setDefaultPipeline' | 'chat/rename' | 'chat/delete' | 'chat/export'>;
 
@@ -85,6 +82,9 @@ export function unknownConversation(conversationId: string, repoName: string): A
   return new AppError('NOT_FOUND', `${repoName} has no conversation ${conversationId}; the Chat page lists them (cra chat --list --repo <path>).`);
 }
 
+/** What chat uses of the engine. */
+export type ChatDeps = Pick<EngineContext, 'repos' | 'runs' | 'events' | 'registry' | 'ports'>;
+
 /** What the chat domain gives the composition root. */
 export interface ChatDomain {
   handlers: ChatHandlers;
@@ -100,24 +100,10 @@ export interface ChatDomain {
  * it per turn cost more than the search; every read is synchronous, and a lease keeps a replaced
  * index open until the turn reading it ends).
  */
-export function createChatDomain(ctx: EngineContext, llm: Pick<ModelServices, 'client'>): ChatDomain {
-  const stores = new Map<string, ConversationStore>();
-  const storeOf = (repoId: string): ConversationStore => {
-    let store = stores.get(repoId);
-    if (!store) {
-      store = ConversationStore.open(repoPaths(ctx.ports.dataDir, repoId).raw);
-      stores.set(repoId, store);
-    }
-    return store;
-  };
-  const readers = new KbReaders();
+export function createChatDomain(ctx: ChatDeps, llm: Pick<ModelServices, 'client'>, embedder: Embedder): ChatDomain {
+  // Conversations are a table of the repository's raw DB, reached through its handle.
   const nodeCache = new RetrievedNodeCache();
-  const stopListening = ctx.events.on('repos/removed', ({ repoId }) => {
-    stores.get(repoId)?.close();
-    stores.delete(repoId);
-    readers.drop(repoId);
-    nodeCache.invalidate(repoId);
-  });
+  const stopListening = ctx.events.on('repos/removed', ({ repoId }) => nodeCache.invalidate(repoId));
   // An index starting makes the cached nodes stale at once (its end changes the generation too).
   const stopWatchingIndex = ctx.events.on('repos/changed', (info) => {
     if (info.status === 'indexing') nodeCache.invalidate(info.id);
@@ -126,21 +112,28 @@ export function createChatDomain(ctx: EngineContext, llm: Pick<ModelServices, 'c
   const handlers: ChatHandlers = {
     'chat/ask': async ({ repoId, question, conversationId, mode, language, detected, pipeline: pipelineName }) => {
       // NOT_FOUND / NOT_INDEXED before a run starts, as for search; so is a refused pipeline.
-      const { info, curatedFile } = openIndexedRepo(ctx, { repoId });
+      const repo = ctx.repos.openIndexed(repoId);
+      const { info } = repo;
       const id = conversationId ?? `c-${randomUUID()}`;
-      const store = storeOf(info.id);
+      const store = repo.table(ConversationStore);
       const kept = conversationId ? store.conversation(conversationId)?.pipeline : undefined;
       const chosen = info.settings?.chatPipeline;
       const implicit: ImplicitPipeline | undefined = kept ? { name: kept, from: 'conversation' } : chosen ? { name: chosen, from: 'repository' } : undefined;
-      const { pipeline, problems } = pipelineFor(info.path, pipelineName, implicit);
+      let pipelineChosen;
+      try {
+        pipelineChosen = pipelineFor(info.path, pipelineName, implicit);
+      } catch (error) {
+        repo.dispose();
+        throw error;
+      }
+      const { pipeline, problems } = pipelineChosen;
       const nodes = nodeCache.forRepo(info.id, info.lastIndexedAt ?? '');
       const { runId } = ctx.runs.start(
         'chat',
         `Chat · ${info.name}: ${question.slice(0, 60)}`,
         async ({ runId, signal }) => {
-          const reader = readers.lease(info.id, curatedFile);
-          const kb = reader.kb;
-          const summaryFile = summariesFile(repoPaths(ctx.ports.dataDir, info.id).dir);
+          const kb = repo.kb;
+          const summaryFile = repo.paths.summaries;
           let summaries: SummaryStore | undefined;
           try {
             // Absent summaries are skipped, not an error.
@@ -150,7 +143,7 @@ export function createChatDomain(ctx: EngineContext, llm: Pick<ModelServices, 'c
                 kb: withNodeCache(kb, nodes),
                 store,
                 events: ctx.events,
-                embedder: sharedDefaultEmbedder(),
+                embedder,
                 complete: (prompt, options) => llm.client.complete(prompt, options),
                 stream: (prompt, options) => llm.client.stream(prompt, options),
                 pipeline,
@@ -164,43 +157,43 @@ export function createChatDomain(ctx: EngineContext, llm: Pick<ModelServices, 'c
             return { conversationId: id, messageId: message.id };
           } finally {
             summaries?.close();
-            reader.release();
+            repo.dispose();
           }
         },
         { repoId: info.id, conversationId: id, question },
       );
       return { ...ctx.runs.started(runId, 'chat'), conversationId: id };
     },
-    'chat/history': async ({ repoId, conversationId }) => {
-      const { info } = openIndexedRepo(ctx, { repoId });
-      const store = storeOf(info.id);
-      return { conversations: store.conversations(), messages: conversationId ? store.messages(conversationId) : [] };
-    },
-    'chat/rename': async ({ repoId, conversationId, title }) => {
-      const { info } = openIndexedRepo(ctx, { repoId });
-      const store = storeOf(info.id);
-      if (!store.rename(conversationId, title)) throw unknownConversation(conversationId, info.name);
-      return store.conversation(conversationId)!;
-    },
-    'chat/delete': async ({ repoId, conversationId }) => {
-      const { info } = openIndexedRepo(ctx, { repoId });
-      // A turn still answering would store its answer after the delete, bringing the conversation back.
-      const answering = ctx.runs.list().some((r) => r.kind === 'chat' && r.status === 'running' && r.subject.repoId === info.id && r.subject.conversationId === conversationId);
-      if (answering) throw new AppError('VALIDATION', `Conversation ${conversationId} is still answering a question: Stop it first, then delete it.`);
-      const deleted = storeOf(info.id).delete(conversationId);
-      if (deleted === 0) throw unknownConversation(conversationId, info.name);
-      return { deleted };
-    },
-    'chat/export': async ({ repoId, conversationId }) => {
-      const { info } = openIndexedRepo(ctx, { repoId });
-      const store = storeOf(info.id);
-      const summary = store.conversation(conversationId);
-      if (!summary) throw unknownConversation(conversationId, info.name);
-      return conversationMarkdown(summary, store.messages(conversationId), info.name);
-    },
-    'chat/pipelines': async ({ repoId }) => pipelinesOf(openIndexedRepo(ctx, { repoId }).info),
+    'chat/history': async ({ repoId, conversationId }) =>
+      ctx.repos.use(repoId, (repo) => {
+        const store = repo.table(ConversationStore);
+        return { conversations: store.conversations(), messages: conversationId ? store.messages(conversationId) : [] };
+      }),
+    'chat/rename': async ({ repoId, conversationId, title }) =>
+      ctx.repos.use(repoId, ({ info, table }) => {
+        const store = table(ConversationStore);
+        if (!store.rename(conversationId, title)) throw unknownConversation(conversationId, info.name);
+        return store.conversation(conversationId)!;
+      }),
+    'chat/delete': async ({ repoId, conversationId }) =>
+      ctx.repos.use(repoId, ({ info, table }) => {
+        // A turn still answering would store its answer after the delete, bringing the conversation back.
+        const answering = ctx.runs.list().some((r) => r.kind === 'chat' && r.status === 'running' && r.subject.repoId === info.id && r.subject.conversationId === conversationId);
+        if (answering) throw new AppError('VALIDATION', `Conversation ${conversationId} is still answering a question: Stop it first, then delete it.`);
+        const deleted = table(ConversationStore).delete(conversationId);
+        if (deleted === 0) throw unknownConversation(conversationId, info.name);
+        return { deleted };
+      }),
+    'chat/export': async ({ repoId, conversationId }) =>
+      ctx.repos.use(repoId, ({ info, table }) => {
+        const store = table(ConversationStore);
+        const summary = store.conversation(conversationId);
+        if (!summary) throw unknownConversation(conversationId, info.name);
+        return conversationMarkdown(summary, store.messages(conversationId), info.name);
+      }),
+    'chat/pipelines': async ({ repoId }) => ctx.repos.use(repoId, ({ info }) => pipelinesOf(info)),
     'chat/setDefaultPipeline': async ({ repoId, pipeline }) => {
-      const { info } = openIndexedRepo(ctx, { repoId });
+      const info = ctx.repos.use(repoId, (repo) => repo.info);
       if (pipeline !== null && pipeline !== DEFAULT_PIPELINE) {
         const set = loadPipelines({ repoRoot: info.path });
         if (!set.pipelines.has(pipeline)) {
@@ -222,9 +215,6 @@ export function createChatDomain(ctx: EngineContext, llm: Pick<ModelServices, 'c
     dispose() {
       stopListening();
       stopWatchingIndex();
-      for (const store of stores.values()) store.close();
-      stores.clear();
-      readers.closeAll();
     },
   };
 }

@@ -3,10 +3,11 @@ import { isAbsolute } from 'node:path';
 import type { ConfigSnapshot, Handlers } from '../../shared/contract';
 import { AppError } from '../../shared/contract';
 import { editConfigFile, initConfigFile } from '../config/configFile';
+import type { EngineContext } from '../engine';
 import type { ModelServices } from '../llm/services';
 
 /** Settings: the user-level config.toml as values, edited key by key with comments kept. */
-export function createConfigHandlers(llm: ModelServices): Pick<Handlers, 'config/get' | 'config/init' | 'config/set'> {
+export function createConfigHandlers(ctx: Pick<EngineContext, 'events'>, llm: ModelServices): Pick<Handlers, 'config/get' | 'config/init' | 'config/set'> {
   const snapshot = (): ConfigSnapshot => {
     const path = llm.userConfigFile;
     if (!existsSync(path)) return { path, exists: false, values: null, error: { code: 'CONFIG_MISSING', message: `No config yet at ${path}. Run \`cra init\` or press "Create config".` } };
@@ -29,7 +30,10 @@ export function createConfigHandlers(llm: ModelServices): Pick<Handlers, 'config
         llm.userConfigFile,
         edits.map((e) => ({ path: e.path, value: e.value ?? undefined })),
       );
-      return snapshot();
+      const after = snapshot();
+      // A changed embeddings switch applies at once, without a restart (the search domain listens).
+      ctx.events.emit('config/changed', after);
+      return after;
     },
   };
 }

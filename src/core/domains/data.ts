@@ -18,9 +18,9 @@ function appPath(input: string, what: string): string {
 type DataHandlers = Pick<Handlers, 'data/overview' | 'data/samples' | 'data/export' | 'data/bootstrap' | 'data/trainPlan' | 'data/curate'>;
 
 /** Training data (the Data page): datasets under the data folder, their samples and export, the log analysis, bootstrap runs. */
-export function createDataHandlers(ctx: EngineContext, llm: Pick<ModelServices, 'client'>): DataHandlers {
+export function createDataHandlers(ctx: Pick<EngineContext, 'policy' | 'ports' | 'runs'>, llm: Pick<ModelServices, 'client'>): DataHandlers {
   const dataDir = ctx.ports.dataDir;
-  const isApp = ctx.ports.host === 'electron' || ctx.ports.host === 'serve';
+  const isApp = ctx.policy.pathsFromForms;
   return {
     'data/overview': async () => {
       const sources = LogSources.open(dataDir);

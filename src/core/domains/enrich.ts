@@ -1,35 +1,31 @@
 import { AppError, type Handlers } from '../../shared/contract';
 import type { EnrichSummary } from '../../shared/contract/enrich';
 import { openDatabase } from '../db/open';
-import { openRawDatabase } from '../db/raw';
 import { enrichRepository, promoteEnrichment } from '../enrich/enrich';
 import type { EngineContext } from '../engine';
 import { readConfinedText } from '../fs/confine';
-import { KnowledgeBase } from '../kb/knowledgeBase';
 import { CURATED_MIGRATIONS } from '../kb/schema';
 import { noServerHint } from '../llm/ollamaLifecycle';
 import type { ModelServices } from '../llm/services';
 import { RawCallLog } from '../logs/callLog';
-import { openIndexedRepo } from '../repos/indexed';
-import { repoPaths } from '../repos/registry';
 
 /**
  * Enrichment as an `enrich` run (issue #13 item 11): every indexed file described by the model of
  * the enrich stage, stored in the repository's raw DB (resumable), and — with `promote` — copied
  * into the index's file_metadata, where scope tier 4 reads it through the KnowledgeBase.
  */
-export function createEnrichHandlers(ctx: EngineContext, llm: Pick<ModelServices, 'client' | 'router' | 'target'>): Pick<Handlers, 'enrich/run'> {
+export function createEnrichHandlers(ctx: Pick<EngineContext, 'repos' | 'runs'>, llm: Pick<ModelServices, 'client' | 'router' | 'target'>): Pick<Handlers, 'enrich/run'> {
   return {
     'enrich/run': async ({ repoId, promote }) => {
-      const { info, curatedFile } = openIndexedRepo(ctx, { repoId });
+      const info = ctx.repos.use(repoId, (repo) => repo.info);
       // Before a run starts: no model for the stage is CONFIG_MISSING (run `cra init`).
       llm.router().resolveStage('enrich');
       const { runId } = ctx.runs.start(
         'enrich',
         `Enrich · ${info.name}${promote ? ' (promote)' : ''}`,
         async ({ runId, signal, progress }): Promise<EnrichSummary> => {
-          const kb = KnowledgeBase.open(curatedFile, info.id);
-          const raw = openRawDatabase(repoPaths(ctx.ports.dataDir, info.id).raw);
+          const repo = ctx.repos.openIndexed(info.id);
+          const { kb, raw } = repo;
           try {
             // An indexed file may since have become a FIFO or a link out: skipped, not read.
             const readSource = (path: string) => readConfinedText(info.path, path);
@@ -37,7 +33,7 @@ export function createEnrichHandlers(ctx: EngineContext, llm: Pick<ModelServices
               kb,
               raw,
               llm: llm.client,
-              log: new RawCallLog(raw),
+              log: repo.table(RawCallLog),
               runId,
               readSource,
               signal,
@@ -51,15 +47,14 @@ export function createEnrichHandlers(ctx: EngineContext, llm: Pick<ModelServices
             });
             if (!promote) return summary;
             progress({ phase: 'promoting into the index', done: 0 });
-            const curated = openDatabase(curatedFile, { migrations: CURATED_MIGRATIONS });
+            const curated = openDatabase(repo.paths.curated, { migrations: CURATED_MIGRATIONS });
             try {
               return { ...summary, promoted: promoteEnrichment(curated, raw) };
             } finally {
               curated.close();
             }
           } finally {
-            kb.close();
-            raw.close();
+            repo.dispose();
           }
         },
         { repoId: info.id },

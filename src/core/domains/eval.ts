@@ -7,7 +7,7 @@ import { pipelineEvalOptions } from '../eval/pipelineSetup';
 import { productRetrieval } from '../eval/product';
 import { listReports, loadReport } from '../eval/reports';
 import { expandHome } from '../repos/service';
-import { sharedDefaultEmbedder } from '../search/search';
+import type { Embedder } from '../search/embedder';
 
 /** The chat route `chatEvidence` takes for each search mode (chosen, so no router call). */
 const CHAT_ROUTE_OF_MODE = { keyword: 'bm25', hybrid: 'hybrid', semantic: 'semantic' } as const satisfies Record<EvalSearchMode, string>;
@@ -22,9 +22,9 @@ function appPath(input: string): string {
 type EvalHandlers = Pick<Handlers, 'eval/list' | 'eval/get' | 'eval/start'>;
 
 /** Retrieval-quality evaluation: stored reports and new runs (one `eval` job per run). */
-export function createEvalHandlers(ctx: EngineContext): EvalHandlers {
+export function createEvalHandlers(ctx: Pick<EngineContext, 'policy' | 'ports' | 'runs'>, embedder: Embedder): EvalHandlers {
   const dataDir = ctx.ports.dataDir;
-  const isApp = ctx.ports.host === 'electron' || ctx.ports.host === 'serve';
+  const isApp = ctx.policy.pathsFromForms;
   return {
     'eval/list': async () => listReports(dataDir),
     'eval/get': async ({ id }) => loadReport(dataDir, id),
@@ -47,10 +47,10 @@ export function createEvalHandlers(ctx: EngineContext): EvalHandlers {
           tasksFile,
           ks,
           ...(pipeline ? { pipeline } : {}),
-          ...(chatEvidence ? { chatEvidence: { mode: CHAT_ROUTE_OF_MODE[mode], embedder: sharedDefaultEmbedder() } } : {}),
+          ...(chatEvidence ? { chatEvidence: { mode: CHAT_ROUTE_OF_MODE[mode], embedder } } : {}),
           retrieval: productRetrieval({ mode }),
           signal,
-          via: isApp ? 'app' : 'cli',
+          via: ctx.policy.evalVia,
           onProgress: (p) => progress({ phase: p.phase, done: p.done, total: p.total || undefined, message: p.message }),
         });
         return { reportId: report.id, file };

@@ -1,24 +1,23 @@
 import { existsSync } from 'node:fs';
 import type { Handlers } from '../../shared/contract';
 import { AppError } from '../../shared/contract';
-import { openDatabase, type Db } from '../db/open';
+import type { Db } from '../db/open';
 import type { EngineContext } from '../engine';
 import { getCall, listCalls } from '../logs/queries';
 import { getRunRecord } from '../logs/runLog';
 import type { ModelServices } from '../llm/services';
-import { repoPaths } from '../repos/registry';
 
 /** The audit log: model calls of the user-level raw DB, or of one repository's. */
-export function createLogsHandlers(ctx: EngineContext, llm: ModelServices): Pick<Handlers, 'logs/list' | 'logs/get'> {
+export function createLogsHandlers(ctx: Pick<EngineContext, 'repos'>, llm: Pick<ModelServices, 'callLog'>): Pick<Handlers, 'logs/list' | 'logs/get'> {
   const withDb = <T>(repoId: string | undefined, fn: (db: Db) => T): T => {
     if (!repoId) return fn(llm.callLog.database());
-    const file = repoPaths(ctx.ports.dataDir, repoId).raw;
-    if (!existsSync(file)) throw new AppError('NOT_FOUND', `Repository ${repoId} has no model calls yet.`);
-    const db = openDatabase(file, { readOnly: true });
+    // Any registered repository (indexed or not); its log is read, never created here.
+    const repo = ctx.repos.open(repoId);
     try {
-      return fn(db);
+      if (!existsSync(repo.paths.raw)) throw new AppError('NOT_FOUND', `Repository ${repoId} has no model calls yet.`);
+      return fn(repo.raw);
     } finally {
-      db.close();
+      repo.dispose();
     }
   };
   return {

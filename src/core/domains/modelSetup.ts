@@ -36,7 +36,7 @@ export async function missingStages(llm: ModelServices): Promise<string[]> {
 }
 
 /** One step to a working setup: the proposal, and the run that downloads and assigns it. */
-export function createSetupHandlers(ctx: EngineContext, llm: ModelServices): SetupHandlers {
+export function createSetupHandlers(ctx: Pick<EngineContext, 'events' | 'policy' | 'ports' | 'runs'>, llm: ModelServices): SetupHandlers {
   return {
     'models/setupPlan': async () => planSetup(llm, await missingStages(llm)),
     'models/setup': async () => {
@@ -52,8 +52,7 @@ export function createSetupHandlers(ctx: EngineContext, llm: ModelServices): Set
       return ctx.runs.started(runId, 'setup');
     },
     'models/check': async ({ repoPath, stage, model, n }) => {
-      const isApp = ctx.ports.host === 'electron' || ctx.ports.host === 'serve';
-      if (isApp && !isAbsolute(repoPath)) throw new AppError('VALIDATION', `"${repoPath}" is a relative path; give the repository's absolute path.`);
+      if (ctx.policy.pathsFromForms && !isAbsolute(repoPath)) throw new AppError('VALIDATION', `"${repoPath}" is a relative path; give the repository's absolute path.`);
       // A typo fails the request, not a background job.
       const root = await repositoryRoot(repoPath);
       const { runId } = ctx.runs.start('model-check', `Check models on ${root}`, async (run) => {

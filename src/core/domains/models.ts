@@ -28,7 +28,7 @@ type ModelsHandlers = Pick<
 >;
 
 /** The model manager: server health, installed models, pulls, assignments and "Test model". */
-export function createModelsHandlers(ctx: EngineContext, llm: ModelServices): ModelsHandlers {
+export function createModelsHandlers(ctx: Pick<EngineContext, 'events' | 'runs'>, llm: ModelServices): ModelsHandlers {
   return {
     'models/status': () => llm.lifecycle.check(),
     'models/startServer': () => llm.lifecycle.check({ mayStart: true }),

@@ -30,13 +30,6 @@ export function createRepoHandlers(service: RepoService, runs: Pick<RunRegistry,
     },
     'repos/resolve': async ({ path }) => service.resolve(path),
     'repos/probe': async ({ path, limit }) => service.probe(path, limit),
-    'repos/overview': async ({ repoId, modules, commits }) => {
-      const kb = service.knowledgeBase(repoId);
-      try {
-        return repoOverview(kb, repoId, { modules, commits });
-      } finally {
-        kb.close();
-      }
-    },
+    'repos/overview': async ({ repoId, modules, commits }) => service.withIndex(repoId, (kb) => repoOverview(kb, repoId, { modules, commits })),
   };
 }

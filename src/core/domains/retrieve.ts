@@ -3,17 +3,13 @@ import { AppError, type Handlers } from '../../shared/contract';
 import type { RetrievalResult, RetrievalSummary, SymbolRole } from '../../shared/contract/retrieval';
 import { DEFAULT_RETRIEVAL_STAGES } from '../../shared/contract/stages';
 import type { LoadedConfig } from '../config/load';
-import { openRawDatabase } from '../db/raw';
 import type { EngineContext } from '../engine';
 import { readConfinedText } from '../fs/confine';
-import { KnowledgeBase } from '../kb/knowledgeBase';
 import { LlmClient } from '../llm/client';
 import { noServerHint } from '../llm/ollamaLifecycle';
 import { ModelRouter } from '../llm/router';
 import type { ModelServices } from '../llm/services';
 import { RawCallLog } from '../logs/callLog';
-import { openIndexedRepo } from '../repos/indexed';
-import { repoPaths } from '../repos/registry';
 import { effectiveBudget, validateSafetyMargin } from '../retrieval/budget';
 import { RawDecisionLog } from '../retrieval/decisionLog';
 import { renderMarkdown } from '../retrieval/package';
@@ -46,10 +42,10 @@ export function withModelOverride(loaded: LoadedConfig, model?: string, baseUrl?
  * decision go to the repository's raw DB; judgments report progress per stage; the run's result is
  * the package (also pushed as retrieve/package for one release).
  */
-export function createRetrieveHandlers(ctx: EngineContext, llm: Pick<ModelServices, 'client' | 'loadUserConfig' | 'router' | 'target'>): Pick<Handlers, 'retrieve/run'> {
+export function createRetrieveHandlers(ctx: Pick<EngineContext, 'repos' | 'runs' | 'events'>, llm: Pick<ModelServices, 'client' | 'loadUserConfig' | 'router' | 'target'>): Pick<Handlers, 'retrieve/run'> {
   return {
     'retrieve/run': async ({ repoId, task, budget, safetyMargin: givenMargin, taskId, stages = [...DEFAULT_RETRIEVAL_STAGES], planFiles, model, baseUrl }) => {
-      const { info, curatedFile } = openIndexedRepo(ctx, { repoId });
+      const info = ctx.repos.use(repoId, (repo) => repo.info);
       const loaded = llm.loadUserConfig();
       const overridden = model || baseUrl;
       const router = overridden ? new ModelRouter(withModelOverride(loaded, model, baseUrl)) : llm.router();
@@ -60,12 +56,14 @@ export function createRetrieveHandlers(ctx: EngineContext, llm: Pick<ModelServic
       // The window and the reserve: either left out is the config's (the budget's shape is the contract's).
       const bc = budget?.tokens === undefined ? { contextWindow: budget?.contextWindow ?? config.budget.context_window, reservedTokens: budget?.reservedTokens ?? config.budget.reserved_tokens } : undefined;
       const budgetTokens = bc ? effectiveBudget(bc) : (budget?.tokens as number);
-      const kb = KnowledgeBase.open(curatedFile, info.id);
+      // Held by the run until it ends (given back here when the preflight refuses).
+      const repo = ctx.repos.openIndexed(info.id);
+      const kb = repo.kb;
       let checks;
       try {
         checks = preflightRetrieval({ resolveModel: () => router.resolve('reasoning', 'scope'), kb, repoPath: info.path });
       } catch (error) {
-        kb.close();
+        repo.dispose();
         throw error;
       }
       const enrich = config.models?.overrides.task_analysis !== undefined;
@@ -74,11 +72,11 @@ export function createRetrieveHandlers(ctx: EngineContext, llm: Pick<ModelServic
         'retrieve',
         `Retrieve · ${info.name}: ${task.slice(0, 60)}`,
         async ({ runId, signal, progress }): Promise<RetrievalResult> => {
-          const raw = openRawDatabase(repoPaths(ctx.ports.dataDir, info.id).raw);
+          const raw = repo.raw;
           // The watch pushes each judgment the judge reports (retrieve/judgment) and reports progress per stage.
           const watch = new RetrieveWatch({ runId, taskId: id, stages, emit: (j) => ctx.events.emit('retrieve/judgment', j), progress });
-          const log = new RawCallLog(raw);
-          const decisions = new RawDecisionLog(raw);
+          const log = repo.table(RawCallLog);
+          const decisions = repo.table(RawDecisionLog);
           try {
             progress({ phase: 'task analysis', done: 0 });
             const record = await analyzeTask(task, kb, { id, runId, log, signal, ...(enrich ? { llm: client } : {}) });
@@ -92,7 +90,7 @@ export function createRetrieveHandlers(ctx: EngineContext, llm: Pick<ModelServic
             const done = await retrieve(
               { task: record, stages, budgetTokens, options: settings.stageOptions },
               {
-                kb, llm: client, decisions, runId, log, signal, readSource, sessionsDir: repoPaths(ctx.ports.dataDir, info.id).sessions,
+                kb, llm: client, decisions, runId, log, signal, readSource, sessionsDir: repo.paths.sessions,
                 concurrency: settings.concurrency, safetyMargin,
                 onStage: (name, context) => watch.stageEnded(name, context),
                 onJudged: (stage, n, total, judged) => watch.judged(stage, n, total, judged),
@@ -132,8 +130,7 @@ export function createRetrieveHandlers(ctx: EngineContext, llm: Pick<ModelServic
             ctx.events.emit('retrieve/package', { runId, repoId: info.id, ...result });
             return result;
           } finally {
-            kb.close();
-            raw.close();
+            repo.dispose();
           }
         },
         { repoId: info.id, task },

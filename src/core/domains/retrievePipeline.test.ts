@@ -3,10 +3,10 @@ import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { EventPayload, RunProgress } from '../../shared/contract';
 import { retrievalRequests } from '../../shared/contract/retrieval';
 import { dispatch } from '../contract/dispatch';
-import { repoPaths } from '../repos/registry';
 import { PRECISION_QUESTIONS } from '../retrieval/stages/precision';
 import type { OllamaTestServer } from '../testing/ollamaTestServer';
 import { useChatFixture } from '../testing/chatFixture';
+import { repoPaths } from '../layout';
 
 // The app's path into the pipeline: the retrieve/run request through a real engine, the loopback
 // model server and a real indexed git repository.

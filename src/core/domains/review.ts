@@ -1,11 +1,10 @@
 import type { Handlers } from '../../shared/contract';
 import type { ReviewFileView } from '../../shared/contract/review';
 import type { EngineContext } from '../engine';
-import { appliedHunks, applyReviewed, readUndo, recoverApply, undoFileOf, undoLastApply } from '../review/apply';
+import { appliedHunks, applyReviewed, readUndo, recoverApply, undoLastApply } from '../review/apply';
 import { changedFilesFromDiff } from '../review/fromDiff';
 import { displayLine, hunkHeader, reviewFiles, type ChangedFile, type ReviewFile } from '../review/hunks';
-import { openIndexedRepo } from '../repos/indexed';
-import { repoPaths } from '../repos/registry';
+import { reviewFiles as reviewStateFiles } from '../layout';
 
 /** What review needs of a run: where it started and its change (cumulative and per step). */
 export interface ReviewableRun {
@@ -45,11 +44,11 @@ function hunkView(file: ReviewFile): ReviewFileView {
  * against the run's start first), and the last apply undone. The one path by which a run's change
  * reaches the user's files.
  */
-export function createReviewHandlers(ctx: EngineContext, source: ReviewRunSource): ReviewHandlers {
+export function createReviewHandlers(ctx: Pick<EngineContext, 'repos'>, source: ReviewRunSource): ReviewHandlers {
   const changeOf = async (repoId: string, runId: string): Promise<{ path: string; run: ReviewableRun; files: ChangedFile[]; undoFile: string }> => {
-    const { info } = openIndexedRepo(ctx, { repoId });
+    const { info, paths } = ctx.repos.use(repoId, (repo) => ({ info: repo.info, paths: repo.paths }));
     const run = await source(info.id, runId);
-    const undoFile = undoFileOf(repoPaths(ctx.ports.dataDir, info.id).dir);
+    const undoFile = reviewStateFiles(paths.review).undo;
     // An apply a killed process left is finished or rolled back before anything is read.
     recoverApply(info.path, undoFile);
     return { path: info.path, run, files: await changedFilesFromDiff(info.path, run.baseCommit, run.diff), undoFile };
@@ -74,8 +73,8 @@ export function createReviewHandlers(ctx: EngineContext, source: ReviewRunSource
       return applyReviewed({ repo: path, files, accepted, undoFile, runId });
     },
     'review/undo': async ({ repoId }) => {
-      const { info } = openIndexedRepo(ctx, { repoId });
-      return undoLastApply(info.path, undoFileOf(repoPaths(ctx.ports.dataDir, info.id).dir));
+      const { info, paths } = ctx.repos.use(repoId, (repo) => ({ info: repo.info, paths: repo.paths }));
+      return undoLastApply(info.path, reviewStateFiles(paths.review).undo);
     },
   };
 }

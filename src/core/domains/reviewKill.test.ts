@@ -4,11 +4,10 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCore } from '../createCore';
-import { undoFileOf } from '../review/apply';
-import { repoPaths } from '../repos/registry';
 import { createTestRepo, type TestRepo } from '../testing/gitRepo';
 import { createTempCore } from '../testing/tempCore';
 import { createReviewHandlers, type ReviewableRun } from './review';
+import { repoPaths, undoFileOf } from '../layout';
 
 /**
  * An apply of a large change killed with SIGKILL at many points (issue 22, item 2): afterwards —

@@ -2,12 +2,10 @@ import type { Handlers } from '../../shared/contract';
 import type { SearchMode } from '../../shared/contract/search';
 import { defaultConfigValues, loadUserConfigCached } from '../config';
 import type { EngineContext } from '../engine';
-import { openIndexedRepo } from '../repos/indexed';
 import { coverageNote } from '../search/coverage';
 import { embeddingSwitch, EmbedScheduler } from '../search/embedScheduler';
 import { searchWithMode } from '../search/search';
-import { KbReaders } from '../kb/readers';
-import { createBackgroundEmbedder, type BackgroundEmbedder } from '../search/workerEmbedder';
+import type { BackgroundEmbedder } from '../search/workerEmbedder';
 
 type SearchHandlers = Pick<Handlers, 'search/query' | 'search/embed' | 'search/status'>;
 
@@ -16,8 +14,6 @@ export interface SearchDomain {
   handlers: SearchHandlers;
   /** Start (or join) the background embedding run of a repository; returns its run id. */
   startEmbedding(repoId: string): string;
-  /** The settings changed (config/set): apply the embeddings switch now, without a restart. */
-  settingsChanged(): void;
   /** Cancel embedding runs, stop the embedding worker and close connections. */
   dispose(): Promise<void>;
 }
@@ -34,32 +30,25 @@ export interface SearchDomainOptions {
 
 /**
  * Code search over indexed repositories and the incremental embedding job. The embedded model
- * runs in one worker thread per engine (started on first use, stopped by `dispose`); query
- * vectors come from the same worker.
+ * is the engine's one embedder (`createCore`: a worker thread started on first use, stopped at
+ * shutdown); query vectors come from the same worker.
  */
-export function createSearchDomain(ctx: EngineContext, options: SearchDomainOptions = {}): SearchDomain {
-  const readers = new KbReaders();
-  let embedder: BackgroundEmbedder | undefined;
-  const getEmbedder = (): BackgroundEmbedder => (embedder ??= createBackgroundEmbedder());
-  // NOT_FOUND / NOT_INDEXED are decided by openIndexedRepo, as for the repository service and the CLI.
-  const curatedOf = (repoId: string): string => openIndexedRepo(ctx, { repoId }).curatedFile;
-  const stopListening = ctx.events.on('repos/removed', ({ repoId }) => readers.drop(repoId));
-
+export function createSearchDomain(ctx: Pick<EngineContext, 'repos' | 'registry' | 'runs' | 'events' | 'ports' | 'policy'>, embedder: BackgroundEmbedder, options: SearchDomainOptions = {}): SearchDomain {
+  const getEmbedder = (): BackgroundEmbedder => embedder;
   const reposNow = () => ctx.registry.list();
   const scheduler = new EmbedScheduler({
     ctx,
     embedder: getEmbedder,
-    resolve: (repoId) => {
-      const { info, curatedFile } = openIndexedRepo(ctx, { repoId });
-      return { info, file: curatedFile };
-    },
+    // NOT_FOUND / NOT_INDEXED as the repository handles decide them, as for every handler and the CLI.
+    resolve: (repoId) => ctx.repos.use(repoId, (repo) => ({ info: repo.info, file: repo.paths.curated })),
     list: reposNow,
     enabled: () => options.autoEmbed ?? embeddingSwitch(ctx.ports.dataDir),
   });
-  const appHost = ctx.ports.host === 'electron' || ctx.ports.host === 'serve';
   // The app hosts always follow the index; whether a run starts is decided by the switch at the time.
-  const follow = options.autoEmbed ?? appHost;
+  const follow = options.autoEmbed ?? ctx.policy.embedAfterIndex;
   const stopFollowing = follow ? scheduler.follow(reposNow()) : () => undefined;
+  // A changed embeddings switch applies at once, without a restart (docs/search.md).
+  const stopConfig = ctx.events.on('config/changed', () => scheduler.settingsChanged());
   const startEmbedding = (repoId: string): string => scheduler.start(repoId);
 
   const handlers: SearchHandlers = {
@@ -67,29 +56,25 @@ export function createSearchDomain(ctx: EngineContext, options: SearchDomainOpti
       const started = performance.now();
       const configured = configuredRetrieval(ctx.ports.dataDir);
       const requested = mode === 'auto' ? configured.mode : mode;
-      // Leased: a semantic search awaits the query vector, and the index may be replaced meanwhile.
-      const reader = readers.lease(repoId, curatedOf(repoId));
-      const outcome = await searchWithMode(reader.kb, query, { limit: limit ?? configured.top_k, mode: requested, embedder: getEmbedder() }).finally(reader.release);
+      // Held until the search ends: a semantic search awaits the query vector, and the index may be replaced meanwhile.
+      const outcome = await ctx.repos.use(repoId, (repo) => searchWithMode(repo.kb, query, { limit: limit ?? configured.top_k, mode: requested, embedder: getEmbedder() }));
       const note = coverageNote(requested === 'auto' ? 'keyword' : requested, outcome.mode, outcome.vectorCoverage, scheduler.isRunning(repoId));
       return { ...outcome, tookMs: Math.round((performance.now() - started) * 10) / 10, ...(note ? { note } : {}) };
     },
     'search/embed': async ({ repoId }) => ctx.runs.started(startEmbedding(repoId), 'embed'),
     'search/status': async ({ repoId }) => {
-      const kb = readers.get(repoId, curatedOf(repoId));
-      return { repoId, chunks: kb.searchIndex.chunkCount(), embedders: kb.embedders(), defaultEmbedderId: getEmbedder().id, autoEmbed: scheduler.autoEmbedding, embedding: scheduler.isRunning(repoId) };
+      const { chunks, embedders } = ctx.repos.use(repoId, ({ kb }) => ({ chunks: kb.searchIndex.chunkCount(), embedders: kb.embedders() }));
+      return { repoId, chunks, embedders, defaultEmbedderId: getEmbedder().id, autoEmbed: scheduler.autoEmbedding, embedding: scheduler.isRunning(repoId) };
     },
   };
 
   return {
     handlers,
     startEmbedding,
-    settingsChanged: () => scheduler.settingsChanged(),
     async dispose() {
-      stopListening();
       stopFollowing();
+      stopConfig();
       await scheduler.dispose();
-      await embedder?.dispose();
-      readers.closeAll();
     },
   };
 }

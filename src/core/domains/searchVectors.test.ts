@@ -6,9 +6,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { HostKind, RunFinished } from '../../shared/contract';
 import { createCore, type Core } from '../createCore';
 import { openDatabase } from '../db/open';
-import { repoPaths } from '../repos/registry';
 import { DEFAULT_EMBEDDER_ID } from '../search/embedder';
 import { VectorStore } from '../search/vectorStore';
+import { repoPaths } from '../layout';
 
 /** A small committed git repository of Python files (a few chunks: the real model embeds it in about a second). */
 function gitRepo(): string {

@@ -1,6 +1,6 @@
-import { AppError, type Handlers, type SolveOutcome } from '../../shared/contract';
+import { AppError, type Handlers, type RepoInfo, type SolveOutcome } from '../../shared/contract';
 import { checkMetaPlan } from '../orchestrator/solveChecks';
-import { openRawDatabase } from '../db/raw';
+import type { Db } from '../db/open';
 import type { EngineContext } from '../engine';
 import type { ModelServices } from '../llm/services';
 import { solveRunDetail, solveRunDiffs, type SolveRunDiffs } from '../orchestrator/solveDiffs';
@@ -8,8 +8,6 @@ import { effectiveStatus, SolveRecords, worktreeIsLive, type SolveRunRow } from 
 import { detectSandbox, noSandboxMessage, requireSandbox } from '../orchestrator/sandbox';
 import { executeSolve } from '../orchestrator/solveRun';
 import { SqliteSolveSession, solveSessionFile } from '../orchestrator/solveSession';
-import { openIndexedRepo } from '../repos/indexed';
-import { repoPaths } from '../repos/registry';
 
 type SolveHandlers = Pick<Handlers, 'solve/run' | 'solve/get' | 'solve/list' | 'solve/discard' | 'solve/sandbox'>;
 
@@ -24,23 +22,16 @@ export interface SolveDomain {
  * Solve (issue #15): `solve/run` starts a `solve` run — the orchestrator, or one implement pass of
  * a given plan — in a worktree of ours; `solve/get` / `solve/list` read the repository's raw DB.
  */
-export function createSolveDomain(ctx: EngineContext, llm: Pick<ModelServices, 'client' | 'loadUserConfig' | 'router'>): SolveDomain {
+export function createSolveDomain(ctx: Pick<EngineContext, 'repos' | 'runs' | 'ports'>, llm: Pick<ModelServices, 'client' | 'loadUserConfig' | 'router'>): SolveDomain {
   /** Orchestrator runs going on in this process (a `running` row of no process is interrupted). */
   const active = new Set<string>();
   /** A `running` row is live when this process runs it or a live process holds its worktree (the app beside the CLI). */
   const isLive = (row: SolveRunRow) => active.has(row.id) || worktreeIsLive(ctx.ports.dataDir, row);
-  const withRaw = <T>(repoId: string, read: (raw: ReturnType<typeof openRawDatabase>, sessions: string) => T): T => {
-    const paths = repoPaths(ctx.ports.dataDir, repoId);
-    const raw = openRawDatabase(paths.raw);
-    try {
-      return read(raw, paths.sessions);
-    } finally {
-      raw.close();
-    }
-  };
+  /** `read` with the repository's raw DB and its sessions folder (NOT_FOUND / NOT_INDEXED first). */
+  const withRaw = <T>(repoId: string, read: (raw: Db, sessions: string, info: RepoInfo) => T): T => ctx.repos.use(repoId, (repo) => read(repo.raw, repo.paths.sessions, repo.info));
   const handlers: SolveHandlers = {
     'solve/run': async ({ repoId, task, plan, metaPlan, includeUncommitted, allowUnsandboxedValidation, resume }) => {
-      const { info, curatedFile } = openIndexedRepo(ctx, { repoId });
+      const { info, paths } = ctx.repos.use(repoId, (repo) => ({ info: repo.info, paths: repo.paths }));
       // Before a run starts: a missing [models] section is CONFIG_MISSING (run `cra init`).
       llm.router().resolve('coding', 'execute');
       // Validation commands come from the user-level file only, never a repository's own config.
@@ -68,7 +59,7 @@ export function createSolveDomain(ctx: EngineContext, llm: Pick<ModelServices, '
           try {
             return await executeSolve({
               dataDir: ctx.ports.dataDir,
-              repo: { id: info.id, path: info.path, curatedFile },
+              repo: { id: info.id, path: info.path, curatedFile: paths.curated },
               llm: llm.client,
               config,
               solveRunId: id,
@@ -90,13 +81,9 @@ export function createSolveDomain(ctx: EngineContext, llm: Pick<ModelServices, '
       );
       return { ...ctx.runs.started(runId, 'solve'), solveRunId: resume ?? runId };
     },
-    'solve/get': async ({ repoId, solveRunId }) => {
-      const { info } = openIndexedRepo(ctx, { repoId });
-      return { run: withRaw(info.id, (raw, sessions) => solveRunDetail(raw, solveRunId, isLive, solveSessionFile(sessions, solveRunId))) };
-    },
+    'solve/get': async ({ repoId, solveRunId }) => ({ run: withRaw(repoId, (raw, sessions) => solveRunDetail(raw, solveRunId, isLive, solveSessionFile(sessions, solveRunId))) }),
     'solve/discard': async ({ repoId, solveRunId }) => {
-      const { info } = openIndexedRepo(ctx, { repoId });
-      withRaw(info.id, (raw, sessions) => {
+      withRaw(repoId, (raw, sessions) => {
         const records = new SolveRecords(raw);
         const row = records.run(solveRunId);
         if (!row) throw new AppError('NOT_FOUND', `No solve run ${solveRunId} in this repository.`);
@@ -110,12 +97,9 @@ export function createSolveDomain(ctx: EngineContext, llm: Pick<ModelServices, '
       });
       return { solveRunId };
     },
-    'solve/list': async ({ repoId }) => {
-      const { info } = openIndexedRepo(ctx, { repoId });
-      return { runs: withRaw(info.id, (raw) => new SolveRecords(raw).list(info.id, isLive)) };
-    },
+    'solve/list': async ({ repoId }) => ({ runs: withRaw(repoId, (raw, _sessions, info) => new SolveRecords(raw).list(info.id, isLive)) }),
     'solve/sandbox': async ({ repoId }) => {
-      const { info } = openIndexedRepo(ctx, { repoId });
+      const info = ctx.repos.use(repoId, (repo) => repo.info);
       const config = llm.loadUserConfig().values;
       const commands = config.validation[info.id];
       const commandsConfigured = Boolean(commands?.test || commands?.lint);
@@ -133,14 +117,7 @@ export function createSolveDomain(ctx: EngineContext, llm: Pick<ModelServices, '
   return {
     handlers,
     async diffs(repoId, solveRunId) {
-      const { info } = openIndexedRepo(ctx, { repoId });
-      const paths = repoPaths(ctx.ports.dataDir, info.id);
-      const raw = openRawDatabase(paths.raw);
-      try {
-        return solveRunDiffs(raw, solveRunId, solveSessionFile(paths.sessions, solveRunId));
-      } finally {
-        raw.close();
-      }
+      return withRaw(repoId, (raw, sessions) => solveRunDiffs(raw, solveRunId, solveSessionFile(sessions, solveRunId)));
     },
   };
 }

@@ -3,10 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openRawDatabase } from '../db/raw';
 import { SolveRecords } from '../orchestrator/solveRecords';
 import { SqliteSolveSession, solveSessionFile } from '../orchestrator/solveSession';
-import { repoPaths } from '../repos/registry';
 import { createChatRepo } from '../testing/chatRepo';
 import type { TestRepo } from '../testing/gitRepo';
 import { createTempCore } from '../testing/tempCore';
+import { repoPaths } from '../layout';
 
 const temp = createTempCore();
 let repo: TestRepo;

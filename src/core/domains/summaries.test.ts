@@ -3,11 +3,11 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunFinished } from '../../shared/contract';
 import { openRawDatabase } from '../db/raw';
-import { repoPaths } from '../repos/registry';
 import { createChatRepo } from '../testing/chatRepo';
 import type { TestRepo } from '../testing/gitRepo';
 import { OllamaTestServer } from '../testing/ollamaTestServer';
 import { createTempCore } from '../testing/tempCore';
+import { repoPaths } from '../layout';
 
 const temp = createTempCore();
 const { core } = temp;

@@ -1,15 +1,11 @@
 import { statSync } from 'node:fs';
 import type { Handlers } from '../../shared/contract';
-import { openRawDatabase } from '../db/raw';
 import type { EngineContext } from '../engine';
-import { KnowledgeBase } from '../kb/knowledgeBase';
 import type { ModelServices } from '../llm/services';
 import { RawCallLog } from '../logs/callLog';
-import { openIndexedRepo } from '../repos/indexed';
-import { repoPaths } from '../repos/registry';
 import type { Embedder } from '../search/embedder';
 import { buildSummaries } from '../summaries/build';
-import { SummaryStore, summariesFile } from '../summaries/store';
+import { SummaryStore } from '../summaries/store';
 
 type SummariesHandlers = Pick<Handlers, 'summaries/build' | 'summaries/status'>;
 
@@ -25,7 +21,7 @@ export interface SummariesDomain {
  * summarize stage (`[models.overrides] summarize`), so the tree follows the index. A repository
  * without vectors or summaries is simply without them: chat skips absent summaries.
  */
-export function createSummariesDomain(ctx: EngineContext, llm: Pick<ModelServices, 'client' | 'loadUserConfig'>, embedder: () => Embedder): SummariesDomain {
+export function createSummariesDomain(ctx: Pick<EngineContext, 'repos' | 'runs' | 'events'>, llm: Pick<ModelServices, 'client' | 'loadUserConfig'>, embedder: () => Embedder): SummariesDomain {
   const going = new Map<string, string>();
   const automatic = (): boolean => {
     try {
@@ -35,25 +31,21 @@ export function createSummariesDomain(ctx: EngineContext, llm: Pick<ModelService
     }
   };
   const start = (repoId: string): string => {
-    const { info, curatedFile } = openIndexedRepo(ctx, { repoId });
+    const info = ctx.repos.use(repoId, (repo) => repo.info);
     const running = going.get(info.id);
     if (running) return running;
     const { runId, done } = ctx.runs.start(
       'summarize',
       `Summaries · ${info.name}`,
-      async ({ runId, signal, progress }) => {
-        const kb = KnowledgeBase.open(curatedFile, info.id, { withVectors: true });
-        const paths = repoPaths(ctx.ports.dataDir, info.id);
-        const store = SummaryStore.open(summariesFile(paths.dir));
-        const raw = openRawDatabase(paths.raw);
-        try {
-          return await buildSummaries({ kb, store, embedder: embedder(), complete: (p, o) => llm.client.complete(p, o), runId, log: new RawCallLog(raw), signal, onProgress: (p) => progress(p) });
-        } finally {
-          raw.close();
-          store.close();
-          kb.close();
-        }
-      },
+      async ({ runId, signal, progress }) =>
+        ctx.repos.use(info.id, async (repo) => {
+          const store = SummaryStore.open(repo.paths.summaries);
+          try {
+            return await buildSummaries({ kb: repo.kb, store, embedder: embedder(), complete: (p, o) => llm.client.complete(p, o), runId, log: repo.table(RawCallLog), signal, onProgress: (p) => progress(p) });
+          } finally {
+            store.close();
+          }
+        }),
       { repoId: info.id },
     );
     going.set(info.id, runId);
@@ -75,8 +67,8 @@ export function createSummariesDomain(ctx: EngineContext, llm: Pick<ModelService
     handlers: {
       'summaries/build': async ({ repoId }) => ctx.runs.started(start(repoId), 'summarize'),
       'summaries/status': async ({ repoId }) => {
-        const { info } = openIndexedRepo(ctx, { repoId });
-        const file = summariesFile(repoPaths(ctx.ports.dataDir, info.id).dir);
+        const { info, paths } = ctx.repos.use(repoId, (repo) => ({ info: repo.info, paths: repo.paths }));
+        const file = paths.summaries;
         let builtAt: string | null = null;
         try {
           builtAt = statSync(file).mtime.toISOString();

@@ -2,14 +2,15 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { AppError } from '../../shared/contract';
 import type { EvalReport, EvalTask } from '../../shared/contract/eval';
-import { repositoryRoot, worktreesDir } from '../git';
+import { repositoryRoot } from '../git';
 import { mineTasks } from './mine';
-import { saveReport, reportsDir } from './reports';
+import { saveReport } from './reports';
 import { runEval, type EvalProgress, type ProductRetrieval } from './run';
 import { readTasksFile } from './tasksFile';
 import type { PipelineEvalOptions } from './pipelineTask';
 import type { ChatEvidenceEvalOptions } from './chatEvidence';
 import { DEFAULT_COMMITS, DEFAULT_KS } from '../../shared/defaults';
+import { reportsDir, worktreesDir } from '../layout';
 
 export { DEFAULT_COMMITS, DEFAULT_KS };
 

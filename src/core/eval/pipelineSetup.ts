@@ -1,13 +1,14 @@
 import type { BudgetInput, EvalJudgeKind } from '../../shared/contract';
 import { AppError } from '../../shared/contract';
-import { loadConfig, userConfigPath } from '../config/load';
+import { loadConfig } from '../config/load';
 import { LlmClient } from '../llm/client';
 import { ModelRouter } from '../llm/router';
-import { userRawDbPath, UserCallLog } from '../logs/callLog';
+import { UserCallLog } from '../logs/callLog';
 import { effectiveBudget } from '../retrieval/package';
 import type { PrecisionOptions } from '../retrieval/stages/precision';
 import type { ScopeOptions } from '../retrieval/stages/scope';
 import type { PipelineEvalOptions } from './pipelineTask';
+import { userConfigPath, userRawDbPath } from '../layout';
 
 /** What `eval/start` was given for the pipeline (validated by the contract). */
 export interface PipelineFlags {

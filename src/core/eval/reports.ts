@@ -2,11 +2,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFile
 import { join } from 'node:path';
 import { AppError } from '../../shared/contract';
 import type { EvalReport, EvalReportSummary } from '../../shared/contract/eval';
-
-/** Where reports live: `<dataDir>/eval/<id>.json`. */
-export function reportsDir(dataDir: string): string {
-  return join(dataDir, 'eval');
-}
+import { reportsDir } from '../layout';
 
 const ID = /^[\w.-]{1,100}$/;
 

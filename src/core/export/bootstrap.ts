@@ -1,9 +1,9 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { join } from 'node:path';
 import type { EvalTask } from '../../shared/contract/eval';
 import { productRetrieval } from '../eval/product';
 import { mineTasks, type MineResult } from '../eval/mine';
-import { gitText, repositoryRoot, Worktree, worktreesDir } from '../git';
+import { gitText, repositoryRoot, Worktree } from '../git';
 import { changedLines, diffIdentifiers, touches } from '../git/diffHunks';
 import { KnowledgeBase } from '../kb/knowledgeBase';
 import { implementPrompt, partPlanText, SOLVE_SYSTEM } from '../orchestrator/solvePasses';
@@ -15,6 +15,7 @@ import { describeFile, SCOPE_DEFAULTS, SCOPE_QUESTION, scopeCandidates, type Sco
 import { analyzeTask } from '../retrieval/taskAnalysis';
 import { throwIfAborted } from '../runtime/runs';
 import { BootstrapDataset, type ChatExample, type DatasetStage } from './dataset';
+import { bootstrapScratchPrefix, defaultDatasetDir, worktreesDir } from '../layout';
 
 /** Options of {@link bootstrapDataset}. */
 export interface BootstrapOptions {
@@ -49,11 +50,6 @@ export interface BootstrapSummary {
   durationMs: number;
 }
 
-/** The default dataset folder of a repository. */
-export function defaultDatasetDir(dataDir: string, repoRoot: string): string {
-  return join(dataDir, 'datasets', `bootstrap-${basename(repoRoot)}`);
-}
-
 /**
  * Generate synthetic pipeline pairs from a repository's history: mine qualifying commits as the
  * evaluation does, move one worktree through their parents oldest first (one index updated
@@ -69,7 +65,7 @@ export async function bootstrapDataset(options: BootstrapOptions): Promise<Boots
   const todo = tasks.filter((t) => !dataset.has(t.commit ?? t.id));
   mkdirSync(options.dataDir, { recursive: true });
   // The run's index: updated commit by commit, removed at the end.
-  const work = mkdtempSync(join(options.dataDir, 'bootstrap-'));
+  const work = mkdtempSync(bootstrapScratchPrefix(options.dataDir));
   const retrieval = productRetrieval();
   let worktree: Worktree | undefined;
   let added = 0;

@@ -6,9 +6,9 @@ import type { DatasetSummary, LabelCounts } from '../../shared/contract/data';
 import { confinePath } from '../fs/confine';
 import { throwIfAborted } from '../runtime/runs';
 import { CURATED_MANIFEST, type CuratedManifest, type CuratedStage, type DroppedCounts, type WrittenFile } from './curatedManifest';
-import { datasetsDir } from './datasets';
 import type { LogSources } from './logSources';
 import { trainingStageSchema, type TrainingPlanArtifact } from './trainPlan';
+import { datasetsDir } from '../layout';
 
 /** One candidate training example before curation. */
 export interface Candidate {

@@ -4,11 +4,7 @@ import { AppError } from '../../shared/contract';
 import type { DatasetSample, DatasetSummary, LabelCounts } from '../../shared/contract/data';
 import { DATASET_STAGES, readDatasetManifest } from './dataset';
 import { CURATED_MANIFEST, readCuratedManifest } from './curatedManifest';
-
-/** The folder every dataset goes in by default: `<data dir>/datasets`. */
-export function datasetsDir(dataDir: string): string {
-  return join(dataDir, 'datasets');
-}
+import { datasetsDir } from '../layout';
 
 /** Every dataset folder under the data folder (bootstrap and curated), newest first; folders without a readable manifest are left out. */
 export function listDatasets(dataDir: string): DatasetSummary[] {

@@ -1,10 +1,8 @@
 import { existsSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
 import type { LogOverview, ModelLatency, StageFigures } from '../../shared/contract/data';
 import { openDatabase, type Db } from '../db/open';
-import { userRawDbPath } from '../logs/callLog';
-import { repoPaths } from '../repos/registry';
 import { LogAnalysis } from './logAnalysis';
+import { repoPaths, reposDir, userRawDbPath } from '../layout';
 
 /** One raw database of the data folder, opened read-only, with its analysis. */
 export interface LogSource {
@@ -31,7 +29,7 @@ export class LogSources {
     const files: Array<{ file: string; repoId: string | null }> = [];
     const user = userRawDbPath(dataDir);
     if (existsSync(user)) files.push({ file: user, repoId: null });
-    const repos = join(dataDir, 'repos');
+    const repos = reposDir(dataDir);
     if (existsSync(repos)) {
       for (const id of readdirSync(repos).sort()) {
         const file = repoPaths(dataDir, id).raw;

@@ -18,6 +18,7 @@ import { throwIfAborted } from '../runtime/runs';
 import { bootstrapDataset } from './bootstrap';
 import type { ChatExample, DatasetManifest, DatasetStage } from './dataset';
 import { checkPlans } from './planCheck';
+import { modelCheckDir, modelChecksFile } from '../layout';
 
 /** The judging stages a history can label, and the dataset files (pipeline call names) of each. */
 export const CHECK_STAGES = { scope: ['scope'], precision: ['precision_pass1', 'precision_pass2'] } as const satisfies Record<string, readonly DatasetStage[]>;
@@ -48,11 +49,6 @@ interface Item {
   instruct: string;
   query: string;
   document: string;
-}
-
-/** Where the labelled judgments of a repository are kept between checks. */
-function datasetDir(dataDir: string, repoRoot: string): string {
-  return join(dataDir, 'model-checks', repoRoot.replace(/[^\w.-]+/g, '_').slice(-120));
 }
 
 function readItems(dir: string, calls: readonly DatasetStage[]): Item[] {
@@ -121,7 +117,7 @@ export async function checkModels(options: ModelCheckOptions): Promise<ModelChec
   const summary = await bootstrapDataset({
     repoPath: options.repoPath,
     dataDir: options.dataDir,
-    out: datasetDir(options.dataDir, options.repoPath),
+    out: modelCheckDir(options.dataDir, options.repoPath),
     commits: options.commits ?? 20,
     ...(options.signal ? { signal: options.signal } : {}),
     onProgress: (p) => options.onProgress?.({ phase: 'labelling', done: p.done, total: p.total, message: p.message }),
@@ -178,12 +174,11 @@ async function planResult(options: ModelCheckOptions, dir: string): Promise<Mode
   };
 }
 
-const checksFile = (dataDir: string) => join(dataDir, 'model-checks.json');
 const keyOf = (r: ModelCheckResult) => JSON.stringify([r.stage, r.model, r.repoPath]);
 
 /** Stored results, newest first; of one repository when given. */
 export function readChecks(dataDir: string, repoPath?: string): ModelCheckResult[] {
-  const file = checksFile(dataDir);
+  const file = modelChecksFile(dataDir);
   if (!existsSync(file)) return [];
   let list: ModelCheckResult[];
   try {
@@ -198,5 +193,5 @@ export function readChecks(dataDir: string, repoPath?: string): ModelCheckResult
 function saveChecks(dataDir: string, results: readonly ModelCheckResult[]): void {
   const byKey = new Map(readChecks(dataDir).map((r) => [keyOf(r), r]));
   for (const r of results) byKey.set(keyOf(r), r);
-  writeFileAtomic(checksFile(dataDir), `${JSON.stringify({ version: 1, results: [...byKey.values()] }, null, 2)}\n`);
+  writeFileAtomic(modelChecksFile(dataDir), `${JSON.stringify({ version: 1, results: [...byKey.values()] }, null, 2)}\n`);
 }

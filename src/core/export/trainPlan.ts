@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, linkSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname } from 'node:path';
 import { z } from 'zod';
 import { AppError } from '../../shared/contract';
 import { printable } from '../../shared/printable';
@@ -179,11 +179,6 @@ export async function writeTrainingPlan(input: { stats: TrainingStatistics; llm:
 /** A new plan id: the time and a few random hex digits. */
 export function newTrainingPlanId(now = new Date()): string {
   return `tp-${now.toISOString().replace(/[-:]/g, '').replace(/\..*/, '')}-${randomBytes(3).toString('hex')}`;
-}
-
-/** Where plans are saved by default: `<data dir>/training/plans/<id>.json`. */
-export function defaultPlanFile(dataDir: string, id: string): string {
-  return join(dataDir, 'training', 'plans', `${id}.json`);
 }
 
 /**

@@ -5,8 +5,9 @@ import { bootstrapDataset } from './bootstrap';
 import { curateData } from './curate';
 import type { CuratedManifest } from './curatedManifest';
 import { trainingPreflight } from './preflight';
-import { defaultPlanFile, loadTrainingPlan, refuseExistingPlanFile, saveTrainingPlan, writeTrainingPlan, type TrainingPlanArtifact } from './trainPlan';
+import { loadTrainingPlan, refuseExistingPlanFile, saveTrainingPlan, writeTrainingPlan, type TrainingPlanArtifact } from './trainPlan';
 import { trainingStatistics } from './trainStats';
+import { defaultPlanFile } from '../layout';
 
 /** Progress of a training run, as its phase/done/total. */
 type Progress = (p: { done: number; total: number; message: string }) => void;

@@ -8,7 +8,8 @@ import { packageRoot } from '../paths';
 import { createTestRepo, type TestRepo } from '../testing/gitRepo';
 import { hashTree } from '../testing/hashTree';
 import { runGitSync } from './run';
-import { cleanupOrphanWorktrees, listWorktrees, Worktree, worktreesDir } from './worktree';
+import { cleanupOrphanWorktrees, listWorktrees, Worktree } from './worktree';
+import { worktreesDir } from '../layout';
 
 let scratch: string;
 let repo: TestRepo;

@@ -4,20 +4,7 @@ import { hostname } from 'node:os';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { AppError } from '../../shared/contract';
 import { gitText, readObjectsFrom } from './run';
-
-/** Where our worktrees live: `<dataDir>/worktrees/<label>-<random>/{owner.json,tree}`. */
-export function worktreesDir(dataDir: string): string {
-  return join(dataDir, 'worktrees');
-}
-
-/**
- * Objects our checkouts made that must outlive them (a solve run's snapshot of uncommitted changes:
- * its resume and its review read that commit): `<worktreesDir>/.objects`, an object folder every git
- * call of this process may read (GIT_ALTERNATE_OBJECT_DIRECTORIES) and none writes to but `keep`.
- */
-export function keptObjectsDir(root: string): string {
-  return join(root, '.objects');
-}
+import { keptObjectsDir } from '../layout';
 
 /** The marker beside each checkout: who made it, for which repository. */
 const MARKER = 'owner.json';

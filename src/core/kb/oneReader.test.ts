@@ -46,6 +46,14 @@ describe('one reader, one schema owner, one registry (issue #11, item 2)', () =>
     expect(filesMatching(all, /new RepoRegistry\(/)).toEqual(['core/createCore.ts', 'core/repos/indexed.ts']);
   });
 
+  it('one reader pool per engine, and the handlers open no database of their own: they take the repository handle (issue 23)', () => {
+    const all = [...sources('core'), ...sources('hosts'), ...sources('main')];
+    expect(filesMatching(all, /new KbReaders\(/)).toEqual(['core/createCore.ts']);
+    const domains = sources('core/domains');
+    expect(domains.length).toBeGreaterThan(15);
+    expect(filesMatching(domains, /KnowledgeBase\.open\(|openRawDatabase\(|ConversationStore\.open\(|openIndexedRepo\(|repoPaths\(/)).toEqual([]);
+  });
+
   it('NOT_INDEXED is decided in core/repos/indexed.ts (the KnowledgeBase only reports a file it cannot open)', () => {
     const all = [...sources('core'), ...sources('hosts'), ...sources('main')];
     expect(filesMatching(all, /AppError\(\s*'NOT_INDEXED'/)).toEqual(['core/kb/knowledgeBase.ts', 'core/repos/indexed.ts']);

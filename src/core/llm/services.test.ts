@@ -15,7 +15,7 @@ afterEach(() => {
 function services() {
   const dataDir = mkdtempSync(join(tmpdir(), 'cra-services-'));
   const events = new EventBus();
-  const llm = createModelServices({ ports: { host: 'test', dataDir }, events });
+  const llm = createModelServices({ dataDir, events });
   cleanups.push(() => {
     void llm.dispose();
     rmSync(dataDir, { recursive: true, force: true });

@@ -1,9 +1,8 @@
 import { existsSync } from 'node:fs';
 import { AppError } from '../../shared/contract';
-import { loadConfig, loadUserConfigCached, userConfigPath, type LoadedConfig } from '../config/load';
-import { userRawDbPath, UserCallLog } from '../logs/callLog';
-import type { HostPorts } from '../ports';
+import { loadConfig, loadUserConfigCached, type LoadedConfig } from '../config/load';
 import type { EventBus } from '../runtime/events';
+import { UserCallLog } from '../logs/callLog';
 import { resolveServerUrl } from './address';
 import { createBuiltinProvider } from './builtin/builtinProvider';
 import { ModelStore } from './builtin/modelStore';
@@ -12,6 +11,7 @@ import { LlmClient } from './client';
 import { probeVersion } from './modelManager';
 import { installHint, OllamaLifecycle, type ServerTarget } from './ollamaLifecycle';
 import { ModelRouter } from './router';
+import { userConfigPath, userRawDbPath } from '../layout';
 
 /** The model layer of one engine: config, routing, the client, the audit log and the server lifecycle. */
 export interface ModelServices {
@@ -38,11 +38,17 @@ export interface ModelServices {
   dispose(): Promise<void>;
 }
 
-/** Build the model services of an engine. */
-export function createModelServices(ctx: { ports: HostPorts; events: EventBus }, env: NodeJS.ProcessEnv = process.env): ModelServices {
-  const userConfigFile = userConfigPath(ctx.ports.dataDir);
+/** What the model layer needs of the engine: the data folder and the bus its server status goes on. */
+export interface ModelServicesDeps {
+  dataDir: string;
+  events: Pick<EventBus, 'emit'>;
+}
+
+/** Build the model services of an engine (once, by `createCore`). */
+export function createModelServices(deps: ModelServicesDeps, env: NodeJS.ProcessEnv = process.env): ModelServices {
+  const userConfigFile = userConfigPath(deps.dataDir);
   const loadUserConfig = () => loadConfig({ userFile: userConfigFile });
-  const callLog = new UserCallLog(userRawDbPath(ctx.ports.dataDir));
+  const callLog = new UserCallLog(userRawDbPath(deps.dataDir));
   const router = (repoConfigFile?: string) => new ModelRouter(loadConfig({ userFile: userConfigFile, repoFile: repoConfigFile }), env);
   const target = (): ServerTarget => {
     let models;
@@ -57,16 +63,16 @@ export function createModelServices(ctx: { ports: HostPorts; events: EventBus },
     const source = models?.base_url ? 'base_url' : env.OLLAMA_HOST?.trim() ? 'OLLAMA_HOST' : 'default';
     return { address: resolveServerUrl(models?.base_url, env), provider: models?.provider ?? 'ollama', allowStart: models?.start_ollama ?? false, source, ...(configError ? { configError } : {}) };
   };
-  const lifecycle = new OllamaLifecycle({ target, env, onStatus: (status) => ctx.events.emit('models/serverStatus', status) });
+  const lifecycle = new OllamaLifecycle({ target, env, onStatus: (status) => deps.events.emit('models/serverStatus', status) });
   // Every model call resolves its model: from the user config as it is on disk now, parsed again
   // only when the file changed (a chat turn's first token waited on reading and validating it).
   let userRouter: { config: LoadedConfig; router: ModelRouter } | undefined;
   const currentRouter = (): ModelRouter => {
-    const config = loadUserConfigCached(ctx.ports.dataDir);
+    const config = loadUserConfigCached(deps.dataDir);
     if (userRouter?.config !== config) userRouter = { config, router: new ModelRouter(config, env) };
     return userRouter.router;
   };
-  const modelStore = new ModelStore(ctx.ports.dataDir);
+  const modelStore = new ModelStore(deps.dataDir);
   // CRA_LLAMA_THREADS: CPU threads of the built-in runtime (default all cores; 1 on a busy shared machine).
   const threads = Number(env.CRA_LLAMA_THREADS);
   const llama = new LlamaRuntime(Number.isInteger(threads) && threads > 0 ? { threads } : {});

@@ -1,13 +1,7 @@
 import type { Statement } from 'better-sqlite3';
-import { join } from 'node:path';
 import type { Db } from '../db/open';
 import { openRawDatabase } from '../db/raw';
 import type { CallLogger, ModelCallRecord } from '../llm/types';
-
-/** The user-level raw DB: model calls made outside any repository's run. */
-export function userRawDbPath(dataDir: string): string {
-  return join(dataDir, 'raw.sqlite');
-}
 
 /**
  * Appends model calls to a raw database's `model_calls` table: one INSERT when the call ends, so

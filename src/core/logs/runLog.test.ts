@@ -3,11 +3,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError, type IndexSummary } from '../../shared/contract';
 import type { Core } from '../createCore';
 import { openDatabase } from '../db/open';
-import { repoPaths } from '../repos/registry';
 import { throwIfAborted } from '../runtime/runs';
 import { createTestRepo, type TestRepo } from '../testing/gitRepo';
 import { OllamaTestServer } from '../testing/ollamaTestServer';
 import { createTempCore } from '../testing/tempCore';
+import { repoPaths } from '../layout';
 
 let server: OllamaTestServer;
 let env: ReturnType<typeof createTempCore>;

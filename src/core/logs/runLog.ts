@@ -4,9 +4,12 @@ import { runRepoId } from '../../shared/contract';
 import type { Db } from '../db/open';
 import { openRawDatabase } from '../db/raw';
 import type { CallLogger, ModelCallRecord } from '../llm/types';
-import { repoPaths } from '../paths';
 import type { RunJournal } from '../runtime/runs';
 import { RawCallLog } from './callLog';
+import { repoPaths } from '../layout';
+
+/** Where a run's rows go: a repository's raw DB, or null for the data folder's. */
+type Target = { repoId: string; file: string } | null;
 
 /** Results larger than this are recorded as a note of their size (an index's skipped list can be long). */
 const RESULT_JSON_MAX = 256 * 1024;
@@ -30,12 +33,18 @@ interface TaskRunRow {
  * the data folder's raw.sqlite. So `model_calls.run_id` joins `task_runs.id` within one file.
  */
 export class RawRunJournal implements RunJournal {
-  /** The file each running run's row is in (null: the user-level DB); forgotten at the end. */
-  private readonly files = new Map<string, string | null>();
+  /** The DB each running run's row is in (null: the user-level DB); forgotten at the end. */
+  private readonly files = new Map<string, Target>();
 
+  /**
+   * `repoDb`: a repository's shared raw connection (the engine's repository handles); where it
+   * gives none (no handles, a repository not registered, an engine shutting down) the write opens
+   * the file and closes it.
+   */
   constructor(
     private readonly dataDir: string,
     private readonly userDb: () => Db,
+    private readonly repoDb?: (repoId: string) => Db | undefined,
   ) {}
 
   started(run: RunInfo): void {
@@ -62,7 +71,7 @@ export class RawRunJournal implements RunJournal {
     const file = this.files.has(run.runId) ? (this.files.get(run.runId) ?? null) : this.fileOf(run);
     this.files.delete(run.runId);
     // A repository removed while its run went on: its folder is gone, and must not come back.
-    if (file !== null && !existsSync(file)) return;
+    if (file !== null && !existsSync(file.file)) return;
     this.write(file, (db) =>
       db
         .prepare(
@@ -87,17 +96,19 @@ export class RawRunJournal implements RunJournal {
   }
 
   /** The repository's raw DB when the run has a repository whose folder exists, else null (user-level). */
-  private fileOf(run: RunInfo): string | null {
+  private fileOf(run: RunInfo): Target {
     const repoId = runRepoId(run);
     if (!repoId) return null;
     const paths = repoPaths(this.dataDir, repoId);
-    return existsSync(paths.dir) ? paths.raw : null;
+    return existsSync(paths.dir) ? { repoId, file: paths.raw } : null;
   }
 
-  /** Run `fn` on the user-level DB (kept open) or on a repository's (opened for the write: runs are few). */
-  private write<T>(file: string | null, fn: (db: Db) => T): T {
-    if (file === null) return fn(this.userDb());
-    const db = openRawDatabase(file);
+  /** Run `fn` on the user-level DB (kept open), on the repository's shared connection, or on its file opened for the write. */
+  private write<T>(target: Target, fn: (db: Db) => T): T {
+    if (target === null) return fn(this.userDb());
+    const shared = this.repoDb?.(target.repoId);
+    if (shared) return fn(shared);
+    const db = openRawDatabase(target.file);
     try {
       return fn(db);
     } finally {

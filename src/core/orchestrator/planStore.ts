@@ -3,14 +3,9 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFile
 import { join } from 'node:path';
 import { AppError } from '../../shared/contract';
 import type { PlanArtifact, PlanSummary } from '../../shared/contract/plans';
-import { repoPaths } from '../repos/registry';
+import { plansDir } from '../layout';
 
 const ID = /^[A-Za-z0-9_-]{1,80}$/;
-
-/** `<dataDir>/repos/<repoId>/plans`: one JSON file per plan. */
-export function plansDir(dataDir: string, repoId: string): string {
-  return join(repoPaths(dataDir, repoId).dir, 'plans');
-}
 
 /** A new plan id: `p-<UTC time>-<random>`, so names sort by creation. */
 export function newPlanId(now = new Date()): string {

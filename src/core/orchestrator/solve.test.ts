@@ -4,13 +4,13 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { MetaPlan } from '../../shared/contract/solve';
 import { openDatabase } from '../db/open';
-import { listWorktrees, worktreesDir } from '../git';
-import { repoPaths } from '../repos/registry';
+import { listWorktrees } from '../git';
 import { solveRunDetail, solveRunDiffs } from './solveDiffs';
 import type { ExecuteSolveInput } from './solveRun';
 import { solveSessionFile } from './solveSession';
 import { block, MUL, MUL_TEST, P1, P2, TWO_PARTS, type SolveScript } from '../testing/solveFixture';
 import { REPO_ID, useSolveHarness } from '../testing/solveHarness';
+import { repoPaths, worktreesDir } from '../layout';
 
 const h = useSolveHarness();
 const solve = (script: SolveScript, input: Partial<ExecuteSolveInput> = {}) => h.solve(script, input);

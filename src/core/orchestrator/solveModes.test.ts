@@ -3,13 +3,13 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Plan } from '../../shared/contract/plans';
 import { isCancellation } from '../../shared/contract';
-import { listWorktrees, worktreesDir } from '../git';
+import { listWorktrees } from '../git';
 import { solveRunDetail, solveRunDiffs } from './solveDiffs';
 import { worktreeIsLive } from './solveRecords';
 import { solveSessionFile, SqliteSolveSession } from './solveSession';
-import { repoPaths } from '../repos/registry';
 import { block, META, MUL, P1, P2, TWO_PARTS, solveResponder } from '../testing/solveFixture';
 import { REPO_ID, useSolveHarness } from '../testing/solveHarness';
+import { repoPaths, worktreesDir } from '../layout';
 
 const h = useSolveHarness();
 const userState = () => ({ status: h.fx.repo.git('status', '--porcelain'), staged: h.fx.repo.git('diff', '--cached'), head: h.fx.repo.git('rev-parse', 'HEAD'), readme: readFileSync(join(h.fx.repo.root, 'README.md'), 'utf8') });

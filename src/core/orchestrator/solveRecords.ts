@@ -4,9 +4,10 @@
  * id its model calls carry). Rows are appended; a row's end state is written once when it ends.
  */
 import type { Db } from '../db/open';
-import { listWorktrees, worktreesDir } from '../git';
+import { listWorktrees } from '../git';
 import type { PassContext, SolveNodeStatus, SolveOutcome, SolvePassRecord, SolvePassType, SolveRunDetail, SolveRunSummary, ValidationReport } from '../../shared/contract/solve';
 import type { RunBase } from './solveWorkspace';
+import { worktreesDir } from '../layout';
 
 /** The columns of orchestrator_runs this module reads. */
 export interface SolveRunRow {

@@ -9,11 +9,10 @@ import type { Plan } from '../../shared/contract/plans';
 import type { MetaPlan, SolveOutcome } from '../../shared/contract/solve';
 import type { ConfigValues } from '../config/schema';
 import { openRawDatabase } from '../db/raw';
-import { gitText, worktreesDir } from '../git';
+import { gitText } from '../git';
 import { KnowledgeBase } from '../kb/knowledgeBase';
 import type { LlmClient } from '../llm/client';
 import { RawCallLog } from '../logs/callLog';
-import { repoPaths } from '../repos/registry';
 import { RawDecisionLog } from '../retrieval/decisionLog';
 import { effectiveBudget } from '../retrieval/package';
 import { retrievalSettings } from '../retrieval/settings';
@@ -23,6 +22,7 @@ import type { SolveProgressListener } from './solveProgress';
 import { SolveRecords } from './solveRecords';
 import { SESSION_KEYS, solveSessionFile, SqliteSolveSession, type OrchestratorProgress } from './solveSession';
 import { readRunBase, SolveWorkspace } from './solveWorkspace';
+import { repoPaths, worktreesDir } from '../layout';
 
 /** Statuses a run can be resumed from (a run left `running` by a killed process included). */
 export const RESUMABLE = new Set(['running', 'cancelled', 'interrupted']);

@@ -1,10 +1,10 @@
 import { readdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { worktreesDir } from '../git';
 import { createTestRepo, type TestRepo } from '../testing/gitRepo';
 import { block, MUL, P1, type SolveScript } from '../testing/solveFixture';
 import { useSolveHarness } from '../testing/solveHarness';
 import { solveRunDetail } from './solveDiffs';
+import { worktreesDir } from '../layout';
 
 /*
  * A model edit inside a submodule of the repository (issue #22): git refuses to stage it ("is in

@@ -8,7 +8,8 @@ import { WAITING_MESSAGE } from '../indexer/indexer';
 import { acquireIndexLock } from '../indexer/indexLock';
 import { createTestRepo } from '../testing/gitRepo';
 import { writeSample } from '../testing/sampleRepo';
-import { repoIdFor, repoPaths } from './registry';
+import { repoIdFor } from './registry';
+import { repoPaths } from '../layout';
 
 const cleanups: Array<() => void | Promise<void>> = [];
 afterEach(async () => {

@@ -8,7 +8,7 @@ import { writeSample } from '../testing/sampleRepo';
 import { packageRoot } from '../paths';
 import { createTestRepo } from '../testing/gitRepo';
 import { findIndexedRepo, notIndexed, unknownRepository } from './indexed';
-import { repoPaths } from './registry';
+import { repoPaths } from '../layout';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {

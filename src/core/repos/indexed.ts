@@ -2,8 +2,8 @@ import { existsSync, realpathSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { RepoInfo } from '../../shared/contract';
 import { AppError } from '../../shared/contract/errors';
-import type { HostPorts } from '../ports';
-import { RepoRegistry, repoPaths } from './registry';
+import { RepoRegistry } from './registry';
+import { repoPaths } from '../layout';
 
 /** A repository as the app names it (its id) or as the CLI does (a folder, relative to the cwd). */
 export type RepoRef = { repoId: string } | { path: string };
@@ -87,11 +87,6 @@ export function resolveIndexedRepo(lookup: RepoLookup, ref: RepoRef): IndexedRep
   const curatedFile = repoPaths(lookup.dataDir, info.id).curated;
   if (info.lastIndexedAt === null || !existsSync(curatedFile)) throw notIndexed(info.path);
   return { info, curatedFile };
-}
-
-/** {@link resolveIndexedRepo} through the engine's one registry. */
-export function openIndexedRepo(ctx: { ports: HostPorts; registry: RepoRegistry }, ref: RepoRef): IndexedRepo {
-  return resolveIndexedRepo({ dataDir: ctx.ports.dataDir, registry: () => ctx.registry }, ref);
 }
 
 /**

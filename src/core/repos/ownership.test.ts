@@ -6,8 +6,9 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createCore, type CoreOptions } from '../createCore';
 import { createTestRepo } from '../testing/gitRepo';
 import { openDatabase } from '../db/open';
-import { processIsAlive, registryFile, RepoRegistry } from './registry';
+import { processIsAlive, RepoRegistry } from './registry';
 import { RepoWatcher } from './watcher';
+import { registryFile } from '../layout';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import Database from 'better-sqlite3';
-import { RepoRegistry, registryFile } from './registry';
+import { RepoRegistry } from './registry';
+import { registryFile } from '../layout';
 
 const cleanups: Array<() => void> = [];
 afterEach(() => {

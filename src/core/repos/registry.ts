@@ -2,10 +2,7 @@ import { createHash } from 'node:crypto';
 import { basename } from 'node:path';
 import { repoSettingsSchema, type RepoInfo, type RepoSettings, type RepoStats, type RepoStatus } from '../../shared/contract';
 import { openDatabase, type Db, type Migration } from '../db/open';
-import { registryFile } from '../paths';
-
-// The data folder's layout of a repository lives in ../paths (the platform level); re-exported for its many readers.
-export { registryFile, repoPaths, type RepoPaths } from '../paths';
+import { registryFile } from '../layout';
 
 /** A repository id: slug of the folder name + the first 8 hex digits of sha1(absolute path). */
 export function repoIdFor(absolutePath: string): string {

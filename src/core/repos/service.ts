@@ -9,12 +9,14 @@ import { isGitWorkTree } from '../indexer/git';
 import { countFiles } from '../indexer/scan';
 import { indexRepository } from '../indexer/indexer';
 import { KnowledgeBase } from '../kb/knowledgeBase';
-import type { HostPorts } from '../ports';
+import type { HostPolicy, HostPorts } from '../ports';
 import type { EventBus } from '../runtime/events';
 import type { RunRegistry } from '../runtime/runs';
-import { openIndexedRepo, requireRepo, resolveIndexedRepo } from './indexed';
-import { repoPaths, type RepoRegistry } from './registry';
+import { requireRepo, resolveIndexedRepo } from './indexed';
+import { type RepoRegistry } from './registry';
+import type { RepoHandles } from './handles';
 import { RepoWatcher } from './watcher';
+import { repoPaths } from '../layout';
 
 /**
  * `~` and `~/…` stand for the home folder, as in a shell: a path typed into the app's field never
@@ -72,9 +74,11 @@ export interface RepoServiceOptions {
 /** What the repository service uses of the engine's shared pieces. */
 export interface RepoServiceContext {
   ports: HostPorts;
+  policy: HostPolicy;
   events: EventBus;
   runs: RunRegistry;
   registry: RepoRegistry;
+  repos: RepoHandles;
 }
 
 /**
@@ -107,12 +111,12 @@ export class RepoService {
 
   /** Whether new repositories are watched unless the caller says otherwise (the app hosts). */
   private get watchByDefault(): boolean {
-    return this.isApp;
+    return this.ctx.policy.watchByDefault;
   }
 
   /** The app hosts (Electron, `cra serve`): paths come from a field, not a shell with a cwd. */
   private get isApp(): boolean {
-    return this.ctx.ports.host === 'electron' || this.ctx.ports.host === 'serve';
+    return this.ctx.policy.pathsFromForms;
   }
 
   /** The repository registered for a folder, or null; the path is checked as `add` checks it. */
@@ -216,6 +220,8 @@ export class RepoService {
     this.watchers.get(repoId)?.stop();
     this.watchers.delete(repoId);
     this.registry.remove(repo.id);
+    // Its connections close before its folder goes (those a running request holds, when it lets go).
+    this.ctx.repos.close(repo.id);
     rmSync(repoPaths(this.ctx.ports.dataDir, repo.id).dir, { recursive: true, force: true });
     this.ctx.events.emit('repos/removed', { repoId });
     return { removed: true };
@@ -241,27 +247,20 @@ export class RepoService {
     if (watcher.start()) this.watchers.set(repo.id, watcher);
   }
 
-  /** A read-only KnowledgeBase over the repository's index (close it when done); NOT_FOUND / NOT_INDEXED as {@link openIndexedRepo} decides. */
-  knowledgeBase(repoId: string): KnowledgeBase {
-    const { info, curatedFile } = openIndexedRepo(this.ctx, { repoId });
-    return KnowledgeBase.open(curatedFile, info.id);
+  /** `read` the repository's index through its handle (NOT_FOUND / NOT_INDEXED first). */
+  withIndex<T>(repoId: string, read: (kb: KnowledgeBase) => T): T {
+    return this.ctx.repos.use(repoId, (repo) => read(repo.kb));
   }
 
   /** Files recorded without being parsed, with the reason. */
   skipped(repoId: string): SkippedFile[] {
-    const kb = this.knowledgeBase(repoId);
-    try {
-      return kb.getSkippedFiles();
-    } finally {
-      kb.close();
-    }
+    return this.withIndex(repoId, (kb) => kb.getSkippedFiles());
   }
 
   /** One file's view: outline, imports both ways, co-changes, commits, tests and capped content. */
   fileView(repoId: string, path: string, maxContentBytes: number): RepoFileView {
     const repo = this.get(repoId);
-    const kb = this.knowledgeBase(repoId);
-    try {
+    return this.withIndex(repoId, (kb) => {
       const file = kb.getFileByPath(path);
       if (!file) throw new AppError('NOT_FOUND', `${path} is not in the index of ${repo.name}.`);
       const deps = kb.getDependencies(file.id, 'both');
@@ -285,9 +284,7 @@ export class RepoService {
         tests: kb.getTestLinks(file.id).map((t) => t.path),
         ...content,
       };
-    } finally {
-      kb.close();
-    }
+    });
   }
 
   private changed(repo: RepoInfo | undefined): void {

@@ -7,10 +7,10 @@
  * before is kept, so the apply can be undone until the next one.
  */
 import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
 import { AppError } from '../../shared/contract';
 import { composeAccepted, reviewFile, sameBytes, type ChangedFile } from './hunks';
 import { decode, encode, readCurrent, readLedger, readUndoRecord, hasJournal, recoverJournal, runJournal, sha256, withApplyLock, type Journal, type JournalFile, type ReviewState } from './journal';
+import { undoFileOf } from '../layout';
 
 /** What to apply: the run's change and the hunks the user accepted. */
 export interface ApplyReviewOptions {
@@ -176,7 +176,3 @@ function undoLocked(repo: string, state: ReviewState): { restored: string[]; run
   return { restored: record.files.map((f) => f.path).sort(), runId: record.runId };
 }
 
-/** Where a repository's undo record lives: `<repository data folder>/review/undo.json`. */
-export function undoFileOf(repoDataDir: string): string {
-  return join(repoDataDir, 'review', 'undo.json');
-}

@@ -10,10 +10,11 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { closeSync, constants, existsSync, fchmodSync, fsyncSync, lstatSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname } from 'node:path';
 import { z } from 'zod';
 import { AppError } from '../../shared/contract';
 import { confinePath } from '../fs/confine';
+import { reviewFiles } from '../layout';
 
 /** Largest file review reads from the working tree. */
 export const MAX_FILE_BYTES = 8 * 1024 * 1024;
@@ -46,8 +47,8 @@ export interface ReviewState {
   /** `<data>/review/undo.json`: the last apply. */
   undoFile: string;
 }
-const journalFileOf = (state: ReviewState) => join(dirname(state.undoFile), 'journal.json');
-const lockFileOf = (state: ReviewState) => join(dirname(state.undoFile), 'apply.lock');
+const journalFileOf = (state: ReviewState) => reviewFiles(dirname(state.undoFile)).journal;
+const lockFileOf = (state: ReviewState) => reviewFiles(dirname(state.undoFile)).lock;
 
 /** Whether an apply or undo left its journal (a killed process, or one still writing). */
 export const hasJournal = (state: ReviewState): boolean => existsSync(journalFileOf(state));
@@ -101,7 +102,7 @@ export function withApplyLock<T>(state: ReviewState, body: () => T): T {
     rmSync(file, { force: true });
   }
 }
-const ledgerFileOf = (state: ReviewState) => join(dirname(state.undoFile), 'applied.json');
+const ledgerFileOf = (state: ReviewState) => reviewFiles(dirname(state.undoFile)).ledger;
 
 /** A file's bytes and permission bits in the working tree (null: absent); a link or a folder is refused. */
 export function readCurrent(repo: string, path: string): { bytes: Buffer | null; mode: number | null } {

@@ -4,7 +4,6 @@
  * clusters of the level below. A summary is keyed by its members (`member_key`: a hash of the
  * members' content), so a rebuild reuses every summary whose members did not change.
  */
-import { join } from 'node:path';
 import { openDatabase, type Db, type Migration } from '../db/open';
 
 const MIGRATIONS: Migration[] = [
@@ -41,11 +40,6 @@ export interface Summary {
   vector: Float32Array;
   model: string;
   builtAt: string;
-}
-
-/** The summaries file of a repository's data folder. */
-export function summariesFile(repoDir: string): string {
-  return join(repoDir, 'summaries.sqlite');
 }
 
 const toVector = (blob: Buffer) => new Float32Array(new Uint8Array(blob).buffer.slice(0));

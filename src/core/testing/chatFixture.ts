@@ -12,7 +12,6 @@ import { openDatabase, type Db } from '../db/open';
 import { openRawDatabase } from '../db/raw';
 import { KnowledgeBase } from '../kb/knowledgeBase';
 import type { LlmClient } from '../llm/client';
-import { repoPaths } from '../repos/registry';
 import { EventBus } from '../runtime/events';
 import { embedRepository } from '../search/embedRun';
 import { createEmbedder, type Embedder } from '../search/embedder';
@@ -25,6 +24,7 @@ import type { TestRepo } from './gitRepo';
 import { clientFromToml, LOOPBACK_CHAT_MODEL, LOOPBACK_EMBEDDING_MODEL, loopbackToml, resetScript } from './loopbackModels';
 import { OllamaTestServer } from './ollamaTestServer';
 import { createTempCore } from './tempCore';
+import { repoPaths } from '../layout';
 
 /** What differs between the chat tests' set-ups. */
 export interface ChatFixtureOptions {

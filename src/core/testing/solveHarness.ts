@@ -7,11 +7,11 @@ import type { ConfigValues } from '../config/schema';
 import { parseToml, validateConfig } from '../config/load';
 import { openRawDatabase } from '../db/raw';
 import type { LlmClient } from '../llm/client';
-import { repoPaths } from '../repos/registry';
 import { OllamaTestServer } from './ollamaTestServer';
 import { loopbackClient } from './retrievalHarness';
 import { executeSolve, type ExecuteSolveInput } from '../orchestrator/solveRun';
 import { createSolveFixture, solveResponder, type SolveFixture, type SolveScript } from './solveFixture';
+import { repoPaths } from '../layout';
 
 /** The repository id the harness registers the fixture under. */
 export const REPO_ID = 'tiny-0001';

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { appEvents, appRequests } from './app';
-import { configRequests } from './config';
+import { configEvents, configRequests } from './config';
 import { logsRequests } from './logs';
 import { modelsEvents, modelsRequests } from './models';
 import type { EventDef, RequestDef } from './define';
@@ -42,6 +42,7 @@ export const requests = {
 /** Every pushed event. */
 export const events = {
   ...appEvents,
+  ...configEvents,
   ...modelsEvents,
   ...reposEvents,
   ...chatEvents,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { request } from './define';
+import { event, request } from './define';
 
 /** The config file and its validated values (defaults filled in). */
 export interface ConfigSnapshot {
@@ -41,4 +41,9 @@ export const configRequests = {
       .strict(),
     { edits: [{ path: ['orchestrator', 'max_parts'], value: 10 }] },
   ),
+} as const;
+
+/** Settings events: features that depend on a setting react to this, not to the request. */
+export const configEvents = {
+  'config/changed': event<ConfigSnapshot>()('The user-level config was edited (config/set); the snapshot after the edit.'),
 } as const;

@@ -11,6 +11,7 @@ import { modelNameSchema } from '../../../shared/contract/models';
 import { writeFileAtomic } from '../../config/configFile';
 import { downloadModel, type DownloadOptions } from './download';
 import { readGgufFileHeader } from './gguf';
+import { modelsDir } from '../../layout';
 
 /** One model of the store. */
 export interface StoredModel {
@@ -32,7 +33,7 @@ export class ModelStore {
   readonly file: string;
 
   constructor(dataDir: string) {
-    this.dir = join(dataDir, 'models');
+    this.dir = modelsDir(dataDir);
     this.file = join(this.dir, 'builtin.json');
   }
 

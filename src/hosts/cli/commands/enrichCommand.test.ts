@@ -5,9 +5,10 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { EnrichSummary } from '../../../shared/contract';
 import { KnowledgeBase } from '../../../core/kb/knowledgeBase';
 import { openRawDatabase } from '../../../core/db/raw';
-import { repoPaths, RepoRegistry } from '../../../core/repos/registry';
+import { RepoRegistry } from '../../../core/repos/registry';
 import { useCliModelRepo } from '../testing/modelRepo';
 import { runCra } from '../testing/cra';
+import { repoPaths } from '../../../core/layout';
 
 const fx = useCliModelRepo({
   prefix: 'cra-cli-enrich-',

@@ -4,9 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { packageRoot } from '../../../core/paths';
-import { repoIdFor, repoPaths } from '../../../core/repos/registry';
+import { repoIdFor } from '../../../core/repos/registry';
 import { createTestRepo } from '../../../core/testing/gitRepo';
 import { writeSample } from '../../../core/testing/sampleRepo';
+import { repoPaths } from '../../../core/layout';
 
 const cleanups: Array<() => void> = [];
 afterEach(() => {

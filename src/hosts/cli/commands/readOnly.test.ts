@@ -7,7 +7,7 @@ import { openDatabase } from '../../../core/db/open';
 import { createTestRepo } from '../../../core/testing/gitRepo';
 import { writeSample } from '../../../core/testing/sampleRepo';
 import { packageRoot } from '../../../core/paths';
-import { registryFile } from '../../../core/repos/registry';
+import { registryFile } from '../../../core/layout';
 
 const cleanups: Array<() => void> = [];
 afterEach(() => {

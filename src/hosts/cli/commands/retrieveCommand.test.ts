@@ -7,10 +7,11 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import type { ContextPackage, RetrievalSummary } from '../../../shared/contract';
 import { openRawDatabase } from '../../../core/db/raw';
 import { packageRoot } from '../../../core/paths';
-import { repoPaths, RepoRegistry } from '../../../core/repos/registry';
+import { RepoRegistry } from '../../../core/repos/registry';
 import { PRECISION_QUESTIONS } from '../../../core/retrieval/stages/precision';
 import { useCliModelRepo } from '../testing/modelRepo';
 import { runCra, type CraOutput } from '../testing/cra';
+import { repoPaths } from '../../../core/layout';
 
 const CONFIG = '[models]\nreasoning = "qwen3:0.6b"\ncoding = "qwen3:0.6b"\n';
 const TASK = 'Fix `load_config` in config.py: it crashes when the settings file is missing';
