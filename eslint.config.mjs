@@ -19,7 +19,7 @@ const testSupportZone = { target: './src', from: './src/core/testing', message: 
 const hostsFrontDoorZone = {
   target: './src/hosts',
   from: './src/core',
-  except: ['./createCore.ts', './contract/dispatch.ts', './contract/client.ts', './contract/inMemoryTransport.ts', './paths.ts'],
+  except: ['./app/createCore.ts', './app/contract/dispatch.ts', './app/contract/client.ts', './app/contract/inMemoryTransport.ts', './platform/paths.ts'],
   message: 'hosts reach the engine through its contract (createCore, contract/dispatch, contract/client, paths): make what you need a request.',
 };
 

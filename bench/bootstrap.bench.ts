@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { bootstrapDataset } from '../src/core/export/bootstrap';
+import { bootstrapDataset } from '../src/core/lab/training/bootstrap';
 import { buildShopRepo } from '../src/core/testing/bootstrapFixture';
 import type { BenchContext, BenchFigure } from './types';
 

@@ -15,8 +15,8 @@
 import { copyFileSync, existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { basename, dirname, join, relative } from 'node:path';
-import { createCore } from '../src/core/createCore';
-import { runGitSync } from '../src/core/git';
+import { createCore } from '../src/core/app/createCore';
+import { runGitSync } from '../src/core/platform/git';
 import { OllamaTestServer } from '../src/core/testing/ollamaTestServer';
 import { runIfMain } from './standalone';
 import type { BenchContext, BenchFigure } from './types';

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
-import { evaluateRepository } from '../src/core/eval/evaluate';
+import { evaluateRepository } from '../src/core/lab/eval/evaluate';
 import { buildFixtureRepo } from '../src/core/testing/fixtureRepo';
-import { productRetrieval } from '../src/core/eval/product';
+import { productRetrieval } from '../src/core/lab/eval/product';
 import type { BenchContext, BenchFigure } from './types';
 
 /**

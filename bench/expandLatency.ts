@@ -9,9 +9,9 @@
  */
 import { readFileSync } from 'node:fs';
 import type { EvalReport } from '../src/shared/contract/eval';
-import { openDatabase } from '../src/core/db/open';
-import { overrideRanking, type RankingOverrides } from '../src/core/search/rankingConstants';
-import { searchRepository } from '../src/core/search/search';
+import { openDatabase } from '../src/core/platform/db/open';
+import { overrideRanking, type RankingOverrides } from '../src/core/knowledge/search/rankingConstants';
+import { searchRepository } from '../src/core/knowledge/search/search';
 
 function arg(name: string, fallback?: string): string {
   const i = process.argv.indexOf(`--${name}`);

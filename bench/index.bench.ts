@@ -11,7 +11,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, readdirSync, rmSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
-import { runGitSync } from '../src/core/git';
+import { runGitSync } from '../src/core/platform/git';
 import type { BenchContext, BenchFigure } from './types';
 
 export interface ChildResult {

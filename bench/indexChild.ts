@@ -5,9 +5,9 @@
  */
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { openDatabase } from '../src/core/db/open';
-import { createExtractor } from '../src/core/indexer/extract/extractor';
-import { indexRepository } from '../src/core/indexer/indexer';
+import { openDatabase } from '../src/core/platform/db/open';
+import { createExtractor } from '../src/core/knowledge/indexer/extract/extractor';
+import { indexRepository } from '../src/core/knowledge/indexer/indexer';
 
 async function main(): Promise<void> {
   const [root, curatedFile, touch] = process.argv.slice(2);

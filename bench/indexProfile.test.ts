@@ -9,10 +9,10 @@ describe('index profile phases', () => {
     const engine: CpuProfile = {
       nodes: [
         { id: 1, callFrame: frame('(root)'), children: [2, 5, 7] },
-        { id: 2, callFrame: frame('runInTransaction', 'file:///x/src/core/indexer/indexer.ts'), children: [3] },
-        { id: 3, callFrame: frame('writeExtraction', 'file:///x/src/core/indexer/store.ts'), children: [4] },
+        { id: 2, callFrame: frame('runInTransaction', 'file:///x/src/core/knowledge/indexer/indexer.ts'), children: [3] },
+        { id: 3, callFrame: frame('writeExtraction', 'file:///x/src/core/knowledge/indexer/store.ts'), children: [4] },
         { id: 4, callFrame: frame('run', 'file:///x/node_modules/better-sqlite3/lib/methods/wrappers.js') },
-        { id: 5, callFrame: frame('runSpec', 'file:///x/src/core/indexer/extract/extractor.ts'), children: [6] },
+        { id: 5, callFrame: frame('runSpec', 'file:///x/src/core/knowledge/indexer/extract/extractor.ts'), children: [6] },
         { id: 6, callFrame: frame('captures', 'file:///x/node_modules/web-tree-sitter/tree-sitter.cjs') },
         { id: 7, callFrame: frame('(garbage collector)') },
       ],
@@ -22,7 +22,7 @@ describe('index profile phases', () => {
     const worker: CpuProfile = {
       nodes: [
         { id: 1, callFrame: frame('(root)'), children: [2] },
-        { id: 2, callFrame: frame('extract', 'file:///x/src/core/indexer/extract/extractor.ts'), children: [3] },
+        { id: 2, callFrame: frame('extract', 'file:///x/src/core/knowledge/indexer/extract/extractor.ts'), children: [3] },
         { id: 3, callFrame: frame('parse', 'file:///x/node_modules/web-tree-sitter/tree-sitter.cjs'), children: [4] },
         { id: 4, callFrame: frame('ts_parser_parse_wasm', 'wasm://wasm/tree-sitter.wasm-000c8ac2') },
       ],

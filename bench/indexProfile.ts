@@ -12,7 +12,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { packageRoot } from '../src/core/paths';
+import { packageRoot } from '../src/core/platform/paths';
 
 /** The parts of a `.cpuprofile` this reads. */
 export interface CpuProfile {

@@ -8,12 +8,12 @@
  *
  * Env: CRA_BENCH_JUDGMENTS (items per mode, default 40).
  */
-import { parseToml, validateConfig } from '../src/core/config/load';
-import { openRawDatabase } from '../src/core/db/raw';
-import { LlmClient } from '../src/core/llm/client';
-import { ModelRouter } from '../src/core/llm/router';
-import { RawCallLog } from '../src/core/logs/callLog';
-import { judgePrompt } from '../src/core/retrieval/judgePrompts';
+import { parseToml, validateConfig } from '../src/core/platform/config/load';
+import { openRawDatabase } from '../src/core/platform/db/raw';
+import { LlmClient } from '../src/core/platform/llm/client';
+import { ModelRouter } from '../src/core/platform/llm/router';
+import { RawCallLog } from '../src/core/platform/logs/callLog';
+import { judgePrompt } from '../src/core/features/retrieval/judgePrompts';
 import { REAL_GGUF_NAME, realGgufRuntime } from '../src/core/testing/realGguf';
 import { runIfMain } from './standalone';
 import type { BenchContext, BenchFigure } from './types';

@@ -12,8 +12,8 @@
 import { execFileSync } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
-import { packageRoot } from '../src/core/paths';
-import { cliEntry } from '../src/core/runtime/bundleFreshness.js';
+import { packageRoot } from '../src/core/platform/paths';
+import { cliEntry } from '../src/core/platform/runtime/bundleFreshness.js';
 import { connectCraMcp } from '../src/hosts/mcp/testing/mcpClient';
 import { copyCorpus, corpusRoots } from './cli.bench';
 import { runIfMain } from './standalone';

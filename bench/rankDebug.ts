@@ -7,15 +7,15 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { EvalReport } from '../src/shared/contract/eval';
-import { openDatabase } from '../src/core/db/open';
-import { KnowledgeBase } from '../src/core/kb/knowledgeBase';
-import { parseQuery } from '../src/core/search/query';
-import { keywordFileRanking, type FileHit } from '../src/core/search/keyword';
-import { applyDefinitions, applyNeighbours, applyPrior, testPrior } from '../src/core/search/graph';
-import { applyNamedFiles } from '../src/core/search/nameMatch';
-import { kindPrior } from '../src/core/search/fileKinds';
-import { applyFileBm25, fileBm25 } from '../src/core/search/fileBm25';
-import { chunkMatch } from '../src/core/search/termStats';
+import { openDatabase } from '../src/core/platform/db/open';
+import { KnowledgeBase } from '../src/core/knowledge/kb/knowledgeBase';
+import { parseQuery } from '../src/core/knowledge/search/query';
+import { keywordFileRanking, type FileHit } from '../src/core/knowledge/search/keyword';
+import { applyDefinitions, applyNeighbours, applyPrior, testPrior } from '../src/core/knowledge/search/graph';
+import { applyNamedFiles } from '../src/core/knowledge/search/nameMatch';
+import { kindPrior } from '../src/core/knowledge/search/fileKinds';
+import { applyFileBm25, fileBm25 } from '../src/core/knowledge/search/fileBm25';
+import { chunkMatch } from '../src/core/knowledge/search/termStats';
 
 function arg(name: string): string {
   const i = process.argv.indexOf(`--${name}`);

@@ -19,17 +19,17 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { EvalReport } from '../src/shared/contract/eval';
-import { isTaskSourcePath, taskLanguages } from '../src/core/eval/classify';
-import { goldRanks } from '../src/core/eval/metrics';
-import { productRetrieval } from '../src/core/eval/product';
-import { resolveCommit, Worktree } from '../src/core/git';
-import { openDatabase } from '../src/core/db/open';
-import { goldUnits, scoreUnits, unitRanking } from '../src/core/eval/functionLevel';
-import { changedLines } from '../src/core/eval/goldLines';
-import { readTasksFile } from '../src/core/eval/tasksFile';
-import { KnowledgeBase } from '../src/core/kb/knowledgeBase';
-import { searchRepository } from '../src/core/search/search';
-import { overrideRanking, type RankingOverrides } from '../src/core/search/rankingConstants';
+import { isTaskSourcePath, taskLanguages } from '../src/core/lab/eval/classify';
+import { goldRanks } from '../src/core/lab/eval/metrics';
+import { productRetrieval } from '../src/core/lab/eval/product';
+import { resolveCommit, Worktree } from '../src/core/platform/git';
+import { openDatabase } from '../src/core/platform/db/open';
+import { goldUnits, scoreUnits, unitRanking } from '../src/core/lab/eval/functionLevel';
+import { changedLines } from '../src/core/lab/eval/goldLines';
+import { readTasksFile } from '../src/core/lab/eval/tasksFile';
+import { KnowledgeBase } from '../src/core/knowledge/kb/knowledgeBase';
+import { searchRepository } from '../src/core/knowledge/search/search';
+import { overrideRanking, type RankingOverrides } from '../src/core/knowledge/search/rankingConstants';
 
 const DEPTH = 50;
 

@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, release, tmpdir, totalmem, type } from 'node:os';
 import { basename, join, resolve } from 'node:path';
-import { runGitSync } from '../src/core/git';
+import { runGitSync } from '../src/core/platform/git';
 import type { BenchFigure, BenchResultFile, BenchRun, MachineDescription } from './types';
 
 /**

@@ -11,7 +11,7 @@
 import { copyFileSync, existsSync, lstatSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
-import { runGitSync } from '../src/core/git';
+import { runGitSync } from '../src/core/platform/git';
 import { runChild, stdlibDir } from './index.bench';
 import { runIfMain } from './standalone';
 import type { BenchContext, BenchFigure } from './types';

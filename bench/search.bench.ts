@@ -13,12 +13,12 @@
 import { copyFileSync, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
-import { openDatabase, type Db } from '../src/core/db/open';
-import { runGitSync } from '../src/core/git';
-import { indexRepository } from '../src/core/indexer/indexer';
-import { embedRepository } from '../src/core/search/embedRun';
-import { createDefaultEmbedder } from '../src/core/search/embedder';
-import { searchRepository } from '../src/core/search/search';
+import { openDatabase, type Db } from '../src/core/platform/db/open';
+import { runGitSync } from '../src/core/platform/git';
+import { indexRepository } from '../src/core/knowledge/indexer/indexer';
+import { embedRepository } from '../src/core/knowledge/search/embedRun';
+import { createDefaultEmbedder } from '../src/core/knowledge/search/embedder';
+import { searchRepository } from '../src/core/knowledge/search/search';
 import { indexerDeps } from '../src/core/testing/searchRepo';
 import type { SearchMode } from '../src/shared/contract/search';
 import { runIfMain } from './standalone';

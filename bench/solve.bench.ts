@@ -11,20 +11,20 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseToml, validateConfig } from '../src/core/config/load';
-import { openRawDatabase } from '../src/core/db/raw';
-import { Worktree } from '../src/core/git';
-import { packageRoot } from '../src/core/paths';
-import { executeSolve } from '../src/core/orchestrator/solveRun';
+import { parseToml, validateConfig } from '../src/core/platform/config/load';
+import { openRawDatabase } from '../src/core/platform/db/raw';
+import { Worktree } from '../src/core/platform/git';
+import { packageRoot } from '../src/core/platform/paths';
+import { executeSolve } from '../src/core/features/plans/solveRun';
 import { OllamaTestServer } from '../src/core/testing/ollamaTestServer';
-import { LlmClient } from '../src/core/llm/client';
-import { ModelRouter } from '../src/core/llm/router';
-import { RawCallLog } from '../src/core/logs/callLog';
+import { LlmClient } from '../src/core/platform/llm/client';
+import { ModelRouter } from '../src/core/platform/llm/router';
+import { RawCallLog } from '../src/core/platform/logs/callLog';
 import { createSolveFixture, solveResponder, TWO_PARTS } from '../src/core/testing/solveFixture';
 import { copyCorpus, corpusRoots } from './cli.bench';
 import { runIfMain } from './standalone';
 import type { BenchContext, BenchFigure } from './types';
-import { repoPaths } from '../src/core/layout';
+import { repoPaths } from '../src/core/platform/layout';
 
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);

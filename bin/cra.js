@@ -3,7 +3,7 @@
 // The CLI runs its bundle (out/cli/main.js, built with the app by `npm install` / `npm run build`)
 // while that is newer than every file under src/; after a source edit it runs the TypeScript
 // sources through tsx, so `cra` always matches the code beside it. CRA_FROM_SOURCE=1 forces tsx.
-const { cliEntry } = require('../src/core/runtime/bundleFreshness.js');
+const { cliEntry } = require('../src/core/platform/runtime/bundleFreshness.js');
 
 const entry = cliEntry();
 let program;
@@ -13,8 +13,8 @@ if (entry.fromSource) {
   require('tsx/cjs/api').register();
   program = require(entry.file);
 } else {
-  // The bundle is compiled with V8's code cache of an earlier run (src/core/runtime/codeCache.js).
-  program = require('../src/core/runtime/codeCache.js').requireWithCodeCache(entry.file);
+  // The bundle is compiled with V8's code cache of an earlier run (src/core/platform/runtime/codeCache.js).
+  program = require('../src/core/platform/runtime/codeCache.js').requireWithCodeCache(entry.file);
 }
 program
   .main(process.argv)

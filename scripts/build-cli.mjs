@@ -174,17 +174,17 @@ export async function buildCli(root = join(import.meta.dirname, '..'), outdir = 
   const workers = await build({
     ...common(root),
     entryPoints: {
-      indexWorker: join(root, 'src', 'core', 'indexer', 'parse', 'parseWorker.ts'),
-      embedThread: join(root, 'src', 'core', 'search', 'embedWorker.ts'),
-      llamaHost: join(root, 'src', 'core', 'llm', 'builtin', 'llamaHost.ts'),
+      indexWorker: join(root, 'src', 'core', 'knowledge', 'indexer', 'parse', 'parseWorker.ts'),
+      embedThread: join(root, 'src', 'core', 'knowledge', 'search', 'embedWorker.ts'),
+      llamaHost: join(root, 'src', 'core', 'platform', 'llm', 'builtin', 'llamaHost.ts'),
     },
     outdir,
     sourcemap: 'linked',
     metafile: true,
   });
   // The loader the engine stub requires, beside the bundles (so out/cli is whole by itself).
-  copyFileSync(join(root, 'src', 'core', 'runtime', 'codeCache.js'), join(outdir, 'codeCache.js'));
-  const sources = new Set(['src/core/runtime/codeCache.js', ...inputs, ...lazy, ...Object.keys(workers.metafile.inputs).filter((path) => path.startsWith('src/'))]);
+  copyFileSync(join(root, 'src', 'core', 'platform', 'runtime', 'codeCache.js'), join(outdir, 'codeCache.js'));
+  const sources = new Set(['src/core/platform/runtime/codeCache.js', ...inputs, ...lazy, ...Object.keys(workers.metafile.inputs).filter((path) => path.startsWith('src/'))]);
   writeFileSync(join(outdir, 'sources.json'), `${JSON.stringify([...sources].sort(), null, 1)}\n`);
 }
 

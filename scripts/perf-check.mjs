@@ -10,7 +10,7 @@ import { join } from 'node:path';
 
 const root = join(import.meta.dirname, '..');
 const require = createRequire(import.meta.url);
-const { cliEntry } = require('../src/core/runtime/bundleFreshness.js');
+const { cliEntry } = require('../src/core/platform/runtime/bundleFreshness.js');
 if (cliEntry(root, {}).fromSource) {
   process.stdout.write('perf-check: building the CLI bundle (out/cli is missing or older than the sources)\n');
   const { buildCli } = await import('./build-cli.mjs');

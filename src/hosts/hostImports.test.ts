@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
  */
 const HOSTS = __dirname;
 const CORE = resolve(HOSTS, '..', 'core');
-const ALLOWED = [/^createCore$/, /^contract\/(dispatch|client|inMemoryTransport)$/, /^testing\//, /^paths$/];
+const ALLOWED = [/^app\/createCore$/, /^app\/contract\/(dispatch|client|inMemoryTransport)$/, /^testing\//, /^platform\/paths$/];
 /**
  * Imports of engine internals not yet replaced (issue #23), each with why it is still here: each
  * must go, and this list with it. The test fails on a new one, and on an entry no longer used (so
@@ -20,19 +20,19 @@ const NOT_YET = [
   // Installs a launcher of this checkout on this machine (as the app's Help menu does): a host's
   // installation, not an engine operation (a request would install on the engine's machine under
   // --remote). The fix: move runtime/cliLauncher out of src/core, beside the hosts that use it.
-  'cli/commands/installCli.ts -> runtime/cliLauncher',
+  'cli/commands/installCli.ts -> platform/runtime/cliLauncher',
   // Reads --budget-config FILE where the user typed it (JSON or TOML, safety_margin too); the
   // budget's numbers are then the contract's to check. The fix: the file reader in the CLI with
   // its own TOML error wording (it uses the config's parseToml today).
-  'cli/commands/retrieveCommand.ts -> retrieval/budget',
+  'cli/commands/retrieveCommand.ts -> features/retrieval/budget',
   // Type-only: the shapes of the plan and manifest files the runs write and the command prints.
   // The fix: the training plan and curated manifest types into the contract (data.ts).
-  'cli/commands/trainingCommands.ts -> export/curatedManifest',
-  'cli/commands/trainingCommands.ts -> export/trainPlan',
+  'cli/commands/trainingCommands.ts -> lab/training/curatedManifest',
+  'cli/commands/trainingCommands.ts -> lab/training/trainPlan',
   // The MCP server answers from the user's working tree (git status for freshness, a confined
   // file read for read_code): requests for both (repos/status, repos/readFile) are the fix.
-  'mcp/freshness.ts -> git/run',
-  'mcp/tools/readCode.ts -> fs/confine',
+  'mcp/freshness.ts -> platform/git/run',
+  'mcp/tools/readCode.ts -> platform/fs/confine',
 ];
 
 function sources(dir: string): string[] {

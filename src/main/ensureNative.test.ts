@@ -4,7 +4,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { packageRoot } from '../core/paths';
+import { packageRoot } from '../core/platform/paths';
 
 /** A loopback port with nothing listening: the Electron download is refused there at once. */
 function closedPort(): Promise<number> {

@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { app, BrowserWindow, dialog, screen, session, shell } from 'electron';
-import { createCore, type Core } from '../core/createCore';
-import { packageRoot, resolveDataDir } from '../core/paths';
+import { createCore, type Core } from '../core/app/createCore';
+import { packageRoot, resolveDataDir } from '../core/platform/paths';
 import { RENDERER_CSP } from '../hosts/serve/csp';
 import { bindContract } from './ipc';
 import { installMenu } from './menu';

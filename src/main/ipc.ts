@@ -1,6 +1,6 @@
 import { ipcMain, type WebContents } from 'electron';
-import type { Core } from '../core/createCore';
-import { dispatch } from '../core/contract/dispatch';
+import type { Core } from '../core/app/createCore';
+import { dispatch } from '../core/app/contract/dispatch';
 import { IPC_EVENT_CHANNEL, IPC_INVOKE_CHANNEL } from '../shared/contract/bridge';
 
 /**

@@ -1,5 +1,5 @@
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { windowStateFile } from '../core/layout';
+import { windowStateFile } from '../core/platform/layout';
 
 /** The window's last bounds, restored at the next start. */
 export interface WindowState {

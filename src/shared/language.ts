@@ -1,5 +1,5 @@
 /*
- * The offline language detection's rules, shared by the engine (src/core/chat/language.ts, which
+ * The offline language detection's rules, shared by the engine (src/core/features/chat/language.ts, which
  * runs the detector in its own thread) and the CLI (which runs it on another thread while the engine
  * loads and sends the result with chat/ask). Identifiers, paths and code in backticks say nothing
  * about the language of the sentence around them and mislead a detector on short questions

@@ -7,24 +7,24 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
-import type { Core } from '../createCore';
-import { openDatabase, type Db } from '../db/open';
-import { openRawDatabase } from '../db/raw';
-import { KnowledgeBase } from '../kb/knowledgeBase';
-import type { LlmClient } from '../llm/client';
-import { EventBus } from '../runtime/events';
-import { embedRepository } from '../search/embedRun';
-import { createEmbedder, type Embedder } from '../search/embedder';
-import { sharedDefaultEmbedder } from '../search/search';
-import { loadPipelines, REPO_PIPELINE_DIR, type ChatPipeline } from '../chat/pipeline';
-import { ConversationStore } from '../chat/store';
-import type { TurnDeps } from '../chat/turn';
+import type { Core } from '../app/createCore';
+import { openDatabase, type Db } from '../platform/db/open';
+import { openRawDatabase } from '../platform/db/raw';
+import { KnowledgeBase } from '../knowledge/kb/knowledgeBase';
+import type { LlmClient } from '../platform/llm/client';
+import { EventBus } from '../platform/runtime/events';
+import { embedRepository } from '../knowledge/search/embedRun';
+import { createEmbedder, type Embedder } from '../knowledge/search/embedder';
+import { sharedDefaultEmbedder } from '../knowledge/search/search';
+import { loadPipelines, REPO_PIPELINE_DIR, type ChatPipeline } from '../features/chat/pipeline';
+import { ConversationStore } from '../features/chat/store';
+import type { TurnDeps } from '../features/chat/turn';
 import { createChatRepo } from './chatRepo';
 import type { TestRepo } from './gitRepo';
 import { clientFromToml, LOOPBACK_CHAT_MODEL, LOOPBACK_EMBEDDING_MODEL, loopbackToml, resetScript } from './loopbackModels';
 import { OllamaTestServer } from './ollamaTestServer';
 import { createTempCore } from './tempCore';
-import { repoPaths } from '../layout';
+import { repoPaths } from '../platform/layout';
 
 /** What differs between the chat tests' set-ups. */
 export interface ChatFixtureOptions {

@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { runGitSync } from '../git';
+import { runGitSync } from '../platform/git';
 
 /**
  * Test support: the one builder of throwaway git repositories. Every git command goes through the

@@ -3,7 +3,7 @@
  * prints `locked` and holds it until it is killed (or, with `release-on-stdin`, until its stdin
  * closes), so tests can play "another index of this repository is running".
  */
-import { acquireIndexLock } from '../indexer/indexLock';
+import { acquireIndexLock } from '../knowledge/indexer/indexLock';
 
 acquireIndexLock(process.argv[2]!, { waitMs: 0 }).then(
   (lock) => {

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll } from 'vitest';
-import { createExtractor, type Extractor } from '../indexer/extract/extractor';
+import { createExtractor, type Extractor } from '../knowledge/indexer/extract/extractor';
 
 /**
  * One tree-sitter extractor for a whole test file (grammars load once), disposed after it.

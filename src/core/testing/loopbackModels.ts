@@ -4,12 +4,12 @@
  * of the client and small-model tests.
  */
 import { afterAll, beforeAll, beforeEach } from 'vitest';
-import { parseToml, validateConfig, type LoadedConfig } from '../config/load';
-import type { Db } from '../db/open';
-import { openRawDatabase } from '../db/raw';
-import { LlmClient, type RetryPolicy } from '../llm/client';
-import { ModelRouter } from '../llm/router';
-import { RawCallLog } from '../logs/callLog';
+import { parseToml, validateConfig, type LoadedConfig } from '../platform/config/load';
+import type { Db } from '../platform/db/open';
+import { openRawDatabase } from '../platform/db/raw';
+import { LlmClient, type RetryPolicy } from '../platform/llm/client';
+import { ModelRouter } from '../platform/llm/router';
+import { RawCallLog } from '../platform/logs/callLog';
 import { OllamaTestServer } from './ollamaTestServer';
 import type { TestModel } from './testServerTypes';
 

@@ -3,7 +3,7 @@
  * checked against the repository's files. Returns the problems found ([] when coherent).
  */
 import type { ContextPackage } from '../../shared/contract/retrieval';
-import { renderMarkdown } from '../retrieval/package';
+import { renderMarkdown } from '../features/retrieval/package';
 
 /** Every item is exactly the lines it names (a signature: its first line starts the symbol), files appear once, edges join included files, the markdown heads each item with path:start-end. */
 export function contextPackageIsCoherent(pkg: ContextPackage, read: (path: string) => string | null): string[] {

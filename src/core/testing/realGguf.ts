@@ -7,9 +7,9 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createBuiltinProvider, type BuiltinProvider } from '../llm/builtin/builtinProvider';
-import { ModelStore } from '../llm/builtin/modelStore';
-import { LlamaRuntime } from '../llm/builtin/runtime';
+import { createBuiltinProvider, type BuiltinProvider } from '../platform/llm/builtin/builtinProvider';
+import { ModelStore } from '../platform/llm/builtin/modelStore';
+import { LlamaRuntime } from '../platform/llm/builtin/runtime';
 
 /** The file's sha256 and size (its README). */
 export const REAL_GGUF_SHA256 = '270cba1bd5109f42d03350f60406024560464db173c0e387d91f0426d3bd256d';

@@ -5,9 +5,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createExtractor } from '../indexer/extract/extractor';
-import { indexRepository } from '../indexer/indexer';
-import { KnowledgeBase } from '../kb/knowledgeBase';
+import { createExtractor } from '../knowledge/indexer/extract/extractor';
+import { indexRepository } from '../knowledge/indexer/indexer';
+import { KnowledgeBase } from '../knowledge/kb/knowledgeBase';
 import { createTestRepo, type TestRepo } from './gitRepo';
 
 /** The indexed fixture: its repository, index and data folder. */

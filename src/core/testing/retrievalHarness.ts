@@ -3,8 +3,8 @@
  * tests of one file, and a client that sends every role to one model there.
  */
 import { afterAll, beforeAll, beforeEach } from 'vitest';
-import type { Db } from '../db/open';
-import type { LlmClient } from '../llm/client';
+import type { Db } from '../platform/db/open';
+import type { LlmClient } from '../platform/llm/client';
 import { clientFromToml, LOOPBACK_CHAT_MODEL, loopbackToml } from './loopbackModels';
 import { OllamaTestServer } from './ollamaTestServer';
 import { createRetrievalFixture, type RetrievalFixture } from './retrievalFixture';

@@ -6,9 +6,9 @@
  * `{ repo, baseCommit, diff, undoFile, runId }`.
  */
 import type * as Fs from 'node:fs';
-import { applyReviewed } from '../review/apply';
-import { changedFilesFromDiff } from '../review/fromDiff';
-import { reviewFiles } from '../review/hunks';
+import { applyReviewed } from '../features/review/apply';
+import { changedFilesFromDiff } from '../features/review/fromDiff';
+import { reviewFiles } from '../features/review/hunks';
 
 // The module object itself (an `import *` namespace is a copy): what apply.ts calls through.
 // eslint-disable-next-line @typescript-eslint/no-require-imports

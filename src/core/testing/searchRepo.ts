@@ -1,7 +1,7 @@
 import { dirname, join } from 'node:path';
-import { createExtractor } from '../indexer/extract/extractor';
-import { createImportResolver } from '../indexer/extract/resolve';
-import { indexRepository } from '../indexer/indexer';
+import { createExtractor } from '../knowledge/indexer/extract/extractor';
+import { createImportResolver } from '../knowledge/indexer/extract/resolve';
+import { indexRepository } from '../knowledge/indexer/indexer';
 import { createTestRepo } from './gitRepo';
 
 /**

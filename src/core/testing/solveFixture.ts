@@ -7,8 +7,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { MetaPlan, PartPlan, PlanAdjustment } from '../../shared/contract/solve';
-import { createExtractor } from '../indexer/extract/extractor';
-import { indexRepository } from '../indexer/indexer';
+import { createExtractor } from '../knowledge/indexer/extract/extractor';
+import { indexRepository } from '../knowledge/indexer/indexer';
 import { createTestRepo, type TestRepo } from './gitRepo';
 import type { ScriptedReply } from './testServerTypes';
 

@@ -3,15 +3,15 @@
  * runs executeSolve with the server scripted per pass.
  */
 import { afterAll, beforeAll, beforeEach } from 'vitest';
-import type { ConfigValues } from '../config/schema';
-import { parseToml, validateConfig } from '../config/load';
-import { openRawDatabase } from '../db/raw';
-import type { LlmClient } from '../llm/client';
+import type { ConfigValues } from '../platform/config/schema';
+import { parseToml, validateConfig } from '../platform/config/load';
+import { openRawDatabase } from '../platform/db/raw';
+import type { LlmClient } from '../platform/llm/client';
 import { OllamaTestServer } from './ollamaTestServer';
 import { loopbackClient } from './retrievalHarness';
-import { executeSolve, type ExecuteSolveInput } from '../orchestrator/solveRun';
+import { executeSolve, type ExecuteSolveInput } from '../features/plans/solveRun';
 import { createSolveFixture, solveResponder, type SolveFixture, type SolveScript } from './solveFixture';
-import { repoPaths } from '../layout';
+import { repoPaths } from '../platform/layout';
 
 /** The repository id the harness registers the fixture under. */
 export const REPO_ID = 'tiny-0001';

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createCore, type Core } from '../createCore';
+import { createCore, type Core } from '../app/createCore';
 
 /** An engine over a fresh temporary data folder, for tests; `cleanup` disposes it and deletes the folder. */
 export function createTempCore(): { core: Core; dataDir: string; cleanup(): Promise<void> } {

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildCli } from '../../../scripts/build-cli.mjs';
 import { writeSample } from '../../core/testing/sampleRepo';
-import { packageRoot } from '../../core/paths';
+import { packageRoot } from '../../core/platform/paths';
 import { createTestRepo, type TestRepo } from '../../core/testing/gitRepo';
 
 /**
@@ -45,7 +45,7 @@ describe('the split CLI bundle', () => {
     // ASCII, so codeCache.js reads them as latin1 (a copy) rather than decoding 3 MB of UTF-8 on every start.
     for (const name of ['main.js', 'engine.js']) expect(isAscii(readFileSync(join(outdir, name))), name).toBe(true);
     const sources = JSON.parse(readFileSync(join(outdir, 'sources.json'), 'utf8')) as string[];
-    expect(sources).toEqual(expect.arrayContaining(['src/hosts/cli/main.ts', 'src/core/createCore.ts', 'src/core/indexer/parse/parseWorker.ts']));
+    expect(sources).toEqual(expect.arrayContaining(['src/hosts/cli/main.ts', 'src/core/app/createCore.ts', 'src/core/knowledge/indexer/parse/parseWorker.ts']));
     expect(sources.some((file) => file.endsWith('.test.ts'))).toBe(false);
   });
 
@@ -67,7 +67,7 @@ describe('the split CLI bundle', () => {
     const script = [
       `const loader = require(${JSON.stringify(join(outdir, 'codeCache.js'))});`,
       `loader.requireWithCodeCache(${JSON.stringify(join(outdir, 'main.js'))});`,
-      `const { createCore } = loader.requireWithCodeCache(${JSON.stringify(join(outdir, 'engine.js'))}).load('src/core/createCore.ts');`,
+      `const { createCore } = loader.requireWithCodeCache(${JSON.stringify(join(outdir, 'engine.js'))}).load('src/core/app/createCore.ts');`,
       `const core = createCore({ host: 'cli', dataDir: ${JSON.stringify(dataDir)} }, { watch: false, recoverStatuses: false });`,
       "core.handlers['models/recommended']({}).then((r) => { process.stdout.write(String(r.totalMemoryBytes > 0)); return core.dispose(); });",
     ].join('\n');

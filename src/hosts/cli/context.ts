@@ -1,11 +1,11 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import type * as Engine from '../../core/createCore';
-import type { Core, CoreOptions } from '../../core/createCore';
-import type * as Client from '../../core/contract/client';
+import type * as Engine from '../../core/app/createCore';
+import type { Core, CoreOptions } from '../../core/app/createCore';
+import type * as Client from '../../core/app/contract/client';
 import type * as Remote from './remote';
-import type { EngineClient } from '../../core/contract/client';
-import { resolveDataDir } from '../../core/paths';
+import type { EngineClient } from '../../core/app/contract/client';
+import { resolveDataDir } from '../../core/platform/paths';
 import type { ErrorCode, RepoInfo } from '../../shared/contract';
 import { AppError, serializeError } from '../../shared/contract/errors';
 import { printable } from '../../shared/printable';
@@ -30,7 +30,7 @@ export interface CliContext {
   /**
    * Load the engine's code: the root program's preAction hook calls it before any command runs,
    * so `cra --version` and `cra --help` never load it. `command` (the command about to run) picks
-   * the bundle's code cache of engine.js, one per command (src/core/runtime/codeCache.js), and first
+   * the bundle's code cache of engine.js, one per command (src/core/platform/runtime/codeCache.js), and first
    * runs what the command asked to start before the engine loads ({@link beforeLoad}).
    */
   load(command?: Command): Promise<void>;
@@ -84,8 +84,8 @@ export function createCliContext(program: Command): CliContext {
       // require(), not import(): from the sources tsx hooks require only, and in the bundle a
       // require of our code is a lazy initialiser, so nothing of the engine runs before this.
       /* eslint-disable @typescript-eslint/no-require-imports -- the composition entry points, loaded on action */
-      engine ??= require('../../core/createCore') as typeof Engine;
-      client ??= require('../../core/contract/client') as typeof Client;
+      engine ??= require('../../core/app/createCore') as typeof Engine;
+      client ??= require('../../core/app/contract/client') as typeof Client;
       if (globals().remote !== undefined) remote ??= require('./remote') as typeof Remote;
       /* eslint-enable @typescript-eslint/no-require-imports */
     },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { detectLanguage } from '../../core/chat/language';
+import { detectLanguage } from '../../core/features/chat/language';
 import { detectLanguageAhead } from './languageAhead';
 
 /** Questions in several languages, with code, too short to tell, and ones tinyld alone misreads. */

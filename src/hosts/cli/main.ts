@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { packageVersion } from '../../core/paths';
+import { packageVersion } from '../../core/platform/paths';
 import { exitQuietlyOnClosedPipe } from './closedPipe';
 import { commandModules } from './commands';
 import { createCliContext, reportError } from './context';

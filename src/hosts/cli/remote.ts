@@ -1,6 +1,6 @@
 import WebSocket from 'ws';
-import type { EngineClient } from '../../core/contract/client';
-import { unwrap } from '../../core/contract/client';
+import type { EngineClient } from '../../core/app/contract/client';
+import { unwrap } from '../../core/app/contract/client';
 import { AppError, type Envelope, type RunFinished, type WsServerMessage } from '../../shared/contract';
 
 /** Where a running `cra serve` answers and the token it printed (`--remote URL --token T`, or the URL's ?token=). */

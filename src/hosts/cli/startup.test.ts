@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { packageRoot } from '../../core/paths';
+import { packageRoot } from '../../core/platform/paths';
 
 /**
  * What a start loads (issue #25): a command loads only what it uses. Each case runs the CLI's
@@ -43,7 +43,7 @@ describe('CLI start-up loads only what the command uses', () => {
   }, 120_000);
 
   it('loading the engine (what search and chat do before their work) leaves language detection, YAML, tree-sitter and the models unloaded', () => {
-    const loaded = packagesLoadedBy("require(root + '/src/core/createCore.ts');");
+    const loaded = packagesLoadedBy("require(root + '/src/core/app/createCore.ts');");
     expect(loaded).toContain('better-sqlite3');
     expect(heavyIn(loaded).filter((name) => name !== 'zod')).toEqual([]);
   }, 120_000);
@@ -51,9 +51,9 @@ describe('CLI start-up loads only what the command uses', () => {
   it('language detection and the extractor still load their packages when used', () => {
     const loaded = packagesLoadedBy(
       [
-        "const { detectLanguage } = require(root + '/src/core/chat/language.ts');",
+        "const { detectLanguage } = require(root + '/src/core/features/chat/language.ts');",
         "if (detectLanguage('Pourquoi la recherche est-elle si lente quand le dépôt contient beaucoup de fichiers ?').language !== 'fr') throw new Error('not French');",
-        "require(root + '/src/core/indexer/extract/extractor.ts').createExtractor().then((e) => e.dispose());",
+        "require(root + '/src/core/knowledge/indexer/extract/extractor.ts').createExtractor().then((e) => e.dispose());",
       ].join('\n'),
     );
     expect(loaded).toEqual(expect.arrayContaining(['tinyld', 'web-tree-sitter']));

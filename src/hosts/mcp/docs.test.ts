@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { packageRoot } from '../../core/paths';
+import { packageRoot } from '../../core/platform/paths';
 import { mcpSnippets, PLACEHOLDER_LAUNCHER, type McpSnippet } from '../../shared/mcpSnippets';
 
 const docs = readFileSync(join(packageRoot(), 'docs', 'mcp.md'), 'utf8');

@@ -1,5 +1,5 @@
-import { dispatch } from '../../core/contract/dispatch';
-import type { Core } from '../../core/createCore';
+import { dispatch } from '../../core/app/contract/dispatch';
+import type { Core } from '../../core/app/createCore';
 import { AppError, type EventKey, type EventPayload, type RequestInput, type RequestKey, type RequestOutput } from '../../shared/contract';
 
 /**

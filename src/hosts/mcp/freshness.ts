@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { lstatSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 // eslint-disable-next-line import-x/no-restricted-paths -- not yet a request: see hostImports.test.ts
-import { runGit } from '../../core/git/run';
+import { runGit } from '../../core/platform/git/run';
 import type { RepoInfo } from '../../shared/contract';
 import type { EngineClient } from './engine';
 

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { packageRoot } from '../../core/paths';
+import { packageRoot } from '../../core/platform/paths';
 import { writeSample } from '../../core/testing/sampleRepo';
 import { createTestRepo, type TestRepo } from '../../core/testing/gitRepo';
 import { connectCraMcp, type McpSession } from './testing/mcpClient';

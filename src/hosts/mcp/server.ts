@@ -1,6 +1,6 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import type { Core } from '../../core/createCore';
+import type { Core } from '../../core/app/createCore';
 import { engineClient, type EngineClient } from './engine';
 import { FreshnessKeeper } from './freshness';
 import { RepoResolver } from './repos';

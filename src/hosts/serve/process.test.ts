@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServeProcess, type ServeProcess } from './testing/serveProcess';
-import { packageRoot } from '../../core/paths';
+import { packageRoot } from '../../core/platform/paths';
 import { frame, sendRawFrame } from './testing/raw';
 
 /**

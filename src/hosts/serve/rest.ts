@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Core } from '../../core/createCore';
-import { dispatch } from '../../core/contract/dispatch';
+import type { Core } from '../../core/app/createCore';
+import { dispatch } from '../../core/app/contract/dispatch';
 import type { ErrorCode } from '../../shared/contract';
 import { crossSiteProblem } from './auth';
 import { send, sendJson } from './http';

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Core } from '../../core/createCore';
+import type { Core } from '../../core/app/createCore';
 import { hostProblem, isAuthorized, newToken, tokenCookie, tokenMatches } from './auth';
 import { decodePath, parseTarget, send } from './http';
 import { handleApi } from './rest';

@@ -7,4 +7,4 @@ parentPort.on('message', (message) => {
   if (message.job.relPath.includes('crash')) process.exit(3);
 });
 require('tsx/cjs/api').register();
-require('../../indexer/parse/parseWorker.ts');
+require('../../knowledge/indexer/parse/parseWorker.ts');

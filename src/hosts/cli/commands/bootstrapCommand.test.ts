@@ -3,9 +3,9 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openRawDatabase } from '../../../core/db/raw';
+import { openRawDatabase } from '../../../core/platform/db/raw';
 import { buildFixtureRepo } from '../../../core/testing/fixtureRepo';
-import { packageRoot } from '../../../core/paths';
+import { packageRoot } from '../../../core/platform/paths';
 
 let root: string;
 let repo: string;

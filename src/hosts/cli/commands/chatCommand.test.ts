@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { packageRoot } from '../../../core/paths';
+import { packageRoot } from '../../../core/platform/paths';
 import { useCliModelRepo } from '../testing/modelRepo';
 import { type CraOutput } from '../testing/cra';
 

@@ -3,12 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { EnrichSummary } from '../../../shared/contract';
-import { KnowledgeBase } from '../../../core/kb/knowledgeBase';
-import { openRawDatabase } from '../../../core/db/raw';
-import { RepoRegistry } from '../../../core/repos/registry';
+import { KnowledgeBase } from '../../../core/knowledge/kb/knowledgeBase';
+import { openRawDatabase } from '../../../core/platform/db/raw';
+import { RepoRegistry } from '../../../core/knowledge/repos/registry';
 import { useCliModelRepo } from '../testing/modelRepo';
 import { runCra } from '../testing/cra';
-import { repoPaths } from '../../../core/layout';
+import { repoPaths } from '../../../core/platform/layout';
 
 const fx = useCliModelRepo({
   prefix: 'cra-cli-enrich-',

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { packageRoot } from '../../../core/paths';
+import { packageRoot } from '../../../core/platform/paths';
 import { createTestRepo } from '../../../core/testing/gitRepo';
 import { writeSample } from '../../../core/testing/sampleRepo';
 

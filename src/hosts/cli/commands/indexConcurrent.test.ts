@@ -3,11 +3,11 @@ import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { packageRoot } from '../../../core/paths';
-import { repoIdFor } from '../../../core/repos/registry';
+import { packageRoot } from '../../../core/platform/paths';
+import { repoIdFor } from '../../../core/knowledge/repos/registry';
 import { createTestRepo } from '../../../core/testing/gitRepo';
 import { writeSample } from '../../../core/testing/sampleRepo';
-import { repoPaths } from '../../../core/layout';
+import { repoPaths } from '../../../core/platform/layout';
 
 const cleanups: Array<() => void> = [];
 afterEach(() => {

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { packageRoot } from '../../../core/paths';
+import { packageRoot } from '../../../core/platform/paths';
 
 const root = mkdtempSync(join(tmpdir(), 'cra-cli-init-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));

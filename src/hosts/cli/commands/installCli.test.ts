@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
-import { packageRoot, packageVersion } from '../../../core/paths';
+import { packageRoot, packageVersion } from '../../../core/platform/paths';
 import { runCra } from '../testing/cra';
 
 const cleanups: Array<() => void> = [];

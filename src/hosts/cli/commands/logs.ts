@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { EngineClient } from '../../../core/contract/client';
+import type { EngineClient } from '../../../core/app/contract/client';
 import type { ModelCallSummary, RepoInfo } from '../../../shared/contract';
 import { AppError } from '../../../shared/contract/errors';
 import { printable } from '../../../shared/printable';

@@ -3,8 +3,8 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { packageRoot } from '../../../core/paths';
-import { RepoRegistry } from '../../../core/repos/registry';
+import { packageRoot } from '../../../core/platform/paths';
+import { RepoRegistry } from '../../../core/knowledge/repos/registry';
 import type { CraOutput } from '../testing/cra';
 import { useCliModelRepo } from '../testing/modelRepo';
 

@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from 'commander';
-import { packageVersion } from '../../../core/paths';
+import { packageVersion } from '../../../core/platform/paths';
 import type * as Server from '../../mcp/server';
 import type { CommandModule } from '../context';
 

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { InvalidArgumentError } from 'commander';
-import type { EngineClient } from '../../../core/contract/client';
+import type { EngineClient } from '../../../core/app/contract/client';
 import { formatBytes } from '../../../shared/format';
 import type { ModelPullProgress } from '../../../shared/contract';
 import type { CliContext, CommandModule } from '../context';

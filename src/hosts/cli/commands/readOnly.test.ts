@@ -3,11 +3,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../../core/db/open';
+import { openDatabase } from '../../../core/platform/db/open';
 import { createTestRepo } from '../../../core/testing/gitRepo';
 import { writeSample } from '../../../core/testing/sampleRepo';
-import { packageRoot } from '../../../core/paths';
-import { registryFile } from '../../../core/layout';
+import { packageRoot } from '../../../core/platform/paths';
+import { registryFile } from '../../../core/platform/layout';
 
 const cleanups: Array<() => void> = [];
 afterEach(() => {

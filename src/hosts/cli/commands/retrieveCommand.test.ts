@@ -5,13 +5,13 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { ContextPackage, RetrievalSummary } from '../../../shared/contract';
-import { openRawDatabase } from '../../../core/db/raw';
-import { packageRoot } from '../../../core/paths';
-import { RepoRegistry } from '../../../core/repos/registry';
-import { PRECISION_QUESTIONS } from '../../../core/retrieval/stages/precision';
+import { openRawDatabase } from '../../../core/platform/db/raw';
+import { packageRoot } from '../../../core/platform/paths';
+import { RepoRegistry } from '../../../core/knowledge/repos/registry';
+import { PRECISION_QUESTIONS } from '../../../core/features/retrieval/stages/precision';
 import { useCliModelRepo } from '../testing/modelRepo';
 import { runCra, type CraOutput } from '../testing/cra';
-import { repoPaths } from '../../../core/layout';
+import { repoPaths } from '../../../core/platform/layout';
 
 const CONFIG = '[models]\nreasoning = "qwen3:0.6b"\ncoding = "qwen3:0.6b"\n';
 const TASK = 'Fix `load_config` in config.py: it crashes when the settings file is missing';

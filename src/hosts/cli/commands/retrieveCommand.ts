@@ -1,7 +1,7 @@
 import { InvalidArgumentError } from 'commander';
 // eslint-disable-next-line import-x/no-restricted-paths -- not yet a request: see hostImports.test.ts
-import type * as Budget from '../../../core/retrieval/budget';
-import type { EngineClient } from '../../../core/contract/client';
+import type * as Budget from '../../../core/features/retrieval/budget';
+import type { EngineClient } from '../../../core/app/contract/client';
 import type { BudgetInput, ContextPackage, RetrievalStageName, RetrievalSummary } from '../../../shared/contract';
 import { AppError, ERROR_CODES, type ErrorCode } from '../../../shared/contract/errors';
 import type * as Reasons from '../../../shared/contract/reasons';
@@ -125,7 +125,7 @@ export const registerRetrieve: CommandModule = (program, ctx) => {
     .option('-v, --verbose', 'also print the budget, the stages and the token counts (stderr)')
     .action(async (task: string, opts: RetrieveOptions) => {
       // eslint-disable-next-line @typescript-eslint/no-require-imports, import-x/no-restricted-paths -- loaded when the command runs (see context.ts); not yet a request (hostImports.test.ts)
-      const budgetFile = require('../../../core/retrieval/budget') as typeof Budget;
+      const budgetFile = require('../../../core/features/retrieval/budget') as typeof Budget;
       const { stages, budget, safetyMargin } = checkFlags(opts, budgetFile);
       const { engine, repo } = await openRepo(ctx, opts.repo, { config: true });
       let runId: string | undefined;

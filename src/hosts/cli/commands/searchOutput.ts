@@ -1,5 +1,5 @@
 import type { EmbedSummary } from '../../../shared/contract/runs';
-import type { EngineClient } from '../../../core/contract/client';
+import type { EngineClient } from '../../../core/app/contract/client';
 import type { RepoInfo, RunProgress, SearchResult } from '../../../shared/contract';
 import { formatReasons } from '../../../shared/contract/reasons';
 import { printable } from '../../../shared/printable';

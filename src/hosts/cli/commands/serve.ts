@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { InvalidArgumentError } from 'commander';
-import { packageRoot } from '../../../core/paths';
+import { packageRoot } from '../../../core/platform/paths';
 import { AppError } from '../../../shared/contract/errors';
 import type * as Server from '../../serve/server';
 import type { CommandModule } from '../context';

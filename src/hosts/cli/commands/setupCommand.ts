@@ -1,5 +1,5 @@
 import { createInterface } from 'node:readline/promises';
-import type { EngineClient } from '../../../core/contract/client';
+import type { EngineClient } from '../../../core/app/contract/client';
 import type { ModelCheckResult, ModelSetupPlan } from '../../../shared/contract';
 import { formatBytes } from '../../../shared/format';
 import { printable } from '../../../shared/printable';

@@ -3,8 +3,8 @@ import { existsSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { packageRoot } from '../../../core/paths';
-import { repoIdFor } from '../../../core/repos/registry';
+import { packageRoot } from '../../../core/platform/paths';
+import { repoIdFor } from '../../../core/knowledge/repos/registry';
 import { createTestRepo, type TestRepo } from '../../../core/testing/gitRepo';
 import { OllamaTestServer } from '../../../core/testing/ollamaTestServer';
 import { META, P1, P2, SOLVE_FILES, solveResponder, TWO_PARTS } from '../../../core/testing/solveFixture';

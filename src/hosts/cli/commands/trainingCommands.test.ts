@@ -2,11 +2,11 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openRawDatabase } from '../../../core/db/raw';
-import type { CuratedManifest } from '../../../core/export/curatedManifest';
-import { chatLineSchema } from '../../../core/export/dataset';
+import { openRawDatabase } from '../../../core/platform/db/raw';
+import type { CuratedManifest } from '../../../core/lab/training/curatedManifest';
+import { chatLineSchema } from '../../../core/lab/training/dataset';
 import { buildShopRepo } from '../../../core/testing/bootstrapFixture';
-import type { TrainingPlan, TrainingPlanArtifact } from '../../../core/export/trainPlan';
+import type { TrainingPlan, TrainingPlanArtifact } from '../../../core/lab/training/trainPlan';
 import { OllamaTestServer } from '../../../core/testing/ollamaTestServer';
 import { runCra } from '../testing/cra';
 

@@ -7,7 +7,7 @@
  * Usage: node -r tsx/cjs heldIndex.ts <dataDir> <repo> <releaseFile>
  */
 import { existsSync, writeSync } from 'node:fs';
-import { createCore } from '../../../core/createCore';
+import { createCore } from '../../../core/app/createCore';
 
 const [dataDir, repo, release] = process.argv.slice(2);
 if (!dataDir || !repo || !release) throw new Error('usage: heldIndex.ts <dataDir> <repo> <releaseFile>');

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect } from 'vitest';
-import { packageRoot } from '../../../core/paths';
+import { packageRoot } from '../../../core/platform/paths';
 import { createChatRepo } from '../../../core/testing/chatRepo';
 import type { TestRepo } from '../../../core/testing/gitRepo';
 import { OllamaTestServer } from '../../../core/testing/ollamaTestServer';

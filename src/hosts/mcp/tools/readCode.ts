@@ -1,7 +1,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 // eslint-disable-next-line import-x/no-restricted-paths -- not yet a request: see hostImports.test.ts
-import { confinePath } from '../../../core/fs/confine';
+import { confinePath } from '../../../core/platform/fs/confine';
 import { AppError, type OutlineSymbol, type RepoFileView, type RepoInfo } from '../../../shared/contract';
 import type { EngineClient } from '../engine';
 import { answer, cite, guarded, indexLine, indexSchema, repoArg, repository, repositorySchema, type ToolDeps } from '../tool';

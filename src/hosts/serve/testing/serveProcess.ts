@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { packageRoot } from '../../../core/paths';
+import { packageRoot } from '../../../core/platform/paths';
 
 /** A running `cra serve`: its process, its URL (with the token), its scratch folder and what it printed. */
 export interface ServeProcess {

@@ -1,2 +1,0 @@
-/** A task's gold lines: the old-side ranges its commit changed, read by the one diff-hunk reader (git/diffHunks.ts). */
-export { changedLines, parseHunks, type ChangedLines, type ChangedRange } from '../git/diffHunks';
