@@ -26,7 +26,7 @@ import { hostPolicy, type HostPorts } from '../platform/ports';
 import { RepoHandles } from '../knowledge/repos/handles';
 import { RepoRegistry } from '../knowledge/repos/registry';
 import { RepoService, type RepoServiceOptions } from '../knowledge/repos/service';
-import { recoverApplies } from '../features/review/apply';
+import { recoverApplies } from '../features/review';
 import { EventBus } from '../platform/runtime/events';
 import { RunRegistry } from '../platform/runtime/runs';
 import { KbReaders } from '../knowledge/kb/readers';

@@ -1,12 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { AppError, type ChatPipelineInfo, type ChatPipelines, type Handlers, type RepoInfo } from '../../../shared/contract';
-import { DEFAULT_PIPELINE, describeProblem, loadPipelines, REPO_PIPELINE_DIR, type ChatPipeline, type PipelineSet } from '../../features/chat/pipeline';
-import { runChatTurn } from '../../features/chat/turn';
-import { conversationMarkdown } from '../../features/chat/exportMarkdown';
-import { RetrievedNodeCache, withNodeCache } from '../../features/chat/nodeCache';
-import { ConversationStore } from '../../features/chat/store';
-import type { TurnLimits } from '../../features/chat/limits';
+import { DEFAULT_PIPELINE, describeProblem, loadPipelines, REPO_PIPELINE_DIR, type ChatPipeline, type PipelineSet, runChatTurn, conversationMarkdown, RetrievedNodeCache, withNodeCache, ConversationStore, type TurnLimits } from '../../features/chat';
 import { loadUserConfigCached } from '../../platform/config/load';
 import type { EngineContext } from '../engine';
 import type { ModelServices } from '../../platform/llm/services';

@@ -3,11 +3,8 @@ import type { PlanArtifact } from '../../../shared/contract/plans';
 import type { EngineContext } from '../engine';
 import { gitHead } from '../../platform/git';
 import type { ModelServices } from '../../platform/llm/services';
-import { createPlan } from '../../features/plans/plan';
-import { listPlans, loadPlan, newPlanId, savePlan } from '../../features/plans/planStore';
-import { readPlanValue, type PlanRepoView } from '../../features/plans/planValidate';
-import { RawDecisionLog } from '../../features/retrieval/decisionLog';
-import { retrievalSettings } from '../../features/retrieval/settings';
+import { createPlan, listPlans, loadPlan, newPlanId, savePlan, readPlanValue, type PlanRepoView } from '../../features/plans';
+import { RawDecisionLog, retrievalSettings } from '../../features/retrieval';
 
 /** What plans use of the engine. */
 type PlansDeps = Pick<EngineContext, 'repos' | 'runs' | 'ports'>;

@@ -10,13 +10,7 @@ import { noServerHint } from '../../platform/llm/ollamaLifecycle';
 import { ModelRouter } from '../../platform/llm/router';
 import type { ModelServices } from '../../platform/llm/services';
 import { RawCallLog } from '../../platform/logs/callLog';
-import { effectiveBudget, validateSafetyMargin } from '../../features/retrieval/budget';
-import { RawDecisionLog } from '../../features/retrieval/decisionLog';
-import { renderMarkdown } from '../../features/retrieval/package';
-import { retrieve } from '../../features/retrieval/pipeline';
-import { preflightRetrieval } from '../../features/retrieval/preflight';
-import { retrievalSettings } from '../../features/retrieval/settings';
-import { analyzeTask } from '../../features/retrieval/taskAnalysis';
+import { effectiveBudget, validateSafetyMargin, RawDecisionLog, renderMarkdown, retrieve, preflightRetrieval, retrievalSettings, analyzeTask } from '../../features/retrieval';
 import { RetrieveWatch } from './retrieveWatch';
 
 /** The config with `model` as the model of every retrieval stage and `baseUrl` as the server, when given. */

@@ -1,7 +1,6 @@
 import type { ProgressNode } from '../../../shared/contract';
 import type { JudgmentReading, RetrievalJudgment, RetrievalVerdict } from '../../../shared/contract/retrieval';
-import type { Judged } from '../../features/retrieval/judge';
-import type { StageContext } from '../../features/retrieval/stage';
+import type { Judged, StageContext } from '../../features/retrieval';
 import type { RunProgressUpdate } from '../../platform/runtime/runs';
 
 /** The pipeline stage a call stage belongs to (precision_pass2 → precision). */

@@ -1,9 +1,7 @@
 import type { Handlers } from '../../../shared/contract';
 import type { ReviewFileView } from '../../../shared/contract/review';
 import type { EngineContext } from '../engine';
-import { appliedHunks, applyReviewed, readUndo, recoverApply, undoLastApply } from '../../features/review/apply';
-import { changedFilesFromDiff } from '../../features/review/fromDiff';
-import { displayLine, hunkHeader, reviewFiles, type ChangedFile, type ReviewFile } from '../../features/review/hunks';
+import { appliedHunks, applyReviewed, readUndo, recoverApply, undoLastApply, changedFilesFromDiff, displayLine, hunkHeader, reviewFiles, type ChangedFile, type ReviewFile } from '../../features/review';
 import { reviewFiles as reviewStateFiles } from '../../platform/layout';
 
 /** What review needs of a run: where it started and its change (cumulative and per step). */

@@ -1,13 +1,8 @@
 import { AppError, type Handlers, type RepoInfo, type SolveOutcome } from '../../../shared/contract';
-import { checkMetaPlan } from '../../features/plans/solveChecks';
+import { checkMetaPlan, solveRunDetail, solveRunDiffs, type SolveRunDiffs, effectiveStatus, SolveRecords, worktreeIsLive, type SolveRunRow, detectSandbox, noSandboxMessage, requireSandbox, executeSolve, SqliteSolveSession, solveSessionFile } from '../../features/plans';
 import type { Db } from '../../platform/db/open';
 import type { EngineContext } from '../engine';
 import type { ModelServices } from '../../platform/llm/services';
-import { solveRunDetail, solveRunDiffs, type SolveRunDiffs } from '../../features/plans/solveDiffs';
-import { effectiveStatus, SolveRecords, worktreeIsLive, type SolveRunRow } from '../../features/plans/solveRecords';
-import { detectSandbox, noSandboxMessage, requireSandbox } from '../../features/plans/sandbox';
-import { executeSolve } from '../../features/plans/solveRun';
-import { SqliteSolveSession, solveSessionFile } from '../../features/plans/solveSession';
 
 type SolveHandlers = Pick<Handlers, 'solve/run' | 'solve/get' | 'solve/list' | 'solve/discard' | 'solve/sandbox'>;
 

@@ -1,7 +1,7 @@
 import type { ChatMessage, ConversationSummary } from '../../../shared/contract/chat';
 import type { Db } from '../../platform/db/open';
 import { openRawDatabase } from '../../platform/db/raw';
-import { RawDecisionLog, type DecisionSink } from '../retrieval/decisionLog';
+import { RawDecisionLog, type DecisionSink } from '../retrieval';
 
 type Row = {
   id: number;

@@ -10,7 +10,7 @@ import type { Embedder } from '../../knowledge/search/embedder';
 import type { TurnModel } from './calls';
 import type { TurnLimits } from './limits';
 import type { ChatPipeline } from './pipeline';
-import type { DecisionSink } from '../retrieval/decisionLog';
+import type { DecisionSink } from '../retrieval';
 import type { SummaryStore } from '../../knowledge/summaries/store';
 import type { ConversationStore } from './store';
 

@@ -8,10 +8,10 @@ import { PLAN_JSON_SCHEMA, type PlanArtifact } from '../../../shared/contract/pl
 import type { KnowledgeBase } from '../../knowledge/kb/knowledgeBase';
 import type { LlmClient } from '../../platform/llm/client';
 import type { CallLogger } from '../../platform/llm/types';
-import type { DecisionSink } from '../retrieval/decisionLog';
-import { runPipeline } from '../retrieval/stage';
-import { scopeCandidates, ScopeStage, type ScopeOptions } from '../retrieval/stages/scope';
-import { analyzeTask } from '../retrieval/taskAnalysis';
+import type { DecisionSink } from '../retrieval';
+import { runPipeline } from '../retrieval';
+import { scopeCandidates, ScopeStage, type ScopeOptions } from '../retrieval';
+import { analyzeTask } from '../retrieval';
 import { newPlanId } from './planStore';
 import { readPlanReply, type PlanRepoView } from './planValidate';
 

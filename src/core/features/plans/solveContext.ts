@@ -19,13 +19,13 @@ import { readConfinedFile } from '../../platform/fs/confine';
 import type { KnowledgeBase } from '../../knowledge/kb/knowledgeBase';
 import type { LlmClient } from '../../platform/llm/client';
 import type { CallLogger } from '../../platform/llm/types';
-import type { DecisionSink } from '../retrieval/decisionLog';
-import { renderMarkdown } from '../retrieval/package';
-import { retrieve, type RetrievalDeps } from '../retrieval/pipeline';
-import { refineContext, resolveEvidence, type RefinementRequest as RetrievalRefinement } from '../retrieval/refine';
-import type { RetrievalSession } from '../retrieval/session';
-import type { RetrievalSettings } from '../retrieval/settings';
-import { analyzeTask } from '../retrieval/taskAnalysis';
+import type { DecisionSink } from '../retrieval';
+import { renderMarkdown } from '../retrieval';
+import { retrieve, type RetrievalDeps } from '../retrieval';
+import { refineContext, resolveEvidence, type RefinementRequest as RetrievalRefinement } from '../retrieval';
+import type { RetrievalSession } from '../retrieval';
+import type { RetrievalSettings } from '../retrieval';
+import { analyzeTask } from '../retrieval';
 
 /** What one pass asks retrieval for. */
 export interface SolveContextRequest {

@@ -1,9 +1,6 @@
 import type { ChatMode } from '../../../shared/contract/chat';
 import type { EvalChatEvidenceResult, EvalChatEvidenceStage, EvalChatEvidenceSummary, EvalTask, EvalTaskResult } from '../../../shared/contract/eval';
-import { evidenceBeforeAnswer } from '../../features/chat/evidence';
-import { DEFAULT_PIPELINE, loadPipelines, type ChatPipeline, type EdgeKind } from '../../features/chat/pipeline';
-import { evidenceCost, expand, trimEvidence } from '../../features/chat/retrieve';
-import type { ConversationStore } from '../../features/chat/store';
+import { evidenceBeforeAnswer, DEFAULT_PIPELINE, loadPipelines, type ChatPipeline, type EdgeKind, evidenceCost, expand, trimEvidence, type ConversationStore } from '../../features/chat';
 import type { KnowledgeBase } from '../../knowledge/kb/knowledgeBase';
 import { EventBus } from '../../platform/runtime/events';
 import type { Embedder } from '../../knowledge/search/embedder';

@@ -8,7 +8,7 @@
  */
 import type { EvalJudgeKind } from '../../../shared/contract/eval';
 import type { KnowledgeBase } from '../../knowledge/kb/knowledgeBase';
-import type { BinaryJudge, JudgeSetup, Judgment } from '../../features/retrieval/judge';
+import type { BinaryJudge, JudgeSetup, Judgment } from '../../features/retrieval';
 import type { ChangedLines } from './goldLines';
 
 /** Which judge an evaluation of the pipeline uses (the contract's list). */

@@ -4,9 +4,7 @@ import { loadConfig } from '../../platform/config/load';
 import { LlmClient } from '../../platform/llm/client';
 import { ModelRouter } from '../../platform/llm/router';
 import { UserCallLog } from '../../platform/logs/callLog';
-import { effectiveBudget } from '../../features/retrieval/package';
-import type { PrecisionOptions } from '../../features/retrieval/stages/precision';
-import type { ScopeOptions } from '../../features/retrieval/stages/scope';
+import { effectiveBudget, type PrecisionOptions, type ScopeOptions } from '../../features/retrieval';
 import type { PipelineEvalOptions } from './pipelineTask';
 import { userConfigPath, userRawDbPath } from '../../platform/layout';
 

@@ -1,5 +1,5 @@
 import type { EvalPipelineResult, EvalPipelineSummary, EvalTaskResult } from '../../../shared/contract/eval';
-import { effectiveBudget } from '../../features/retrieval/package';
+import { effectiveBudget } from '../../features/retrieval';
 import type { PipelineEvalOptions } from './pipelineTask';
 
 /** The median of a list (0 for none); the mean of the two middle values for an even count. */

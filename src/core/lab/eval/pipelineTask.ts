@@ -2,13 +2,7 @@ import type { EvalPipelineGold, EvalPipelineResult, EvalTask } from '../../../sh
 import { readConfinedText } from '../../platform/fs/confine';
 import type { KnowledgeBase } from '../../knowledge/kb/knowledgeBase';
 import { LlmClient } from '../../platform/llm/client';
-import type { DecisionRecord, DecisionSink } from '../../features/retrieval/decisionLog';
-import { runBinaryJudgment, type BinaryJudge } from '../../features/retrieval/judge';
-import { buildPackage, effectiveBudget, type BudgetConfig } from '../../features/retrieval/package';
-import { runPipeline } from '../../features/retrieval/stage';
-import { PrecisionStage, type PrecisionOptions } from '../../features/retrieval/stages/precision';
-import { SCOPE_DEFAULTS, ScopeStage, type ScopeOptions } from '../../features/retrieval/stages/scope';
-import { analyzeTask } from '../../features/retrieval/taskAnalysis';
+import { type DecisionRecord, type DecisionSink, runBinaryJudgment, type BinaryJudge, buildPackage, effectiveBudget, type BudgetConfig, runPipeline, PrecisionStage, type PrecisionOptions, SCOPE_DEFAULTS, ScopeStage, type ScopeOptions, analyzeTask } from '../../features/retrieval';
 import { searchRepository } from '../../knowledge/search/search';
 import { changedLines } from './goldLines';
 import { goldUnits, packageUnitRecall } from './functionLevel';

@@ -13,8 +13,7 @@ import { goldUnits, scoreUnits } from './functionLevel';
 import { changedLines } from './goldLines';
 import { pipelineSummary } from './pipelineSummary';
 import { chatEvidenceSummary, evalChatPipeline, evaluateChatEvidenceTask, type ChatEvidenceEvalOptions } from './chatEvidence';
-import { ConversationStore } from '../../features/chat/store';
-import type { ChatPipeline } from '../../features/chat/pipeline';
+import { ConversationStore, type ChatPipeline } from '../../features/chat';
 
 /** How many paths of each ranking are kept in the report (and scored). */
 export const RANK_DEPTH = 50;

@@ -9,8 +9,7 @@ import { join } from 'node:path';
 import { PLAN_JSON_SCHEMA } from '../../../shared/contract/plans';
 import type { LlmClient } from '../../platform/llm/client';
 import type { ResolvedModel } from '../../platform/llm/router';
-import { PLAN_SYSTEM, planPrompt } from '../../features/plans/plan';
-import { readPlanReply } from '../../features/plans/planValidate';
+import { PLAN_SYSTEM, planPrompt, readPlanReply } from '../../features/plans';
 import { throwIfAborted } from '../../platform/runtime/runs';
 import type { DatasetCommit } from './dataset';
 
