@@ -23,6 +23,25 @@ const hostsFrontDoorZone = {
   message: 'hosts reach the engine through its contract (createCore, contract/dispatch, contract/client, paths): make what you need a request.',
 };
 
+// The levels of src/core (docs/architecture.md): a level imports its own and the levels below, and
+// another folder reaches a feature through its entry module (features/<name>/index.ts). Product code
+// only: a test may build a whole engine. src/core/levels.test.ts checks the same over the whole tree.
+const coreLevels = ['platform', 'knowledge', 'features', 'lab', 'app'];
+const coreFeatures = ['chat', 'retrieval', 'plans', 'review'];
+const levelZones = [
+  ...coreLevels.slice(0, -1).map((level, i) => ({
+    target: `./src/core/${level}`,
+    from: coreLevels.slice(i + 1).map((above) => `./src/core/${above}`),
+    message: `src/core/${level} may import only its own level and those below it (${coreLevels.slice(0, i + 1).join(', ')}).`,
+  })),
+  ...coreFeatures.map((feature) => ({
+    target: [...coreLevels.filter((l) => l !== 'features').map((l) => `./src/core/${l}`), ...coreFeatures.filter((f) => f !== feature).map((f) => `./src/core/features/${f}`)],
+    from: `./src/core/features/${feature}`,
+    except: ['./index.ts'],
+    message: `import the ${feature} feature from its entry module (src/core/features/${feature}/index.ts), not a file inside it.`,
+  })),
+];
+
 const nodeBuiltins = ['fs', 'path', 'os', 'child_process', 'crypto', 'http', 'net', 'url', 'worker_threads', 'stream'].flatMap((m) => [m, `node:${m}`]);
 
 export default tseslint.config(
@@ -70,7 +89,7 @@ export default tseslint.config(
     // Test support lives in src/core/testing (a host's own in src/hosts/*/testing): product code never reaches it.
     files: ['src/**/*.{ts,tsx}'],
     ignores: ['src/**/*.test.{ts,tsx}', 'src/core/testing/**', 'src/hosts/*/testing/**'],
-    rules: { 'import-x/no-restricted-paths': ['error', { zones: [...layerZones, testSupportZone, hostsFrontDoorZone] }] },
+    rules: { 'import-x/no-restricted-paths': ['error', { zones: [...layerZones, ...levelZones, testSupportZone, hostsFrontDoorZone] }] },
   },
   {
     // The loopback model server is test support only: product code must never reach it.
