@@ -25,10 +25,6 @@ const NOT_YET = [
   // budget's numbers are then the contract's to check. The fix: the file reader in the CLI with
   // its own TOML error wording (it uses the config's parseToml today).
   'cli/commands/retrieveCommand.ts -> features/retrieval/budget',
-  // Type-only: the shapes of the plan and manifest files the runs write and the command prints.
-  // The fix: the training plan and curated manifest types into the contract (data.ts).
-  'cli/commands/trainingCommands.ts -> lab/training/curatedManifest',
-  'cli/commands/trainingCommands.ts -> lab/training/trainPlan',
   // The MCP server answers from the user's working tree (git status for freshness, a confined
   // file read for read_code): requests for both (repos/status, repos/readFile) are the fix.
   'mcp/freshness.ts -> platform/git/run',
