@@ -2,7 +2,8 @@ import { chmodSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
 import { AppError } from '../../../shared/contract/errors';
-import { writeFileAtomic } from '../config/configFile';
+// eslint-disable-next-line import-x/no-restricted-paths -- not yet the launcher's own: see hostImports.test.ts
+import { writeFileAtomic } from '../../../core/platform/config/configFile';
 
 /** The line that marks a launcher as ours: only such a file is ever replaced. */
 const MARKER = '# Clean Room command-line launcher';
