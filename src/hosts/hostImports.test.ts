@@ -17,10 +17,6 @@ const ALLOWED = [/^app\/createCore$/, /^app\/contract\/(dispatch|client|inMemory
  * carry an eslint-disable naming this list.
  */
 const NOT_YET = [
-  // Reads --budget-config FILE where the user typed it (JSON or TOML, safety_margin too); the
-  // budget's numbers are then the contract's to check. The fix: the file reader in the CLI with
-  // its own TOML error wording (it uses the config's parseToml today).
-  'cli/commands/retrieveCommand.ts -> features/retrieval/budget',
   // The MCP server answers from the user's working tree (git status for freshness, a confined
   // file read for read_code): requests for both (repos/status, repos/readFile) are the fix.
   'mcp/freshness.ts -> platform/git/run',
