@@ -194,4 +194,33 @@ describe('chat store: following the run of a turn', () => {
     expect(useChatStore.getState().conversationId).toBe('c-new');
     expect(useChatStore.getState().turns).toEqual([expect.objectContaining({ question: 'Where?', runId: 'chat-42', status: 'streaming', answer: 'Hello' })]);
   });
+
+  it('a second question of a conversation stays one turn when its run/started event comes before chat/ask answers', async () => {
+    const listeners = new Map<string, (payload: unknown) => void>();
+    const run = { runId: 'chat-7', kind: 'chat', subject: { repoId: 'shop', conversationId: 'c-a', question: 'And then?' }, title: 'Chat', status: 'running', startedAt: 't' };
+    setClientForTests({
+      call: (async (method: string) => {
+        if (method === 'chat/ask') {
+          // The engine announces the run to every client before this request's answer arrives.
+          listeners.get('run/started')?.(run);
+          return { run, runId: run.runId, conversationId: 'c-a' };
+        }
+        if (method === 'run/attach') return { run, events: [], lastSeq: 0, firstSeq: 1 };
+        throw new AppError('UNSUPPORTED', `not in this test: ${method}`);
+      }) as Client['call'],
+      subscribe: ((event: string, listener: (payload: unknown) => void) => {
+        listeners.set(event, listener);
+        return () => listeners.delete(event);
+      }) as Client['subscribe'],
+    });
+    const first = { ...pendingTurn('Where?'), runId: 'chat-6', status: 'done' as const, answer: 'Here.' };
+    useChatStore.setState({ conversationId: 'c-a', turns: [first], background: {} });
+    const stop = useChatStore.getState().listen();
+    useChatStore.getState().setDraft('And then?');
+    await useChatStore.getState().ask('shop');
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    listeners.get('chat/token')?.({ runId: 'chat-7', conversationId: 'c-a', text: 'Then', seq: 1 });
+    stop();
+    expect(useChatStore.getState().turns).toEqual([first, expect.objectContaining({ question: 'And then?', runId: 'chat-7', answer: 'Then' })]);
+  });
 });

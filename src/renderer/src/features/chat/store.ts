@@ -246,6 +246,8 @@ function showRun(run: RunInfo<'chat'>): void {
   if (followed.has(run.runId)) return;
   useChatStore.setState((s) => {
     const last = s.turns.at(-1);
+    // This page's own question, whose chat/ask has not answered yet (run/started can come first): its turn takes the run.
+    if (last && isInFlight(last) && last.runId === null && last.question === run.subject.question) return { turns: [...s.turns.slice(0, -1), { ...last, runId: run.runId }] };
     // Its question may be stored already (the last turn, with no answer yet).
     const stored = last && last.question === run.subject.question && last.answer === '' && !isInFlight(last);
     const turn = { ...pendingTurn(run.subject.question), runId: run.runId };
