@@ -1,4 +1,4 @@
-import { isNeighbourReason, type Reason } from '../../../shared/contract/reasons';
+import type { Reason } from '../../../shared/contract/reasons';
 import type { GraphSymbol, SymbolEdge, SymbolGraph, SymbolReference } from '../kb/symbolGraph';
 import type { SearchIndex } from '../kb/searchIndex';
 import { strongHits, type DefinitionHit } from './graph';
@@ -167,13 +167,6 @@ function offer(index: SearchIndex, files: Map<number, FileHit>, steps: readonly 
     (reach.get(key) ?? reach.set(key, new Set()).get(key)!).add(symbolOf.get(s.symbolId)!.fileId);
   }
   const best = new Map<number, Map<Relation, { value: number; reason: Reason }>>();
-  // The score of the file each seed is in, before any file is raised: a cap on what is added.
-  const seedFileScore = new Map(live.map((s) => [s.seed.symbol.fileId, files.get(s.seed.symbol.fileId)?.score ?? 0]));
-  const cap = new Map<number, number>();
-  for (const s of live) {
-    const fileId = symbolOf.get(s.symbolId)!.fileId;
-    cap.set(fileId, Math.max(cap.get(fileId) ?? 0, seedFileScore.get(s.seed.symbol.fileId)!));
-  }
   for (const s of live) {
     const target = symbolOf.get(s.symbolId)!;
     const fanOut = reach.get(`${s.seed.symbol.id}:${s.relation}`)!.size;
@@ -188,20 +181,12 @@ function offer(index: SearchIndex, files: Map<number, FileHit>, steps: readonly 
     const total = [...perRelation.values()].reduce((sum, r) => sum + r.value, 0);
     // Raise-only: a file gets at least what the walk offers, a direct hit is not lifted above
     // another by it (additive, the hits' order changed at R@1: starlette .577 → .527).
-    // A file with no evidence of its own (reached only as a neighbour, or not at all) gets the
-    // walk's value added × EXPAND.addIndirect: two relations to the query are more than one.
-    const indirect = EXPAND.addIndirect > 0 && file.why.every(isNeighbourReason);
-    const limit = EXPAND.addCap > 0 ? Math.max(file.score, cap.get(fileId)! * EXPAND.addCap) : Infinity;
-    const masked = [...perRelation].filter(([relation]) => (EXPAND.addRelations & relationBit[relation]) !== 0).reduce((sum, [, r]) => sum + r.value, 0);
-    if (indirect) file.score = Math.min(limit, file.score + total * EXPAND.addIndirect);
-    else if (EXPAND.raiseOnly && masked > 0) file.score = Math.min(Math.max(limit, total - masked), Math.max(file.score, total - masked) + masked);
-    else if (EXPAND.raiseOnly && total <= file.score) continue;
-    else file.score = EXPAND.raiseOnly ? total : Math.min(limit, file.score + total);
+    if (EXPAND.raiseOnly && total <= file.score) continue;
+    file.score = EXPAND.raiseOnly ? total : file.score + total;
     files.set(fileId, file);
     for (const { reason } of perRelation.values()) file.why.push(reason);
   }
 }
 
-const relationBit = { 'called-by': 1, 'base-class': 2, subclass: 4, override: 8 } as const satisfies Record<Relation, number>;
 /** The EXPAND weight of each relation. */
 const relationWeight = { 'called-by': 'callee', 'base-class': 'base', subclass: 'subclass', override: 'override' } as const satisfies Record<Relation, keyof typeof EXPAND>;

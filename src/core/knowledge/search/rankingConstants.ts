@@ -149,12 +149,6 @@ export const EXPAND = {
   override: 0.5,
   /** 1: a reached file's score becomes the walk's value when that is more (direct hits keep their order); 0: the value is added. */
   raiseOnly: 1,
-  /** Files whose only evidence is a neighbour's (or none) get the walk's value added × this; 0: raise-only for them too. */
-  addIndirect: 0,
-  /** When the value is added: at most this × the score of the seed's file (0: no cap). */
-  addCap: 0,
-  /** Relations (bits: 1 callee, 2 base, 4 subclass, 8 override) whose value is added on top of the raise; 0: none. */
-  addRelations: 0,
   /** Levels of base classes walked up (the MRO). */
   baseDepth: 3,
   /** Seed weight of a definition the query names (× its file's score). */
