@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { LabelCounts } from '../../../shared/contract/data';
+import type { LabelCounts } from '../../../shared/contract/training';
 import { readUserFile } from '../../platform/fs/userFile';
 
 /** The manifest file of a curated dataset folder. */

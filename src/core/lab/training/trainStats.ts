@@ -1,4 +1,4 @@
-import type { DatasetSummary, LabelCounts } from '../../../shared/contract/data';
+import type { DatasetSummary, LabelCounts } from '../../../shared/contract/training';
 import type { RunOutcome } from './logAnalysis';
 import type { LogSources } from './logSources';
 

@@ -1,7 +1,7 @@
 import { create } from 'zustand';
 
 /** The pages of the activity bar, in order (Ctrl/Cmd+1..n). */
-export const PAGE_IDS = ['repositories', 'search', 'chat', 'plans', 'models', 'logs', 'settings', 'eval', 'inspector', 'data'] as const;
+export const PAGE_IDS = ['repositories', 'search', 'chat', 'plans', 'models', 'logs', 'settings', 'eval', 'retrieval', 'training'] as const;
 /** One page of the app. */
 export type PageId = (typeof PAGE_IDS)[number];
 
