@@ -54,6 +54,11 @@ describe('cra serve and paths a request names', () => {
     expect(notPlan.body.error?.message).toMatch(/secret\.env is not JSON, so it is not a training plan/);
     expect(notPlan.body.error?.message).not.toContain('s3cr3t');
 
+    // The key's old name (renamed in issue 23, an alias for one release) takes the same route and checks.
+    const viaOldKey = await call('data/curate', { plan: '/dev/zero' });
+    expect(viaOldKey.status, output()).toBe(400);
+    expect(viaOldKey.body.error?.message).toBe(zero.body.error?.message);
+
     const info = await call('app/info', {});
     expect(info.status).toBe(200);
     expect(info.body.ok).toBe(true);

@@ -20,4 +20,5 @@ export * from './plansRuns';
 export * from './summaries';
 export * from './enrich';
 export * from './training';
+export * from './renamed';
 export { JUDGE_STAGES, DATASET_STAGES, modelStageSchema, type JudgeStage, type DatasetStage, type ModelStage } from './stages';
