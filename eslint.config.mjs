@@ -13,9 +13,9 @@ const layerZones = [
 
 const testSupportZone = { target: './src', from: './src/core/testing', message: 'src/core/testing is test support: only tests, benches and other test support import it.' };
 
-// The contract is the hosts' only front door (issue 23; src/hosts/hostImports.test.ts lists the
-// imports still left, each with an eslint-disable): a host's product code reaches the engine
-// through createCore, the contract's dispatch and clients and paths, never its internals.
+// The contract is the hosts' only front door (issue 23; src/hosts/hostImports.test.ts checks the
+// same over the whole folder): a host's product code reaches the engine through createCore, the
+// contract's dispatch and clients and paths, never its internals.
 const hostsFrontDoorZone = {
   target: './src/hosts',
   from: './src/core',

@@ -1,7 +1,7 @@
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { expect, screenshot, startServe, test } from './fixtures/app';
 import { createFixtureRepo, FIXTURE, type FixtureRepo } from './fixtures/gitRepo';
+import { addReadyRepository, openChat, useLoopbackModels } from './fixtures/pages';
 import { startModelServer } from './fixtures/ollamaServer';
 
 let repo: FixtureRepo;
@@ -15,7 +15,7 @@ test.describe('Chat (cra serve, loopback model server)', () => {
     const server = await startModelServer();
     const served = await startServe({ OLLAMA_HOST: server.url });
     try {
-      writeFileSync(join(served.app.dataDir, 'config.toml'), `[models]\nreasoning = "qwen3:0.6b"\ncoding = "qwen3:0.6b"\nbase_url = "${server.url}"\n`);
+      useLoopbackModels(served.app, server.url);
       // The router thinks first (removed), then answers with one valid line.
       server.script.chat.push({ text: '<think>The user names a function.</think>\n[BM25:] compute_discount' });
       server.script.chat.push({
@@ -33,12 +33,8 @@ test.describe('Chat (cra serve, loopback model server)', () => {
         chunkDelayMs: 150,
       });
 
-      await page.goto(served.app.url);
-      await page.getByLabel('Repository folder path').fill(repo.dir);
-      await page.getByRole('button', { name: 'Add repository' }).click();
-      await expect(page.getByTestId('repo-row').getByTestId('repo-status')).toHaveText('ready', { timeout: 45_000 });
-      await page.getByRole('button', { name: 'Chat', exact: true }).click();
-      const main = page.getByRole('main', { name: 'Chat' });
+      await addReadyRepository(page, served.app, repo.dir);
+      const main = await openChat(page);
       await expect(main.getByTestId('chat-models')).toContainText('answers: qwen3:0.6b · routing: qwen3:0.6b');
 
       // Record, in the page, whether the sources were on screen before the first answer text.
@@ -135,13 +131,9 @@ test.describe('Chat (cra serve, loopback model server)', () => {
     const server = await startModelServer();
     const served = await startServe({ OLLAMA_HOST: server.url });
     try {
-      writeFileSync(join(served.app.dataDir, 'config.toml'), `[models]\nreasoning = "qwen3:0.6b"\ncoding = "qwen3:0.6b"\nbase_url = "${server.url}"\n`);
-      await page.goto(served.app.url);
-      await page.getByLabel('Repository folder path').fill(repo.dir);
-      await page.getByRole('button', { name: 'Add repository' }).click();
-      await expect(page.getByTestId('repo-row').getByTestId('repo-status')).toHaveText('ready', { timeout: 45_000 });
-      await page.getByRole('button', { name: 'Chat', exact: true }).click();
-      const main = page.getByRole('main', { name: 'Chat' });
+      useLoopbackModels(served.app, server.url);
+      await addReadyRepository(page, served.app, repo.dir);
+      const main = await openChat(page);
       await main.getByLabel('Retrieval mode').selectOption('keyword');
 
       // A first conversation, answered in full.

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { expect, screenshot, SCREENSHOT_DIR, startServe, test } from './fixtures/app';
 import { createFixtureRepo, FIXTURE, type FixtureRepo } from './fixtures/gitRepo';
 import { LOOKS, useLook } from './fixtures/looks';
+import { addReadyRepository, openChat, useLoopbackModels } from './fixtures/pages';
 import { startModelServer } from './fixtures/ollamaServer';
 
 /*
@@ -30,13 +31,9 @@ test('Chat: language per conversation, sources behind "+N more" with a legend, a
   const server = await startModelServer();
   const served = await startServe({ OLLAMA_HOST: server.url });
   try {
-    writeFileSync(join(served.app.dataDir, 'config.toml'), `[models]\nreasoning = "qwen3:0.6b"\ncoding = "qwen3:0.6b"\nbase_url = "${server.url}"\n`);
-    await page.goto(served.app.url);
-    await page.getByLabel('Repository folder path').fill(repo.dir);
-    await page.getByRole('button', { name: 'Add repository' }).click();
-    await expect(page.getByTestId('repo-row').getByTestId('repo-status')).toHaveText('ready', { timeout: 60_000 });
-    await page.getByRole('button', { name: 'Chat', exact: true }).click();
-    const main = page.getByRole('main', { name: 'Chat' });
+    useLoopbackModels(served.app, server.url);
+    await addReadyRepository(page, served.app, repo.dir, 60_000);
+    const main = await openChat(page);
 
     // (a) Polish chosen for one conversation; a new conversation detects its language again.
     await main.getByLabel('Language').selectOption('pl');

@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from '@playwright/test';
 import { expect, screenshot, startServe, test } from './fixtures/app';
+import { addReadyRepository } from './fixtures/pages';
 import { createFixtureRepo, FIXTURE, type FixtureRepo } from './fixtures/gitRepo';
 import { startModelServer } from './fixtures/ollamaServer';
 
@@ -41,10 +42,7 @@ for (const size of [
       server.script.chat.push({ json: planFor('Cap discounts') }, { json: planFor('Round prices') });
       await page.setViewportSize(size);
       await page.emulateMedia({ colorScheme: size.colorScheme });
-      await page.goto(served.app.url);
-      await page.getByLabel('Repository folder path').fill(repo.dir);
-      await page.getByRole('button', { name: 'Add repository' }).click();
-      await expect(page.getByTestId('repo-row').getByTestId('repo-status')).toHaveText('ready', { timeout: 45_000 });
+      await addReadyRepository(page, served.app, repo.dir);
 
       await page.getByRole('button', { name: 'Plans & Runs', exact: true }).click();
       const main = page.getByRole('main', { name: 'Plans & Runs' });

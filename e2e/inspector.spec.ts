@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { Page } from '@playwright/test';
 import type { OllamaTestServer } from '../src/core/testing/ollamaTestServer';
 import { expect, screenshot, startServe, test, type ServedApp } from './fixtures/app';
+import { addReadyRepository } from './fixtures/pages';
 import { createFixtureRepo, FIXTURE, type FixtureRepo } from './fixtures/gitRepo';
 import { LOOKS, useLook } from './fixtures/looks';
 import { startModelServer } from './fixtures/ollamaServer';
@@ -40,10 +41,7 @@ test.afterEach(() => repo.remove());
 /** Serve the app against the test model server with a config naming it, add and index the fixture, open the inspector. */
 async function openInspector(page: Page, server: OllamaTestServer, app: ServedApp) {
   writeFileSync(join(app.dataDir, 'config.toml'), `[models]\nreasoning = "qwen3:0.6b"\ncoding = "qwen3:0.6b"\nbase_url = "${server.url}"\n\n[budget]\ncontext_window = 16384\nreserved_tokens = 4096\n\n[retrieval]\nsearch_seeds = 5\n`);
-  await page.goto(app.url);
-  await page.getByLabel('Repository folder path').fill(repo.dir);
-  await page.getByRole('button', { name: 'Add repository' }).click();
-  await expect(page.getByTestId('repo-row').getByTestId('repo-status')).toHaveText('ready', { timeout: 45_000 });
+  await addReadyRepository(page, app, repo.dir);
   await page.getByRole('button', { name: 'Context inspector', exact: true }).click();
   return page.getByRole('main', { name: 'Context inspector' });
 }

@@ -1,6 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, screenshot, startServe, test } from './fixtures/app';
+import { addReadyRepository } from './fixtures/pages';
 import { createFixtureRepo, FIXTURE, type FixtureRepo } from './fixtures/gitRepo';
 import { startModelServer } from './fixtures/ollamaServer';
 
@@ -31,10 +32,7 @@ test.describe('Plans & Runs (cra serve, loopback model server)', () => {
       server.script.respond = (prompt) => (prompt.startsWith('Task:') ? { json: { intent: 'cap discounts', files: [FIXTURE.functionFile], symbols: ['compute_discount'], concepts: ['discount'] } } : undefined);
       server.script.chat.push({ json: PLAN });
 
-      await page.goto(served.app.url);
-      await page.getByLabel('Repository folder path').fill(repo.dir);
-      await page.getByRole('button', { name: 'Add repository' }).click();
-      await expect(page.getByTestId('repo-row').getByTestId('repo-status')).toHaveText('ready', { timeout: 45_000 });
+      await addReadyRepository(page, served.app, repo.dir);
       await page.getByRole('button', { name: 'Plans & Runs', exact: true }).click();
       const main = page.getByRole('main', { name: 'Plans & Runs' });
       await expect(main).toContainText('No plans yet');
@@ -124,10 +122,7 @@ test.describe('Plans & Runs (cra serve, loopback model server)', () => {
       };
       server.script.chat.push({ json: { ...PLAN, affected_files: [PLAN.affected_files[0]], execution_order: [FIXTURE.functionFile] } });
 
-      await page.goto(served.app.url);
-      await page.getByLabel('Repository folder path').fill(repo.dir);
-      await page.getByRole('button', { name: 'Add repository' }).click();
-      await expect(page.getByTestId('repo-row').getByTestId('repo-status')).toHaveText('ready', { timeout: 45_000 });
+      await addReadyRepository(page, served.app, repo.dir);
       await page.getByRole('button', { name: 'Plans & Runs', exact: true }).click();
       const main = page.getByRole('main', { name: 'Plans & Runs' });
       await main.getByLabel('Task').fill('Cap discounts at 50 percent');

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { Locator, Page } from '@playwright/test';
 import { contrastOf, DIFF_PARTS } from './fixtures/contrast';
 import { expect, screenshot, startServe, test } from './fixtures/app';
+import { addReadyRepository } from './fixtures/pages';
 import { createFixtureRepo, FIXTURE, type FixtureRepo } from './fixtures/gitRepo';
 import { startModelServer } from './fixtures/ollamaServer';
 
@@ -116,10 +117,7 @@ test.describe('diff review and runs (cra serve, loopback model server)', () => {
       });
 
       await page.setViewportSize(SIZES[0]);
-      await page.goto(served.app.url);
-      await page.getByLabel('Repository folder path').fill(repo.dir);
-      await page.getByRole('button', { name: 'Add repository' }).click();
-      await expect(page.getByTestId('repo-row').getByTestId('repo-status')).toHaveText('ready', { timeout: 45_000 });
+      await addReadyRepository(page, served.app, repo.dir);
       await page.getByRole('button', { name: 'Plans & Runs', exact: true }).click();
       const main = page.getByRole('main', { name: 'Plans & Runs' });
       await main.getByLabel('Task').fill(TASK);

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { Locator, Page } from '@playwright/test';
 import { expect, startServe, test } from './fixtures/app';
 import { createFixtureRepo, FIXTURE, type FixtureRepo } from './fixtures/gitRepo';
+import { addReadyRepository, openChat, useLoopbackModels } from './fixtures/pages';
 import { startModelServer } from './fixtures/ollamaServer';
 
 const TASK = `Make ${FIXTURE.classInFunctionFile}.price_of raise a clear error for an unknown item`;
@@ -44,11 +45,8 @@ test.describe('a second window attaches to a running run (cra serve, loopback mo
     };
     const served = await startServe({ OLLAMA_HOST: server.url });
     try {
-      writeFileSync(join(served.app.dataDir, 'config.toml'), `[models]\nreasoning = "qwen3:0.6b"\ncoding = "qwen3:0.6b"\nbase_url = "${server.url}"\n\n[retrieval]\nsearch_seeds = 5\n`);
-      await page.goto(served.app.url);
-      await page.getByLabel('Repository folder path').fill(repo.dir);
-      await page.getByRole('button', { name: 'Add repository' }).click();
-      await expect(page.getByTestId('repo-row').getByTestId('repo-status')).toHaveText('ready', { timeout: 45_000 });
+      useLoopbackModels(served.app, server.url, '\n[retrieval]\nsearch_seeds = 5\n');
+      await addReadyRepository(page, served.app, repo.dir);
       const first = await inspector(page);
       await first.getByLabel('Task', { exact: true }).fill(TASK);
       await first.getByRole('button', { name: 'Run', exact: true }).click();
@@ -92,13 +90,9 @@ test.describe('a second window attaches to a running run (cra serve, loopback mo
     const rest = new Promise<void>((resolve) => (release = resolve));
     const served = await startServe({ OLLAMA_HOST: server.url });
     try {
-      writeFileSync(join(served.app.dataDir, 'config.toml'), `[models]\nreasoning = "qwen3:0.6b"\ncoding = "qwen3:0.6b"\nbase_url = "${server.url}"\n`);
-      await page.goto(served.app.url);
-      await page.getByLabel('Repository folder path').fill(repo.dir);
-      await page.getByRole('button', { name: 'Add repository' }).click();
-      await expect(page.getByTestId('repo-row').getByTestId('repo-status')).toHaveText('ready', { timeout: 45_000 });
-      await page.getByRole('button', { name: 'Chat', exact: true }).click();
-      const main = page.getByRole('main', { name: 'Chat' });
+      useLoopbackModels(served.app, server.url);
+      await addReadyRepository(page, served.app, repo.dir);
+      const main = await openChat(page);
       await main.getByLabel('Retrieval mode').selectOption('keyword');
       // The model streams its first words, then holds the rest until the test lets it go.
       server.script.chat.push({ chunks: ['The price book ', 'keeps the prices.'], holdAfterFirst: rest });

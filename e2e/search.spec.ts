@@ -1,4 +1,5 @@
 import { expect, screenshot, test } from './fixtures/app';
+import { addReadyRepository } from './fixtures/pages';
 import { createFixtureRepo, FIXTURE, type FixtureRepo } from './fixtures/gitRepo';
 
 let repo: FixtureRepo;
@@ -9,10 +10,7 @@ test.afterEach(() => repo.remove());
 
 test.describe('Search (cra serve)', () => {
   test('finds a function, opens it in Monaco at its line, and shows the outline and neighbours', async ({ page, app, pageErrors }) => {
-    await page.goto(app.url);
-    await page.getByLabel('Repository folder path').fill(repo.dir);
-    await page.getByRole('button', { name: 'Add repository' }).click();
-    await expect(page.getByTestId('repo-row').getByTestId('repo-status')).toHaveText('ready', { timeout: 45_000 });
+    await addReadyRepository(page, app, repo.dir);
 
     await page.getByRole('button', { name: 'Search', exact: true }).click();
     const box = page.getByRole('searchbox', { name: 'Search query' });
@@ -51,10 +49,7 @@ test.describe('Search (cra serve)', () => {
   });
 
   test('dense rows: terms highlighted, open at the best line, arrow preview, a splitter that keeps the code wide', async ({ page, app, pageErrors }) => {
-    await page.goto(app.url);
-    await page.getByLabel('Repository folder path').fill(repo.dir);
-    await page.getByRole('button', { name: 'Add repository' }).click();
-    await expect(page.getByTestId('repo-row').getByTestId('repo-status')).toHaveText('ready', { timeout: 45_000 });
+    await addReadyRepository(page, app, repo.dir);
     await page.getByRole('button', { name: 'Search', exact: true }).click();
     const box = page.getByRole('searchbox', { name: 'Search query' });
     // "percent off": in compute_discount (from line 4) the docstring on line 5 holds both words.

@@ -5,35 +5,12 @@ import { describe, expect, it } from 'vitest';
 /**
  * The contract is the hosts' only front door: a host (CLI, serve, MCP) reaches the engine through
  * the composition entry points — createCore, the contract's dispatch and clients — never its
- * internals. Test files and test support may use core's test support.
+ * internals. Test files and test support may use core's test support. What a host needs of the
+ * engine is a request (issue #23 emptied the list of exceptions this test used to keep).
  */
 const HOSTS = __dirname;
 const CORE = resolve(HOSTS, '..', 'core');
 const ALLOWED = [/^app\/createCore$/, /^app\/contract\/(dispatch|client|inMemoryTransport)$/, /^testing\//, /^platform\/paths$/];
-/**
- * Imports of engine internals not yet replaced (issue #23), each with why it is still here: each
- * must go, and this list with it. The test fails on a new one, and on an entry no longer used (so
- * the list only shrinks). ESLint (eslint.config.mjs, the hosts zone) refuses the same imports; these
- * carry an eslint-disable naming this list.
- */
-const NOT_YET = [
-  // Installs a launcher of this checkout on this machine (as the app's Help menu does): a host's
-  // installation, not an engine operation (a request would install on the engine's machine under
-  // --remote). The fix: move runtime/cliLauncher out of src/core, beside the hosts that use it.
-  'cli/commands/installCli.ts -> platform/runtime/cliLauncher',
-  // Reads --budget-config FILE where the user typed it (JSON or TOML, safety_margin too); the
-  // budget's numbers are then the contract's to check. The fix: the file reader in the CLI with
-  // its own TOML error wording (it uses the config's parseToml today).
-  'cli/commands/retrieveCommand.ts -> features/retrieval/budget',
-  // Type-only: the shapes of the plan and manifest files the runs write and the command prints.
-  // The fix: the training plan and curated manifest types into the contract (data.ts).
-  'cli/commands/trainingCommands.ts -> lab/training/curatedManifest',
-  'cli/commands/trainingCommands.ts -> lab/training/trainPlan',
-  // The MCP server answers from the user's working tree (git status for freshness, a confined
-  // file read for read_code): requests for both (repos/status, repos/readFile) are the fix.
-  'mcp/freshness.ts -> platform/git/run',
-  'mcp/tools/readCode.ts -> platform/fs/confine',
-];
 
 function sources(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
@@ -61,6 +38,8 @@ function coreImports(): string[] {
 
 describe('hosts reach the engine only through its entry points', () => {
   it('imports nothing of src/core but createCore, the contract dispatch and clients, paths and test support', () => {
-    expect(coreImports()).toEqual([...NOT_YET].sort());
+    // None left (issue #23): what a host needs of the engine is a request. ESLint (eslint.config.mjs,
+    // the hosts zone) refuses the same imports file by file.
+    expect(coreImports()).toEqual([]);
   });
 });

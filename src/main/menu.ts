@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { dialog, Menu, type MenuItemConstructorOptions } from 'electron';
 import { packageRoot } from '../core/platform/paths';
-import { describeInstall, installCliLauncher } from '../core/platform/runtime/cliLauncher';
+import { describeInstall, installCliLauncher } from '../hosts/cli/launcher/cliLauncher';
 
 /** Help → Install Command-Line Tool: `cra` on the PATH (as `cra install-cli` does), the outcome in a dialog. */
 async function installCommandLineTool(): Promise<void> {

@@ -1,8 +1,3 @@
-import { createHash } from 'node:crypto';
-import { lstatSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
-// eslint-disable-next-line import-x/no-restricted-paths -- not yet a request: see hostImports.test.ts
-import { runGit } from '../../core/platform/git/run';
 import type { RepoInfo } from '../../shared/contract';
 import type { EngineClient } from './engine';
 
@@ -18,65 +13,13 @@ export interface Freshness {
   note?: string;
 }
 
-/** Folders a walk of a folder without git never enters. */
-const SKIPPED = new Set(['.git', 'node_modules']);
-
-/**
- * A cheap fingerprint of a repository's working tree: in a git work tree, HEAD and the changed
- * and untracked files with their size and mtime (one `git status`, no optional locks: it writes
- * nothing); elsewhere, every file's path, size and mtime.
- */
-export async function fingerprint(root: string): Promise<string> {
-  const hash = createHash('sha1');
-  let status: Buffer | undefined;
-  try {
-    status = await runGit(['status', '--porcelain=v2', '--branch', '-z', '--untracked-files=all'], { cwd: root, maxBuffer: 64 * 1024 * 1024 });
-  } catch {
-    status = undefined;
-  }
-  if (status) {
-    hash.update(status);
-    for (const entry of status.toString('utf8').split('\0')) {
-      // Changed (1/2/u) and untracked (?) entries end with the path; a rename's origin follows as its own part.
-      const path = /^[12u?] /.test(entry) ? entry.split(' ').slice(entry.startsWith('?') ? 1 : entry.startsWith('1') ? 8 : entry.startsWith('2') ? 9 : 10).join(' ') : '';
-      if (path) hash.update(`${path}\0${statOf(join(root, path))}\0`);
-    }
-    return `git:${hash.digest('hex')}`;
-  }
-  const visit = (dir: string): void => {
-    let entries;
-    try {
-      entries = readdirSync(join(root, dir), { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name));
-    } catch {
-      return;
-    }
-    for (const e of entries) {
-      const rel = dir ? `${dir}/${e.name}` : e.name;
-      if (e.isDirectory()) {
-        if (!SKIPPED.has(e.name)) visit(rel);
-      } else hash.update(`${rel}\0${statOf(join(root, rel))}\0`);
-    }
-  };
-  visit('');
-  return `walk:${hash.digest('hex')}`;
-}
-
-function statOf(path: string): string {
-  try {
-    const s = lstatSync(path);
-    return `${s.size}:${s.mtimeMs}`;
-  } catch {
-    return 'gone';
-  }
-}
-
 /**
  * Keeps the repositories a server answers about current: before a tool reads a repository, its
- * working tree's fingerprint is compared with the one taken when this server last saw it indexed;
- * on a difference (and on the first call, when nothing is known) an incremental index runs
- * through the contract (repos/reindex) and the call waits for it up to `waitMs`. A longer update
- * goes on in the background and the answer says how stale it is; calls on the same repository
- * share one update.
+ * working tree's fingerprint (repos/fingerprint) is compared with the one taken when this server
+ * last saw it indexed; on a difference (and on the first call, when nothing is known) an
+ * incremental index runs through the contract (repos/reindex) and the call waits for it up to
+ * `waitMs`. A longer update goes on in the background and the answer says how stale it is; calls
+ * on the same repository share one update.
  */
 export class FreshnessKeeper {
   private readonly known = new Map<string, string>();
@@ -90,8 +33,9 @@ export class FreshnessKeeper {
   async ensure(repo: RepoInfo): Promise<Freshness> {
     let update = this.updates.get(repo.id);
     if (!update) {
-      const seen = await fingerprint(repo.path);
-      if (this.known.get(repo.id) === seen) return { state: 'fresh', lastIndexedAt: repo.lastIndexedAt, reindexed: false };
+      // None when the engine cannot say (e.g. the repository is gone): an update is tried, and says why it failed.
+      const seen = await this.engine.request('repos/fingerprint', { repoId: repo.id }).then((f) => f.fingerprint, () => undefined);
+      if (seen !== undefined && this.known.get(repo.id) === seen) return { state: 'fresh', lastIndexedAt: repo.lastIndexedAt, reindexed: false };
       update = this.start(repo, seen);
     }
     const finished = await Promise.race([update.done.then(() => true), delay(this.waitMs).then(() => false)]);
@@ -109,14 +53,14 @@ export class FreshnessKeeper {
     return { state: 'fresh', lastIndexedAt: current.lastIndexedAt, reindexed: true };
   }
 
-  private start(repo: RepoInfo, seen: string): { done: Promise<void>; startedAt: number; error?: string } {
+  private start(repo: RepoInfo, seen: string | undefined): { done: Promise<void>; startedAt: number; error?: string } {
     const entry: { done: Promise<void>; startedAt: number; error?: string } = { done: Promise.resolve(), startedAt: Date.now() };
     entry.done = (async () => {
       try {
         const { runId } = await this.engine.request('repos/reindex', { repoId: repo.id });
         await this.engine.wait(runId);
         // The fingerprint taken before the run: a change made while it ran is seen next time.
-        this.known.set(repo.id, seen);
+        if (seen !== undefined) this.known.set(repo.id, seen);
       } catch (error) {
         entry.error = error instanceof Error ? error.message : String(error);
         process.stderr.write(`cra mcp: updating the index of ${repo.path} failed: ${entry.error}\n`);

@@ -184,6 +184,18 @@ export const reposRequests = {
       .strict(),
     { repoId: 'repo-does-not-exist', path: 'src/main.py' },
   ),
+  'repos/readFile': request<RepoFileView>()(
+    "repos/file for a path an agent or a user gave (the MCP server's read_code): the path is confined to the repository first — no absolute path, no `..` out, no symbolic link pointing out, nothing under `.git` — and refused with what to give instead; then the indexed file, its content capped at `maxContentBytes`. Reads only.",
+    () => z
+      .object({ repoId, path: z.string().min(1).max(4096), maxContentBytes: z.number().int().min(0).max(5_000_000).default(1_000_000) })
+      .strict(),
+    { repoId: 'repo-does-not-exist', path: 'src/main.py' },
+  ),
+  'repos/fingerprint': request<TreeFingerprint>()(
+    "A cheap fingerprint of a repository's working tree (in a git work tree: HEAD and the changed and untracked files with size and mtime, from one `git status` that writes nothing; elsewhere every file's path, size and mtime), and when it was last indexed: a client compares fingerprints to know whether the index may be behind the folder. Reads only.",
+    () => z.object({ repoId }).strict(),
+    { repoId: 'repo-does-not-exist' },
+  ),
   'repos/overview': request<RepoOverviewView>()(
     'An indexed repository at a glance: counts, languages, the folders with the most files, the most connected files and the latest commits.',
     () => z.object({ repoId, modules: z.number().int().min(1).max(100).default(15), commits: z.number().int().min(0).max(100).default(10) }).strict(),
@@ -205,6 +217,15 @@ export const reposRequests = {
     { path: '~' },
   ),
 } as const;
+
+/** What `repos/fingerprint` answers: equal fingerprints mean an unchanged working tree. */
+export interface TreeFingerprint {
+  repoId: string;
+  /** `git:<sha1>` in a git work tree, `walk:<sha1>` elsewhere. */
+  fingerprint: string;
+  /** ISO time of the last finished index, as repos/get says. */
+  lastIndexedAt: string | null;
+}
 
 /** What `repos/probe` found in a folder before it is added. */
 export interface FolderProbe {

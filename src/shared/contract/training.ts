@@ -101,6 +101,134 @@ export interface LogOverview {
   runs: Array<{ mode: string; status: string; count: number }>;
 }
 
+/** How a task run ended, as the training statistics count it. */
+export type RunOutcome = 'success' | 'partial' | 'failed' | 'cancelled' | 'running';
+
+/** Deterministic figures of one stage: what the training plan is written from. */
+export interface StageStatistics {
+  stage: string;
+  /** Logged model calls of the stage. */
+  calls: number;
+  errorRate: number;
+  meanLatencyMs: number | null;
+  /** Judged decisions (a model's yes / no or default-deny). */
+  judged: number;
+  /** Judged decisions that were default-denies (neither yes nor no). */
+  defaultDenyRate: number;
+  yesRate: number;
+  /** Synthetic examples of the stage in bootstrap datasets. */
+  synthetic: LabelCounts;
+  /** Judged decisions by the outcome of the run they were made in. */
+  outcomes: Record<RunOutcome | 'unknown', number>;
+  /** Judged decisions in failed or partial runs / judged decisions in ended runs (null without any). */
+  failedShare: number | null;
+  /** Default-deny rate of judged decisions in failed or partial runs, and in successful ones. */
+  defaultDenyInFailed: number | null;
+  defaultDenyInSuccess: number | null;
+}
+
+/** Disagreement between two stages on the same items of the same runs. */
+export interface StageDisagreement {
+  from: string;
+  to: string;
+  /** Items the first stage kept that the second one judged. */
+  items: number;
+  /** Of those, the ones the second stage threw out. */
+  disagreed: number;
+  rate: number;
+}
+
+/** Everything `cra train-plan` measures before the model writes a word. */
+export interface TrainingStatistics {
+  generatedAt: string;
+  log: { rawDatabases: number; calls: number; decisions: number; runs: number };
+  datasets: Array<{ id: string; kind: DatasetSummary['kind']; examples: number }>;
+  stages: StageStatistics[];
+  disagreement: StageDisagreement[];
+  /** Stages ordered weakest first by a fixed score (default-deny rate + failed share + disagreement + error rate), with their scores. */
+  weakest: Array<{ stage: string; score: number; examples: number }>;
+}
+
+/** A training plan as the model wrote it (the engine checks a reply with its schema, lab/training/trainPlan.ts, which matches this type). */
+export interface TrainingPlan {
+  stage: string;
+  rationale: string;
+  data: {
+    sources: Array<'logged' | 'synthetic'>;
+    exclude_default_denied: boolean;
+    exclude_failed_runs: boolean;
+    balance_labels: boolean;
+    max_examples: number;
+    test_fraction: number;
+    extra_stages: string[];
+  };
+  hyperparameters: { method: 'lora' | 'qlora' | 'full' | 'dpo'; epochs: number; learning_rate: number; batch_size: number; lora_rank?: number };
+  target: { metric: string; current: number | null; goal: number };
+}
+
+/** The training plan artifact (the file a `train-plan` run writes): the statistics it was written from, the plan, who wrote it. */
+export interface TrainingPlanArtifact {
+  version: 1;
+  id: string;
+  createdAt: string;
+  model: string;
+  /** 2 when the first reply was invalid and the retry was not. */
+  attempts: number;
+  statistics: TrainingStatistics;
+  plan: TrainingPlan;
+}
+
+/** One written file: its name, lines and SHA-256. */
+export interface WrittenFile {
+  file: string;
+  lines: number;
+  sha256: string;
+}
+
+/** Why examples were left out of a stage's files, counted. */
+export interface DroppedCounts {
+  /** The model's answer was neither yes nor no (default-denied). */
+  defaultDenied: number;
+  /** The call failed or its answer could not be read. */
+  unparseable: number;
+  /** From a run that failed (the plan excludes failed runs). */
+  failedRun: number;
+  /** The same prompt (system + user) seen before. */
+  duplicate: number;
+  /** Left out to balance yes and no. */
+  balance: number;
+  /** Over the plan's maximum. */
+  cap: number;
+}
+
+/** What one stage of a curated dataset holds. */
+export interface CuratedStage {
+  train: LabelCounts;
+  test: LabelCounts;
+  /** Tasks (runs, commits) in each split: no task is in both. */
+  tasks: { train: number; test: number };
+  files: { train: WrittenFile; test: WrittenFile };
+  dropped: DroppedCounts;
+  /** Examples by where they came from, before filtering. */
+  sources: { logged: number; synthetic: number };
+  /** False when one label had no examples, so nothing could be balanced. */
+  balanced: boolean;
+}
+
+/** The manifest of a curated dataset (`curated.json`, written by a `curate-data` run): the plan it came from, counts, and the hash of every file. */
+export interface CuratedManifest {
+  version: 1;
+  kind: 'curated';
+  createdAt: string;
+  plan: { file: string; id: string; sha256: string; stage: string };
+  stages: Record<string, CuratedStage>;
+  /** Preference pairs (original vs adjusted plan, with the step outcome); null when the log holds no adjustments. */
+  dpo: (WrittenFile & { pairs: number }) | null;
+  /** Raw databases and bootstrap datasets read. */
+  inputs: { rawDatabases: string[]; datasets: string[] };
+  warnings: string[];
+}
+
 const datasetId = z.string().regex(/^[A-Za-z0-9][\w.-]{0,120}$/, 'a dataset folder name');
 
 /** Training data requests (the Data page). */

@@ -145,6 +145,26 @@ step('repos/probe', async () => {
   }
 });
 step('repos/file', async () => expect(await call('repos/file', { repoId: repoId(), path: 'mailer.py' })).toBeTruthy());
+step('repos/readFile', async () => {
+  // The indexed file as repos/file gives it; a path leading out of the repository is refused before anything is read.
+  expect(await call('repos/readFile', { repoId: repoId(), path: 'mailer.py', maxContentBytes: 64 })).toMatchObject({ path: 'mailer.py', contentTruncated: true });
+  for (const path of ['../outside.py', '/etc/hostname', '.git/config']) {
+    const envelope = await bridge.invoke('repos/readFile', { repoId: repoId(), path, maxContentBytes: 64 });
+    expect(envelope.ok ? null : envelope.error.code, path).toBe('VALIDATION');
+  }
+});
+step('repos/fingerprint', async () => {
+  const before = (await call('repos/fingerprint', { repoId: repoId() })) as { fingerprint: string; lastIndexedAt: string | null };
+  expect(before).toMatchObject({ repoId: repoId(), fingerprint: expect.stringMatching(/^git:[0-9a-f]{40}$/), lastIndexedAt: expect.any(String) });
+  expect(await call('repos/fingerprint', { repoId: repoId() })).toEqual(before);
+  const added = join(repo.root, 'fingerprint-probe.txt');
+  writeFileSync(added, 'new\n');
+  try {
+    expect(((await call('repos/fingerprint', { repoId: repoId() })) as { fingerprint: string }).fingerprint).not.toBe(before.fingerprint);
+  } finally {
+    rmSync(added, { force: true });
+  }
+});
 step('repos/overview', async () => expect(await call('repos/overview', { repoId: repoId() })).toMatchObject({ files: expect.any(Number) }));
 step('repos/skipped', async () => expect(await call('repos/skipped', { repoId: repoId() })).toBeTruthy());
 step('repos/watch', async () => expect(await call('repos/watch', { repoId: repoId() })).toBeTruthy());

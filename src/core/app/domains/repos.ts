@@ -1,15 +1,17 @@
 import type { Handlers } from '../../../shared/contract';
+import { treeFingerprint } from '../../knowledge/repos/fingerprint';
 import { notIndexed } from '../../knowledge/repos/indexed';
 import { repoOverview } from '../../knowledge/repos/overview';
 import type { RepoService } from '../../knowledge/repos/service';
+import { confinePath } from '../../platform/fs/confine';
 import type { RunRegistry } from '../../platform/runtime/runs';
 
 type RepoHandlers = Pick<
   Handlers,
-  'repos/list' | 'repos/get' | 'repos/add' | 'repos/remove' | 'repos/reindex' | 'repos/watch' | 'repos/skipped' | 'repos/file' | 'repos/find' | 'repos/resolve' | 'repos/overview' | 'repos/probe'
+  'repos/list' | 'repos/get' | 'repos/add' | 'repos/remove' | 'repos/reindex' | 'repos/watch' | 'repos/skipped' | 'repos/file' | 'repos/readFile' | 'repos/fingerprint' | 'repos/find' | 'repos/resolve' | 'repos/overview' | 'repos/probe'
 >;
 
-/** The repository registry, indexing runs (answered with their records from `runs`), watchers and the file view. */
+/** The repository registry, indexing runs (answered with their records from `runs`), watchers, the file view (confined for a given path) and the working tree's fingerprint. */
 export function createRepoHandlers(service: RepoService, runs: Pick<RunRegistry, 'started'>): RepoHandlers {
   return {
     'repos/list': async () => service.registry.list(),
@@ -23,6 +25,11 @@ export function createRepoHandlers(service: RepoService, runs: Pick<RunRegistry,
     'repos/watch': async ({ repoId, enabled }) => service.setWatching(repoId, enabled),
     'repos/skipped': async ({ repoId }) => service.skipped(repoId),
     'repos/file': async ({ repoId, path, maxContentBytes }) => service.fileView(repoId, path, maxContentBytes),
+    'repos/readFile': async ({ repoId, path, maxContentBytes }) => service.fileView(repoId, confinePath(service.get(repoId).path, path).relative, maxContentBytes),
+    'repos/fingerprint': async ({ repoId }) => {
+      const repo = service.get(repoId);
+      return { repoId, fingerprint: await treeFingerprint(repo.path), lastIndexedAt: repo.lastIndexedAt };
+    },
     'repos/find': async ({ path, indexed }) => {
       const repo = service.find(path);
       if (indexed && (!repo || repo.lastIndexedAt === null)) throw notIndexed(repo?.path ?? path);

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -14,7 +14,6 @@ import { LlmClient } from '../../platform/llm/client';
 import { ModelRouter } from '../../platform/llm/router';
 import { RawCallLog } from '../../platform/logs/callLog';
 import { readSelection, runSelection } from './batched';
-import { readBudgetConfigFile } from './budget';
 import { RawDecisionLog } from './decisionLog';
 import { buildPackage, DEFAULT_SAFETY_MARGIN, estimateTokens } from './package';
 import { preflightRetrieval } from './preflight';
@@ -231,21 +230,3 @@ describe('preflight', () => {
   });
 });
 
-describe('budget config files', () => {
-  it('reads JSON and TOML, and refuses unknown keys, missing numbers and impossible budgets with the file named', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'cra-budget-'));
-    try {
-      const file = (name: string, text: string) => (writeFileSync(join(dir, name), text), join(dir, name));
-      expect(readBudgetConfigFile(file('b.json', '{"context_window": 8192, "reserved_tokens": 1024, "safety_margin": 0.2}'))).toEqual({ contextWindow: 8192, reservedTokens: 1024, safetyMargin: 0.2 });
-      expect(readBudgetConfigFile(file('b.toml', 'context_window = 4096\nreserved_tokens = 0\n'))).toEqual({ contextWindow: 4096, reservedTokens: 0 });
-      expect(() => readBudgetConfigFile(file('c.json', '{"context_window": 10, "reserved": 1}'))).toThrow(/c\.json has unknown keys: reserved/);
-      expect(() => readBudgetConfigFile(file('d.json', '{"context_window": 10}'))).toThrow(/d\.json needs reserved_tokens as a number/);
-      expect(() => readBudgetConfigFile(file('e.json', '{"context_window": 10, "reserved_tokens": 10}'))).toThrow(/must be fewer than the context window/);
-      expect(() => readBudgetConfigFile(file('f.json', '{"context_window": 10, "reserved_tokens": 1, "safety_margin": 3}'))).toThrow(/safety margin must be a number from 0 to 1/);
-      expect(() => readBudgetConfigFile(file('g.json', 'nope'))).toThrow(/g\.json is not valid JSON/);
-      expect(() => readBudgetConfigFile(join(dir, 'missing.json'))).toThrow(/Cannot read the budget config/);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
-});

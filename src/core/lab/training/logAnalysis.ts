@@ -1,6 +1,7 @@
 import type { Reason } from '../../../shared/contract/reasons';
 import type { Db } from '../../platform/db/open';
 import type { ModelCallRow } from '../../platform/logs/queries';
+import type { RunOutcome } from '../../../shared/contract/training';
 
 /** Which model calls to read: every filter optional, all that are given must hold. */
 export interface CallQuery {
@@ -57,8 +58,8 @@ export interface LoggedDecision {
   createdAt: string;
 }
 
-/** How a run ended, read generically from task_runs: the status a kind records, else success. */
-export type RunOutcome = 'success' | 'partial' | 'failed' | 'cancelled' | 'running';
+/** How a run ended, read generically from task_runs: the status a kind records, else success (declared in the contract). */
+export type { RunOutcome };
 
 /** The outcome of a task_runs row: complete/done/success → success, partial → partial, cancelled, running; anything else that ended → failed. */
 export function outcomeOf(status: string, success: boolean | null): RunOutcome {

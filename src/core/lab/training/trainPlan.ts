@@ -7,7 +7,7 @@ import { printable } from '../../../shared/printable';
 import { readUserFile } from '../../platform/fs/userFile';
 import type { LlmClient } from '../../platform/llm/client';
 import type { CallLogger } from '../../platform/llm/types';
-import type { TrainingStatistics } from './trainStats';
+import type { TrainingPlan, TrainingPlanArtifact, TrainingStatistics } from '../../../shared/contract/training';
 import { extractJsonObject } from '../../platform/llm/replyJson';
 
 /**
@@ -52,8 +52,11 @@ export const trainingPlanSchema = z
   })
   .strict();
 
-/** A training plan as the model wrote it. */
-export type TrainingPlan = z.infer<typeof trainingPlanSchema>;
+/** A training plan as the model wrote it: the contract's type, which the schema's output must match exactly (a compile error otherwise). */
+export type { TrainingPlan };
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const _schemaMatchesContract: Same<z.infer<typeof trainingPlanSchema>, TrainingPlan> = true;
+void _schemaMatchesContract;
 
 /** The JSON schema sent as structured output (`format`), matching {@link trainingPlanSchema}. */
 export const TRAINING_PLAN_JSON_SCHEMA = {
@@ -98,17 +101,7 @@ export const TRAINING_PLAN_JSON_SCHEMA = {
   },
 } as const;
 
-/** The training plan artifact: the statistics it was written from, the plan, who wrote it. */
-export interface TrainingPlanArtifact {
-  version: 1;
-  id: string;
-  createdAt: string;
-  model: string;
-  /** 2 when the first reply was invalid and the retry was not. */
-  attempts: number;
-  statistics: TrainingStatistics;
-  plan: TrainingPlan;
-}
+export type { TrainingPlanArtifact } from '../../../shared/contract/training';
 
 /** The planner's instructions. */
 export const TRAIN_PLAN_SYSTEM = [

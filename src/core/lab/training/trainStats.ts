@@ -1,51 +1,7 @@
-import type { DatasetSummary, LabelCounts } from '../../../shared/contract/training';
-import type { RunOutcome } from './logAnalysis';
+import type { DatasetSummary, StageDisagreement, StageStatistics, TrainingStatistics } from '../../../shared/contract/training';
 import type { LogSources } from './logSources';
 
-/** Deterministic figures of one stage: what the training plan is written from. */
-export interface StageStatistics {
-  stage: string;
-  /** Logged model calls of the stage. */
-  calls: number;
-  errorRate: number;
-  meanLatencyMs: number | null;
-  /** Judged decisions (a model's yes / no or default-deny). */
-  judged: number;
-  /** Judged decisions that were default-denies (neither yes nor no). */
-  defaultDenyRate: number;
-  yesRate: number;
-  /** Synthetic examples of the stage in bootstrap datasets. */
-  synthetic: LabelCounts;
-  /** Judged decisions by the outcome of the run they were made in. */
-  outcomes: Record<RunOutcome | 'unknown', number>;
-  /** Judged decisions in failed or partial runs / judged decisions in ended runs (null without any). */
-  failedShare: number | null;
-  /** Default-deny rate of judged decisions in failed or partial runs, and in successful ones. */
-  defaultDenyInFailed: number | null;
-  defaultDenyInSuccess: number | null;
-}
-
-/** Disagreement between two stages on the same items of the same runs. */
-export interface StageDisagreement {
-  from: string;
-  to: string;
-  /** Items the first stage kept that the second one judged. */
-  items: number;
-  /** Of those, the ones the second stage threw out. */
-  disagreed: number;
-  rate: number;
-}
-
-/** Everything `cra train-plan` measures before the model writes a word. */
-export interface TrainingStatistics {
-  generatedAt: string;
-  log: { rawDatabases: number; calls: number; decisions: number; runs: number };
-  datasets: Array<{ id: string; kind: DatasetSummary['kind']; examples: number }>;
-  stages: StageStatistics[];
-  disagreement: StageDisagreement[];
-  /** Stages ordered weakest first by a fixed score (default-deny rate + failed share + disagreement + error rate), with their scores. */
-  weakest: Array<{ stage: string; score: number; examples: number }>;
-}
+export type { StageDisagreement, StageStatistics, TrainingStatistics } from '../../../shared/contract/training';
 
 const zeroOutcomes = (): StageStatistics['outcomes'] => ({ success: 0, partial: 0, failed: 0, cancelled: 0, running: 0, unknown: 0 });
 const ratio = (a: number, b: number) => (b > 0 ? a / b : null);

@@ -94,9 +94,14 @@ export class LlmClient {
       final,
       async *[Symbol.asyncIterator]() {
         for (;;) {
-          if (queue.length) yield queue.shift() as string;
+          // Once the caller cancels, nothing more is yielded — not even deltas that arrived before
+          // the provider saw the cancel (under load a few are queued by then); the stream ends
+          // with the run's CANCELLED.
+          const cancelled = options.signal?.aborted === true;
+          if (queue.length && !cancelled) yield queue.shift() as string;
           else if (finished) {
             if (failure) throw failure;
+            if (cancelled) throw new AppError('CANCELLED', 'The model call was cancelled.');
             return;
           } else await new Promise<void>((resolve) => (wake = resolve));
         }

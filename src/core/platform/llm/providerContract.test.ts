@@ -92,6 +92,23 @@ describe.each(['ollama', 'openai_compat', 'builtin'] as const)('provider contrac
     expect((await clientFor(provider).complete('Once upon a time', { stage: 'chat', maxTokens: 8 })).completionTokens).toBeGreaterThan(0);
   });
 
+  it('yields nothing after a cancel, not even deltas that were already queued', async () => {
+    script(provider, { chunks: Array.from({ length: 40 }, (_, i) => `w${i} `), chunkDelayMs: 0 });
+    const controller = new AbortController();
+    const stream = clientFor(provider).stream('Once upon a time', { stage: 'chat', maxTokens: 200, signal: controller.signal });
+    const deltas: string[] = [];
+    const read = (async () => {
+      for await (const d of stream) {
+        deltas.push(d);
+        // More deltas arrive while the reader is busy; the cancel comes after them.
+        await new Promise((resolve) => setTimeout(resolve, 150));
+        controller.abort();
+      }
+    })();
+    expect((await failure(read)).code).toBe('CANCELLED');
+    expect(deltas).toHaveLength(1);
+  });
+
   it('returns structured output that follows the schema sent', async () => {
     const schema = { type: 'object', properties: { answer: { type: 'string', enum: ['yes', 'no'] } }, required: ['answer'], additionalProperties: false };
     script(provider, { json: { answer: 'no' } });

@@ -1,6 +1,5 @@
 import { InvalidArgumentError } from 'commander';
-// eslint-disable-next-line import-x/no-restricted-paths -- not yet a request: see hostImports.test.ts
-import type * as Budget from '../../../core/features/retrieval/budget';
+import type * as Budget from '../budgetFile';
 import type { EngineClient } from '../../../core/app/contract/client';
 import type { BudgetInput, ContextPackage, RetrievalStageName, RetrievalSummary } from '../../../shared/contract';
 import { AppError, ERROR_CODES, type ErrorCode } from '../../../shared/contract/errors';
@@ -124,8 +123,8 @@ export const registerRetrieve: CommandModule = (program, ctx) => {
     .option('--format <format>', 'json: {summary, package}; markdown: the package as prompt context (default: a readable listing)')
     .option('-v, --verbose', 'also print the budget, the stages and the token counts (stderr)')
     .action(async (task: string, opts: RetrieveOptions) => {
-      // eslint-disable-next-line @typescript-eslint/no-require-imports, import-x/no-restricted-paths -- loaded when the command runs (see context.ts); not yet a request (hostImports.test.ts)
-      const budgetFile = require('../../../core/features/retrieval/budget') as typeof Budget;
+      // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded when the command runs (see context.ts)
+      const budgetFile = require('../budgetFile') as typeof Budget;
       const { stages, budget, safetyMargin } = checkFlags(opts, budgetFile);
       const { engine, repo } = await openRepo(ctx, opts.repo, { config: true });
       let runId: string | undefined;

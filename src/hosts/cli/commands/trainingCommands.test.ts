@@ -3,10 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openRawDatabase } from '../../../core/platform/db/raw';
-import type { CuratedManifest } from '../../../core/lab/training/curatedManifest';
 import { chatLineSchema } from '../../../core/lab/training/dataset';
 import { buildShopRepo } from '../../../core/testing/bootstrapFixture';
-import type { TrainingPlan, TrainingPlanArtifact } from '../../../core/lab/training/trainPlan';
+import type { CuratedManifest, TrainingPlan, TrainingPlanArtifact } from '../../../shared/contract';
 import { OllamaTestServer } from '../../../core/testing/ollamaTestServer';
 import { runCra } from '../testing/cra';
 

@@ -1,9 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-// eslint-disable-next-line import-x/no-restricted-paths -- not yet a request: see hostImports.test.ts
-import type { CuratedManifest } from '../../../core/lab/training/curatedManifest';
-// eslint-disable-next-line import-x/no-restricted-paths -- not yet a request: see hostImports.test.ts
-import type { TrainingPlanArtifact } from '../../../core/lab/training/trainPlan';
+import type { CuratedManifest, TrainingPlanArtifact } from '../../../shared/contract';
 import { printable } from '../../../shared/printable';
 import { requireLoadableConfig, type CommandModule } from '../context';
 

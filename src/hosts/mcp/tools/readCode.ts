@@ -1,7 +1,5 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-// eslint-disable-next-line import-x/no-restricted-paths -- not yet a request: see hostImports.test.ts
-import { confinePath } from '../../../core/platform/fs/confine';
 import { AppError, type OutlineSymbol, type RepoFileView, type RepoInfo } from '../../../shared/contract';
 import type { EngineClient } from '../engine';
 import { answer, cite, guarded, indexLine, indexSchema, repoArg, repository, repositorySchema, type ToolDeps } from '../tool';
@@ -29,8 +27,7 @@ const outputSchema = {
 
 /** The one indexed file at a request-given path, after the repository's confinement (no `..`, no links out, no `.git`). */
 export async function confinedFile(engine: EngineClient, repo: RepoInfo, path: string, maxContentBytes: number): Promise<RepoFileView> {
-  const { relative } = confinePath(repo.path, path);
-  return engine.request('repos/file', { repoId: repo.id, path: relative, maxContentBytes });
+  return engine.request('repos/readFile', { repoId: repo.id, path, maxContentBytes });
 }
 
 /** The symbols of a file that a name designates: exact qualified name first, then exact name. */

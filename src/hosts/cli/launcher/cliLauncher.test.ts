@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { packageRoot, packageVersion } from '../paths';
+import { packageRoot, packageVersion } from '../../../core/platform/paths';
 import { installCliLauncher } from './cliLauncher';
 
 const cleanups: Array<() => void> = [];

@@ -1,8 +1,8 @@
-import { chmodSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { chmodSync, closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
 import { AppError } from '../../../shared/contract/errors';
-import { writeFileAtomic } from '../config/configFile';
 
 /** The line that marks a launcher as ours: only such a file is ever replaced. */
 const MARKER = '# Clean Room command-line launcher';
@@ -55,10 +55,32 @@ export function installCliLauncher(options: { craJs: string; binDir?: string; en
     replaced = true;
   }
   mkdirSync(binDir, { recursive: true });
-  writeFileAtomic(path, launcherScript(options.craJs));
-  chmodSync(path, 0o755);
+  writeExecutable(path, launcherScript(options.craJs));
   const onPath = (options.env ?? process.env).PATH?.split(delimiter).some((p) => p && resolve(p) === binDir) ?? false;
   return { path, replaced, onPath, ...(onPath ? {} : { hint: `${binDir} is not on your PATH: add \`export PATH="${binDir}:$PATH"\` to your shell's profile (~/.profile, ~/.bashrc or ~/.zshrc) and open a new terminal.` }) };
+}
+
+/**
+ * Write an executable file whole or not at all: a temporary file beside it, synced, made
+ * executable, then renamed over it (a full disk leaves the old launcher, or none, never half of one).
+ */
+function writeExecutable(file: string, text: string): void {
+  const tmp = `${file}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
+  try {
+    const fd = openSync(tmp, 'w', 0o755);
+    try {
+      writeSync(fd, text);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    chmodSync(tmp, 0o755);
+    renameSync(tmp, file);
+  } catch (error) {
+    rmSync(tmp, { force: true });
+    if ((error as NodeJS.ErrnoException).code === 'ENOSPC') throw new AppError('DISK_FULL', `Cannot write ${file}: the disk is full. Free some space and try again.`, { cause: error });
+    throw error;
+  }
 }
 
 /** What to tell the person after an install (the CLI prints it; the app shows it in a dialog). */
