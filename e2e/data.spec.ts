@@ -47,7 +47,7 @@ test('Data page: bootstrap a repository, see its datasets with balance, samples 
     const retrieved = await cra(dataDir, ['retrieve', SHOP_TASKS.discount, '--repo', shop, '--stages', 'scope,precision', '--context-window', '32768', '--reserved-tokens', '4096']);
     expect(retrieved.status, retrieved.output).toBe(0);
 
-    await page.goto(`${served.app.url}#data`);
+    await page.goto(`${served.app.url}#training`);
     await expect(page.getByTestId('engine-status')).toHaveText(/Engine: ok/);
     await expect(page.getByRole('main', { name: 'Data' })).toBeVisible();
     await expect(page.getByText('No datasets yet.')).toBeVisible();
@@ -109,7 +109,7 @@ test('Data page: bootstrap a repository, see its datasets with balance, samples 
 });
 
 test('Data page: a relative repository path is refused with the fix', async ({ page, app }) => {
-  await page.goto(`${app.url}#data`);
+  await page.goto(`${app.url}#training`);
   await page.getByLabel('Repository path').fill('some/relative/path');
   await page.getByRole('button', { name: 'Bootstrap' }).click();
   await expect(page.getByRole('alert')).toContainText("is a relative path; give the repository's absolute path");

@@ -8,8 +8,8 @@ export const RUN_EVENT_KEYS = [
   'chat/sources',
   'chat/token',
   'chat/done',
-  'retrieve/package',
-  'retrieve/judgment',
+  'retrieval/package',
+  'retrieval/judgment',
   'models/pullProgress',
 ] as const satisfies readonly EventKey[];
 

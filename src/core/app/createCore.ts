@@ -16,8 +16,8 @@ import { createBackgroundEmbedder } from '../knowledge/search/workerEmbedder';
 import { createPlansHandlers } from './domains/plans';
 import { createReviewHandlers } from './domains/review';
 import { createSummariesDomain } from './domains/summaries';
-import { createRetrieveHandlers } from './domains/retrieve';
-import { createSolveDomain, type SolveDomain } from './domains/solve';
+import { createRetrievalHandlers } from './domains/retrieval';
+import { createPlansRunsDomain, type PlansRunsDomain } from './domains/plansRuns';
 import { createEnrichHandlers } from './domains/enrich';
 import type { EngineContext } from './engine';
 import { cleanupOrphanWorktrees, readObjectsFrom } from '../platform/git';
@@ -30,7 +30,7 @@ import { recoverApplies } from '../features/review';
 import { EventBus } from '../platform/runtime/events';
 import { RunRegistry } from '../platform/runtime/runs';
 import { KbReaders } from '../knowledge/kb/readers';
-import { createDataHandlers } from './domains/data';
+import { createTrainingHandlers } from './domains/training';
 import { keptObjectsDir, worktreesDir } from '../platform/layout';
 
 /** The engine as a host sees it: one handler per contract key, the event bus, and shutdown. */
@@ -40,7 +40,7 @@ export interface Core {
   runs: RunRegistry;
   context: EngineContext;
   /** Solve runs' diffs for diff review (`cra review`). */
-  solve: Pick<SolveDomain, 'diffs'>;
+  solve: Pick<PlansRunsDomain, 'diffs'>;
   dispose(): Promise<void>;
 }
 
@@ -84,7 +84,7 @@ export function createCore(ports: HostPorts, options: CoreOptions = {}): Core {
   disposers.push(() => search.dispose());
   const chat = createChatDomain(context, llm, embedder);
   disposers.push(() => chat.dispose());
-  const solve = createSolveDomain(context, llm);
+  const solve = createPlansRunsDomain(context, llm);
   const summaries = createSummariesDomain(context, llm, () => embedder);
   disposers.push(() => summaries.dispose());
 
@@ -99,7 +99,7 @@ export function createCore(ports: HostPorts, options: CoreOptions = {}): Core {
     ...search.handlers,
     ...chat.handlers,
     ...createPlansHandlers(context, llm),
-    ...createRetrieveHandlers(context, llm),
+    ...createRetrievalHandlers(context, llm),
     // Review reads a solve run's diffs: the cumulative change against the commit the run started from.
     ...createReviewHandlers(context, async (repoId, runId) => {
       const diffs = await solve.diffs(repoId, runId);
@@ -112,7 +112,7 @@ export function createCore(ports: HostPorts, options: CoreOptions = {}): Core {
     ...solve.handlers,
     ...summaries.handlers,
     ...createEnrichHandlers(context, llm),
-    ...createDataHandlers(context, llm),
+    ...createTrainingHandlers(context, llm),
   };
 
   return {

@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { MetaPlan, PartPlan, PlanAdjustment } from '../../shared/contract/solve';
+import type { MetaPlan, PartPlan, PlanAdjustment } from '../../shared/contract/plansRuns';
 import { createExtractor } from '../knowledge/indexer/extract/extractor';
 import { indexRepository } from '../knowledge/indexer/indexer';
 import { createTestRepo, type TestRepo } from './gitRepo';

@@ -37,22 +37,27 @@ async function call(method: string, body: unknown): Promise<{ status: number; bo
 
 describe('cra serve and paths a request names', () => {
   it('answers 400 to a plan that is /dev/zero, a FIFO or not a plan, and keeps serving', async () => {
-    const zero = await call('data/curate', { plan: '/dev/zero' });
+    const zero = await call('training/curate', { plan: '/dev/zero' });
     expect(zero.status, output()).toBe(400);
     expect(zero.body.error?.message).toMatch(/"\/dev\/zero" is a character device, not a file; give the file cra train-plan wrote/);
 
     const fifo = join(root, 'plan.fifo');
     execFileSync('mkfifo', [fifo]);
-    const piped = await call('data/curate', { plan: fifo });
+    const piped = await call('training/curate', { plan: fifo });
     expect(piped.status, output()).toBe(400);
     expect(piped.body.error?.message).toMatch(/plan\.fifo" is a named pipe \(FIFO\), not a file/);
 
     const secret = join(root, 'secret.env');
     writeFileSync(secret, 'TOKEN=s3cr3t-value-42\n');
-    const notPlan = await call('data/curate', { plan: secret });
+    const notPlan = await call('training/curate', { plan: secret });
     expect(notPlan.status).toBe(400);
     expect(notPlan.body.error?.message).toMatch(/secret\.env is not JSON, so it is not a training plan/);
     expect(notPlan.body.error?.message).not.toContain('s3cr3t');
+
+    // The key's old name (renamed in issue 23, an alias for one release) takes the same route and checks.
+    const viaOldKey = await call('data/curate', { plan: '/dev/zero' });
+    expect(viaOldKey.status, output()).toBe(400);
+    expect(viaOldKey.body.error?.message).toBe(zero.body.error?.message);
 
     const info = await call('app/info', {});
     expect(info.status).toBe(200);

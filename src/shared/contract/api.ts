@@ -11,10 +11,10 @@ import { chatEvents, chatRequests } from './chat';
 import { plansRequests } from './plans';
 import { retrievalEvents, retrievalRequests } from './retrieval';
 import { reviewRequests } from './review';
-import { solveRequests } from './solve';
+import { plansRunsRequests } from './plansRuns';
 import { summariesRequests } from './summaries';
 import { enrichRequests } from './enrich';
-import { dataRequests } from './data';
+import { trainingRequests } from './training';
 
 /**
  * The single source of truth for what the renderer may ask the engine (`domain/verb`) and what
@@ -33,10 +33,10 @@ export const requests = {
   ...plansRequests,
   ...retrievalRequests,
   ...reviewRequests,
-  ...solveRequests,
+  ...plansRunsRequests,
   ...summariesRequests,
   ...enrichRequests,
-  ...dataRequests,
+  ...trainingRequests,
 } as const;
 
 /** Every pushed event. */

@@ -103,7 +103,7 @@ export interface JudgedItem {
 }
 
 /**
- * One binary judgment of a retrieve run, pushed by the judge as it ends (event retrieve/judgment),
+ * One binary judgment of a retrieve run, pushed by the judge as it ends (event retrieval/judgment),
  * with the identity of the item judged; for the live list: the run's decisions (the result's
  * `verdicts`) are the record.
  */
@@ -143,8 +143,8 @@ const withBudget = <T extends object>(rest: T, budget: BudgetInput | undefined):
 
 /** Requests of retrieval. */
 export const retrievalRequests = {
-  'retrieve/run': request<RunStarted<'retrieve'> & { taskId: string }>()(
-    'Build the context package for a task: starts a `retrieve` run (task analysis → scope → precision → package) that emits retrieve/package',
+  'retrieval/run': request<RunStarted<'retrieve'> & { taskId: string }>()(
+    'Build the context package for a task: starts a `retrieve` run (task analysis → scope → precision → package) that emits retrieval/package',
     () => z
       .object({
         repoId: z.string().min(1),
@@ -205,8 +205,8 @@ export interface RetrievalResult {
 
 /** Events of a retrieve run. */
 export const retrievalEvents = {
-  'retrieve/package': event<RetrievalResult & { runId: string; repoId: string } & Sequenced>()(
+  'retrieval/package': event<RetrievalResult & { runId: string; repoId: string } & Sequenced>()(
     "The finished context package of a retrieve run. Deprecated, kept for one release: read the run's result (`RunResult<'retrieve'>`, run/finished or run/attach)",
   ),
-  'retrieve/judgment': event<RetrievalJudgment & Sequenced>()('One binary judgment of a retrieve run, as its model call ends'),
+  'retrieval/judgment': event<RetrievalJudgment & Sequenced>()('One binary judgment of a retrieve run, as its model call ends'),
 } as const;

@@ -1,8 +1,8 @@
 import type { IndexSummary } from './repos';
 import type { RetrievalResult } from './retrieval';
-import type { SolveOutcome } from './solve';
+import type { SolveOutcome } from './plansRuns';
 import type { EnrichSummary } from './enrich';
-import type { BootstrapSummary } from './data';
+import type { BootstrapSummary } from './training';
 import type { ModelCheckResult, ModelSetupResult } from './models';
 import type { ProgressNode, RunInfo, RunKind, RunStatus, RunSubjects } from './runInfo';
 

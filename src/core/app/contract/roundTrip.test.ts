@@ -187,11 +187,11 @@ step('chat/history', async () => expect(await call('chat/history', { repoId: rep
 step('chat/rename', async () => expect(await call('chat/rename', { repoId: repoId(), conversationId: ids.conversationId })).toBeTruthy());
 step('chat/export', async () => expect(await call('chat/export', { repoId: repoId(), conversationId: ids.conversationId })).toBeTruthy());
 step('chat/delete', async () => expect(await call('chat/delete', { repoId: repoId(), conversationId: ids.conversationId })).toBeTruthy());
-step('retrieve/run', async () => {
-  const { summary } = (await finished(await call('retrieve/run', { repoId: repoId() }))) as { summary: RetrievalSummary };
+step('retrieval/run', async () => {
+  const { summary } = (await finished(await call('retrieval/run', { repoId: repoId() }))) as { summary: RetrievalSummary };
   expect(summary).toMatchObject({ budget: 14336, config: { contextWindow: 16384, reservedTokens: 2048 } });
   // The budget outright, a stage list and this run's safety margin (cra retrieve --budget-config).
-  const { summary: outright } = (await finished(await call('retrieve/run', { repoId: repoId(), budget: { tokens: 6000 }, stages: ['scope'], safetyMargin: 0.2 }))) as { summary: RetrievalSummary };
+  const { summary: outright } = (await finished(await call('retrieval/run', { repoId: repoId(), budget: { tokens: 6000 }, stages: ['scope'], safetyMargin: 0.2 }))) as { summary: RetrievalSummary };
   expect(outright).toMatchObject({ budget: 6000, config: { stages: ['scope'], safetyMargin: 0.2 } });
 });
 step('plans/validate', async () => expect(await call('plans/validate', { repoId: repoId() })).toBeTruthy());
@@ -212,21 +212,21 @@ step('plans/save', async () => {
   const here = { ...plan, affected_files: [{ ...plan.affected_files[0]!, path: 'app.py' }], execution_order: ['app.py'] };
   expect(await call('plans/save', { repoId: repoId(), planId: ids.planId, plan: here })).toBeTruthy();
 });
-step('solve/run', async () => {
-  const started = (await call('solve/run', { repoId: repoId(), plan: MAIL_PLAN, includeUncommitted: false })) as { solveRunId: string };
+step('plans/solve', async () => {
+  const started = (await call('plans/solve', { repoId: repoId(), plan: MAIL_PLAN, includeUncommitted: false })) as { solveRunId: string };
   ids.solveRunId = started.solveRunId;
   expect(await finished(started)).toMatchObject({ status: 'complete' });
 });
-step('solve/sandbox', async () => expect(await call('solve/sandbox', { repoId: repoId() })).toMatchObject({ commandsConfigured: false, wouldRefuse: false, message: expect.any(String) }));
-step('solve/list', async () => expect(((await call('solve/list', { repoId: repoId() })) as { runs: unknown[] }).runs.length).toBeGreaterThan(0));
-step('solve/get', async () => expect(await call('solve/get', { repoId: repoId(), solveRunId: ids.solveRunId })).toBeTruthy());
+step('plans/sandbox', async () => expect(await call('plans/sandbox', { repoId: repoId() })).toMatchObject({ commandsConfigured: false, wouldRefuse: false, message: expect.any(String) }));
+step('plans/listRuns', async () => expect(((await call('plans/listRuns', { repoId: repoId() })) as { runs: unknown[] }).runs.length).toBeGreaterThan(0));
+step('plans/getRun', async () => expect(await call('plans/getRun', { repoId: repoId(), solveRunId: ids.solveRunId })).toBeTruthy());
 step('review/get', async () => {
   const view = (await call('review/get', { repoId: repoId(), runId: ids.solveRunId })) as { files: Array<{ hunks: Array<{ id: string }> }> };
   ids.hunk = view.files[0]!.hunks[0]!.id;
 });
 step('review/apply', async () => expect(await call('review/apply', { repoId: repoId(), runId: ids.solveRunId, accepted: [ids.hunk] })).toMatchObject({ hunks: 1 }));
 step('review/undo', async () => expect(await call('review/undo', { repoId: repoId() })).toMatchObject({ runId: ids.solveRunId }));
-step('solve/discard', async () => {
+step('plans/discardRun', async () => {
   // Only a cancelled or interrupted run can be discarded: one is cancelled while its model call waits.
   let implementing!: () => void;
   const inImplement = new Promise<void>((resolve) => (implementing = resolve));
@@ -236,7 +236,7 @@ step('solve/discard', async () => {
     return { chunks: ['mailer.py\n', 'never finished'], holdAfterFirst: new Promise(() => undefined) };
   };
   try {
-    const started = await temp.core.handlers['solve/run']({ repoId: repoId(), task: 'Say the mail port', plan: MAIL_PLAN as never, includeUncommitted: false });
+    const started = await temp.core.handlers['plans/solve']({ repoId: repoId(), task: 'Say the mail port', plan: MAIL_PLAN as never, includeUncommitted: false });
     await inImplement;
     temp.core.runs.cancel(started.runId);
     await expect(temp.core.runs.wait(started.runId)).rejects.toMatchObject({ code: 'CANCELLED' });
@@ -244,7 +244,7 @@ step('solve/discard', async () => {
   } finally {
     server.script.respond = respond;
   }
-  expect(await call('solve/discard', { repoId: repoId(), solveRunId: ids.cancelledRunId })).toBeTruthy();
+  expect(await call('plans/discardRun', { repoId: repoId(), solveRunId: ids.cancelledRunId })).toBeTruthy();
 });
 step('summaries/status', async () => expect(await call('summaries/status', { repoId: repoId() })).toBeTruthy());
 step('summaries/build', async () => {
@@ -275,26 +275,26 @@ step('eval/list', async () => {
   ids.reportId = listed[0]!.id;
 });
 step('eval/get', async () => expect(await call('eval/get', { id: ids.reportId })).toBeTruthy());
-step('data/bootstrap', async () => {
-  await finished(await call('data/bootstrap', { repoPath: repo.root }));
+step('training/bootstrap', async () => {
+  await finished(await call('training/bootstrap', { repoPath: repo.root }));
   // `cra bootstrap --out DIR --force`: the run's result is the whole summary the command prints.
   const out = join(scratch, 'bootstrap-out');
-  const summary = (await finished(await call('data/bootstrap', { repoPath: repo.root, out, force: true }))) as BootstrapSummary;
+  const summary = (await finished(await call('training/bootstrap', { repoPath: repo.root, out, force: true }))) as BootstrapSummary;
   expect(summary).toMatchObject({ dir: out, mined: expect.any(Number), considered: expect.any(Number), durationMs: expect.any(Number), counts: { scope: expect.any(Object) } });
 });
-step('data/overview', async () => {
-  const overview = (await call('data/overview')) as { datasets: Array<{ id: string }> };
+step('training/overview', async () => {
+  const overview = (await call('training/overview')) as { datasets: Array<{ id: string }> };
   expect(overview.datasets.length).toBeGreaterThan(0);
   ids.dataset = overview.datasets[0]!.id;
 });
-step('data/samples', async () => expect(await call('data/samples', { dataset: ids.dataset })).toBeTruthy());
-step('data/export', async () => expect(await call('data/export', { dataset: ids.dataset, dest: join(scratch, 'export') })).toBeTruthy());
-step('data/trainPlan', async () => {
+step('training/samples', async () => expect(await call('training/samples', { dataset: ids.dataset })).toBeTruthy());
+step('training/export', async () => expect(await call('training/export', { dataset: ids.dataset, dest: join(scratch, 'export') })).toBeTruthy());
+step('training/trainPlan', async () => {
   server.script.chat.push({ json: TRAINING_PLAN });
-  await finished(await call('data/trainPlan', { out: join(scratch, 'plan.json') }));
+  await finished(await call('training/trainPlan', { out: join(scratch, 'plan.json') }));
 });
-step('data/curate', async () => {
-  await finished(await call('data/curate', { plan: join(scratch, 'plan.json'), out: join(scratch, 'curated') }));
+step('training/curate', async () => {
+  await finished(await call('training/curate', { plan: join(scratch, 'plan.json'), out: join(scratch, 'curated') }));
 });
 step('run/list', async () => expect(((await call('run/list')) as unknown[]).length).toBeGreaterThan(0));
 step('run/cancel', async () => {

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { MetaPlan } from '../../../shared/contract/solve';
+import type { MetaPlan } from '../../../shared/contract/plansRuns';
 import { openDatabase } from '../../platform/db/open';
 import { listWorktrees } from '../../platform/git';
 import { solveRunDetail, solveRunDiffs } from './solveDiffs';

@@ -9,8 +9,8 @@
  */
 import { AppError } from '../../../shared/contract';
 import type { Plan } from '../../../shared/contract/plans';
-import type { MetaPlan, PartPlan, SolveOutcome, StepResult } from '../../../shared/contract/solve';
-import { metaPlanSchema, partPlanSchema, planAdjustmentSchema } from '../../../shared/contract/solve';
+import type { MetaPlan, PartPlan, SolveOutcome, StepResult } from '../../../shared/contract/plansRuns';
+import { metaPlanSchema, partPlanSchema, planAdjustmentSchema } from '../../../shared/contract/plansRuns';
 import { adjustmentChanges, checkAdjustment, checkMetaPlan, checkPartPlan, partOrder } from './solveChecks';
 import { adjustmentPrompt, metaPlanPrompt, partPlanPrompt, partPlanText, SOLVE_SYSTEM, structuredPass } from './solvePasses';
 import type { PassHandle } from './solveRecords';

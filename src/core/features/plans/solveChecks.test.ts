@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { MetaPlan, PlanStep } from '../../../shared/contract/solve';
+import type { MetaPlan, PlanStep } from '../../../shared/contract/plansRuns';
 import { adjustmentChanges, checkAdjustment, checkMetaPlan, checkPartPlan, partOrder } from './solveChecks';
 
 const part = (id: string, depends_on: string[] = []) => ({ id, title: id, description: id, files: [], depends_on });

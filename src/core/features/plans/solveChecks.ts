@@ -3,7 +3,7 @@
  * unique ids, dependency edges that name known parts and form no cycle, and what an adjustment
  * changed. A check's messages go back to the model on a retry, so each says what to fix.
  */
-import type { AdjustmentChanges, MetaPlan, MetaPlanPart, PartPlan, PlanAdjustment, PlanStep } from '../../../shared/contract/solve';
+import type { AdjustmentChanges, MetaPlan, MetaPlanPart, PartPlan, PlanAdjustment, PlanStep } from '../../../shared/contract/plansRuns';
 
 /** The limits of [orchestrator] the checks enforce. */
 export interface OrchestratorLimits {

@@ -13,7 +13,7 @@
  * killed runs left are swept at the retriever's first retrieval, not at every pass.
  */
 import type { ContextPackage, RetrievalStageName } from '../../../shared/contract/retrieval';
-import type { RefinementRequest } from '../../../shared/contract/solve';
+import type { RefinementRequest } from '../../../shared/contract/plansRuns';
 import type { Db } from '../../platform/db/open';
 import { readConfinedFile } from '../../platform/fs/confine';
 import type { KnowledgeBase } from '../../knowledge/kb/knowledgeBase';

@@ -1,10 +1,10 @@
 /**
- * Reading a solve run back: its detail for `solve/get` (parts, steps, passes, diffs, validation)
+ * Reading a solve run back: its detail for `plans/getRun` (parts, steps, passes, diffs, validation)
  * and `solveRunDiffs` for diff review — per-step and cumulative unified diffs and the commits the
  * run started from (review checks the user's files against the start commit itself: review/apply.ts).
  */
 import { AppError } from '../../../shared/contract';
-import type { SolveOutcome, SolvePartView, SolveRunDetail } from '../../../shared/contract/solve';
+import type { SolveOutcome, SolvePartView, SolveRunDetail } from '../../../shared/contract/plansRuns';
 import type { Db } from '../../platform/db/open';
 import { effectiveStatus, SolveRecords, type SolveRunRow } from './solveRecords';
 import { SESSION_KEYS, SqliteSolveSession, type OrchestratorProgress } from './solveSession';
@@ -50,7 +50,7 @@ export function solveRunDiffs(raw: Db, solveRunId: string, sessionFile?: string)
   return { solveRunId, headCommit: row.base_commit, startCommit: row.start_commit, steps, cumulative };
 }
 
-/** The run as `solve/get` returns it; `isLive` tells a running row of a live process from one left by a killed process. */
+/** The run as `plans/getRun` returns it; `isLive` tells a running row of a live process from one left by a killed process. */
 export function solveRunDetail(raw: Db, solveRunId: string, isLive: (row: SolveRunRow) => boolean, sessionFile?: string): SolveRunDetail {
   const records = new SolveRecords(raw);
   const row = runRow(records, solveRunId);

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import { partPlanSchema } from '../../../shared/contract/solve';
+import { partPlanSchema } from '../../../shared/contract/plansRuns';
 import { clientFromToml, loopbackToml, useLoopbackModels } from '../../testing/loopbackModels';
 import { passFormat, structuredPass } from './solvePasses';
 

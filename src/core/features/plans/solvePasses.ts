@@ -13,7 +13,7 @@ import {
   type PartPlan,
   type PlanAdjustment,
   type PlanStep,
-} from '../../../shared/contract/solve';
+} from '../../../shared/contract/plansRuns';
 import type { LlmClient } from '../../platform/llm/client';
 import type { CallLogger } from '../../platform/llm/types';
 import { extractJsonObject } from '../../platform/llm/replyJson';

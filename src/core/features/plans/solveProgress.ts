@@ -4,7 +4,7 @@
  * (`meta`, `part:<id>`, `step:<part>:<id>`, `pass:<sequence>`), so updates merge by id.
  */
 import type { ProgressNode, ProgressNodeStatus } from '../../../shared/contract/runs';
-import type { SolveNodeStatus, SolvePassType } from '../../../shared/contract/solve';
+import type { SolveNodeStatus, SolvePassType } from '../../../shared/contract/plansRuns';
 import type { PassHandle } from './solveRecords';
 import type { OrchestratorProgress } from './solveSession';
 

@@ -5,7 +5,7 @@
  */
 import type { Db } from '../../platform/db/open';
 import { listWorktrees } from '../../platform/git';
-import type { PassContext, SolveNodeStatus, SolveOutcome, SolvePassRecord, SolvePassType, SolveRunDetail, SolveRunSummary, ValidationReport } from '../../../shared/contract/solve';
+import type { PassContext, SolveNodeStatus, SolveOutcome, SolvePassRecord, SolvePassType, SolveRunDetail, SolveRunSummary, ValidationReport } from '../../../shared/contract/plansRuns';
 import type { RunBase } from './solveWorkspace';
 import { worktreesDir } from '../../platform/layout';
 

@@ -6,7 +6,7 @@
  */
 import { AppError, isCancellation } from '../../../shared/contract';
 import type { Plan } from '../../../shared/contract/plans';
-import type { MetaPlan, SolveOutcome } from '../../../shared/contract/solve';
+import type { MetaPlan, SolveOutcome } from '../../../shared/contract/plansRuns';
 import type { ConfigValues } from '../../platform/config/schema';
 import { openRawDatabase } from '../../platform/db/raw';
 import { gitText } from '../../platform/git';

@@ -7,7 +7,7 @@
  */
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import type { MetaPlan, MetaPlanPart, PartPlan, PlanStep, SolveNodeStatus } from '../../../shared/contract/solve';
+import type { MetaPlan, MetaPlanPart, PartPlan, PlanStep, SolveNodeStatus } from '../../../shared/contract/plansRuns';
 import { openDatabase, type Db, type Migration } from '../../platform/db/open';
 
 /** Key-value storage of one run's session. */

@@ -5,7 +5,7 @@
  * [orchestrator].max_step_attempts; a validation failure with concrete evidence becomes a
  * RefinementRequest to retrieval, up to max_refinement_loops. Every try is a pass of its own.
  */
-import type { PlanStep, RefinementRequest, SolvePassType, StepResult, ValidationReport } from '../../../shared/contract/solve';
+import type { PlanStep, RefinementRequest, SolvePassType, StepResult, ValidationReport } from '../../../shared/contract/plansRuns';
 import { applyEdits } from './edits/apply';
 import type { LlmClient } from '../../platform/llm/client';
 import type { CallLogger } from '../../platform/llm/types';

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { ValidationReport } from '../../../shared/contract/solve';
+import type { ValidationReport } from '../../../shared/contract/plansRuns';
 import { detectSandbox } from './sandbox';
 import { refinementFromValidation, runCommand, syntaxCheck, validateStep } from './validation';
 

@@ -10,7 +10,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AppError } from '../../../shared/contract';
-import type { RefinementRequest, ValidationReport } from '../../../shared/contract/solve';
+import type { RefinementRequest, ValidationReport } from '../../../shared/contract/plansRuns';
 import { confinePath } from '../../platform/fs/confine';
 import { createExtractor, type Extractor } from '../../knowledge/indexer/extract/extractor';
 import { detectLanguage } from '../../knowledge/indexer/extract/languages';

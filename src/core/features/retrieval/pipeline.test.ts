@@ -248,7 +248,7 @@ describe('refinement re-entry', () => {
 });
 
 describe('stage lists', () => {
-  // Checked once, by the contract's schema (retrieve/run's `stages`); the pipeline takes the list as given.
+  // Checked once, by the contract's schema (retrieval/run's `stages`); the pipeline takes the list as given.
   it('must be explicit, known, unrepeated, include scope, with routing first and refilter last', () => {
     const problem = (list: unknown) => retrievalStageListSchema.safeParse(list).error?.issues[0]?.message;
     expect(retrievalStageListSchema.parse(['routing', 'scope', 'precision', 'refilter'])).toEqual(['routing', 'scope', 'precision', 'refilter']);

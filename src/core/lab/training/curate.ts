@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { AppError } from '../../../shared/contract';
-import type { DatasetSummary, LabelCounts } from '../../../shared/contract/data';
+import type { DatasetSummary, LabelCounts } from '../../../shared/contract/training';
 import { confinePath } from '../../platform/fs/confine';
 import { throwIfAborted } from '../../platform/runtime/runs';
 import { CURATED_MANIFEST, type CuratedManifest, type CuratedStage, type DroppedCounts, type WrittenFile } from './curatedManifest';

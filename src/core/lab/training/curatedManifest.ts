@@ -1,12 +1,12 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { CuratedManifest } from '../../../shared/contract/data';
+import type { CuratedManifest } from '../../../shared/contract/training';
 import { readUserFile } from '../../platform/fs/userFile';
 
 /** The manifest file of a curated dataset folder. */
 export const CURATED_MANIFEST = 'curated.json';
 
-export type { CuratedManifest, CuratedStage, DroppedCounts, WrittenFile } from '../../../shared/contract/data';
+export type { CuratedManifest, CuratedStage, DroppedCounts, WrittenFile } from '../../../shared/contract/training';
 
 /** Read a curated dataset's manifest. */
 export function readCuratedManifest(dir: string): CuratedManifest {

@@ -2,7 +2,7 @@ import { appendFileSync, existsSync, mkdirSync, readdirSync, renameSync, statSyn
 import { join } from 'node:path';
 import { z } from 'zod';
 import { AppError } from '../../../shared/contract';
-import type { LabelCounts } from '../../../shared/contract/data';
+import type { LabelCounts } from '../../../shared/contract/training';
 import { readUserFile } from '../../platform/fs/userFile';
 
 import { DATASET_STAGES, type DatasetStage } from '../../../shared/contract/stages';

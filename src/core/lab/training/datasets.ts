@@ -1,7 +1,7 @@
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { AppError } from '../../../shared/contract';
-import type { DatasetSample, DatasetSummary, LabelCounts } from '../../../shared/contract/data';
+import type { DatasetSample, DatasetSummary, LabelCounts } from '../../../shared/contract/training';
 import { DATASET_STAGES, readDatasetManifest } from './dataset';
 import { CURATED_MANIFEST, readCuratedManifest } from './curatedManifest';
 import { datasetsDir } from '../../platform/layout';

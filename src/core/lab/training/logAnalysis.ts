@@ -1,7 +1,7 @@
 import type { Reason } from '../../../shared/contract/reasons';
 import type { Db } from '../../platform/db/open';
 import type { ModelCallRow } from '../../platform/logs/queries';
-import type { RunOutcome } from '../../../shared/contract/data';
+import type { RunOutcome } from '../../../shared/contract/training';
 
 /** Which model calls to read: every filter optional, all that are given must hold. */
 export interface CallQuery {

@@ -1,5 +1,5 @@
 import { existsSync, readdirSync } from 'node:fs';
-import type { LogOverview, ModelLatency, StageFigures } from '../../../shared/contract/data';
+import type { LogOverview, ModelLatency, StageFigures } from '../../../shared/contract/training';
 import { openDatabase, type Db } from '../../platform/db/open';
 import { LogAnalysis } from './logAnalysis';
 import { repoPaths, reposDir, userRawDbPath } from '../../platform/layout';

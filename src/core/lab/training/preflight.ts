@@ -1,5 +1,5 @@
 import { AppError } from '../../../shared/contract';
-import type { DatasetSummary } from '../../../shared/contract/data';
+import type { DatasetSummary } from '../../../shared/contract/training';
 import { listDatasets } from './datasets';
 import { LogSources } from './logSources';
 

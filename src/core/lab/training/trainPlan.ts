@@ -7,7 +7,7 @@ import { printable } from '../../../shared/printable';
 import { readUserFile } from '../../platform/fs/userFile';
 import type { LlmClient } from '../../platform/llm/client';
 import type { CallLogger } from '../../platform/llm/types';
-import type { TrainingPlan, TrainingPlanArtifact, TrainingStatistics } from '../../../shared/contract/data';
+import type { TrainingPlan, TrainingPlanArtifact, TrainingStatistics } from '../../../shared/contract/training';
 import { extractJsonObject } from '../../platform/llm/replyJson';
 
 /**
@@ -101,7 +101,7 @@ export const TRAINING_PLAN_JSON_SCHEMA = {
   },
 } as const;
 
-export type { TrainingPlanArtifact } from '../../../shared/contract/data';
+export type { TrainingPlanArtifact } from '../../../shared/contract/training';
 
 /** The planner's instructions. */
 export const TRAIN_PLAN_SYSTEM = [

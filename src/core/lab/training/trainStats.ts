@@ -1,7 +1,7 @@
-import type { DatasetSummary, StageDisagreement, StageStatistics, TrainingStatistics } from '../../../shared/contract/data';
+import type { DatasetSummary, StageDisagreement, StageStatistics, TrainingStatistics } from '../../../shared/contract/training';
 import type { LogSources } from './logSources';
 
-export type { StageDisagreement, StageStatistics, TrainingStatistics } from '../../../shared/contract/data';
+export type { StageDisagreement, StageStatistics, TrainingStatistics } from '../../../shared/contract/training';
 
 const zeroOutcomes = (): StageStatistics['outcomes'] => ({ success: 0, partial: 0, failed: 0, cancelled: 0, running: 0, unknown: 0 });
 const ratio = (a: number, b: number) => (b > 0 ? a / b : null);

@@ -1,6 +1,7 @@
-import type { EventKey, EventPayload } from '../../../shared/contract';
+import { deprecatedEventName, type DeprecatedEventKey, type EventKey, type EventPayload } from '../../../shared/contract';
 
-type AnyListener = (event: EventKey, payload: unknown) => void;
+/** What a transport forwards: every event, and a renamed one also under its old name (`RENAMED_EVENTS`). */
+type AnyListener = (event: EventKey | DeprecatedEventKey, payload: unknown) => void;
 /** Sees an event before its subscribers; returns the payload they get. */
 type Stamp = (event: EventKey, payload: unknown) => unknown;
 
@@ -12,12 +13,16 @@ export class EventBus {
 
   /**
    * Publish an event to every subscriber; a throwing subscriber does not stop the others. The
-   * payload first goes through the stamp, when one is set (the RunRegistry's run log).
+   * payload first goes through the stamp, when one is set (the RunRegistry's run log). An event
+   * renamed in issue 23 goes to `onAny` listeners (the transports) under its old name too, the same
+   * payload (deprecated, removed after the next release).
    */
   emit<K extends EventKey>(event: K, payload: EventPayload<K>): void {
     const delivered = this.stamp ? this.stamp(event, payload) : payload;
     for (const listener of this.listeners.get(event) ?? []) safeCall(() => listener(delivered));
     for (const listener of this.anyListeners) safeCall(() => listener(event, delivered));
+    const old = deprecatedEventName(event);
+    if (old !== undefined) for (const listener of this.anyListeners) safeCall(() => listener(old, delivered));
   }
 
   /**

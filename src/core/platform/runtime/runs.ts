@@ -66,7 +66,7 @@ interface Run {
  * loops through the signal. Progress is forwarded at once when the phase changes or a count
  * completes, else at most every PROGRESS_INTERVAL_MS (the latest update; `list` always has it).
  *
- * Every event that carries the `runId` of a run here (run/*, chat/*, retrieve/*,
+ * Every event that carries the `runId` of a run here (run/*, chat/*, retrieval/*,
  * models/pullProgress) is numbered (`seq`, 1, 2, 3… per run) and kept in the run's log (bounded:
  * eventLog.ts), so a client can attach to the run (`attach`, request `run/attach`) and replay it.
  */

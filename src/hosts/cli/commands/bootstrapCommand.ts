@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { InvalidArgumentError } from 'commander';
-import type { BootstrapSummary } from '../../../shared/contract/data';
+import type { BootstrapSummary } from '../../../shared/contract/training';
 import type { RunProgress } from '../../../shared/contract/runs';
 import type { DatasetStage } from '../../../shared/contract/stages';
 import { printable } from '../../../shared/printable';
@@ -29,7 +29,7 @@ export const registerBootstrap: CommandModule = (program, ctx) => {
         if (runId) engine.cancel(runId);
       };
       process.once('SIGINT', stop);
-      // The run's first progress can come before data/bootstrap returns its id: kept until then.
+      // The run's first progress can come before training/bootstrap returns its id: kept until then.
       const early: RunProgress[] = [];
       const show = (p: RunProgress) => {
         const line = printable(`[${p.done}/${p.total ?? 0}] ${p.message ?? ''}`);
@@ -42,7 +42,7 @@ export const registerBootstrap: CommandModule = (program, ctx) => {
       });
       try {
         // Paths resolved here, where the user typed them (the engine may run elsewhere: --remote).
-        ({ runId } = await engine.request('data/bootstrap', { repoPath: resolve(repo), commits: opts.commits, ...(opts.out ? { out: resolve(opts.out) } : {}), ...(opts.force ? { force: true } : {}) }));
+        ({ runId } = await engine.request('training/bootstrap', { repoPath: resolve(repo), commits: opts.commits, ...(opts.out ? { out: resolve(opts.out) } : {}), ...(opts.force ? { force: true } : {}) }));
         for (const p of early.splice(0)) if (p.runId === runId) show(p);
         let summary: BootstrapSummary;
         try {

@@ -172,8 +172,8 @@ describe('cra retrieve: strict flags (fail fast with the reason, before any mode
 
   it('needs an explicit, valid stage list (the names checked by the contract, once)', async () => {
     await fails([...BUDGET], '--stages is required: name the stages to run, e.g. --stages scope,precision');
-    await fails(['--stages', '', ...BUDGET], 'Invalid input for retrieve/run: stages: the stage list is empty: name the stages to run (allowed: routing, scope, similarity, precision, refilter).');
-    await fails(['--stages', 'scope,precison', ...BUDGET], 'cra: error: Invalid input for retrieve/run: stages.1: "precison" is not a retrieval stage; use one of routing, scope, similarity, precision, refilter.');
+    await fails(['--stages', '', ...BUDGET], 'Invalid input for retrieval/run: stages: the stage list is empty: name the stages to run (allowed: routing, scope, similarity, precision, refilter).');
+    await fails(['--stages', 'scope,precison', ...BUDGET], 'cra: error: Invalid input for retrieval/run: stages.1: "precison" is not a retrieval stage; use one of routing, scope, similarity, precision, refilter.');
     await fails(['--stages', 'precision', ...BUDGET], 'must include scope');
     await fails(['--stages', 'scope,scope', ...BUDGET], 'listed twice');
   }, 120_000);
@@ -185,7 +185,7 @@ describe('cra retrieve: strict flags (fail fast with the reason, before any mode
     await fails([...STAGES, ...BUDGET, '--budget-config', join(fx.dataDir, 'b.json')], '--budget-config cannot be combined with --context-window/--reserved-tokens');
     await fails([...STAGES, '--context-window', '0', '--reserved-tokens', '0'], '"0" is not a valid context window; give a whole number of tokens above 0');
     await fails([...STAGES, '--context-window', '100', '--reserved-tokens', '-1'], /is not a valid number of reserved tokens|unknown option|argument missing/);
-    await fails([...STAGES, '--context-window', '4096', '--reserved-tokens', '4096'], 'Invalid input for retrieve/run: budget.reservedTokens: the reserved tokens (4096) must be fewer than the context window (4096)');
+    await fails([...STAGES, '--context-window', '4096', '--reserved-tokens', '4096'], 'Invalid input for retrieval/run: budget.reservedTokens: the reserved tokens (4096) must be fewer than the context window (4096)');
     await fails([...STAGES, ...BUDGET, '--format', 'yaml'], '--format must be json or markdown (got "yaml")');
     await fails([...STAGES, '--budget-config', join(fx.dataDir, 'missing.json')], 'Cannot read the budget config');
   }, 120_000);

@@ -83,7 +83,7 @@ interface RetrieveOptions {
 /**
  * The strict rules (docs/design.md, The retrieve command's rules) that are the command's own: a
  * stage list and one budget form must be given. The values themselves (stage names and order, the
- * budget's numbers) are the contract's to check (retrieve/run), once.
+ * budget's numbers) are the contract's to check (retrieval/run), once.
  */
 function checkFlags(opts: RetrieveOptions, budgetFile: typeof Budget): { stages: RetrievalStageName[]; budget: BudgetInput; safetyMargin?: number } {
   if (opts.format !== undefined && opts.format !== 'json' && opts.format !== 'markdown') throw new AppError('VALIDATION', `--format must be json or markdown (got "${opts.format}").`);
@@ -133,7 +133,7 @@ export const registerRetrieve: CommandModule = (program, ctx) => {
       };
       process.once('SIGINT', cancel);
       try {
-        ({ runId } = (await engine.request('retrieve/run', { repoId: repo.id, task, stages, budget, ...(safetyMargin !== undefined ? { safetyMargin } : {}), ...(opts.model ? { model: opts.model } : {}), ...(opts.baseUrl ? { baseUrl: opts.baseUrl } : {}) })).run);
+        ({ runId } = (await engine.request('retrieval/run', { repoId: repo.id, task, stages, budget, ...(safetyMargin !== undefined ? { safetyMargin } : {}), ...(opts.model ? { model: opts.model } : {}), ...(opts.baseUrl ? { baseUrl: opts.baseUrl } : {}) })).run);
         // The run's product is its result: the package, its summary and markdown.
         const done = await engine.wait(runId, 'retrieve');
         const result = { pkg: done.package, summary: done.summary, markdown: done.markdown };

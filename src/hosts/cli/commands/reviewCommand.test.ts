@@ -40,7 +40,7 @@ beforeAll(async () => {
   repo = createChatRepo();
   const added = await temp.core.handlers['repos/add']({ path: repo.root });
   await temp.core.runs.wait(added.runId);
-  const started = await temp.core.handlers['solve/run']({ repoId: added.repo.id, task: 'Say the settings format and the mail port', plan, includeUncommitted: false });
+  const started = await temp.core.handlers['plans/solve']({ repoId: added.repo.id, task: 'Say the settings format and the mail port', plan, includeUncommitted: false });
   const outcome = await temp.core.runs.wait(started.runId, 'solve');
   expect(outcome.status).toBe('complete');
   runId = started.solveRunId;

@@ -4,7 +4,7 @@ import type { z } from 'zod';
 import type { ProgressNode, SolveOutcome } from '../../../shared/contract';
 import { AppError } from '../../../shared/contract/errors';
 import type * as Plans from '../../../shared/contract/plans';
-import type * as Solve from '../../../shared/contract/solve';
+import type * as Solve from '../../../shared/contract/plansRuns';
 import { printable } from '../../../shared/printable';
 import { openRepo, requireLoadableConfig, type CommandModule } from '../context';
 
@@ -60,11 +60,11 @@ export const registerSolve: CommandModule = (program, ctx) => {
       // eslint-disable-next-line @typescript-eslint/no-require-imports
       const plan = opts.plan ? readJsonFile(opts.plan, (require('../../../shared/contract/plans') as typeof Plans).planSchema, 'plan') : undefined;
       // eslint-disable-next-line @typescript-eslint/no-require-imports
-      const metaPlan = opts.metaPlan ? readJsonFile(opts.metaPlan, (require('../../../shared/contract/solve') as typeof Solve).metaPlanSchema, 'meta-plan') : undefined;
+      const metaPlan = opts.metaPlan ? readJsonFile(opts.metaPlan, (require('../../../shared/contract/plansRuns') as typeof Solve).metaPlanSchema, 'meta-plan') : undefined;
       const { engine, repo } = await openRepo(ctx, opts.repo);
       try {
         if (opts.list) {
-          const { runs } = await engine.request('solve/list', { repoId: repo.id });
+          const { runs } = await engine.request('plans/listRuns', { repoId: repo.id });
           if (opts.json) return void process.stdout.write(`${JSON.stringify(runs, null, 2)}\n`);
           if (runs.length === 0) return void process.stdout.write('No solve runs yet; start one with cra solve "<task>".\n');
           for (const r of runs) process.stdout.write(`${printable(`${r.solveRunId}  ${r.startedAt}  ${r.mode}  ${r.status}  ${r.task.split('\n')[0]!.slice(0, 80)}`)}\n`);
@@ -92,13 +92,13 @@ export const registerSolve: CommandModule = (program, ctx) => {
         };
         process.once('SIGINT', stop);
         try {
-          const started = await engine.request('solve/run', { repoId: repo.id, task: task ?? '', includeUncommitted: Boolean(opts.includeUncommitted), allowUnsandboxedValidation: Boolean(opts.allowUnsandboxedValidation), ...(plan ? { plan } : {}), ...(metaPlan ? { metaPlan } : {}), ...(opts.resume ? { resume: opts.resume } : {}) });
+          const started = await engine.request('plans/solve', { repoId: repo.id, task: task ?? '', includeUncommitted: Boolean(opts.includeUncommitted), allowUnsandboxedValidation: Boolean(opts.allowUnsandboxedValidation), ...(plan ? { plan } : {}), ...(metaPlan ? { metaPlan } : {}), ...(opts.resume ? { resume: opts.resume } : {}) });
           runId = started.runId;
           resumable = started.solveRunId;
           process.stderr.write(`Solve run ${started.solveRunId}\n`);
           if (opts.resume) hint();
           const outcome = await engine.wait(runId, 'solve');
-          const { run } = await engine.request('solve/get', { repoId: repo.id, solveRunId: started.solveRunId });
+          const { run } = await engine.request('plans/getRun', { repoId: repo.id, solveRunId: started.solveRunId });
           if (opts.json) process.stdout.write(`${JSON.stringify({ outcome, run }, null, 2)}\n`);
           else {
             const tree = (await engine.request('run/list', {})).find((r) => r.runId === runId)?.progress?.steps;

@@ -65,7 +65,7 @@ export const registerTraining: CommandModule = (program, ctx) => {
       };
       process.once('SIGINT', stop);
       try {
-        runId = (await engine.request('data/trainPlan', { ...(opts.out ? { out: resolve(opts.out) } : {}), ...(opts.force ? { force: true } : {}) })).runId;
+        runId = (await engine.request('training/trainPlan', { ...(opts.out ? { out: resolve(opts.out) } : {}), ...(opts.force ? { force: true } : {}) })).runId;
         const { file } = await engine.wait(runId, 'train-plan');
         const artifact = JSON.parse(readFileSync(file, 'utf8')) as TrainingPlanArtifact;
         process.stdout.write(opts.json ? `${JSON.stringify(artifact, null, 2)}\n` : formatTrainingPlan(artifact, file));
@@ -90,7 +90,7 @@ export const registerTraining: CommandModule = (program, ctx) => {
       };
       process.once('SIGINT', stop);
       try {
-        runId = (await engine.request('data/curate', { plan: resolve(opts.trainingPlan), ...(opts.out ? { out: resolve(opts.out) } : {}) })).runId;
+        runId = (await engine.request('training/curate', { plan: resolve(opts.trainingPlan), ...(opts.out ? { out: resolve(opts.out) } : {}) })).runId;
         const { dir } = await engine.wait(runId, 'curate-data');
         const manifest = JSON.parse(readFileSync(join(dir, 'curated.json'), 'utf8')) as CuratedManifest;
         process.stdout.write(opts.json ? `${JSON.stringify(manifest, null, 2)}\n` : formatCurated(dir, manifest));

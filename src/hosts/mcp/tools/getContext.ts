@@ -37,9 +37,9 @@ const outputSchema = {
   dropped: z.array(z.object({ path: z.string(), symbol: z.string().optional(), why: z.string() })),
 };
 
-/** The package of a retrieve run (retrieve/run): the run's result, or its failure thrown. */
+/** The package of a retrieve run (retrieval/run): the run's result, or its failure thrown. */
 async function pipelinePackage(engine: EngineClient, repo: RepoInfo, task: string, budget: number): Promise<{ pkg: ContextPackage; judgments: number }> {
-  const { run } = await engine.request('retrieve/run', { repoId: repo.id, task, budget: { tokens: budget } });
+  const { run } = await engine.request('retrieval/run', { repoId: repo.id, task, budget: { tokens: budget } });
   const result = (await engine.wait(run.runId)) as RunResult<'retrieve'>;
   return { pkg: result.package, judgments: result.summary.judgments };
 }

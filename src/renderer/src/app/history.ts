@@ -1,7 +1,7 @@
 import { useChatStore } from '../features/chat/store';
 import { useSolveStore } from '../features/plans/solveStore';
 import { usePlansStore } from '../features/plans/store';
-import { PAGE_IDS, useNavStore, type PageId } from './store/navStore';
+import { pageOf, useNavStore, type PageId } from './store/navStore';
 
 /**
  * The app's place in the URL's history: the page and its main selection (repository, plan, run,
@@ -33,7 +33,7 @@ export function placeToHash(place: Place): string {
 export function hashToPlace(hash: string): Place {
   const [page = '', query = ''] = hash.replace(/^#/, '').split('?', 2);
   const params = new URLSearchParams(query);
-  const known = (PAGE_IDS as readonly string[]).includes(page) ? (page as PageId) : 'repositories';
+  const known = pageOf(page) ?? 'repositories';
   return { page: known, repo: params.get('repo'), plan: params.get('plan'), run: params.get('run'), conv: params.get('conv') };
 }
 

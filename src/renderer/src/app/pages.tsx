@@ -1,7 +1,7 @@
 import type { ComponentType } from 'react';
 import { EvalPage } from '../features/eval/EvalPage';
-import { InspectorPage } from '../features/inspector/InspectorPage';
-import { DataPage } from '../features/data/DataPage';
+import { RetrievalPage } from '../features/retrieval/RetrievalPage';
+import { TrainingPage } from '../features/training/TrainingPage';
 import { LogsPage } from '../features/logs/LogsPage';
 import { ModelsPage } from '../features/models/ModelsPage';
 import { ChatPage } from '../features/chat/ChatPage';
@@ -21,6 +21,6 @@ export const PAGES: Record<PageId, { label: string; component: ComponentType }> 
   models: { label: 'Models', component: ModelsPage },
   logs: { label: 'Logs', component: LogsPage },
   settings: { label: 'Settings', component: SettingsPage },
-  inspector: { label: 'Context inspector', component: InspectorPage },
-  data: { label: 'Data', component: DataPage },
+  retrieval: { label: 'Context inspector', component: RetrievalPage },
+  training: { label: 'Data', component: TrainingPage },
 };

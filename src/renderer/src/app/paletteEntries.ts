@@ -24,8 +24,8 @@ const RUN_PAGE: Partial<Record<RunKind, PageId>> = {
   chat: 'chat',
   plan: 'plans',
   solve: 'plans',
-  retrieve: 'inspector',
-  bootstrap: 'data',
+  retrieve: 'retrieval',
+  bootstrap: 'training',
 };
 
 /** Runs the palette lists, newest first. */

@@ -13,8 +13,8 @@ export const PAGE_KEYS: Record<PageId, string> = {
   logs: 'l',
   settings: ',',
   eval: 'e',
-  inspector: 'i',
-  data: 'd',
+  retrieval: 'i',
+  training: 'd',
 };
 
 /** Every shortcut of the app, for the sheet (`?`). */

@@ -1,9 +1,21 @@
 import { create } from 'zustand';
 
 /** The pages of the activity bar, in order (Ctrl/Cmd+1..n). */
-export const PAGE_IDS = ['repositories', 'search', 'chat', 'plans', 'models', 'logs', 'settings', 'eval', 'inspector', 'data'] as const;
+export const PAGE_IDS = ['repositories', 'search', 'chat', 'plans', 'models', 'logs', 'settings', 'eval', 'retrieval', 'training'] as const;
 /** One page of the app. */
 export type PageId = (typeof PAGE_IDS)[number];
+
+/**
+ * Page ids renamed to one word per idea (issue 23), old → new: a bookmarked `#inspector` or `#data`
+ * still opens its page. Deprecated, removed after the next release.
+ */
+const RENAMED_PAGES: Readonly<Record<string, PageId>> = { inspector: 'retrieval', data: 'training' };
+
+/** The page a URL word names (a renamed page's old id included), or undefined. */
+export function pageOf(word: string): PageId | undefined {
+  if ((PAGE_IDS as readonly string[]).includes(word)) return word as PageId;
+  return Object.prototype.hasOwnProperty.call(RENAMED_PAGES, word) ? RENAMED_PAGES[word] : undefined;
+}
 
 interface NavState {
   page: PageId;
@@ -34,5 +46,5 @@ export const navSelectors = {
 function pageFromHash(): PageId {
   if (typeof window === 'undefined') return 'repositories';
   const hash = window.location.hash.replace(/^#/, '').split('?')[0]!;
-  return (PAGE_IDS as readonly string[]).includes(hash) ? (hash as PageId) : 'repositories';
+  return pageOf(hash) ?? 'repositories';
 }

@@ -1,6 +1,6 @@
 import { useEffect, useMemo, useState } from 'react';
 import type { PassContext, ProgressNode, RetrievalSummary, SolvePassRecord, SolveRunDetail } from '../../../../shared/contract';
-import { useInspectorStore } from '../inspector/store';
+import { useRetrievalStore } from '../retrieval/store';
 import { useNavStore } from '../../app/store/navStore';
 import { DiffView } from '../../components/DiffView';
 import { useLogsStore } from '../logs/store';
@@ -62,8 +62,8 @@ function PassContextLine(props: { context: PassContext; repoId: string; taskRunI
     const symbols = { primary: 0, supporting: 0, type_context: 0 };
     for (const f of pkg.files) for (const i of f.items) if (i.symbol) symbols[i.symbol.role]++;
     const summary: RetrievalSummary = { taskId: pkg.taskId, files: pkg.files.length, symbols, tokensUsed: pkg.budget.used, budget: pkg.budget.tokens, dropped: pkg.dropped.length, judgments: 0, analysis: { enrichment: 'skipped', reason: 'a solve pass' } };
-    useInspectorStore.getState().showPackage({ repoId: props.repoId, runId: props.taskRunId, package: pkg, markdown: props.context.markdown, summary });
-    go('inspector');
+    useRetrievalStore.getState().showPackage({ repoId: props.repoId, runId: props.taskRunId, package: pkg, markdown: props.context.markdown, summary });
+    go('retrieval');
   };
   return (
     <div className="pass-context" data-testid="pass-context">

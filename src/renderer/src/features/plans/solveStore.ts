@@ -57,7 +57,7 @@ export const useSolveStore = create<SolveState & SolveActions>()((set, get) => {
     load: async (repoId) => {
       if (get().repoId !== repoId) set({ repoId, runs: [], selectedId: null, detail: null });
       try {
-        const { runs } = await client().call('solve/list', { repoId });
+        const { runs } = await client().call('plans/listRuns', { repoId });
         if (get().repoId === repoId) set((s) => ({ runs, errors: { ...s.errors, list: null } }));
       } catch (error) {
         fail('list', error);
@@ -68,7 +68,7 @@ export const useSolveStore = create<SolveState & SolveActions>()((set, get) => {
       set({ selectedId: solveRunId, ...(solveRunId === get().detail?.solveRunId ? {} : { detail: null, node: null }) });
       if (!repoId || !solveRunId) return;
       try {
-        const { run } = await client().call('solve/get', { repoId, solveRunId });
+        const { run } = await client().call('plans/getRun', { repoId, solveRunId });
         if (get().selectedId === solveRunId) set((s) => ({ detail: run, errors: { ...s.errors, open: null } }));
       } catch (error) {
         // A run this page just started has no record for its first moments: it is starting, not missing
@@ -83,12 +83,12 @@ export const useSolveStore = create<SolveState & SolveActions>()((set, get) => {
       if (!repoId) return;
       set((s) => ({ errors: { ...s.errors, start: null } }));
       try {
-        const sandbox = await client().call('solve/sandbox', { repoId });
+        const sandbox = await client().call('plans/sandbox', { repoId });
         if (sandbox.wouldRefuse) {
           set({ sandboxQuestion: { message: sandbox.message, pending: { task, ...(plan ? { plan } : {}), ...(resume ? { resume } : {}) } } });
           return;
         }
-        const { run, solveRunId } = await client().call('solve/run', { repoId, task, ...(plan ? { plan } : {}), ...(resume ? { resume } : {}) });
+        const { run, solveRunId } = await client().call('plans/solve', { repoId, task, ...(plan ? { plan } : {}), ...(resume ? { resume } : {}) });
         const runId = run.runId;
         useRunsStore.getState().track(run);
         set((s) => ({ taskRuns: { ...s.taskRuns, [solveRunId]: runId } }));
@@ -114,7 +114,7 @@ export const useSolveStore = create<SolveState & SolveActions>()((set, get) => {
       const repoId = get().repoId;
       if (!repoId) return;
       try {
-        await client().call('solve/discard', { repoId, solveRunId });
+        await client().call('plans/discardRun', { repoId, solveRunId });
         await get().refresh();
       } catch (error) {
         fail('open', error);

@@ -15,7 +15,7 @@ interface RunsActions {
   load(): Promise<void>;
   cancel(runId: string): Promise<void>;
   /**
-   * Know a run from the record its start request answered with (repos/add, eval/start, solve/run…),
+   * Know a run from the record its start request answered with (repos/add, eval/start, plans/solve…),
    * in case its start event comes later or never reached this window; a run already known is left as it is.
    */
   track(run: RunInfo): void;

@@ -4,20 +4,20 @@ import type { Db } from '../../platform/db/open';
 import type { EngineContext } from '../engine';
 import type { ModelServices } from '../../platform/llm/services';
 
-type SolveHandlers = Pick<Handlers, 'solve/run' | 'solve/get' | 'solve/list' | 'solve/discard' | 'solve/sandbox'>;
+type SolveHandlers = Pick<Handlers, 'plans/solve' | 'plans/getRun' | 'plans/listRuns' | 'plans/discardRun' | 'plans/sandbox'>;
 
 /** The solve domain: handlers, and the diffs of a run for diff review. */
-export interface SolveDomain {
+export interface PlansRunsDomain {
   handlers: SolveHandlers;
   /** Per-step and cumulative diffs and the commits the run started from (for review). */
   diffs(repoId: string, solveRunId: string): Promise<SolveRunDiffs>;
 }
 
 /**
- * Solve (issue #15): `solve/run` starts a `solve` run — the orchestrator, or one implement pass of
- * a given plan — in a worktree of ours; `solve/get` / `solve/list` read the repository's raw DB.
+ * Solve (issue #15): `plans/solve` starts a `solve` run — the orchestrator, or one implement pass of
+ * a given plan — in a worktree of ours; `plans/getRun` / `plans/listRuns` read the repository's raw DB.
  */
-export function createSolveDomain(ctx: Pick<EngineContext, 'repos' | 'runs' | 'ports'>, llm: Pick<ModelServices, 'client' | 'loadUserConfig' | 'router'>): SolveDomain {
+export function createPlansRunsDomain(ctx: Pick<EngineContext, 'repos' | 'runs' | 'ports'>, llm: Pick<ModelServices, 'client' | 'loadUserConfig' | 'router'>): PlansRunsDomain {
   /** Orchestrator runs going on in this process (a `running` row of no process is interrupted). */
   const active = new Set<string>();
   /** A `running` row is live when this process runs it or a live process holds its worktree (the app beside the CLI). */
@@ -25,7 +25,7 @@ export function createSolveDomain(ctx: Pick<EngineContext, 'repos' | 'runs' | 'p
   /** `read` with the repository's raw DB and its sessions folder (NOT_FOUND / NOT_INDEXED first). */
   const withRaw = <T>(repoId: string, read: (raw: Db, sessions: string, info: RepoInfo) => T): T => ctx.repos.use(repoId, (repo) => read(repo.raw, repo.paths.sessions, repo.info));
   const handlers: SolveHandlers = {
-    'solve/run': async ({ repoId, task, plan, metaPlan, includeUncommitted, allowUnsandboxedValidation, resume }) => {
+    'plans/solve': async ({ repoId, task, plan, metaPlan, includeUncommitted, allowUnsandboxedValidation, resume }) => {
       const { info, paths } = ctx.repos.use(repoId, (repo) => ({ info: repo.info, paths: repo.paths }));
       // Before a run starts: a missing [models] section is CONFIG_MISSING (run `cra init`).
       llm.router().resolve('coding', 'execute');
@@ -76,8 +76,8 @@ export function createSolveDomain(ctx: Pick<EngineContext, 'repos' | 'runs' | 'p
       );
       return { ...ctx.runs.started(runId, 'solve'), solveRunId: resume ?? runId };
     },
-    'solve/get': async ({ repoId, solveRunId }) => ({ run: withRaw(repoId, (raw, sessions) => solveRunDetail(raw, solveRunId, isLive, solveSessionFile(sessions, solveRunId))) }),
-    'solve/discard': async ({ repoId, solveRunId }) => {
+    'plans/getRun': async ({ repoId, solveRunId }) => ({ run: withRaw(repoId, (raw, sessions) => solveRunDetail(raw, solveRunId, isLive, solveSessionFile(sessions, solveRunId))) }),
+    'plans/discardRun': async ({ repoId, solveRunId }) => {
       withRaw(repoId, (raw, sessions) => {
         const records = new SolveRecords(raw);
         const row = records.run(solveRunId);
@@ -92,8 +92,8 @@ export function createSolveDomain(ctx: Pick<EngineContext, 'repos' | 'runs' | 'p
       });
       return { solveRunId };
     },
-    'solve/list': async ({ repoId }) => ({ runs: withRaw(repoId, (raw, _sessions, info) => new SolveRecords(raw).list(info.id, isLive)) }),
-    'solve/sandbox': async ({ repoId }) => {
+    'plans/listRuns': async ({ repoId }) => ({ runs: withRaw(repoId, (raw, _sessions, info) => new SolveRecords(raw).list(info.id, isLive)) }),
+    'plans/sandbox': async ({ repoId }) => {
       const info = ctx.repos.use(repoId, (repo) => repo.info);
       const config = llm.loadUserConfig().values;
       const commands = config.validation[info.id];

@@ -232,13 +232,13 @@ export interface CuratedManifest {
 const datasetId = z.string().regex(/^[A-Za-z0-9][\w.-]{0,120}$/, 'a dataset folder name');
 
 /** Training data requests (the Data page). */
-export const dataRequests = {
-  'data/overview': request<{ datasets: DatasetSummary[]; log: LogOverview }>()(
+export const trainingRequests = {
+  'training/overview': request<{ datasets: DatasetSummary[]; log: LogOverview }>()(
     'Datasets under the data folder with their counts per stage and label balance, and the log analysis: calls and default-deny rate per stage over time, latency per model, runs by outcome.',
     () => z.object({}).strict(),
     {},
   ),
-  'data/samples': request<{ total: number; samples: DatasetSample[] }>()(
+  'training/samples': request<{ total: number; samples: DatasetSample[] }>()(
     "Examples of one stage of a dataset (a curated dataset's train file), optionally only one label; paged.",
     () => z
       .object({
@@ -251,12 +251,12 @@ export const dataRequests = {
       .strict(),
     { dataset: 'bootstrap-app', stage: 'scope', offset: 0, limit: 10 },
   ),
-  'data/export': request<{ dir: string; files: string[] }>()(
+  'training/export': request<{ dir: string; files: string[] }>()(
     'Copy a dataset (its JSONL files and manifest) into a new folder; the folder must not exist yet.',
     () => z.object({ dataset: datasetId, dest: z.string().min(1).max(4096) }).strict(),
     { dataset: 'bootstrap-app', dest: '/tmp/export' },
   ),
-  'data/bootstrap': request<RunStarted<'bootstrap'>>()(
+  'training/bootstrap': request<RunStarted<'bootstrap'>>()(
     'Start a bootstrap run (synthetic training pairs from a repository history; a `bootstrap` job).',
     () => z
       .object({
@@ -270,12 +270,12 @@ export const dataRequests = {
       .strict(),
     { repoPath: '/path/to/repo', commits: 20 },
   ),
-  'data/trainPlan': request<RunStarted<'train-plan'>>()(
+  'training/trainPlan': request<RunStarted<'train-plan'>>()(
     'Start a train-plan run: statistics of the log and the bootstrap datasets, then the reasoning model writes a training plan (saved under training/plans, or to `out`: an existing file is refused unless `force`). Refused on an empty log.',
     () => z.object({ out: z.string().min(1).max(4096).optional(), force: z.boolean().optional() }).strict(),
     {},
   ),
-  'data/curate': request<RunStarted<'curate-data'>>()(
+  'training/curate': request<RunStarted<'curate-data'>>()(
     'Start a curate-data run: training files per stage selected by a training plan file (written into `out`, default datasets/curated-<plan id>).',
     () => z.object({ plan: z.string().min(1).max(4096), out: z.string().min(1).max(4096).optional() }).strict(),
     { plan: '/path/to/plan.json' },

@@ -31,17 +31,17 @@ beforeEach(() => {
 
 /** Record what a retrieve run pushes: its judgments, its progress and its package. */
 function record() {
-  const judgments: Array<EventPayload<'retrieve/judgment'>> = [];
-  const packages: Array<EventPayload<'retrieve/package'>> = [];
+  const judgments: Array<EventPayload<'retrieval/judgment'>> = [];
+  const packages: Array<EventPayload<'retrieval/package'>> = [];
   const progress: RunProgress[] = [];
-  const stops = [core.events.on('retrieve/judgment', (j) => judgments.push(j)), core.events.on('retrieve/package', (p) => packages.push(p)), core.events.on('run/progress', (p) => progress.push(p))];
+  const stops = [core.events.on('retrieval/judgment', (j) => judgments.push(j)), core.events.on('retrieval/package', (p) => packages.push(p)), core.events.on('run/progress', (p) => progress.push(p))];
   return { judgments, packages, progress, stop: () => stops.forEach((s) => s()) };
 }
 
 describe('retrieve domain (the Context inspector’s run)', () => {
   it('pushes each judgment with its logged call, reports done/total per stage, and gives every verdict its call', async () => {
     const seen = record();
-    const { runId, taskId } = await core.handlers['retrieve/run']({ repoId, task: TASK, budget: { contextWindow: 6000, reservedTokens: 2000 } });
+    const { runId, taskId } = await core.handlers['retrieval/run']({ repoId, task: TASK, budget: { contextWindow: 6000, reservedTokens: 2000 } });
     await core.runs.wait(runId);
     seen.stop();
 
@@ -82,7 +82,7 @@ describe('retrieve domain (the Context inspector’s run)', () => {
 
   it('runs only the stages it is given', async () => {
     const seen = record();
-    const { runId } = await core.handlers['retrieve/run']({ repoId, task: TASK, stages: ['scope'] });
+    const { runId } = await core.handlers['retrieval/run']({ repoId, task: TASK, stages: ['scope'] });
     await core.runs.wait(runId);
     seen.stop();
     expect(seen.judgments.length).toBeGreaterThan(0);
@@ -95,9 +95,9 @@ describe('retrieve domain (the Context inspector’s run)', () => {
   it('stops on cancel with the judgments so far and no package', async () => {
     server.script.respond = () => ({ json: { answer: 'no' }, delayMs: 300 });
     const seen = record();
-    const { runId } = await core.handlers['retrieve/run']({ repoId, task: TASK });
+    const { runId } = await core.handlers['retrieval/run']({ repoId, task: TASK });
     await new Promise<void>((resolve) => {
-      const stop = core.events.on('retrieve/judgment', () => {
+      const stop = core.events.on('retrieval/judgment', () => {
         stop();
         resolve();
       });
@@ -112,7 +112,7 @@ describe('retrieve domain (the Context inspector’s run)', () => {
   }, 30_000);
 
   it('validates the stages and the budget forms before a run starts (the contract, once)', async () => {
-    const input = retrievalRequests['retrieve/run'].input;
+    const input = retrievalRequests['retrieval/run'].input;
     const problem = (i: unknown) => input.safeParse(i).error?.issues[0]?.message;
     expect(problem({ repoId, task: 't', stages: [] })).toMatch(/stage list is empty/);
     expect(problem({ repoId, task: 't', stages: ['scope', 'scope'] })).toMatch(/twice/);

@@ -9,7 +9,7 @@ function pipelineStageOf(callStage: string): string {
 }
 
 /** What a retrieve run's progress reporter and event emitter need. */
-export interface RetrieveWatchOptions {
+export interface RetrievalWatchOptions {
   runId: string;
   taskId: string;
   /** The pipeline stages of the run, in order. */
@@ -26,12 +26,12 @@ interface Count {
 
 /**
  * Follows a retrieve run through the pipeline's callbacks: every judgment the judge reports (with
- * the item it was about) is pushed as retrieve/judgment and counted per stage (run/progress carries
+ * the item it was about) is pushed as retrieval/judgment and counted per stage (run/progress carries
  * one node per stage with done / total, precision with a child per pass); when a stage ends its
  * decisions become the run's verdicts, each with its model call. A stage's total is known when it
  * ends (the pipeline does not announce its candidates), so a running stage reports its judgments so far.
  */
-export class RetrieveWatch {
+export class RetrievalWatch {
   /** The run's decisions so far, in the order the stages made them. */
   readonly verdicts: RetrievalVerdict[] = [];
   /** Judgments made (one model call each, failed calls included). */
@@ -39,7 +39,7 @@ export class RetrieveWatch {
   private readonly counts = new Map<string, Count>();
   private readonly status = new Map<string, ProgressNode['status']>();
 
-  constructor(private readonly options: RetrieveWatchOptions) {
+  constructor(private readonly options: RetrievalWatchOptions) {
     this.status.set('analysis', 'running');
     for (const s of options.stages) this.status.set(s, 'pending');
   }

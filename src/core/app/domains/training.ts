@@ -15,14 +15,14 @@ function appPath(input: string, what: string): string {
   return expanded;
 }
 
-type DataHandlers = Pick<Handlers, 'data/overview' | 'data/samples' | 'data/export' | 'data/bootstrap' | 'data/trainPlan' | 'data/curate'>;
+type DataHandlers = Pick<Handlers, 'training/overview' | 'training/samples' | 'training/export' | 'training/bootstrap' | 'training/trainPlan' | 'training/curate'>;
 
 /** Training data (the Data page): datasets under the data folder, their samples and export, the log analysis, bootstrap runs. */
-export function createDataHandlers(ctx: Pick<EngineContext, 'policy' | 'ports' | 'runs'>, llm: Pick<ModelServices, 'client'>): DataHandlers {
+export function createTrainingHandlers(ctx: Pick<EngineContext, 'policy' | 'ports' | 'runs'>, llm: Pick<ModelServices, 'client'>): DataHandlers {
   const dataDir = ctx.ports.dataDir;
   const isApp = ctx.policy.pathsFromForms;
   return {
-    'data/overview': async () => {
+    'training/overview': async () => {
       const sources = LogSources.open(dataDir);
       try {
         return { datasets: listDatasets(dataDir), log: sources.overview() };
@@ -30,15 +30,15 @@ export function createDataHandlers(ctx: Pick<EngineContext, 'policy' | 'ports' |
         sources.close();
       }
     },
-    'data/samples': async (q) => readSamples(dataDir, q),
-    'data/export': async ({ dataset, dest }) => exportDataset(dataDir, dataset, isApp ? appPath(dest, 'folder') : dest),
-    'data/bootstrap': async ({ repoPath, commits, out, force }) => {
+    'training/samples': async (q) => readSamples(dataDir, q),
+    'training/export': async ({ dataset, dest }) => exportDataset(dataDir, dataset, isApp ? appPath(dest, 'folder') : dest),
+    'training/bootstrap': async ({ repoPath, commits, out, force }) => {
       // A typo fails the request, not a background job.
       const root = await repositoryRoot(isApp ? appPath(repoPath, 'repository') : repoPath);
       const folder = out === undefined ? undefined : isApp ? appPath(out, 'folder') : out;
       return ctx.runs.started(startBootstrap(ctx.runs, { dataDir, repoPath: root, ...(commits ? { commits } : {}), ...(folder ? { out: folder } : {}), ...(force ? { force } : {}) }).runId, 'bootstrap');
     },
-    'data/trainPlan': async ({ out, force }) => ctx.runs.started(startTrainPlan(ctx.runs, llm.client, { dataDir, ...(out ? { out: isApp ? appPath(out, 'file') : out } : {}), ...(force ? { force } : {}) }).runId, 'train-plan'),
-    'data/curate': async ({ plan, out }) => ctx.runs.started(startCurate(ctx.runs, { dataDir, planFile: isApp ? appPath(plan, 'file') : plan, ...(out ? { out: isApp ? appPath(out, 'folder') : out } : {}) }).runId, 'curate-data'),
+    'training/trainPlan': async ({ out, force }) => ctx.runs.started(startTrainPlan(ctx.runs, llm.client, { dataDir, ...(out ? { out: isApp ? appPath(out, 'file') : out } : {}), ...(force ? { force } : {}) }).runId, 'train-plan'),
+    'training/curate': async ({ plan, out }) => ctx.runs.started(startCurate(ctx.runs, { dataDir, planFile: isApp ? appPath(plan, 'file') : plan, ...(out ? { out: isApp ? appPath(out, 'folder') : out } : {}) }).runId, 'curate-data'),
   };
 }

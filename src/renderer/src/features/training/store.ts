@@ -38,14 +38,14 @@ interface DataActions {
 export const SAMPLE_PAGE = 5;
 
 /** Datasets, the log analysis, the dataset on screen and its samples. */
-export const useDataStore = create<DataState & DataActions>()((set, get) => {
+export const useTrainingStore = create<DataState & DataActions>()((set, get) => {
   const fail = (op: DataOp, error: unknown) => set((s) => ({ errors: { ...s.errors, [op]: toOpError(error) } }));
   const ok = (op: DataOp) => set((s) => ({ errors: { ...s.errors, [op]: null } }));
   const fetchSamples = async () => {
     const { selectedId, query } = get();
     if (!selectedId) return;
     try {
-      const samples = await client().call('data/samples', { dataset: selectedId, stage: query.stage, offset: query.offset, limit: SAMPLE_PAGE, ...(query.label ? { label: query.label } : {}) });
+      const samples = await client().call('training/samples', { dataset: selectedId, stage: query.stage, offset: query.offset, limit: SAMPLE_PAGE, ...(query.label ? { label: query.label } : {}) });
       if (get().selectedId === selectedId) set({ samples });
       ok('samples');
     } catch (error) {
@@ -64,7 +64,7 @@ export const useDataStore = create<DataState & DataActions>()((set, get) => {
     errors: {},
     load: async () => {
       try {
-        const [{ datasets, log }, running] = await Promise.all([client().call('data/overview', {}), client().call('run/list', { includeFinished: false })]);
+        const [{ datasets, log }, running] = await Promise.all([client().call('training/overview', {}), client().call('run/list', { includeFinished: false })]);
         // A bootstrap going on since before a reload is followed again.
         const going = running.find((r): r is RunInfo<'bootstrap'> => r.kind === 'bootstrap');
         if (going) useRunsStore.getState().track(going);
@@ -94,7 +94,7 @@ export const useDataStore = create<DataState & DataActions>()((set, get) => {
       const id = get().selectedId;
       if (!id) return;
       try {
-        set({ exported: await client().call('data/export', { dataset: id, dest: dest.trim() }) });
+        set({ exported: await client().call('training/export', { dataset: id, dest: dest.trim() }) });
         ok('export');
       } catch (error) {
         fail('export', error);
@@ -102,7 +102,7 @@ export const useDataStore = create<DataState & DataActions>()((set, get) => {
     },
     bootstrap: async (repoPath, commits) => {
       try {
-        const { run } = await client().call('data/bootstrap', { repoPath: repoPath.trim(), ...(commits ? { commits } : {}) });
+        const { run } = await client().call('training/bootstrap', { repoPath: repoPath.trim(), ...(commits ? { commits } : {}) });
         const runId = run.runId;
         useRunsStore.getState().track(run);
         set({ runId });

@@ -11,7 +11,7 @@ import { ModelRouter } from '../../platform/llm/router';
 import type { ModelServices } from '../../platform/llm/services';
 import { RawCallLog } from '../../platform/logs/callLog';
 import { effectiveBudget, validateSafetyMargin, RawDecisionLog, renderMarkdown, retrieve, preflightRetrieval, retrievalSettings, analyzeTask } from '../../features/retrieval';
-import { RetrieveWatch } from './retrieveWatch';
+import { RetrievalWatch } from './retrievalWatch';
 
 /** The config with `model` as the model of every retrieval stage and `baseUrl` as the server, when given. */
 export function withModelOverride(loaded: LoadedConfig, model?: string, baseUrl?: string): LoadedConfig {
@@ -34,11 +34,11 @@ export function withModelOverride(loaded: LoadedConfig, model?: string, baseUrl?
  * task_analysis), the explicit stage list through the runner with a session per task (archived
  * into raw when the run ends), then the context package within the budget. Model calls and every
  * decision go to the repository's raw DB; judgments report progress per stage; the run's result is
- * the package (also pushed as retrieve/package for one release).
+ * the package (also pushed as retrieval/package for one release).
  */
-export function createRetrieveHandlers(ctx: Pick<EngineContext, 'repos' | 'runs' | 'events'>, llm: Pick<ModelServices, 'client' | 'loadUserConfig' | 'router' | 'target'>): Pick<Handlers, 'retrieve/run'> {
+export function createRetrievalHandlers(ctx: Pick<EngineContext, 'repos' | 'runs' | 'events'>, llm: Pick<ModelServices, 'client' | 'loadUserConfig' | 'router' | 'target'>): Pick<Handlers, 'retrieval/run'> {
   return {
-    'retrieve/run': async ({ repoId, task, budget, safetyMargin: givenMargin, taskId, stages = [...DEFAULT_RETRIEVAL_STAGES], planFiles, model, baseUrl }) => {
+    'retrieval/run': async ({ repoId, task, budget, safetyMargin: givenMargin, taskId, stages = [...DEFAULT_RETRIEVAL_STAGES], planFiles, model, baseUrl }) => {
       const info = ctx.repos.use(repoId, (repo) => repo.info);
       const loaded = llm.loadUserConfig();
       const overridden = model || baseUrl;
@@ -67,8 +67,8 @@ export function createRetrieveHandlers(ctx: Pick<EngineContext, 'repos' | 'runs'
         `Retrieve · ${info.name}: ${task.slice(0, 60)}`,
         async ({ runId, signal, progress }): Promise<RetrievalResult> => {
           const raw = repo.raw;
-          // The watch pushes each judgment the judge reports (retrieve/judgment) and reports progress per stage.
-          const watch = new RetrieveWatch({ runId, taskId: id, stages, emit: (j) => ctx.events.emit('retrieve/judgment', j), progress });
+          // The watch pushes each judgment the judge reports (retrieval/judgment) and reports progress per stage.
+          const watch = new RetrievalWatch({ runId, taskId: id, stages, emit: (j) => ctx.events.emit('retrieval/judgment', j), progress });
           const log = repo.table(RawCallLog);
           const decisions = repo.table(RawDecisionLog);
           try {
@@ -121,7 +121,7 @@ export function createRetrieveHandlers(ctx: Pick<EngineContext, 'repos' | 'runs'
             };
             const result: RetrievalResult = { taskId: id, package: pkg, summary, markdown: renderMarkdown(pkg), stages, verdicts: watch.verdicts };
             // Deprecated, for one release: clients read the run's result.
-            ctx.events.emit('retrieve/package', { runId, repoId: info.id, ...result });
+            ctx.events.emit('retrieval/package', { runId, repoId: info.id, ...result });
             return result;
           } finally {
             repo.dispose();

@@ -5,16 +5,16 @@ import { useReposStore } from '../repos/store';
 import { runPercent } from '../runs/reducers';
 import { runsSelectors, useRunsStore } from '../runs/store';
 import { client } from '../../lib/client';
-import { dataSelectors, useDataStore } from './store';
+import { dataSelectors, useTrainingStore } from './store';
 
 /** Start a bootstrap on a repository path; while it runs, what runs, its progress and Cancel. */
 export function BootstrapForm() {
   const currentId = useNavStore(navSelectors.repoId);
   const currentPath = useReposStore((s) => s.repos.find((r) => r.id === currentId)?.path ?? '');
-  const runId = useDataStore(dataSelectors.runId);
+  const runId = useTrainingStore(dataSelectors.runId);
   const run = useRunsStore(runsSelectors.byId(runId));
-  const error = useDataStore(dataSelectors.error('bootstrap'));
-  const bootstrap = useDataStore((s) => s.bootstrap);
+  const error = useTrainingStore(dataSelectors.error('bootstrap'));
+  const bootstrap = useTrainingStore((s) => s.bootstrap);
   const [path, setPath] = useState<string | null>(null);
   const [commits, setCommits] = useState('50');
   const value = path ?? currentPath;

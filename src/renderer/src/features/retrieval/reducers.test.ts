@@ -11,7 +11,7 @@ const run = (runId: string): RunInfo<'retrieve'> => ({ runId, kind: 'retrieve', 
 const result = (taskId: string, markdown: string): RetrievalResult => ({ taskId, package: pkg, summary, markdown, stages: ['scope'], verdicts: [] });
 
 describe('inspection reducers', () => {
-  it('keeps the judgments of its own run only, once retrieve/run answered with the run record', () => {
+  it('keeps the judgments of its own run only, once retrieval/run answered with the run record', () => {
     let i = inspectionReducers.started(inspectionReducers.start('repo-1', 'Fix it'), run('retrieve-1'), 't-1');
     expect(i).toMatchObject({ runId: 'retrieve-1', taskId: 't-1', status: 'running' });
     i = inspectionReducers.judgment(i, judgment({ runId: 'retrieve-other' }));

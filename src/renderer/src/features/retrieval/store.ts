@@ -49,10 +49,10 @@ async function follow(runId: string): Promise<void> {
   followed?.stop();
   const me = { runId, stop: () => {} };
   followed = me;
-  const apply = (update: (i: Inspection) => Inspection) => useInspectorStore.setState((s) => (s.inspection?.runId === runId ? { inspection: update(s.inspection) } : {}));
+  const apply = (update: (i: Inspection) => Inspection) => useRetrievalStore.setState((s) => (s.inspection?.runId === runId ? { inspection: update(s.inspection) } : {}));
   try {
     const f = await followRunEvents(runId, (e) => {
-      if (e.event === 'retrieve/judgment') apply((i) => inspectionReducers.judgment(i, e.payload));
+      if (e.event === 'retrieval/judgment') apply((i) => inspectionReducers.judgment(i, e.payload));
       else if (e.event === 'run/finished') apply((i) => inspectionReducers.finished(i, e.payload));
     });
     me.stop = f.stop;
@@ -78,7 +78,7 @@ function tokensOf(text: string): number | undefined {
 }
 
 /** The Context inspector: the task form and the inspection shown. */
-export const useInspectorStore = create<InspectorState & InspectorActions>()((set, get) => ({
+export const useRetrievalStore = create<InspectorState & InspectorActions>()((set, get) => ({
   task: '',
   stages: [...DEFAULT_RETRIEVAL_STAGES],
   budget: { contextWindow: '', reservedTokens: '' },
@@ -109,7 +109,7 @@ export const useInspectorStore = create<InspectorState & InspectorActions>()((se
     const contextWindow = tokensOf(budget.contextWindow);
     const reservedTokens = tokensOf(budget.reservedTokens);
     try {
-      const { run, taskId } = await client().call('retrieve/run', {
+      const { run, taskId } = await client().call('retrieval/run', {
         repoId,
         task: task.trim(),
         stages,

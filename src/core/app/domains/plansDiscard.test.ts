@@ -48,17 +48,17 @@ describe('discarding a solve run', () => {
   it('ends a cancelled run for good: its session archived, no resume; a finished run is refused', async () => {
     const session = recordRun('r-cancelled', 'cancelled');
     expect(existsSync(session)).toBe(true);
-    expect(await temp.core.handlers['solve/discard']({ repoId, solveRunId: 'r-cancelled' })).toEqual({ solveRunId: 'r-cancelled' });
+    expect(await temp.core.handlers['plans/discardRun']({ repoId, solveRunId: 'r-cancelled' })).toEqual({ solveRunId: 'r-cancelled' });
     expect(existsSync(session)).toBe(false);
-    const { run } = await temp.core.handlers['solve/get']({ repoId, solveRunId: 'r-cancelled' });
+    const { run } = await temp.core.handlers['plans/getRun']({ repoId, solveRunId: 'r-cancelled' });
     expect(run.status).toBe('discarded');
     const raw = openRawDatabase(repoPaths(temp.dataDir, repoId).raw);
     expect(raw.prepare("select count(*) from session_archives where run_id = 'r-cancelled'").pluck().get()).toBe(1);
     raw.close();
-    await expect(temp.core.handlers['solve/discard']({ repoId, solveRunId: 'r-cancelled' })).rejects.toThrow(/is discarded; only a cancelled or interrupted run can be discarded/);
+    await expect(temp.core.handlers['plans/discardRun']({ repoId, solveRunId: 'r-cancelled' })).rejects.toThrow(/is discarded; only a cancelled or interrupted run can be discarded/);
 
     recordRun('r-done', 'complete');
-    await expect(temp.core.handlers['solve/discard']({ repoId, solveRunId: 'r-done' })).rejects.toThrow(/is complete; only a cancelled or interrupted run/);
-    await expect(temp.core.handlers['solve/discard']({ repoId, solveRunId: 'r-none' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(temp.core.handlers['plans/discardRun']({ repoId, solveRunId: 'r-done' })).rejects.toThrow(/is complete; only a cancelled or interrupted run/);
+    await expect(temp.core.handlers['plans/discardRun']({ repoId, solveRunId: 'r-none' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });
 });

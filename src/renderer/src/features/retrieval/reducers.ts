@@ -11,9 +11,9 @@ export interface InspectionResult {
 
 /** One inspection: a task run through the pipeline (a retrieve run), its judgments as they arrive, then its package. */
 export interface Inspection {
-  /** The engine's id of the task (null until retrieve/run answers). */
+  /** The engine's id of the task (null until retrieval/run answers). */
   taskId: string | null;
-  /** The retrieve run followed (null until retrieve/run answers). */
+  /** The retrieve run followed (null until retrieval/run answers). */
   runId: string | null;
   repoId: string;
   task: string;
@@ -32,7 +32,7 @@ export const inspectionReducers = {
   start(repoId: string, task: string): Inspection {
     return { taskId: null, runId: null, repoId, task, status: 'starting', judgments: [], result: null, error: null };
   },
-  /** retrieve/run answered with the run's record: its events are followed from now on. */
+  /** retrieval/run answered with the run's record: its events are followed from now on. */
   started(i: Inspection, run: RunInfo<'retrieve'>, taskId: string): Inspection {
     return { ...i, runId: run.runId, taskId, status: i.status === 'starting' ? 'running' : i.status };
   },
@@ -56,7 +56,7 @@ export const inspectionReducers = {
     const ended = { ...i, status: f.status, error: f.status === 'failed' ? (f.error?.message ?? 'The run failed.') : null };
     return f.kind === 'retrieve' && f.result ? inspectionReducers.result(ended, f.result) : ended;
   },
-  /** retrieve/run was refused (validation, no index, no models). */
+  /** retrieval/run was refused (validation, no index, no models). */
   refused(i: Inspection, message: string): Inspection {
     return { ...i, status: 'failed', error: message };
   },

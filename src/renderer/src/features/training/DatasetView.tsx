@@ -1,18 +1,18 @@
 import { useState } from 'react';
 import { BalanceBar } from './Charts';
-import { dataSelectors, SAMPLE_PAGE, useDataStore } from './store';
+import { dataSelectors, SAMPLE_PAGE, useTrainingStore } from './store';
 
 /** The selected dataset: counts per stage, a sample viewer (stage, label, paging) and export. */
 export function DatasetView() {
-  const id = useDataStore(dataSelectors.selectedId);
-  const dataset = useDataStore((s) => s.datasets.find((d) => d.id === id) ?? null);
-  const query = useDataStore(dataSelectors.query);
-  const samples = useDataStore(dataSelectors.samples);
-  const exported = useDataStore(dataSelectors.exported);
-  const samplesError = useDataStore(dataSelectors.error('samples'));
-  const exportError = useDataStore(dataSelectors.error('export'));
-  const setQuery = useDataStore((s) => s.setQuery);
-  const exportTo = useDataStore((s) => s.exportTo);
+  const id = useTrainingStore(dataSelectors.selectedId);
+  const dataset = useTrainingStore((s) => s.datasets.find((d) => d.id === id) ?? null);
+  const query = useTrainingStore(dataSelectors.query);
+  const samples = useTrainingStore(dataSelectors.samples);
+  const exported = useTrainingStore(dataSelectors.exported);
+  const samplesError = useTrainingStore(dataSelectors.error('samples'));
+  const exportError = useTrainingStore(dataSelectors.error('export'));
+  const setQuery = useTrainingStore((s) => s.setQuery);
+  const exportTo = useTrainingStore((s) => s.exportTo);
   const [dest, setDest] = useState('');
   if (!dataset) return null;
   const stages = Object.keys(dataset.files);

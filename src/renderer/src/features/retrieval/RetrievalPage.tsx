@@ -6,15 +6,15 @@ import { EmptyState } from '../../components/EmptyState';
 import { reposSelectors, useReposStore } from '../repos/store';
 import { PackageView } from './PackageView';
 import { RunProgress } from './RunProgress';
-import { useInspectorStore } from './store';
+import { useRetrievalStore } from './store';
 import { SetupModels } from '../models/SetupModels';
 
 /** The task, the stages and the budget; Run, or Cancel while a run goes. */
 function TaskForm(props: { repoId: string }) {
-  const { task, stages, budget, defaults, inspection } = useInspectorStore(
+  const { task, stages, budget, defaults, inspection } = useRetrievalStore(
     useShallow((s) => ({ task: s.task, stages: s.stages, budget: s.budget, defaults: s.defaults, inspection: s.inspection })),
   );
-  const { setTask, toggleStage, setBudget, run, cancel } = useInspectorStore.getState();
+  const { setTask, toggleStage, setBudget, run, cancel } = useRetrievalStore.getState();
   const busy = inspection?.status === 'starting' || inspection?.status === 'running';
   const windowTokens = Number(budget.contextWindow || defaults?.contextWindow);
   const reserved = Number(budget.reservedTokens || defaults?.reservedTokens);
@@ -94,14 +94,14 @@ function TaskForm(props: { repoId: string }) {
 }
 
 /** Context inspector: run a task through the retrieval pipeline and see every decision behind the package. */
-export function InspectorPage() {
+export function RetrievalPage() {
   const repoId = useNavStore(navSelectors.repoId);
   const go = useNavStore((s) => s.go);
   const repo = useReposStore(reposSelectors.byId(repoId));
   const isLoaded = useReposStore(reposSelectors.isLoaded);
-  const inspection = useInspectorStore((s) => s.inspection);
-  const loadDefaults = useInspectorStore((s) => s.loadDefaults);
-  const resume = useInspectorStore((s) => s.resume);
+  const inspection = useRetrievalStore((s) => s.inspection);
+  const loadDefaults = useRetrievalStore((s) => s.loadDefaults);
+  const resume = useRetrievalStore((s) => s.resume);
   useEffect(() => {
     void loadDefaults();
   }, [loadDefaults]);

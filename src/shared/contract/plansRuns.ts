@@ -7,7 +7,7 @@ import type { ContextPackage } from './retrieval';
 /**
  * The solve orchestrator (docs/design.md, Implement mode; The solve orchestrator): the data the passes
  * return (MetaPlan, PartPlan, PlanAdjustment), what a run records (StepResult, passes), and the
- * solve/* requests. Plans are data: the orchestrator iterates over them; models never see it.
+ * plans/solve, plans/getRun… requests. Plans are data: the orchestrator iterates over them; models never see it.
  */
 
 const id = z.string().trim().regex(/^[A-Za-z0-9_.-]{1,40}$/, { error: 'ids are 1–40 letters, digits, ".", "_" or "-"' });
@@ -156,7 +156,7 @@ export interface SolvePartView {
   steps: Array<{ id: string; description: string; status: SolveNodeStatus; error?: string }>;
 }
 
-/** A solve run with its passes, diffs and validation output (`solve/get`). */
+/** A solve run with its passes, diffs and validation output (`plans/getRun`). */
 export interface SolveRunDetail {
   solveRunId: string;
   repoId: string;
@@ -188,8 +188,8 @@ export interface SolveRunSummary {
 const runIdSchema = z.string().regex(/^[A-Za-z0-9_-]{1,80}$/, { error: 'a solve run id is 1–80 letters, digits, - or _' });
 
 /** Requests of the solve domain. */
-export const solveRequests = {
-  'solve/run': request<RunStarted<'solve'> & { solveRunId: string }>()(
+export const plansRunsRequests = {
+  'plans/solve': request<RunStarted<'solve'> & { solveRunId: string }>()(
     'Solve a task on a repository in an isolated worktree: with `plan`, one implement pass; else the orchestrator (meta-plan → part plans → steps → adjustments); `resume` continues an interrupted run from its last completed step',
     () => z
       .object({
@@ -207,14 +207,14 @@ export const solveRequests = {
       .refine((r) => r.resume || r.plan || r.task.length > 0, { error: 'the task must not be empty: describe what should change' }),
     { repoId: 'repo-1', task: 'Add a mul function and export it' },
   ),
-  'solve/get': request<{ run: SolveRunDetail }>()('One solve run: parts, steps, passes with their diffs and validation output, the cumulative diff', () => z.object({ repoId: z.string().min(1), solveRunId: runIdSchema }), { repoId: 'repo-1', solveRunId: 'r-1' }),
-  'solve/discard': request<{ solveRunId: string }>()(
+  'plans/getRun': request<{ run: SolveRunDetail }>()('One solve run: parts, steps, passes with their diffs and validation output, the cumulative diff', () => z.object({ repoId: z.string().min(1), solveRunId: runIdSchema }), { repoId: 'repo-1', solveRunId: 'r-1' }),
+  'plans/discardRun': request<{ solveRunId: string }>()(
     'Discard a cancelled or interrupted solve run: it can no longer be resumed (its session is archived into the raw DB); its record and diffs stay',
     () => z.object({ repoId: z.string().min(1), solveRunId: runIdSchema }),
     { repoId: 'repo-1', solveRunId: 'r-1' },
   ),
-  'solve/list': request<{ runs: SolveRunSummary[] }>()('The solve runs of a repository, newest first', () => z.object({ repoId: z.string().min(1) }), { repoId: 'repo-1' }),
-  'solve/sandbox': request<SandboxStatus>()(
+  'plans/listRuns': request<{ runs: SolveRunSummary[] }>()('The solve runs of a repository, newest first', () => z.object({ repoId: z.string().min(1) }), { repoId: 'repo-1' }),
+  'plans/sandbox': request<SandboxStatus>()(
     "Where a repository's validation commands would run: the OS sandbox this machine has (or none), whether commands are configured, and whether the user allowed running them without a sandbox; the app asks once before a run that would be refused",
     () => z.object({ repoId: z.string().min(1) }).strict(),
     { repoId: 'repo-1' },

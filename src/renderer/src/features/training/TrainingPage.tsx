@@ -3,27 +3,27 @@ import { runsSelectors, useRunsStore } from '../runs/store';
 import { BootstrapForm } from './BootstrapForm';
 import { BalanceBar, LatencyChart, StageSeriesChart } from './Charts';
 import { DatasetView } from './DatasetView';
-import { dataSelectors, useDataStore } from './store';
+import { dataSelectors, useTrainingStore } from './store';
 
 const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
 
 /** Data: training datasets (bootstrap, curated) with their balance, samples and export, and the log analysis as charts. */
-export function DataPage() {
-  const datasets = useDataStore(dataSelectors.datasets);
-  const log = useDataStore(dataSelectors.log);
-  const isLoaded = useDataStore(dataSelectors.isLoaded);
-  const selectedId = useDataStore(dataSelectors.selectedId);
-  const loadError = useDataStore(dataSelectors.error('load'));
-  const runId = useDataStore(dataSelectors.runId);
+export function TrainingPage() {
+  const datasets = useTrainingStore(dataSelectors.datasets);
+  const log = useTrainingStore(dataSelectors.log);
+  const isLoaded = useTrainingStore(dataSelectors.isLoaded);
+  const selectedId = useTrainingStore(dataSelectors.selectedId);
+  const loadError = useTrainingStore(dataSelectors.error('load'));
+  const runId = useTrainingStore(dataSelectors.runId);
   const runStatus = useRunsStore((s) => runsSelectors.byId(runId)(s)?.status ?? null);
-  const select = useDataStore((s) => s.select);
+  const select = useTrainingStore((s) => s.select);
 
   useEffect(() => {
-    void useDataStore.getState().load();
+    void useTrainingStore.getState().load();
   }, []);
   // A bootstrap that ends while the page is open: its dataset is listed at once.
   useEffect(() => {
-    if (runStatus && runStatus !== 'running') void useDataStore.getState().load();
+    if (runStatus && runStatus !== 'running') void useTrainingStore.getState().load();
   }, [runStatus]);
 
   const stages = [...new Set(datasets.flatMap((d) => Object.keys(d.counts)))];

@@ -8,7 +8,7 @@ import type { OllamaTestServer } from '../../testing/ollamaTestServer';
 import { useChatFixture } from '../../testing/chatFixture';
 import { repoPaths } from '../../platform/layout';
 
-// The app's path into the pipeline: the retrieve/run request through a real engine, the loopback
+// The app's path into the pipeline: the retrieval/run request through a real engine, the loopback
 // model server and a real indexed git repository.
 
 const fx = useChatFixture({ engineConfig: '' });
@@ -22,12 +22,12 @@ beforeEach(() => {
   server.script.respond = () => ({ json: { answer: 'yes' } });
 });
 
-describe('retrieve/run', () => {
+describe('retrieval/run', () => {
   it('reports judgment progress per stage (done of total), takes plan files as tier 0, and emits the package with its config and usage', async () => {
     const progress: RunProgress[] = [];
-    const packages: Array<EventPayload<'retrieve/package'>> = [];
-    const stops = [core.events.on('run/progress', (p) => progress.push(p)), core.events.on('retrieve/package', (p) => packages.push(p))];
-    const { runId, taskId } = await core.handlers['retrieve/run']({ repoId, task: TASK, stages: ['scope', 'precision'], budget: { contextWindow: 12_000, reservedTokens: 2000 }, planFiles: ['mailer.py'] });
+    const packages: Array<EventPayload<'retrieval/package'>> = [];
+    const stops = [core.events.on('run/progress', (p) => progress.push(p)), core.events.on('retrieval/package', (p) => packages.push(p))];
+    const { runId, taskId } = await core.handlers['retrieval/run']({ repoId, task: TASK, stages: ['scope', 'precision'], budget: { contextWindow: 12_000, reservedTokens: 2000 }, planFiles: ['mailer.py'] });
     await core.runs.wait(runId);
     stops.forEach((s) => s());
     const mine = progress.filter((p) => p.runId === runId);
@@ -50,10 +50,10 @@ describe('retrieve/run', () => {
   }, 60_000);
 
   it('refuses a bad stage list before a run starts, and both budget forms at once in the contract', async () => {
-    const refused = await dispatch(core.handlers, 'retrieve/run', { repoId, task: TASK, stages: ['scope', 'ranking'] });
-    expect(refused).toMatchObject({ ok: false, error: { code: 'VALIDATION', message: 'Invalid input for retrieve/run: stages.1: "ranking" is not a retrieval stage; use one of routing, scope, similarity, precision, refilter.' } });
+    const refused = await dispatch(core.handlers, 'retrieval/run', { repoId, task: TASK, stages: ['scope', 'ranking'] });
+    expect(refused).toMatchObject({ ok: false, error: { code: 'VALIDATION', message: 'Invalid input for retrieval/run: stages.1: "ranking" is not a retrieval stage; use one of routing, scope, similarity, precision, refilter.' } });
     expect(server.requests).toEqual([]);
-    const parsed = retrievalRequests['retrieve/run'].input.safeParse({ repoId, task: TASK, budget: 100, budgetConfig: { contextWindow: 200, reservedTokens: 10 } });
+    const parsed = retrievalRequests['retrieval/run'].input.safeParse({ repoId, task: TASK, budget: 100, budgetConfig: { contextWindow: 200, reservedTokens: 10 } });
     expect(parsed.success).toBe(false);
     expect(parsed.error?.issues[0]?.message).toBe('give the budget once: budget (budgetConfig and contextWindow/reservedTokens are its old shapes)');
   });
@@ -68,8 +68,8 @@ describe('retrieve/run', () => {
       return { json: { answer: 'yes' } };
     };
     const packages: unknown[] = [];
-    const stop = core.events.on('retrieve/package', (p) => packages.push(p));
-    ({ runId } = await core.handlers['retrieve/run']({ repoId, task: TASK, stages: ['scope', 'precision'] }));
+    const stop = core.events.on('retrieval/package', (p) => packages.push(p));
+    ({ runId } = await core.handlers['retrieval/run']({ repoId, task: TASK, stages: ['scope', 'precision'] }));
     await core.runs.wait(runId).catch(() => undefined);
     stop();
     expect(core.runs.list().find((r) => r.runId === runId)?.status).toBe('cancelled');
