@@ -124,4 +124,62 @@ test.describe('a second window attaches to a running run (cra serve, loopback mo
       await server.close();
     }
   });
+
+  test('a page whose socket drops mid-answer and comes back (no reload) fills the gap from the run\'s log, once', async ({ page, context, pageErrors }) => {
+    test.setTimeout(120_000);
+    // The app's sockets, and a switch that sends its reconnect attempts to a closed port while the test holds it down.
+    await page.addInitScript(() => {
+      const Real = window.WebSocket;
+      const w = window as unknown as { __sockets: WebSocket[]; __down: boolean };
+      w.__sockets = [];
+      w.__down = false;
+      window.WebSocket = class extends Real {
+        constructor(url: string | URL, protocols?: string | string[]) {
+          super(w.__down ? 'ws://127.0.0.1:1/' : url, protocols);
+          w.__sockets.push(this);
+        }
+      };
+    });
+    const server = await startModelServer();
+    let release: () => void = () => undefined;
+    const rest = new Promise<void>((resolve) => (release = resolve));
+    const served = await startServe({ OLLAMA_HOST: server.url });
+    try {
+      useLoopbackModels(served.app, server.url);
+      await addReadyRepository(page, served.app, repo.dir);
+      const main = await openChat(page);
+      await main.getByLabel('Retrieval mode').selectOption('keyword');
+      server.script.chat.push({ chunks: ['The price book ', 'keeps the prices.'], holdAfterFirst: rest });
+      await main.getByLabel('Question').fill('What is PriceBook?');
+      await main.getByRole('button', { name: 'Ask' }).click();
+      await expect(main.getByTestId('chat-answer')).toHaveText('The price book');
+
+      // The socket drops and stays down while the rest of the answer is streamed and the run ends.
+      await page.evaluate(() => {
+        const w = window as unknown as { __sockets: WebSocket[]; __down: boolean };
+        w.__down = true;
+        w.__sockets.at(-1)?.close();
+      });
+      release();
+      const second = await context.newPage();
+      await second.goto(served.app.url);
+      await second.getByRole('button', { name: 'Chat', exact: true }).click();
+      const other = second.getByRole('main', { name: 'Chat' });
+      await other.getByRole('navigation', { name: 'Conversations' }).getByRole('button', { name: 'What is PriceBook?' }).click();
+      await expect(other.getByTestId('chat-answer')).toHaveText('The price book keeps the prices.');
+      await second.close();
+      await expect(main.getByTestId('chat-answer')).toHaveText('The price book');
+
+      // Back up without a reload: the run is attached to again after the last event shown; the answer ends whole, once.
+      await page.evaluate(() => ((window as unknown as { __down: boolean }).__down = false));
+      await expect(main.getByTestId('chat-answer')).toHaveText('The price book keeps the prices.', { timeout: 30_000 });
+      await expect(main.getByRole('button', { name: 'Stop' })).toHaveCount(0);
+      await expect(main.getByTestId('chat-turn')).toHaveCount(1);
+      expect(pageErrors).toEqual([]);
+    } finally {
+      release();
+      await served.stop();
+      await server.close();
+    }
+  });
 });

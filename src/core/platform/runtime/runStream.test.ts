@@ -59,6 +59,49 @@ function scriptedRun() {
   };
 }
 
+/**
+ * A client whose connection the test drops and brings back: while it is down the events pushed to
+ * it are lost (as on a closed WebSocket) and an attach fails; `reconnect` calls its reconnect
+ * listeners, as the serve WebSocket does once it is open again.
+ */
+function droppingClient() {
+  let down = false;
+  const reconnected = new Set<() => void>();
+  const attaches: number[] = [];
+  const io: RunStreamIo = {
+    attach: async (runId, afterSeq) => {
+      attaches.push(afterSeq);
+      if (down) throw new Error('Lost the connection to the engine; retrying.');
+      const envelope = await bridge.invoke('run/attach', { runId, afterSeq });
+      if (!envelope.ok) throw new Error(envelope.error.message);
+      return envelope.value;
+    },
+    subscribe: (event, listener) => bridge.subscribe(event, (payload) => (down ? undefined : listener(payload))),
+    onReconnect: (listener) => {
+      reconnected.add(listener);
+      return () => reconnected.delete(listener);
+    },
+  };
+  const settle = () => new Promise((resolve) => setImmediate(resolve));
+  return {
+    io,
+    attaches,
+    drop: () => (down = true),
+    /** Back up: the reconnect listeners run and their attach is answered before this resolves. */
+    reconnect: async () => {
+      down = false;
+      for (const listener of [...reconnected]) listener();
+      await settle();
+      await settle();
+    },
+    /** A reconnect whose attach fails (the connection dropped again at once). */
+    flap: async () => {
+      for (const listener of [...reconnected]) listener();
+      await settle();
+    },
+  };
+}
+
 const shape = (events: RunEvent[]) => events.map((e) => `${e.seq}:${e.event}${e.event === 'chat/token' ? `:${e.payload.text}` : ''}`);
 
 describe('attaching to a run', () => {
@@ -92,6 +135,49 @@ describe('attaching to a run', () => {
     again.stop();
     expect(shape(rest)).toEqual(['3:chat/token:b', '4:run/finished']);
     expect(again.attachment).toMatchObject({ run: { status: 'done', finishedAt: expect.any(String) }, result: { conversationId: 'c-1', messageId: 1 }, firstSeq: 1, lastSeq: 4 });
+  });
+
+  it('a client whose connection drops and comes back mid-run gets the events of the gap from the log, once each, in order', async () => {
+    const seen: RunEvent[] = [];
+    const script = scriptedRun();
+    const link = droppingClient();
+    const followed = await followRun(link.io, script.runId, (e) => seen.push(e));
+    await script.say('a');
+    link.drop();
+    await script.say('b');
+    await script.say('c');
+    expect(shape(seen)).toEqual(['1:run/started', '2:chat/token:a']);
+    await link.flap();
+    await script.say('d');
+    await link.reconnect();
+    await script.say('e');
+    // A reconnect with nothing missed attaches again and delivers nothing twice.
+    await link.reconnect();
+    await script.end();
+    followed.stop();
+    await link.reconnect();
+    expect(shape(seen)).toEqual(['1:run/started', '2:chat/token:a', '3:chat/token:b', '4:chat/token:c', '5:chat/token:d', '6:chat/token:e', '7:run/finished']);
+    // Each attach asked from the last seq delivered; none after `stop`.
+    expect(link.attaches).toEqual([0, 2, 2, 6]);
+  });
+
+  it('live events that arrive while the reconnect attach is on its way wait for the history of the gap', async () => {
+    const seen: RunEvent[] = [];
+    const script = scriptedRun();
+    const link = droppingClient();
+    const io: RunStreamIo = { ...link.io, attach: async (runId, afterSeq) => {
+      // The run goes on between the request and its answer: 'c' is pushed live (seq 4) and is in the answer too.
+      if (afterSeq > 0) script.emitNow('c');
+      return link.io.attach(runId, afterSeq);
+    } };
+    const followed = await followRun(io, script.runId, (e) => seen.push(e));
+    await script.say('a');
+    link.drop();
+    await script.say('b');
+    await link.reconnect();
+    await script.end();
+    followed.stop();
+    expect(shape(seen)).toEqual(['1:run/started', '2:chat/token:a', '3:chat/token:b', '4:chat/token:c', '5:run/finished']);
   });
 
   it('an unknown run is NOT_FOUND', async () => {
