@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { expect, screenshot, startServe, test } from './fixtures/app';
 import { createFixtureRepo, FIXTURE, type FixtureRepo } from './fixtures/gitRepo';
-import { addReadyRepository, openChat, useLoopbackModels } from './fixtures/pages';
+import { addReadyRepository, openChat, openKeywordChat, useLoopbackModels } from './fixtures/pages';
 import { startModelServer } from './fixtures/ollamaServer';
 
 let repo: FixtureRepo;
@@ -131,10 +131,7 @@ test.describe('Chat (cra serve, loopback model server)', () => {
     const server = await startModelServer();
     const served = await startServe({ OLLAMA_HOST: server.url });
     try {
-      useLoopbackModels(served.app, server.url);
-      await addReadyRepository(page, served.app, repo.dir);
-      const main = await openChat(page);
-      await main.getByLabel('Retrieval mode').selectOption('keyword');
+      const main = await openKeywordChat(page, served.app, server.url, repo.dir);
 
       // A first conversation, answered in full.
       server.script.chat.push({ text: `The cart imports it [${FIXTURE.importer}:1].` });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Locator, Page } from '@playwright/test';
 import { expect, startServe, test } from './fixtures/app';
 import { createFixtureRepo, FIXTURE, type FixtureRepo } from './fixtures/gitRepo';
-import { addReadyRepository, openChat, useLoopbackModels } from './fixtures/pages';
+import { addReadyRepository, openKeywordChat, useLoopbackModels } from './fixtures/pages';
 import { startModelServer } from './fixtures/ollamaServer';
 
 const TASK = `Make ${FIXTURE.classInFunctionFile}.price_of raise a clear error for an unknown item`;
@@ -90,15 +90,10 @@ test.describe('a second window attaches to a running run (cra serve, loopback mo
     const rest = new Promise<void>((resolve) => (release = resolve));
     const served = await startServe({ OLLAMA_HOST: server.url });
     try {
-      useLoopbackModels(served.app, server.url);
-      await addReadyRepository(page, served.app, repo.dir);
-      const main = await openChat(page);
-      await main.getByLabel('Retrieval mode').selectOption('keyword');
+      const main = await openKeywordChat(page, served.app, server.url, repo.dir);
       // The model streams its first words, then holds the rest until the test lets it go.
       server.script.chat.push({ chunks: ['The price book ', 'keeps the prices.'], holdAfterFirst: rest });
-      await main.getByLabel('Question').fill('What is PriceBook?');
-      await main.getByRole('button', { name: 'Ask' }).click();
-      await expect(main.getByTestId('chat-answer')).toHaveText('The price book');
+      await askPriceBook(main);
 
       // A second window opens the conversation while the answer is held: all of it so far, from the run's log.
       const second = await context.newPage();
@@ -145,14 +140,9 @@ test.describe('a second window attaches to a running run (cra serve, loopback mo
     const rest = new Promise<void>((resolve) => (release = resolve));
     const served = await startServe({ OLLAMA_HOST: server.url });
     try {
-      useLoopbackModels(served.app, server.url);
-      await addReadyRepository(page, served.app, repo.dir);
-      const main = await openChat(page);
-      await main.getByLabel('Retrieval mode').selectOption('keyword');
+      const main = await openKeywordChat(page, served.app, server.url, repo.dir);
       server.script.chat.push({ chunks: ['The price book ', 'keeps the prices.'], holdAfterFirst: rest });
-      await main.getByLabel('Question').fill('What is PriceBook?');
-      await main.getByRole('button', { name: 'Ask' }).click();
-      await expect(main.getByTestId('chat-answer')).toHaveText('The price book');
+      await askPriceBook(main);
 
       // The socket drops and stays down while the rest of the answer is streamed and the run ends.
       await page.evaluate(() => {
@@ -183,3 +173,10 @@ test.describe('a second window attaches to a running run (cra serve, loopback mo
     }
   });
 });
+
+/** Asks about PriceBook and waits for the first words of the held answer. */
+async function askPriceBook(main: Locator): Promise<void> {
+  await main.getByLabel('Question').fill('What is PriceBook?');
+  await main.getByRole('button', { name: 'Ask' }).click();
+  await expect(main.getByTestId('chat-answer')).toHaveText('The price book');
+}

@@ -51,6 +51,22 @@ async function failure(p: Promise<unknown>): Promise<AppError> {
   return error as AppError;
 }
 
+/** A 40-chunk stream whose reader cancels it after the first delta (after `pauseMs` of work on it). */
+function cancelAfterFirstDelta(provider: Provider, chunkDelayMs: number, pauseMs: number) {
+  script(provider, { chunks: Array.from({ length: 40 }, (_, i) => `w${i} `), chunkDelayMs });
+  const controller = new AbortController();
+  const stream = clientFor(provider).stream('Once upon a time', { stage: 'chat', maxTokens: 200, signal: controller.signal });
+  const deltas: string[] = [];
+  const read = (async () => {
+    for await (const d of stream) {
+      deltas.push(d);
+      if (pauseMs > 0) await new Promise((resolve) => setTimeout(resolve, pauseMs));
+      controller.abort();
+    }
+  })();
+  return { stream, read, deltas };
+}
+
 describe.each(['ollama', 'openai_compat', 'builtin'] as const)('provider contract: %s', (provider) => {
   it('completes with token counts for the budget', async () => {
     script(provider, { text: 'Once upon a time there was a cat.', promptTokens: 21, completionTokens: 9 });
@@ -75,16 +91,7 @@ describe.each(['ollama', 'openai_compat', 'builtin'] as const)('provider contrac
   });
 
   it('stops a stream cancelled in the middle with CANCELLED, and serves the next call', async () => {
-    script(provider, { chunks: Array.from({ length: 40 }, (_, i) => `w${i} `), chunkDelayMs: 50 });
-    const controller = new AbortController();
-    const stream = clientFor(provider).stream('Once upon a time', { stage: 'chat', maxTokens: 200, signal: controller.signal });
-    const deltas: string[] = [];
-    const read = (async () => {
-      for await (const d of stream) {
-        deltas.push(d);
-        controller.abort();
-      }
-    })();
+    const { stream, read, deltas } = cancelAfterFirstDelta(provider, 50, 0);
     expect((await failure(read)).code).toBe('CANCELLED');
     expect((await failure(stream.final)).code).toBe('CANCELLED');
     expect(deltas).toHaveLength(1);
@@ -93,18 +100,8 @@ describe.each(['ollama', 'openai_compat', 'builtin'] as const)('provider contrac
   });
 
   it('yields nothing after a cancel, not even deltas that were already queued', async () => {
-    script(provider, { chunks: Array.from({ length: 40 }, (_, i) => `w${i} `), chunkDelayMs: 0 });
-    const controller = new AbortController();
-    const stream = clientFor(provider).stream('Once upon a time', { stage: 'chat', maxTokens: 200, signal: controller.signal });
-    const deltas: string[] = [];
-    const read = (async () => {
-      for await (const d of stream) {
-        deltas.push(d);
-        // More deltas arrive while the reader is busy; the cancel comes after them.
-        await new Promise((resolve) => setTimeout(resolve, 150));
-        controller.abort();
-      }
-    })();
+    // More deltas arrive while the reader is busy with the first; the cancel comes after them.
+    const { read, deltas } = cancelAfterFirstDelta(provider, 0, 150);
     expect((await failure(read)).code).toBe('CANCELLED');
     expect(deltas).toHaveLength(1);
   });
