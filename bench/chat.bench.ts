@@ -5,7 +5,9 @@
  * library, topped up from the system's dist-packages: the standard library alone has fewer), with
  * the loopback model server answering at once (zero latency). Mode bm25 (no routing call: the
  * router's latency is the model's, not ours). `run()` is what `bin/bench.js` calls; run directly
- * (`npx tsx bench/chat.bench.ts`) it prints the figures as JSON.
+ * (`npx tsx bench/chat.bench.ts`) it prints the figures as JSON. Through the engine as the product wires
+ * it (`createCore`) and the host's client: `repos/add`, `search/query` and `chat/ask` requests, the
+ * contract's events.
  *
  * Env: CRA_BENCH_STDLIB (folders of Python files, `:`-separated, taken in order; default: the
  * newest /usr/lib/python3.*, then /usr/lib/python3/dist-packages), CRA_BENCH_CHAT_FILES (default
@@ -15,9 +17,9 @@
 import { copyFileSync, existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { basename, dirname, join, relative } from 'node:path';
-import { createCore } from '../src/core/app/createCore';
 import { runGitSync } from '../src/core/platform/git';
 import { OllamaTestServer } from '../src/core/testing/ollamaTestServer';
+import { benchEngine } from './engine';
 import { runIfMain } from './standalone';
 import type { BenchContext, BenchFigure } from './types';
 
@@ -88,16 +90,16 @@ export async function run(ctx: BenchContext): Promise<BenchFigure[]> {
   const dataDir = join(ctx.tmpDir, 'data');
   mkdirSync(dataDir, { recursive: true });
   writeFileSync(join(dataDir, 'config.toml'), `[models]\nreasoning = "qwen3:0.6b"\ncoding = "qwen3:0.6b"\nbase_url = "${server.url}"\n`);
-  const core = createCore({ host: 'test', dataDir });
+  const engine = benchEngine(dataDir);
   try {
     const started = performance.now();
-    const added = await core.handlers['repos/add']({ path: repoDir });
-    await core.runs.wait(added.runId);
+    const added = await engine.request('repos/add', { path: repoDir });
+    await engine.wait(added.runId, 'index');
     ctx.log(`indexed in ${Math.round(performance.now() - started)} ms`);
     // Questions about the repository's own functions: names found by searching common words.
     const names: string[] = [];
     for (const query of ['parse', 'read', 'format', 'encode', 'get', 'open']) {
-      const found = await core.handlers['search/query']({ repoId: added.repo.id, query, limit: 20, mode: 'keyword' });
+      const found = await engine.request('search/query', { repoId: added.repo.id, query, limit: 20, mode: 'keyword' });
       names.push(...found.results.flatMap((r) => r.symbols.map((s) => s.name)));
     }
     const unique = [...new Set(names)].filter((n) => n.length >= 4);
@@ -112,21 +114,21 @@ export async function run(ctx: BenchContext): Promise<BenchFigure[]> {
       let sourcesAt = 0;
       let tokenAt = 0;
       const stops = [
-        core.events.on('chat/sources', (e) => {
+        engine.on('chat/sources', (e) => {
           if (e.conversationId === conversationId && !sourcesAt) sourcesAt = performance.now();
         }),
-        core.events.on('chat/token', (e) => {
+        engine.on('chat/token', (e) => {
           if (e.conversationId === conversationId && !tokenAt) tokenAt = performance.now();
         }),
       ];
       let steps: Array<{ id: string; ms?: number }> = [];
       stops.push(
-        core.events.on('chat/done', (e) => {
+        engine.on('chat/done', (e) => {
           if (e.conversationId === conversationId) steps = e.message.trace?.steps ?? [];
         }),
       );
-      const { runId } = await core.handlers['chat/ask']({ repoId: added.repo.id, question, conversationId, mode: 'bm25' });
-      await core.runs.wait(runId);
+      const { runId } = await engine.request('chat/ask', { repoId: added.repo.id, question, conversationId, mode: 'bm25' });
+      await engine.wait(runId, 'chat');
       stops.forEach((s) => s());
       for (const step of steps) stepMs.set(step.id, [...(stepMs.get(step.id) ?? []), step.ms ?? 0]);
       // The first question warms statement caches and the model connection: measured from the second on.
@@ -145,7 +147,7 @@ export async function run(ctx: BenchContext): Promise<BenchFigure[]> {
       figure('chat.timeToFirstToken.p95', percentile(toToken, 95), on),
     ];
   } finally {
-    await core.dispose();
+    await engine.dispose();
     await server.close();
   }
 }

@@ -6,6 +6,12 @@
  * the body, 256 characters), and query-vector latency through the worker, idle and during a run.
  * Run directly (`npx tsx bench/embed.bench.ts`) it prints the figures as JSON.
  *
+ * It measures the embedder alone, on purpose: the worker against the in-thread fallback, two text
+ * recipes, and query latency while a run holds the worker are not things a request can ask for.
+ * The worker embedder is made by the same factory `createCore` uses for its one embedder
+ * (`createBackgroundEmbedder`); a `Core` does not hand its embedder out. The figures of the
+ * engine's own wiring (a `search/embed` run, queries through `search/query`) are search.bench.ts's.
+ *
  * Env: CRA_BENCH_STDLIB (default: the newest /usr/lib/python3.*), CRA_BENCH_SEARCH_DB (reuse an
  * already indexed curated.sqlite; it is copied, never modified), CRA_BENCH_EMBED_CHUNKS (default 200).
  */

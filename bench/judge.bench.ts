@@ -6,6 +6,12 @@
  * One CPU thread. `run()` is what `bin/bench.js` calls; `npx tsx bench/judge.bench.ts` prints the
  * figures as JSON.
  *
+ * It measures the runtime's next-token judging alone, on purpose: KV-cache prefix reuse on and off
+ * per judgment, which no request selects, with the test GGUF runtime as the `builtin` provider. It
+ * builds an `LlmClient` as the engine's model services do (platform/llm/services.ts); a `Core` does
+ * not hand its client out, and a whole retrieval run (what a request measures) would hide the
+ * per-judgment cost.
+ *
  * Env: CRA_BENCH_JUDGMENTS (items per mode, default 40).
  */
 import { parseToml, validateConfig } from '../src/core/platform/config/load';

@@ -1,18 +1,20 @@
 /**
  * Memory at scale (issue #12, item 6): builds one git repository of at least CRA_BENCH_SCALE_FILES
- * files (default 50,000) from source trees on this machine, indexes it once in a child process and
- * reports wall, CPU, peak RSS, wall per file and the size of the index on disk. Building the corpus
+ * files (default 50,000) from source trees on this machine, indexes it once in a child process
+ * (engineIndexChild.ts: the engine as the product wires it, `repos/add` then a no-op
+ * `repos/reindex`) and reports wall, CPU, peak RSS, wall per file and the size of the index on disk. Building the corpus
  * copies hundreds of MB and the index takes minutes, so the suite runs only with CRA_BENCH_SCALE=1.
  *
  * Env: CRA_BENCH_SCALE=1 (run it), CRA_BENCH_SCALE_FILES (default 50000), CRA_BENCH_SCALE_SOURCES
  * (colon-separated folders copied in this order until the count is reached; default: this checkout's
  * node_modules, CRA_BENCH_DEVSET's clones, the newest /usr/lib/python3.*, /usr/include, /usr/share).
  */
+import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, lstatSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { runGitSync } from '../src/core/platform/git';
-import { runChild, stdlibDir } from './index.bench';
+import { stdlibDir, type ChildResult } from './index.bench';
 import { runIfMain } from './standalone';
 import type { BenchContext, BenchFigure } from './types';
 
@@ -76,6 +78,17 @@ function indexBytes(file: string): number {
   return ['', '-wal', '-shm'].map((suffix) => `${file}${suffix}`).filter(existsSync).reduce((sum, f) => sum + statSync(f).size, 0);
 }
 
+/** What engineIndexChild.ts prints: index.bench.ts's figures (no line count, no one-file pass) and the index file. */
+type EngineChildResult = Omit<ChildResult, 'full'> & { full: Omit<ChildResult['full'], 'lines'>; curatedFile: string };
+
+/** Index `root` through an engine over `dataDir` in a child process (loaded as bin/cra.js loads the CLI). */
+function runEngineChild(root: string, dataDir: string): EngineChildResult {
+  const launch = `require('tsx/cjs/api').register(); require(${JSON.stringify(join(__dirname, 'engineIndexChild.ts'))});`;
+  const out = spawnSync(process.execPath, ['-e', launch, '--', 'engineIndexChild', root, dataDir], { cwd: join(__dirname, '..'), encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  if (out.status !== 0) throw new Error(`index child failed: ${out.stderr.slice(-2000)}`);
+  return JSON.parse(out.stdout.trim().split('\n').pop()!) as EngineChildResult;
+}
+
 /** The suite (a no-op unless CRA_BENCH_SCALE=1). */
 export async function run(ctx: BenchContext): Promise<BenchFigure[]> {
   if (process.env.CRA_BENCH_SCALE !== '1') {
@@ -98,8 +111,8 @@ export async function run(ctx: BenchContext): Promise<BenchFigure[]> {
   // No background `git gc --auto` after committing 50k files: it would write into .git while the suite's folder is removed.
   git('-c', 'gc.auto=0', 'commit', '-q', '-m', 'scale corpus');
   ctx.log(`corpus built and committed in ${Math.round((performance.now() - buildStart) / 1000)} s`);
-  const file = join(ctx.tmpDir, 'scale.sqlite');
-  const result = runChild(corpus, file);
+  const result = runEngineChild(corpus, join(ctx.tmpDir, 'data'));
+  const file = result.curatedFile;
   const full = result.full;
   const figures: BenchFigure[] = [
     { name: 'scale.files', value: total, unit: 'files', better: 'higher', note: `${full.parsed} parsed, ${full.skipped} skipped, ${full.symbols} symbols, ${full.references} references, ${full.chunks} chunks` },

@@ -1,26 +1,27 @@
 /**
  * Search benchmark: keyword latency p50/p95 over ≥200 queries derived (fixed seed) from real
  * identifiers and docstring phrases of the Python standard library, embedding throughput of the
- * embedded model, and hybrid / semantic latency. `run()` is what `bin/bench.js` calls; run directly
+ * engine's embedder, and hybrid / semantic latency. Everything measured goes through the engine as
+ * the product wires it (`createCore`, the host's client): the corpus is added with `repos/add`,
+ * queries are `search/query` requests, vectors come from a `search/embed` run (the engine's one
+ * embedder, a worker thread), stopped once CRA_BENCH_EMBED_CHUNKS chunks have vectors. Only the
+ * query set is read from the index file directly. `run()` is what `bin/bench.js` calls; run directly
  * (`npx tsx bench/search.bench.ts`) it prints the figures as JSON.
  *
- * Env: CRA_BENCH_STDLIB (default: the newest /usr/lib/python3.*), CRA_BENCH_SEARCH_DB (reuse an
- * already indexed curated.sqlite; it is copied, never modified), CRA_BENCH_EMBED_CHUNKS (default 300),
- * CRA_BENCH_DEVSET (a folder of `node scripts/devset.mjs` clones: keyword latency is also measured on
- * the development repository nearest 1,000 files and on the largest, with their own commit subjects
- * among the queries).
+ * Env: CRA_BENCH_STDLIB (default: the newest /usr/lib/python3.*), CRA_BENCH_EMBED_CHUNKS (default
+ * 300), CRA_BENCH_DEVSET (a folder of `node scripts/devset.mjs` clones: keyword latency is also
+ * measured on the development repository nearest 1,000 files and on the largest, with their own
+ * commit subjects among the queries).
  */
-import { copyFileSync, existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase, type Db } from '../src/core/platform/db/open';
 import { runGitSync } from '../src/core/platform/git';
-import { indexRepository } from '../src/core/knowledge/indexer/indexer';
-import { embedRepository } from '../src/core/knowledge/search/embedRun';
-import { createDefaultEmbedder } from '../src/core/knowledge/search/embedder';
-import { searchRepository } from '../src/core/knowledge/search/search';
-import { indexerDeps } from '../src/core/testing/searchRepo';
+import { repoPaths } from '../src/core/platform/layout';
+import type { EngineClient } from '../src/core/app/contract/client';
 import type { SearchMode } from '../src/shared/contract/search';
+import { benchEngine } from './engine';
 import { runIfMain } from './standalone';
 import type { BenchContext, BenchFigure } from './types';
 
@@ -67,22 +68,68 @@ function percentiles(samples: number[]): { p50: number; p95: number; p99: number
 }
 
 /**
- * Wall time and CPU time (user + system of this process) per query. On a shared machine the CPU
- * time is the better estimate of what a query costs on an idle one; both are reported.
+ * Wall time and CPU time (user + system of this process) per `search/query` request. On a shared
+ * machine the CPU time is the better estimate of what a query costs on an idle one; both are
+ * reported. CPU includes the engine's embedding worker thread for hybrid and semantic queries.
  */
-async function latency(db: Db, queries: readonly string[], mode: SearchMode, embedder = createDefaultEmbedder()) {
-  for (const q of queries.slice(0, 10)) await searchRepository(db, q, { mode, embedder });
+async function latency(engine: EngineClient, repoId: string, queries: readonly string[], mode: SearchMode) {
+  for (const q of queries.slice(0, 10)) await engine.request('search/query', { repoId, query: q, mode, limit: 20 });
   const wall: number[] = [];
   const cpu: number[] = [];
   for (const q of queries) {
     const t = performance.now();
     const c = process.cpuUsage();
-    await searchRepository(db, q, { mode, limit: 20, embedder });
+    await engine.request('search/query', { repoId, query: q, mode, limit: 20 });
     const used = process.cpuUsage(c);
     wall.push(performance.now() - t);
     cpu.push((used.user + used.system) / 1000);
   }
   return { ...percentiles(wall), cpu: percentiles(cpu) };
+}
+
+/** Add (index) a folder through the engine: its repository id, index file and index summary. */
+async function addRepository(engine: EngineClient, dataDir: string, root: string) {
+  const added = await engine.request('repos/add', { path: root });
+  const indexed = await engine.wait(added.runId, 'index');
+  return { repoId: added.repo.id, file: repoPaths(dataDir, added.repo.id).curated, indexed };
+}
+
+/** The query set, read from the index file (read-only; the engine keeps its own connections). */
+function queriesOf(file: string, extra: readonly string[] = []): { queries: string[]; chunks: number } {
+  const db = openDatabase(file, { readOnly: true });
+  try {
+    return { queries: [...benchQueries(db), ...extra], chunks: db.prepare('select count(*) from chunks').pluck().get() as number };
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * A `search/embed` run, stopped once `maxChunks` chunks have vectors (its finished batches are
+ * kept): chunks per second from its first progress event (the pending list made) to the last.
+ */
+async function embedSome(engine: EngineClient, repoId: string, maxChunks: number): Promise<{ embedded: number; ms: number }> {
+  const { runId } = await engine.request('search/embed', { repoId });
+  let startedAt = 0;
+  let lastAt = 0;
+  let embedded = 0;
+  const stop = engine.on('run/progress', (p) => {
+    if (p.runId !== runId || p.phase !== 'embeddings') return;
+    if (p.done === 0) startedAt = performance.now();
+    else {
+      lastAt = performance.now();
+      embedded = p.done;
+      if (p.done >= maxChunks) engine.cancel(runId);
+    }
+  });
+  try {
+    await engine.wait(runId, 'embed').catch((error: unknown) => {
+      if ((error as { code?: string }).code !== 'CANCELLED') throw error;
+    });
+  } finally {
+    stop();
+  }
+  return { embedded, ms: lastAt - startedAt };
 }
 
 export function stdlibRoot(): string {
@@ -121,15 +168,15 @@ async function devsetFigures(ctx: BenchContext): Promise<BenchFigure[]> {
     .map((r) => ({ ...r, files: runGitSync(['ls-files'], { cwd: r.root, maxBuffer: 256 * 1024 * 1024 }).split('\n').filter(Boolean).length }));
   if (repos.length === 0) throw new Error(`CRA_BENCH_DEVSET=${folder} holds none of bench/devset.json's repositories; clone them with node scripts/devset.mjs ${folder}`);
   const figures: BenchFigure[] = [];
-  for (const repo of pickDevRepos(repos)) {
-    const file = join(ctx.tmpDir, `devset-${repo.name}.sqlite`);
-    ctx.log(`devset: indexing ${repo.root} (${repo.files} files)`);
-    const indexed = await indexRepository({ root: repo.root, curatedFile: file, ...indexerDeps() });
-    const db = openDatabase(file);
-    try {
+  const dataDir = join(ctx.tmpDir, 'data-devset');
+  const engine = benchEngine(dataDir);
+  try {
+    for (const repo of pickDevRepos(repos)) {
+      ctx.log(`devset: indexing ${repo.root} (${repo.files} files)`);
+      const { repoId, file, indexed } = await addRepository(engine, dataDir, repo.root);
       // Task-like queries too: the repository's own commit subjects, as `cra eval` uses its messages.
       const subjects = runGitSync(['log', '--no-merges', '-n', '100', '--format=%s'], { cwd: repo.root }).split('\n').filter(Boolean);
-      const keyword = await latency(db, [...benchQueries(db), ...subjects], 'keyword');
+      const keyword = await latency(engine, repoId, queriesOf(file, subjects).queries, 'keyword');
       const target = repo.role === '1k' ? 30 : 100;
       const label = `search.devset.${repo.role}`;
       figures.push(
@@ -137,54 +184,50 @@ async function devsetFigures(ctx: BenchContext): Promise<BenchFigure[]> {
         { name: `${label}.keyword.p95`, value: keyword.p95, unit: 'ms', better: 'lower', note: `target ≤ ${target} ms` },
         { name: `${label}.keyword.cpu.p95`, value: keyword.cpu.p95, unit: 'ms', better: 'lower', note: 'CPU time of the process per query' },
       );
-    } finally {
-      db.close();
     }
+  } finally {
+    await engine.dispose();
   }
   return figures;
 }
 
 /** Run the search benchmark: figures for `npm run bench` (bin/bench.js). */
 export async function run(ctx: BenchContext): Promise<BenchFigure[]> {
-  const file = join(ctx.tmpDir, 'curated.sqlite');
   const corpus = stdlibRoot();
-  const reuse = process.env.CRA_BENCH_SEARCH_DB;
-  if (reuse && existsSync(reuse)) copyFileSync(reuse, file);
-  else {
-    ctx.log(`indexing ${corpus}`);
-    await indexRepository({ root: corpus, curatedFile: file, ...indexerDeps() });
-  }
-  const db = openDatabase(file, { withVectors: true });
+  const dataDir = join(ctx.tmpDir, 'data');
+  const engine = benchEngine(dataDir);
   try {
-    const chunks = db.prepare('select count(*) from chunks').pluck().get() as number;
-    const queries = benchQueries(db);
+    ctx.log(`indexing ${corpus}`);
+    const { repoId, file } = await addRepository(engine, dataDir, corpus);
+    const { queries, chunks } = queriesOf(file);
     ctx.log(`${queries.length} keyword queries over ${chunks} chunks`);
-    const keyword = await latency(db, queries, 'keyword');
-    const embedder = createDefaultEmbedder();
-    await embedder.embed(['warm up the model']);
+    const keyword = await latency(engine, repoId, queries, 'keyword');
+    // The embedding worker starts and loads its model on first use: a query vector, before the timing.
+    await engine.request('search/query', { repoId, query: 'warm up the model', mode: 'semantic', limit: 1 });
     const maxChunks = Number(process.env.CRA_BENCH_EMBED_CHUNKS ?? 300);
     ctx.log(`embedding ${maxChunks} chunks`);
-    const embedded = await embedRepository(db, embedder, { maxChunks });
+    const embedded = await embedSome(engine, repoId, maxChunks);
+    const { defaultEmbedderId } = await engine.request('search/status', { repoId });
     const sample = queries.filter((_, i) => i % 4 === 0);
-    const hybrid = await latency(db, sample, 'hybrid', embedder);
-    const semantic = await latency(db, sample, 'semantic', embedder);
+    const hybrid = await latency(engine, repoId, sample, 'hybrid');
+    const semantic = await latency(engine, repoId, sample, 'semantic');
     const load = `load average ${loadavg()[0]!.toFixed(1)} at the end; ${corpus}, ${chunks} chunks`;
     const ms = (name: string, value: number, note?: string): BenchFigure => ({ name, value, unit: 'ms', better: 'lower', ...(note ? { note } : {}) });
-    const partial = `${embedded.embedded} of ${chunks} chunks have vectors; includes embedding the query in-process`;
+    const partial = `${embedded.embedded} of ${chunks} chunks have vectors; includes embedding the query in the engine's worker`;
     return [
       ...(await devsetFigures(ctx)),
       ms('search.keyword.p50', keyword.p50, `${keyword.n} queries; ${load}`),
       ms('search.keyword.p95', keyword.p95, 'target < 30 ms'),
       ms('search.keyword.cpu.p50', keyword.cpu.p50, 'CPU time of the process per query (less affected by other load)'),
       ms('search.keyword.cpu.p95', keyword.cpu.p95),
-      { name: 'search.embed.chunksPerSecond', value: Math.round((embedded.embedded / (embedded.durationMs / 1000)) * 10) / 10, unit: 'chunks/s', better: 'higher', note: `${embedded.embedderId}, ${embedded.embedded} chunks` },
+      { name: 'search.embed.chunksPerSecond', value: Math.round((embedded.embedded / (embedded.ms / 1000)) * 10) / 10, unit: 'chunks/s', better: 'higher', note: `${defaultEmbedderId}, ${embedded.embedded} chunks` },
       ms('search.hybrid.p50', hybrid.p50, `${hybrid.n} queries; ${partial}`),
       ms('search.hybrid.p95', hybrid.p95),
       ms('search.semantic.p50', semantic.p50, partial),
       ms('search.semantic.p95', semantic.p95),
     ];
   } finally {
-    db.close();
+    await engine.dispose();
   }
 }
 

@@ -4,24 +4,23 @@
  * with its judgments, prompt, the HTTP round trip, applying edits, git, the raw and session
  * writes), target ≤ 20 ms, and retrieval's judgments per pass;
  * the size of the raw records per pass; and the time to create and remove a run's worktree on this
- * repository and on a git repository of a copy of the Python standard library.
+ * repository and on a git repository of a copy of the Python standard library. The solve runs go
+ * through the engine as the product wires it (`createCore`, the host's client): the fixture is added
+ * with `repos/add` and each run is a `plans/solve` request; its passes are read back from the
+ * repository's raw DB. The worktree figures time the git piece alone, on purpose.
  *
  * Env: CRA_BENCH_SOLVE_RUNS (two-part runs, default 5), CRA_BENCH_SOLVE_FILES (stdlib files, default 3000).
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseToml, validateConfig } from '../src/core/platform/config/load';
 import { openRawDatabase } from '../src/core/platform/db/raw';
 import { Worktree } from '../src/core/platform/git';
 import { packageRoot } from '../src/core/platform/paths';
-import { executeSolve } from '../src/core/features/plans/solveRun';
 import { OllamaTestServer } from '../src/core/testing/ollamaTestServer';
-import { LlmClient } from '../src/core/platform/llm/client';
-import { ModelRouter } from '../src/core/platform/llm/router';
-import { RawCallLog } from '../src/core/platform/logs/callLog';
 import { createSolveFixture, solveResponder, TWO_PARTS } from '../src/core/testing/solveFixture';
 import { copyCorpus, corpusRoots } from './cli.bench';
+import { benchEngine } from './engine';
 import { runIfMain } from './standalone';
 import type { BenchContext, BenchFigure } from './types';
 import { repoPaths } from '../src/core/platform/layout';
@@ -50,11 +49,14 @@ async function worktreeTimes(repo: string, root: string, runs: number): Promise<
 async function passOverhead(ctx: BenchContext, runs: number): Promise<BenchFigure[]> {
   const [fx, server] = await Promise.all([createSolveFixture(), OllamaTestServer.start()]);
   server.install('qwen3:0.6b');
+  const dataDir = join(ctx.tmpDir, 'data');
+  mkdirSync(dataDir, { recursive: true });
+  writeFileSync(join(dataDir, 'config.toml'), `[models]\nreasoning = "qwen3:0.6b"\ncoding = "qwen3:0.6b"\nbase_url = "${server.url}"\n`);
+  const engine = benchEngine(dataDir);
   try {
-    const config = validateConfig(parseToml(`[models]\nreasoning = "qwen3:0.6b"\ncoding = "qwen3:0.6b"\nbase_url = "${server.url}"\n`, 'b'), 'b');
-    // The calls are logged by the run to the repository's raw DB; the client's default log is a throwaway.
-    const router = new ModelRouter({ values: config, files: ['b'], primaryFile: 'b' });
-    const llm = new LlmClient({ router: () => router, log: new RawCallLog(openRawDatabase(':memory:')), retry: { attempts: 1 } });
+    const added = await engine.request('repos/add', { path: fx.repo.root });
+    await engine.wait(added.runId, 'index');
+    const repoId = added.repo.id;
     const perPass: number[] = [];
     const byType = new Map<string, number[]>();
     const validation: number[] = [];
@@ -64,12 +66,12 @@ async function passOverhead(ctx: BenchContext, runs: number): Promise<BenchFigur
     for (let i = 0; i < runs; i++) {
       const { respond } = solveResponder(TWO_PARTS);
       server.script.respond = respond;
-      const id = `bench-${i}`;
       const started = performance.now();
-      const outcome = await executeSolve({ dataDir: fx.dataDir, repo: { id: 'bench', path: fx.repo.root, curatedFile: fx.curatedFile }, llm, config, solveRunId: id, taskRunId: `t-${id}`, task: 'Add mul and formatProduct' });
+      const { runId, solveRunId: id } = await engine.request('plans/solve', { repoId, task: 'Add mul and formatProduct' });
+      const outcome = await engine.wait(runId, 'solve');
       runWall.push(performance.now() - started);
       if (outcome.status !== 'complete') throw new Error(`bench run ${i} ended ${outcome.status}`);
-      const raw = openRawDatabase(repoPaths(fx.dataDir, 'bench').raw);
+      const raw = openRawDatabase(repoPaths(dataDir, repoId).raw);
       try {
         const passes = raw.prepare('select pass_type, task_run_id, created_at, finished_at, validation_json, length(coalesce(output_json, \'\')) + length(coalesce(diff, \'\')) + length(coalesce(validation_json, \'\')) as own from orchestrator_passes where orchestrator_run_id = ?').all(id) as Array<{ pass_type: string; task_run_id: string; created_at: string; finished_at: string; validation_json: string | null; own: number }>;
         for (const p of passes) {
@@ -99,6 +101,7 @@ async function passOverhead(ctx: BenchContext, runs: number): Promise<BenchFigur
       { name: 'solve.pass.rawBytes.max', value: Math.max(...bytes), unit: 'bytes', better: 'lower' },
     ];
   } finally {
+    await engine.dispose();
     fx.cleanup();
     await server.close();
   }
