@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { packageRoot } from '../../core/platform/paths';
+import { makeIndexedRepo } from '../../core/testing/searchRepo';
 
 /**
  * What a start loads (issue #25): a command loads only what it uses. Each case runs the CLI's
@@ -27,6 +28,7 @@ function packagesLoadedBy(script: string): string[] {
     script,
   ].join('\n');
   const result = spawnSync(process.execPath, ['-e', program], { encoding: 'utf8', timeout: 120_000, cwd: packageRoot() });
+  if (result.status !== 0) throw new Error(`the script failed (exit ${result.status}): ${result.stderr}`);
   const line = result.stderr.split('\n').find((l) => l.startsWith('LOADED '));
   if (!line) throw new Error(`no module list (exit ${result.status}): ${result.stderr}`);
   return JSON.parse(line.slice('LOADED '.length)) as string[];
@@ -46,6 +48,25 @@ describe('CLI start-up loads only what the command uses', () => {
     const loaded = packagesLoadedBy("require(root + '/src/core/app/createCore.ts');");
     expect(loaded).toContain('better-sqlite3');
     expect(heavyIn(loaded).filter((name) => name !== 'zod')).toEqual([]);
+  }, 120_000);
+
+  it('a keyword search through the repository reader (search, chat) leaves sqlite-vec unloaded', async () => {
+    const { curatedFile } = await makeIndexedRepo({ 'a.py': 'def alpha():\n    return 1\n' });
+    const loaded = packagesLoadedBy(
+      [
+        "const { KbReaders } = require(root + '/src/core/knowledge/kb/readers.ts');",
+        "const { searchWithMode } = require(root + '/src/core/knowledge/search/search.ts');",
+        'const readers = new KbReaders();',
+        `const lease = readers.lease('r', ${JSON.stringify(curatedFile)});`,
+        "searchWithMode(lease.kb, 'alpha', { mode: 'keyword' }).then((outcome) => {",
+        "  if (outcome.results[0]?.path !== 'a.py') throw new Error('alpha not found');",
+        '  lease.release();',
+        '  readers.closeAll();',
+        '});',
+      ].join('\n'),
+    );
+    expect(loaded).toContain('better-sqlite3');
+    expect(loaded).not.toContain('sqlite-vec');
   }, 120_000);
 
   it('language detection and the extractor still load their packages when used', () => {
