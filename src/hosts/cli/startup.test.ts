@@ -1,4 +1,7 @@
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { packageRoot } from '../../core/platform/paths';
 import { makeIndexedRepo } from '../../core/testing/searchRepo';
@@ -67,6 +70,40 @@ describe('CLI start-up loads only what the command uses', () => {
     );
     expect(loaded).toContain('better-sqlite3');
     expect(loaded).not.toContain('sqlite-vec');
+  }, 120_000);
+
+  it("an engine that has answered config and repository requests, and a keyword search, has loaded none of chat's, solve's, evaluation's or training's modules; a request of one loads it", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'cra-startup-'));
+    try {
+      const { curatedFile } = await makeIndexedRepo({ 'a.py': 'def alpha():\n    return 1\n' });
+      const script = [
+        `const root = ${JSON.stringify(packageRoot())};`,
+        "require('tsx/cjs/api').register();",
+        "const ours = () => Object.keys(require.cache).filter((f) => /src\\/core\\/(lab|features\\/(chat|plans|retrieval))\\//.test(f)).map((f) => f.slice(f.indexOf('src/')));",
+        "const { createCore } = require(root + '/src/core/app/createCore.ts');",
+        "const { KbReaders } = require(root + '/src/core/knowledge/kb/readers.ts');",
+        "const { searchWithMode } = require(root + '/src/core/knowledge/search/search.ts');",
+        `const core = createCore({ host: 'cli', dataDir: ${JSON.stringify(dataDir)} }, { watch: false, recoverStatuses: false });`,
+        'const readers = new KbReaders();',
+        '(async () => {',
+        "  await core.handlers['config/get']({});",
+        "  await core.handlers['repos/list']({});",
+        `  await searchWithMode(readers.get('r', ${JSON.stringify(curatedFile)}), 'alpha', { mode: 'keyword' });`,
+        "  process.stderr.write('BEFORE ' + JSON.stringify(ours()) + '\\n');",
+        "  await core.handlers['eval/list']({});",
+        "  process.stderr.write('AFTER ' + JSON.stringify(ours()) + '\\n');",
+        '  readers.closeAll();',
+        '  await core.dispose();',
+        '})();',
+      ].join('\n');
+      const result = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 120_000, cwd: packageRoot() });
+      expect(result.status, result.stderr).toBe(0);
+      const list = (name: string) => JSON.parse(result.stderr.split('\n').find((l) => l.startsWith(`${name} `))!.slice(name.length + 1)) as string[];
+      expect(list('BEFORE')).toEqual([]);
+      expect(list('AFTER')).toContain('src/core/lab/eval/evaluate.ts');
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   }, 120_000);
 
   it('language detection and the extractor still load their packages when used', () => {
