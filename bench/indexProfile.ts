@@ -24,7 +24,7 @@ export interface CpuProfile {
 type Frame = CpuProfile['nodes'][number]['callFrame'];
 
 const TREE_SITTER = /web-tree-sitter/;
-const INDEXER = (files: string) => new RegExp(`core/indexer/(${files})\\.ts`);
+const INDEXER = (files: string) => new RegExp(`knowledge/indexer/(${files})\\.ts`);
 
 /** Phases, first match from the sampled frame towards the root wins. */
 export const PHASE_RULES: ReadonlyArray<readonly [string, (frame: Frame) => boolean]> = [
@@ -34,13 +34,13 @@ export const PHASE_RULES: ReadonlyArray<readonly [string, (frame: Frame) => bool
   ['query (tree-sitter walk)', (f) => TREE_SITTER.test(f.url) && (f.functionName === 'captures' || f.functionName === 'matches')],
   ['grammar load', (f) => TREE_SITTER.test(f.url) && /^(load|init)$/.test(f.functionName)],
   ['link (imports, references)', (f) => INDEXER('link|pendingRefs|symbolTable|testLinks|extract/resolve\\w*').test(f.url)],
-  ['extract (handlers)', (f) => /core\/indexer\/extract\//.test(f.url)],
+  ['extract (handlers)', (f) => /knowledge\/indexer\/extract\//.test(f.url)],
   ['chunk', (f) => INDEXER('chunks').test(f.url)],
   ['read + hash', (f) => INDEXER('read|generated').test(f.url)],
   ['write (SQLite, FTS)', (f) => INDEXER('store|bulkBuild').test(f.url) || /better-sqlite3/.test(f.url)],
   ['history', (f) => INDEXER('gitHistory|git').test(f.url)],
   ['scan', (f) => INDEXER('scan').test(f.url)],
-  ['worker transfer', (f) => /core\/indexer\/parse\/|internal\/worker|messageport/.test(f.url)],
+  ['worker transfer', (f) => /knowledge\/indexer\/parse\/|internal\/worker|messageport/.test(f.url)],
   ['start-up (module load)', (f) => f.functionName === '(program)' || /node_modules\/(tsx|esbuild)|internal\/modules/.test(f.url)],
 ];
 
