@@ -99,12 +99,10 @@ describe('the search index thread of a full build', () => {
     expect(searchOf(failing.db)).toEqual(searchOf(inThread.db));
   }, 60_000);
 
-  it('runs only where a core is left beside the parse workers, unless forced', () => {
-    expect(useChunkIndexThread(1, 2, {})).toBe(false);
-    expect(useChunkIndexThread(0, 16, {})).toBe(false);
-    expect(useChunkIndexThread(2, 4, {})).toBe(true);
-    expect(useChunkIndexThread(4, 16, {})).toBe(true);
-    expect(useChunkIndexThread(1, 2, { CRA_INDEX_FTS_THREAD: '1' })).toBe(true);
-    expect(useChunkIndexThread(4, 16, { CRA_INDEX_FTS_THREAD: '0' })).toBe(false);
+  it('runs only when asked, and only beside parse workers', () => {
+    expect(useChunkIndexThread(4, {})).toBe(false);
+    expect(useChunkIndexThread(4, { CRA_INDEX_FTS_THREAD: '1' })).toBe(true);
+    expect(useChunkIndexThread(0, { CRA_INDEX_FTS_THREAD: '1' })).toBe(false);
+    expect(useChunkIndexThread(4, { CRA_INDEX_FTS_THREAD: '0' })).toBe(false);
   });
 });

@@ -1,7 +1,7 @@
 /**
- * The chunk search index of a full build, built on a thread of its own where a core is free for it
- * (issue #25: FTS5's tokenizing was the largest serial cost left on the engine thread, ≈ 0.23 s of
- * the standard library's ≈ 1.2 s). The engine thread posts each written chunk (its id and its four
+ * The chunk search index of a full build, built on a thread of its own when asked (issue #25:
+ * FTS5's tokenizing is the largest serial cost left on the engine thread, ≈ 0.23 s of the
+ * standard library's ≈ 1.2 s; see `useChunkIndexThread` for why it is not on by default). The engine thread posts each written chunk (its id and its four
  * indexed columns) to the thread, which inserts them into an FTS5 table of the same definition in a
  * side database beside the index. At the end of the build the engine copies that table's shadow
  * tables (`chunks_fts_data`, `_idx`, `_docsize`, `_config`) over the index's own, inside the run's
@@ -11,7 +11,6 @@
  * builds need no further entry file.
  */
 import { rmSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
 import type { MessagePort, Worker } from 'node:worker_threads';
 import { defaultNativeBindingPath, openDatabase, type Db } from '../../platform/db/open';
 import type { Chunk } from './chunks';
@@ -40,15 +39,15 @@ const COPY_ROWS_PER_STATEMENT = 64;
 const SHADOW_TABLES = ['chunks_fts_data', 'chunks_fts_idx', 'chunks_fts_docsize', 'chunks_fts_config'] as const;
 
 /**
- * Whether a full build indexes its chunks on a thread of its own: only where a core is left for it
- * beside the engine thread and the parse workers (on 2 cores with 1 worker the thread only competes
- * with them: the same wall time for ≈ 0.1 s more CPU, its start and the copy). `CRA_INDEX_FTS_THREAD`
- * = 1 or 0 forces it (experiments, like CRA_PARSE_WORKERS).
+ * Whether a full build indexes its chunks on a thread of its own: only when asked
+ * (`CRA_INDEX_FTS_THREAD=1`, or `parallel.chunkIndexThread`), and then only with parse workers.
+ * Off by default because it did not pay where measured (issue #25, bench/README.md): on 16 quiet
+ * cores the 1,000-file corpus took 2.38 s with it against 2.28 s without (4 workers, medians of 5),
+ * 10,000 files 16.3 s against 17.0 s (medians of 3, ranges overlapping) for ≈ 90 MB more peak
+ * memory; on 2 cores it only competes with the parse (≈ 0.1–0.4 s more CPU).
  */
-export function useChunkIndexThread(workers: number, cores = availableParallelism(), env: NodeJS.ProcessEnv = process.env): boolean {
-  const forced = env.CRA_INDEX_FTS_THREAD;
-  if (forced === '1' || forced === '0') return forced === '1';
-  return workers > 0 && cores >= workers + 2;
+export function useChunkIndexThread(workers: number, env: NodeJS.ProcessEnv = process.env): boolean {
+  return workers > 0 && env.CRA_INDEX_FTS_THREAD === '1';
 }
 
 /** The side database of an index file (removed after the build; a leftover from a killed run is replaced). */

@@ -178,8 +178,8 @@ async function runInTransaction(db: Db, listing: Listing, options: IndexOptions 
 }
 
 /**
- * The chunk search index of a full build: on a thread of its own when the parse runs in workers
- * and a core is left for it (chunkIndexThread.ts), else in batches on this thread.
+ * The chunk search index of a full build: in batches on this thread, or on a thread of its own
+ * when asked and the parse runs in workers (chunkIndexThread.ts).
  */
 function openChunkIndex(db: Db, curatedFile: string, files: number, parallel: ParallelOptions): BulkChunkIndex | ChunkIndexThread {
   const script = parallel.script === undefined ? defaultWorkerScript() : parallel.script;
