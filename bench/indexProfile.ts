@@ -6,7 +6,9 @@
  * (`Query.captures`), the language handlers, chunking, reading, SQLite writes, linking, history…
  *
  * The profiler inflates what it samples unevenly (WASM and short JS calls more than SQLite), so the
- * shares are a guide; `CRA_PARSE_WORKERS=0` profiles one thread. Env: CRA_PARSE_WORKERS.
+ * shares are a guide; `CRA_PARSE_WORKERS=0` profiles one thread. With workers, the engine thread's
+ * own table follows (the part that does not run in parallel). Env: CRA_PARSE_WORKERS;
+ * CRA_PROFILE_KEEP=1 keeps the .cpuprofile files (for Chrome's DevTools).
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -24,7 +26,7 @@ export interface CpuProfile {
 type Frame = CpuProfile['nodes'][number]['callFrame'];
 
 const TREE_SITTER = /web-tree-sitter/;
-const INDEXER = (files: string) => new RegExp(`core/indexer/(${files})\\.ts`);
+const INDEXER = (files: string) => new RegExp(`knowledge/indexer/(${files})\\.ts`);
 
 /** Phases, first match from the sampled frame towards the root wins. */
 export const PHASE_RULES: ReadonlyArray<readonly [string, (frame: Frame) => boolean]> = [
@@ -34,13 +36,13 @@ export const PHASE_RULES: ReadonlyArray<readonly [string, (frame: Frame) => bool
   ['query (tree-sitter walk)', (f) => TREE_SITTER.test(f.url) && (f.functionName === 'captures' || f.functionName === 'matches')],
   ['grammar load', (f) => TREE_SITTER.test(f.url) && /^(load|init)$/.test(f.functionName)],
   ['link (imports, references)', (f) => INDEXER('link|pendingRefs|symbolTable|testLinks|extract/resolve\\w*').test(f.url)],
-  ['extract (handlers)', (f) => /core\/indexer\/extract\//.test(f.url)],
+  ['extract (handlers)', (f) => /knowledge\/indexer\/extract\//.test(f.url)],
   ['chunk', (f) => INDEXER('chunks').test(f.url)],
   ['read + hash', (f) => INDEXER('read|generated').test(f.url)],
-  ['write (SQLite, FTS)', (f) => INDEXER('store|bulkBuild').test(f.url) || /better-sqlite3/.test(f.url)],
+  ['write (SQLite, FTS)', (f) => INDEXER('store|bulkBuild|chunkIndexThread').test(f.url) || /better-sqlite3/.test(f.url)],
   ['history', (f) => INDEXER('gitHistory|git').test(f.url)],
   ['scan', (f) => INDEXER('scan').test(f.url)],
-  ['worker transfer', (f) => /core\/indexer\/parse\/|internal\/worker|messageport/.test(f.url)],
+  ['worker transfer', (f) => /knowledge\/indexer\/parse\/|internal\/worker|messageport/.test(f.url)],
   ['start-up (module load)', (f) => f.functionName === '(program)' || /node_modules\/(tsx|esbuild)|internal\/modules/.test(f.url)],
 ];
 
@@ -99,8 +101,12 @@ export function main(repo: string): number {
     const loaded = files.map((f) => JSON.parse(readFileSync(join(profiles, f), 'utf8')) as CpuProfile);
     process.stdout.write(`index-profile: ${repo}, ${files.length} thread profile(s), CRA_PARSE_WORKERS=${process.env.CRA_PARSE_WORKERS ?? '(default)'}\n`);
     process.stdout.write(formatPhases(phaseTotals(loaded)));
+    // The engine thread alone (its profile is named …<pid>.0.<seq>.cpuprofile): what does not run in parallel.
+    const engine = files.findIndex((f) => /\.\d+\.0\.\d+\.cpuprofile$/.test(f));
+    if (files.length > 1 && engine >= 0) process.stdout.write(`engine thread alone:\n${formatPhases(phaseTotals([loaded[engine]!]))}`);
+    if (process.env.CRA_PROFILE_KEEP) process.stdout.write(`profiles kept in ${profiles}\n`);
     return 0;
   } finally {
-    rmSync(tmp, { recursive: true, force: true });
+    if (!process.env.CRA_PROFILE_KEEP) rmSync(tmp, { recursive: true, force: true });
   }
 }

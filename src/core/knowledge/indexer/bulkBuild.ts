@@ -6,6 +6,7 @@
  * Where the time goes: docs/indexing.md.
  */
 import type { Db } from '../../platform/db/open';
+import type { ChunkIndexThread } from './chunkIndexThread';
 import { getMeta } from './gitHistory';
 import { BULK_DEFERRED_INDEXES, FTS_TRIGGER_NAMES, FTS_TRIGGERS } from './schema';
 
@@ -86,9 +87,13 @@ export function tablesReferring(db: Db, roots: readonly string[]): string[] {
   return [...found];
 }
 
-/** The end of a full build: the last chunks and every path search-indexed, deferred indexes and FTS triggers back. */
-export function finishBulkBuild(db: Db, chunkIndex: BulkChunkIndex): void {
-  chunkIndex.catchUp();
+/**
+ * The end of a full build: the last chunks (or the search index thread's copy) and every path
+ * search-indexed, deferred indexes and FTS triggers back. A failed thread leaves its chunks to this thread.
+ */
+export async function finishBulkBuild(db: Db, chunkIndex: BulkChunkIndex | ChunkIndexThread): Promise<void> {
+  if (chunkIndex instanceof BulkChunkIndex) chunkIndex.catchUp();
+  else if (!(await chunkIndex.finish(db))) new BulkChunkIndex(db).catchUp();
   db.exec(`insert into paths_fts(paths_fts) values ('rebuild');`);
   for (const index of BULK_DEFERRED_INDEXES) db.exec(index.sql);
   db.exec(FTS_TRIGGERS);
@@ -117,9 +122,9 @@ export class BulkChunkIndex {
     this.lastId = db.prepare('select coalesce(max(id), 0) from chunks').pluck();
   }
 
-  /** `count` more chunks were written. */
-  written(count: number): void {
-    this.pending += count;
+  /** A file's chunks were written with these ids. */
+  written(ids: readonly number[]): void {
+    this.pending += ids.length;
     if (this.pending >= this.batch) this.catchUp();
   }
 

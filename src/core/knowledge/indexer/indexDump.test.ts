@@ -12,7 +12,8 @@ import { writeSample } from '../../testing/sampleRepo';
  * The stored index, byte for byte, guards the indexer's performance work (issue #25): a full build
  * of a fixture repository is dumped table by table (every row, every column, ids included; file
  * mtimes and run timestamps left out) and compared with the dump committed beside this test, and
- * the build in parse workers must store exactly what the in-thread build stores. A change that
+ * the build in parse workers (with and without the search index thread) must store exactly what the
+ * in-thread build stores. A change that
  * alters what is stored fails here; when the change is meant, bump INDEX_VERSION and update the
  * dump (`npx vitest run src/core/knowledge/indexer/indexDump.test.ts -u`).
  */
@@ -123,7 +124,10 @@ describe('the stored index of a fixture repository', () => {
     writeFixture(repo);
     const inThread = await buildAndDump(repo, { parallel: { workers: 0 } });
     await expect(inThread).toMatchFileSnapshot('fixtures/indexDump.txt');
-    const pooled = await buildAndDump(repo, { parallel: { workers: 2, minFiles: 1 } });
+    const pooled = await buildAndDump(repo, { parallel: { workers: 2, minFiles: 1, chunkIndexThread: false } });
     expect(pooled).toBe(inThread);
+    // The chunk search index built on its own thread (chunkIndexThread.ts) answers the same queries.
+    const threaded = await buildAndDump(repo, { parallel: { workers: 2, minFiles: 1, chunkIndexThread: true } });
+    expect(threaded).toBe(inThread);
   }, 60_000);
 });

@@ -350,8 +350,9 @@ describe('BulkChunkIndex', () => {
       const index = new BulkChunkIndex(db, 3);
       for (let round = 0; round < 5; round++) {
         // 0 to 4 chunks per file: batches of 3 fall inside, between and across files.
-        for (let i = 0; i < round; i++) insert.run(round * 10 + i, round * 10 + i, `fn_${round}_${i}`, `def handler_${round}_${i}(): return shared_value + ${round}`);
-        if (batched) index.written(round);
+        const ids: number[] = [];
+        for (let i = 0; i < round; i++) ids.push(Number(insert.run(round * 10 + i, round * 10 + i, `fn_${round}_${i}`, `def handler_${round}_${i}(): return shared_value + ${round}`).lastInsertRowid));
+        if (batched) index.written(ids);
       }
       if (batched) index.catchUp();
       else db.exec("insert into chunks_fts(chunks_fts) values ('rebuild')");

@@ -4,6 +4,7 @@ import type { IndexSummary } from '../../../shared/contract';
 import { openDatabase, type Db } from '../../platform/db/open';
 import { throwIfAborted } from '../../platform/runtime/runs';
 import { BulkChunkIndex, disableForeignKeys, finishBulkBuild, isEmptyIndex, restoreWal, startBulkBuild, useRollbackJournal } from './bulkBuild';
+import { ChunkIndexThread, useChunkIndexThread } from './chunkIndexThread';
 import { pathTokens } from './chunks';
 import type { Extractor } from './extract/extractor';
 import { textLanguageOf } from './extract/languages';
@@ -16,6 +17,7 @@ import { Linker, type ResolveImport, type WrittenFile } from './link';
 import { PendingReferences } from './pendingRefs';
 import { PhaseClock, type IndexProgress } from './phaseClock';
 import type { PrepareJob, PreparedFile } from './parse/prepare';
+import { defaultPoolSize, defaultWorkerScript, MIN_FILES_FOR_WORKERS, startWorker } from './parse/parsePool';
 import { openPreparer, type ParallelOptions } from './parse/preparer';
 import { DEFAULT_MAX_FILE_BYTES } from './read';
 import { isTestPath, listFiles, type Listing } from './scan';
@@ -142,12 +144,15 @@ async function runInTransaction(db: Db, listing: Listing, options: IndexOptions 
   });
   git.catch(() => undefined);
   const pending = new PendingReferences(db, options.referenceBatch, options.referenceSpill);
+  // The pool size is settled once, for the parse and for the search index thread.
+  const parallel: ParallelOptions = { ...options.parallel, workers: options.parallel?.workers ?? defaultPoolSize() };
+  let chunkIndex: BulkChunkIndex | ChunkIndexThread | null = null;
   try {
     if (full) startBulkBuild(db);
-    const chunkIndex = full ? new BulkChunkIndex(db) : null;
+    if (full) chunkIndex = openChunkIndex(db, options.curatedFile, listing.files.length, parallel);
     const stored = writer.storedFiles();
     const removed = removeMissing(writer, stored, listing);
-    const parse = await parseChanged(writer, stored, listing, options, chunkIndex, pending);
+    const parse = await parseChanged(writer, stored, listing, { ...options, parallel }, chunkIndex, pending);
     const fileSetChanged = full || removed > 0 || parse.added > 0;
     const changedAnything = fileSetChanged || parse.changed.size > 0;
     if (changedAnything) {
@@ -160,7 +165,7 @@ async function runInTransaction(db: Db, listing: Listing, options: IndexOptions 
     writeGitHistory(db, await git, options.maxFilesPerCommit ?? DEFAULT_MAX_FILES_PER_COMMIT);
     throwIfAborted(options.signal);
     options.progress?.({ phase: 'search index', done: 0, message: 'Finishing the search index' });
-    if (chunkIndex) finishBulkBuild(db, chunkIndex);
+    if (chunkIndex) await finishBulkBuild(db, chunkIndex);
     setMeta(db, 'index_version', String(INDEX_VERSION));
     setMeta(db, 'indexed_at', new Date().toISOString());
     return { parsed: parse.parsed, removed };
@@ -168,7 +173,18 @@ async function runInTransaction(db: Db, listing: Listing, options: IndexOptions 
     options.signal?.removeEventListener('abort', stopGit);
     stopGit();
     pending.close();
+    if (chunkIndex instanceof ChunkIndexThread) await chunkIndex.close();
   }
+}
+
+/**
+ * The chunk search index of a full build: in batches on this thread, or on a thread of its own
+ * when asked and the parse runs in workers (chunkIndexThread.ts).
+ */
+function openChunkIndex(db: Db, curatedFile: string, files: number, parallel: ParallelOptions): BulkChunkIndex | ChunkIndexThread {
+  const script = parallel.script === undefined ? defaultWorkerScript() : parallel.script;
+  const threaded = script && files >= (parallel.minFiles ?? MIN_FILES_FOR_WORKERS) && (parallel.chunkIndexThread ?? useChunkIndexThread(parallel.workers ?? 0));
+  return (threaded && ChunkIndexThread.open(db, curatedFile, (data) => startWorker(script, data))) || new BulkChunkIndex(db);
 }
 
 function removeMissing(writer: CuratedWriter, stored: Map<string, StoredFile>, listing: Listing): number {
@@ -205,7 +221,7 @@ async function parseChanged(
   stored: Map<string, StoredFile>,
   listing: Listing,
   options: IndexOptions,
-  chunkIndex: BulkChunkIndex | null,
+  chunkIndex: BulkChunkIndex | ChunkIndexThread | null,
   pending: PendingReferences,
 ): Promise<ParseResult> {
   const work = listing.files.filter((f) => {
@@ -234,8 +250,7 @@ async function parseChanged(
       throwIfAborted(options.signal);
       const prepared = await preparer.next();
       throwIfAborted(options.signal);
-      writePrepared(writer, pending, f, prepared, stored.get(f.path), result);
-      if (chunkIndex && prepared.chunks) chunkIndex.written(prepared.chunks.length);
+      writePrepared(writer, pending, f, prepared, stored.get(f.path), result, chunkIndex);
       const done = i + 1;
       const rate = done / Math.max((performance.now() - started) / 1000, 1e-3);
       options.progress?.({ phase: 'parsing', done, total: work.length, rate: Math.round(rate * 10) / 10, etaSeconds: Math.ceil((work.length - done) / rate), message: f.path });
@@ -246,7 +261,15 @@ async function parseChanged(
   return result;
 }
 
-function writePrepared(writer: CuratedWriter, pending: PendingReferences, f: Listing['files'][number], prepared: PreparedFile, existing: StoredFile | undefined, result: ParseResult): void {
+function writePrepared(
+  writer: CuratedWriter,
+  pending: PendingReferences,
+  f: Listing['files'][number],
+  prepared: PreparedFile,
+  existing: StoredFile | undefined,
+  result: ParseResult,
+  chunkIndex: BulkChunkIndex | ChunkIndexThread | null,
+): void {
   if (existing && prepared.unchanged) {
     writer.touchFile(existing.id, f.mtimeMs, f.size);
     return;
@@ -276,7 +299,10 @@ function writePrepared(writer: CuratedWriter, pending: PendingReferences, f: Lis
     // References are staged in SQLite, not held until linking (a large repository has millions).
     result.written.set(fileId, { firstSymbolId: symbols[0]?.id ?? null, references: pending.add(fileId, symbols, extraction.references) });
   }
-  if (prepared.chunks) writer.writeChunks(fileId, f.path, prepared.chunks);
+  if (prepared.chunks) {
+    const ids = writer.writeChunks(fileId, f.path, prepared.chunks);
+    chunkIndex?.written(ids, f.path, prepared.chunks);
+  }
   result.changed.add(fileId);
   // A file recorded with a skip reason (binary, generated …) was read, not parsed.
   if (prepared.skipReason === null) result.parsed++;

@@ -133,8 +133,8 @@ export class CuratedWriter {
     return written;
   }
 
-  /** Store the search chunks of a file (the FTS index follows through triggers). */
-  writeChunks(fileId: number, path: string, chunks: readonly Chunk[]): void {
-    for (const c of chunks) this.s.insertChunk.run(fileId, path, c.startLine, c.endLine, c.kind, c.symbolNames, c.identifiers, c.text);
+  /** Store the search chunks of a file (the FTS index follows through triggers, or the full build's chunk index); returns their ids. */
+  writeChunks(fileId: number, path: string, chunks: readonly Chunk[]): number[] {
+    return chunks.map((c) => Number(this.s.insertChunk.run(fileId, path, c.startLine, c.endLine, c.kind, c.symbolNames, c.identifiers, c.text).lastInsertRowid));
   }
 }

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
-import { AppError } from '../../../shared/contract';
+import { AppError } from '../../../shared/contract/errors';
 
 /** A better-sqlite3 connection. */
 export type Db = Database.Database;
@@ -37,6 +37,11 @@ let defaultNativeBinding: string | undefined;
 /** Set once by the engine when the host runs Electron, so every connection loads the right binary. */
 export function setDefaultNativeBinding(path: string | undefined): void {
   defaultNativeBinding = path;
+}
+
+/** The binary set by `setDefaultNativeBinding`, for a worker thread that opens connections of its own. */
+export function defaultNativeBindingPath(): string | undefined {
+  return defaultNativeBinding;
 }
 
 /** {@link installedBinding}'s answer, looked up once (null: not there). */

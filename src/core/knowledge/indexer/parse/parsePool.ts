@@ -90,7 +90,7 @@ export function workerExecArgv(argv: readonly string[] = process.execArgv): stri
  * `execArgv` (V8 and per-process options such as `--no-liftoff`) that it accepts when inherited:
  * then the worker inherits them as by default.
  */
-function startWorker(script: string, workerData: ParseWorkerData): Worker {
+export function startWorker(script: string, workerData: unknown): Worker {
   const execArgv = workerExecArgv();
   if (execArgv.length === process.execArgv.length) return new Worker(script, { workerData });
   try {

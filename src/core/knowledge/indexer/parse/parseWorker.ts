@@ -2,9 +2,11 @@
  * Entry of a parse worker thread (see parsePool.ts): holds its own tree-sitter extractor, loads
  * the grammars it is told about one by one before any parse, then answers `PrepareJob` messages
  * with `PreparedFile` results. From the sources it is started through indexWorker.js (which loads
- * tsx); the Electron build bundles it as out/main/indexWorker.js.
+ * tsx); the Electron build bundles it as out/main/indexWorker.js. Started with a `chunk-index` role
+ * it is the search index thread of a full build instead (chunkIndexThread.ts).
  */
 import { parentPort, workerData } from 'node:worker_threads';
+import { runChunkIndexThread, type ChunkIndexThreadData } from '../chunkIndexThread';
 import { claim, CLAIMED_BY_WORKER } from './claims';
 import { createExtractor } from '../extract/extractor';
 import type { ParsedLanguage } from '../extract/types';
@@ -65,4 +67,5 @@ async function start(): Promise<void> {
   });
 }
 
-void start();
+if ((workerData as Partial<ChunkIndexThreadData>).role === 'chunk-index' && parentPort) runChunkIndexThread(parentPort, workerData as ChunkIndexThreadData);
+else void start();

@@ -16,6 +16,8 @@ export interface ParallelOptions {
   script?: string | null;
   /** This thread parses too, between writes, the files no worker has taken (default: true). */
   mainParses?: boolean;
+  /** A full build indexes its chunks on a thread of its own (default: `useChunkIndexThread`, off unless CRA_INDEX_FTS_THREAD=1; chunkIndexThread.ts). */
+  chunkIndexThread?: boolean;
 }
 
 /** Prepared files, in job order; `close` stops any workers. */
