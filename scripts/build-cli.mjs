@@ -5,9 +5,10 @@
 // (the source files the bundles were built from, for bin/cra.js's freshness check).
 // Our code is bundled with the pure-JS packages it needs (zod alone is ~95 files: resolving and
 // reading them one by one cost more than the search itself); packages that find native binaries,
-// wasm or model files beside their own code stay external (EXTERNAL), so native better-sqlite3 /
-// sqlite-vec, the tree-sitter wasm files and the embedding model load from node_modules as they do
-// from the sources. tinyld (800 kB of language tables, one file) stays external too: the chat requires
+// wasm or model files beside their own code stay external (EXTERNAL), so sqlite-vec, the tree-sitter
+// wasm files and the embedding model load from node_modules as they do from the sources.
+// better-sqlite3 is external except in engine.js, which carries its JavaScript and opens its binary
+// by path. tinyld (800 kB of language tables, one file) stays external too: the chat requires
 // it on its first language detection, and every other command would only pay to compile it.
 //
 // Why two bundles: `cra --version` and `cra --help` need only main.js (~150 kB), and a command
@@ -159,6 +160,10 @@ export async function buildCli(root = join(import.meta.dirname, '..'), outdir = 
   ].join('\n');
   await build({
     ...common(root),
+    // better-sqlite3's JavaScript is bundled (its binary stays in node_modules, opened by path:
+    // platform/db/open.ts installedBinding), so a start does not resolve, read and compile its ~15
+    // files one by one; the workers keep it external.
+    external: EXTERNAL.filter((name) => name !== 'better-sqlite3'),
     stdin: { contents: engineEntry, resolveDir: root, sourcefile: 'cli-engine-entry.js', loader: 'js' },
     outfile: join(outdir, 'engine.js'),
     sourcemap: 'linked',

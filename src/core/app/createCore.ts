@@ -3,22 +3,15 @@ import type { Handlers } from '../../shared/contract';
 import { setDefaultNativeBinding } from '../platform/db/open';
 import { createAppHandlers } from './domains/app';
 import { createConfigHandlers } from './domains/config';
-import { createLogsHandlers } from './domains/logs';
-import { createModelsHandlers } from './domains/models';
-import { createSetupHandlers } from './domains/modelSetup';
 import { createModelServices } from '../platform/llm/services';
 import { RawRunJournal } from '../platform/logs/runLog';
 import { createRepoHandlers } from './domains/repos';
-import { createEvalHandlers } from './domains/eval';
 import { createSearchDomain } from './domains/search';
-import { createChatDomain } from './domains/chat';
+import type { ChatDomain } from './domains/chat';
 import { createBackgroundEmbedder } from '../knowledge/search/workerEmbedder';
-import { createPlansHandlers } from './domains/plans';
-import { createReviewHandlers } from './domains/review';
 import { createSummariesDomain } from './domains/summaries';
-import { createRetrievalHandlers } from './domains/retrieval';
-import { createPlansRunsDomain, type PlansRunsDomain } from './domains/plansRuns';
-import { createEnrichHandlers } from './domains/enrich';
+import type { PlansRunsDomain } from './domains/plansRuns';
+import { DOMAIN_KEYS, domainModules, lazyHandlers } from './lazyDomains';
 import type { EngineContext } from './engine';
 import { cleanupOrphanWorktrees, readObjectsFrom } from '../platform/git';
 import { packageVersion } from '../platform/paths';
@@ -30,7 +23,6 @@ import { recoverApplies } from '../features/review';
 import { EventBus } from '../platform/runtime/events';
 import { RunRegistry } from '../platform/runtime/runs';
 import { KbReaders } from '../knowledge/kb/readers';
-import { createTrainingHandlers } from './domains/training';
 import { keptObjectsDir, worktreesDir } from '../platform/layout';
 
 /** The engine as a host sees it: one handler per contract key, the event bus, and shutdown. */
@@ -82,37 +74,44 @@ export function createCore(ports: HostPorts, options: CoreOptions = {}): Core {
   disposers.push(() => repos.dispose());
   const search = createSearchDomain(context, embedder);
   disposers.push(() => search.dispose());
-  const chat = createChatDomain(context, llm, embedder);
-  disposers.push(() => chat.dispose());
-  const solve = createPlansRunsDomain(context, llm);
+  // Chat, solve and the other domains of lazyDomains.ts are built (their modules loaded) on the
+  // first request for one of their keys; summaries follows embedding runs, so it starts now.
+  let chat: Promise<ChatDomain> | undefined;
+  const chatDomain = () => (chat ??= domainModules.chat().then((m) => m.createChatDomain(context, llm, embedder)));
+  disposers.push(async () => (await chat?.catch(() => undefined))?.dispose());
+  let solveRuns: Promise<PlansRunsDomain> | undefined;
+  const solveDomain = () => (solveRuns ??= domainModules.plansRuns().then((m) => m.createPlansRunsDomain(context, llm)));
+  const solve: Pick<PlansRunsDomain, 'diffs'> = { diffs: async (repoId, runId) => (await solveDomain()).diffs(repoId, runId) };
   const summaries = createSummariesDomain(context, llm, () => embedder);
   disposers.push(() => summaries.dispose());
 
   const handlers: Handlers = {
     ...createAppHandlers(context),
-    ...createModelsHandlers(context, llm),
-    ...createSetupHandlers(context, llm),
-    ...createLogsHandlers(context, llm),
+    ...lazyHandlers(DOMAIN_KEYS.models, async () => (await domainModules.models()).createModelsHandlers(context, llm)),
+    ...lazyHandlers(DOMAIN_KEYS.modelSetup, async () => (await domainModules.modelSetup()).createSetupHandlers(context, llm)),
+    ...lazyHandlers(DOMAIN_KEYS.logs, async () => (await domainModules.logs()).createLogsHandlers(context, llm)),
     ...createConfigHandlers(context, llm),
     ...createRepoHandlers(repos, runs),
-    ...createEvalHandlers(context, embedder),
+    ...lazyHandlers(DOMAIN_KEYS.eval, async () => (await domainModules.eval()).createEvalHandlers(context, embedder)),
     ...search.handlers,
-    ...chat.handlers,
-    ...createPlansHandlers(context, llm),
-    ...createRetrievalHandlers(context, llm),
+    ...lazyHandlers(DOMAIN_KEYS.chat, async () => (await chatDomain()).handlers),
+    ...lazyHandlers(DOMAIN_KEYS.plans, async () => (await domainModules.plans()).createPlansHandlers(context, llm)),
+    ...lazyHandlers(DOMAIN_KEYS.retrieval, async () => (await domainModules.retrieval()).createRetrievalHandlers(context, llm)),
     // Review reads a solve run's diffs: the cumulative change against the commit the run started from.
-    ...createReviewHandlers(context, async (repoId, runId) => {
-      const diffs = await solve.diffs(repoId, runId);
-      return {
-        baseCommit: diffs.startCommit,
-        diff: diffs.cumulative,
-        steps: diffs.steps.map((s) => ({ id: `${s.sequence}`, label: s.stepId ? `Part ${s.partId ?? '-'} · step ${s.stepId}` : `Pass ${s.sequence}`, diff: s.diff })),
-      };
-    }),
-    ...solve.handlers,
+    ...lazyHandlers(DOMAIN_KEYS.review, async () =>
+      (await domainModules.review()).createReviewHandlers(context, async (repoId, runId) => {
+        const diffs = await solve.diffs(repoId, runId);
+        return {
+          baseCommit: diffs.startCommit,
+          diff: diffs.cumulative,
+          steps: diffs.steps.map((s) => ({ id: `${s.sequence}`, label: s.stepId ? `Part ${s.partId ?? '-'} · step ${s.stepId}` : `Pass ${s.sequence}`, diff: s.diff })),
+        };
+      }),
+    ),
+    ...lazyHandlers(DOMAIN_KEYS.plansRuns, async () => (await solveDomain()).handlers),
     ...summaries.handlers,
-    ...createEnrichHandlers(context, llm),
-    ...createTrainingHandlers(context, llm),
+    ...lazyHandlers(DOMAIN_KEYS.enrich, async () => (await domainModules.enrich()).createEnrichHandlers(context, llm)),
+    ...lazyHandlers(DOMAIN_KEYS.training, async () => (await domainModules.training()).createTrainingHandlers(context, llm)),
   };
 
   return {

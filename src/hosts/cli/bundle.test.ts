@@ -62,6 +62,19 @@ describe('the split CLI bundle', () => {
     expect(readdirSync(outdir).filter((name) => name.startsWith('engine.js.') && name.endsWith('.v8cache')).sort()).toEqual(['engine.js.index.v8cache', 'engine.js.search.v8cache']);
   }, 120_000);
 
+  it("carries better-sqlite3's JavaScript in engine.js: a search loads only the package's binary from node_modules", () => {
+    const loader = join(outdir, 'codeCache.js');
+    const script = [
+      "process.on('exit', () => process.stderr.write('LOADED ' + JSON.stringify(Object.keys(require.cache).filter((f) => f.includes('node_modules/better-sqlite3/')).map((f) => f.slice(f.indexOf('node_modules/better-sqlite3/')))) + '\\n'));",
+      `require(${JSON.stringify(loader)}).requireWithCodeCache(${JSON.stringify(join(outdir, 'main.js'))}).main(['node', 'cra', ...process.argv.slice(1)]);`,
+    ].join('\n');
+    bundled('--data-dir', dataDir, 'index', repo.root, '--json');
+    const search = spawnSync(process.execPath, ['-e', script, '--', '--data-dir', dataDir, 'search', 'Engine start', '--repo', repo.root, '--json'], { encoding: 'utf8', timeout: 120_000 });
+    expect(search.status, search.stderr).toBe(0);
+    const line = search.stderr.split('\n').find((l) => l.startsWith('LOADED ')) ?? 'LOADED null';
+    expect(JSON.parse(line.slice('LOADED '.length))).toEqual(['node_modules/better-sqlite3/build/Release/better_sqlite3.node']);
+  }, 120_000);
+
   it("imports ESM packages from the engine when it runs from its code cache (V8 drops the bundle's own import() hook then)", () => {
     // models/recommended does `await import('node:os')`; the first run writes the cache, the second runs from it.
     const script = [

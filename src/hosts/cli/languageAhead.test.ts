@@ -1,4 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it, vi } from 'vitest';
 import { detectLanguage } from '../../core/features/chat/language';
 import { detectLanguageAhead } from './languageAhead';
 
@@ -21,6 +24,23 @@ describe('the language detected on another thread while the engine loads (cra ch
   it.each(QUESTIONS)('%j: the same detection as the engine would make', async (question) => {
     expect(await detectLanguageAhead(question).result).toEqual(detectLanguage(question));
   });
+
+  it("compiles tinyld with V8's code cache: the first thread writes it, the next one starts from it with the same result", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cra-tinyld-cache-'));
+    const cacheFile = join(dir, 'tinyld.v8cache');
+    try {
+      const question = QUESTIONS[0]!;
+      expect(await detectLanguageAhead(question, { cacheFile }).result).toEqual(detectLanguage(question));
+      // Written when the first thread exits.
+      await vi.waitFor(() => expect(existsSync(cacheFile)).toBe(true), { timeout: 60_000, interval: 50 });
+      const written = statSync(cacheFile).mtimeMs;
+      expect(await detectLanguageAhead(QUESTIONS[1]!, { cacheFile }).result).toEqual(detectLanguage(QUESTIONS[1]!));
+      // Accepted, so not written again.
+      expect(statSync(cacheFile).mtimeMs).toBe(written);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
 
   it('starts no thread for a question too short to tell, and leaves detection to the engine when the thread is stopped', async () => {
     expect(await detectLanguageAhead('Explain parseQuery').result).toEqual({ language: null, confidence: 0 });

@@ -1,4 +1,7 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import type * as WorkerThreads from 'node:worker_threads';
+import { packageRoot } from '../../core/platform/paths';
 import { detectionOf, hasEnoughProse, proseOf, type LanguageDetection } from '../../shared/language';
 
 /**
@@ -14,13 +17,30 @@ export interface LanguageAhead {
   cancel(): void;
 }
 
-/** The thread: tinyld's best guess for one text (CommonJS evaluated as the worker's code). */
+/**
+ * The thread: tinyld's best guess for one text (CommonJS evaluated as the worker's code). With a
+ * cache file, tinyld (590 kB of code, most of it its tables' literal) is compiled with V8's code
+ * cache (src/core/platform/runtime/codeCache.js; written when the thread exits, when missing or stale).
+ */
 const THREAD = `const { parentPort, workerData } = require('node:worker_threads');
-const best = require(workerData.tinyld).detectAll(workerData.prose)[0];
+const tinyld = workerData.cacheFile ? require(workerData.loader).requireWithCodeCache(workerData.tinyld, workerData.cacheFile) : require(workerData.tinyld);
+const best = tinyld.detectAll(workerData.prose)[0];
 parentPort.postMessage(best ? { lang: best.lang, accuracy: best.accuracy } : null);`;
 
-/** Start detecting `question`'s language (no thread when it has too few words of prose to detect). */
-export function detectLanguageAhead(question: string): LanguageAhead {
+/**
+ * Where tinyld's code cache is kept by default: beside the CLI bundle (out/cli, where the bundles'
+ * own caches are), when there is one; none otherwise.
+ */
+function defaultCacheFile(): string | undefined {
+  const dir = join(packageRoot(), 'out', 'cli');
+  return existsSync(dir) ? join(dir, 'tinyld.v8cache') : undefined;
+}
+
+/**
+ * Start detecting `question`'s language (no thread when it has too few words of prose to detect).
+ * `cacheFile`: tinyld's code cache (default beside the CLI bundle; null: none).
+ */
+export function detectLanguageAhead(question: string, options: { cacheFile?: string | null } = {}): LanguageAhead {
   const prose = proseOf(question);
   if (!hasEnoughProse(prose)) return { result: Promise.resolve({ language: null, confidence: 0 }), cancel: () => undefined };
   let worker: WorkerThreads.Worker | undefined;
@@ -29,7 +49,9 @@ export function detectLanguageAhead(question: string): LanguageAhead {
       // Loaded here, not at start: `cra --version` and the other commands never pay for it.
       // eslint-disable-next-line @typescript-eslint/no-require-imports
       const { Worker } = require('node:worker_threads') as typeof WorkerThreads;
-      worker = new Worker(THREAD, { eval: true, workerData: { tinyld: require.resolve('tinyld'), prose } });
+      const cacheFile = options.cacheFile === undefined ? defaultCacheFile() : (options.cacheFile ?? undefined);
+      const loader = join(packageRoot(), 'src', 'core', 'platform', 'runtime', 'codeCache.js');
+      worker = new Worker(THREAD, { eval: true, workerData: { tinyld: require.resolve('tinyld'), prose, cacheFile, loader } });
     } catch {
       return resolve(undefined);
     }

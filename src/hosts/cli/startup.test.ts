@@ -1,6 +1,10 @@
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { packageRoot } from '../../core/platform/paths';
+import { makeIndexedRepo } from '../../core/testing/searchRepo';
 
 /**
  * What a start loads (issue #25): a command loads only what it uses. Each case runs the CLI's
@@ -27,6 +31,7 @@ function packagesLoadedBy(script: string): string[] {
     script,
   ].join('\n');
   const result = spawnSync(process.execPath, ['-e', program], { encoding: 'utf8', timeout: 120_000, cwd: packageRoot() });
+  if (result.status !== 0) throw new Error(`the script failed (exit ${result.status}): ${result.stderr}`);
   const line = result.stderr.split('\n').find((l) => l.startsWith('LOADED '));
   if (!line) throw new Error(`no module list (exit ${result.status}): ${result.stderr}`);
   return JSON.parse(line.slice('LOADED '.length)) as string[];
@@ -46,6 +51,59 @@ describe('CLI start-up loads only what the command uses', () => {
     const loaded = packagesLoadedBy("require(root + '/src/core/app/createCore.ts');");
     expect(loaded).toContain('better-sqlite3');
     expect(heavyIn(loaded).filter((name) => name !== 'zod')).toEqual([]);
+  }, 120_000);
+
+  it('a keyword search through the repository reader (search, chat) leaves sqlite-vec unloaded', async () => {
+    const { curatedFile } = await makeIndexedRepo({ 'a.py': 'def alpha():\n    return 1\n' });
+    const loaded = packagesLoadedBy(
+      [
+        "const { KbReaders } = require(root + '/src/core/knowledge/kb/readers.ts');",
+        "const { searchWithMode } = require(root + '/src/core/knowledge/search/search.ts');",
+        'const readers = new KbReaders();',
+        `const lease = readers.lease('r', ${JSON.stringify(curatedFile)});`,
+        "searchWithMode(lease.kb, 'alpha', { mode: 'keyword' }).then((outcome) => {",
+        "  if (outcome.results[0]?.path !== 'a.py') throw new Error('alpha not found');",
+        '  lease.release();',
+        '  readers.closeAll();',
+        '});',
+      ].join('\n'),
+    );
+    expect(loaded).toContain('better-sqlite3');
+    expect(loaded).not.toContain('sqlite-vec');
+  }, 120_000);
+
+  it("an engine that has answered config and repository requests, and a keyword search, has loaded none of chat's, solve's, evaluation's or training's modules; a request of one loads it", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'cra-startup-'));
+    try {
+      const { curatedFile } = await makeIndexedRepo({ 'a.py': 'def alpha():\n    return 1\n' });
+      const script = [
+        `const root = ${JSON.stringify(packageRoot())};`,
+        "require('tsx/cjs/api').register();",
+        "const ours = () => Object.keys(require.cache).filter((f) => /src\\/core\\/(lab|features\\/(chat|plans|retrieval))\\//.test(f)).map((f) => f.slice(f.indexOf('src/')));",
+        "const { createCore } = require(root + '/src/core/app/createCore.ts');",
+        "const { KbReaders } = require(root + '/src/core/knowledge/kb/readers.ts');",
+        "const { searchWithMode } = require(root + '/src/core/knowledge/search/search.ts');",
+        `const core = createCore({ host: 'cli', dataDir: ${JSON.stringify(dataDir)} }, { watch: false, recoverStatuses: false });`,
+        'const readers = new KbReaders();',
+        '(async () => {',
+        "  await core.handlers['config/get']({});",
+        "  await core.handlers['repos/list']({});",
+        `  await searchWithMode(readers.get('r', ${JSON.stringify(curatedFile)}), 'alpha', { mode: 'keyword' });`,
+        "  process.stderr.write('BEFORE ' + JSON.stringify(ours()) + '\\n');",
+        "  await core.handlers['eval/list']({});",
+        "  process.stderr.write('AFTER ' + JSON.stringify(ours()) + '\\n');",
+        '  readers.closeAll();',
+        '  await core.dispose();',
+        '})();',
+      ].join('\n');
+      const result = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 120_000, cwd: packageRoot() });
+      expect(result.status, result.stderr).toBe(0);
+      const list = (name: string) => JSON.parse(result.stderr.split('\n').find((l) => l.startsWith(`${name} `))!.slice(name.length + 1)) as string[];
+      expect(list('BEFORE')).toEqual([]);
+      expect(list('AFTER')).toContain('src/core/lab/eval/evaluate.ts');
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   }, 120_000);
 
   it('language detection and the extractor still load their packages when used', () => {

@@ -65,7 +65,9 @@ export class KbReaders {
     const cached = this.current.get(repoId);
     if (cached && cached.file === file && cached.ino === ino) return cached;
     if (cached) this.retire(cached);
-    const reader: Reader = { kb: KnowledgeBase.open(file, repoId, { withVectors: true }), file, ino, leases: 0, retired: false };
+    // sqlite-vec loads into the connection on the first vector read (VectorStore.existing), not here:
+    // a keyword search or a chat turn without vectors never pays for it.
+    const reader: Reader = { kb: KnowledgeBase.open(file, repoId), file, ino, leases: 0, retired: false };
     this.current.set(repoId, reader);
     return reader;
   }

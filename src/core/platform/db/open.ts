@@ -1,5 +1,5 @@
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { existsSync, mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { AppError } from '../../../shared/contract/errors';
 
@@ -44,6 +44,27 @@ export function defaultNativeBindingPath(): string | undefined {
   return defaultNativeBinding;
 }
 
+/** {@link installedBinding}'s answer, looked up once (null: not there). */
+let installed: string | null | undefined;
+
+/**
+ * better-sqlite3's binary where npm builds or downloads it (build/Release of the package), when it is
+ * there; else undefined, and the package looks for it itself (the `bindings` package). Given by path
+ * because the CLI's engine bundle carries the package's JavaScript (scripts/build-cli.mjs), and that
+ * search would start from the bundle's folder; it also skips the search's ~1 ms.
+ */
+function installedBinding(): string | undefined {
+  if (installed === undefined) {
+    try {
+      const file = join(dirname(require.resolve('better-sqlite3/package.json')), 'build', 'Release', 'better_sqlite3.node');
+      installed = existsSync(file) ? file : null;
+    } catch {
+      installed = null;
+    }
+  }
+  return installed ?? undefined;
+}
+
 /**
  * Open (creating if needed) a SQLite file in WAL mode with foreign keys on, and bring its schema up
  * to date inside one transaction per migration, so a failed migration leaves the previous version.
@@ -51,7 +72,7 @@ export function defaultNativeBindingPath(): string | undefined {
  */
 export function openDatabase(file: string, options: OpenOptions = {}): Db {
   if (file !== ':memory:' && !options.readOnly) mkdirSync(dirname(file), { recursive: true });
-  const nativeBinding = options.nativeBinding ?? defaultNativeBinding;
+  const nativeBinding = options.nativeBinding ?? defaultNativeBinding ?? installedBinding();
   let db: Db;
   try {
     db = new Database(file, { readonly: options.readOnly ?? false, fileMustExist: options.readOnly ?? false, ...(nativeBinding ? { nativeBinding } : {}) });

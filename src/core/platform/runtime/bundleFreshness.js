@@ -4,7 +4,7 @@
 // choice between that bundle and the TypeScript sources (plain CommonJS: it runs before any
 // TypeScript can load). See indexer/parse/indexWorker.js.
 const { readdirSync, readFileSync, statSync } = require('node:fs');
-const { join } = require('node:path');
+const { join, sep } = require('node:path');
 
 /** Newest modification time (ms) of the files under `dir`; 0 when it cannot be read. */
 function newestUnder(dir) {
@@ -51,8 +51,11 @@ function bundleIsCurrentFor(bundle, root, listFile) {
   } catch {
     return built >= newestUnder(join(root, 'src'));
   }
+  // The listed paths are plain relative ones with /, so a concatenation is the joined path (path.join's
+  // normalisation of ~300 paths was a third of this check's time).
+  const prefix = root.endsWith(sep) ? root : `${root}${sep}`;
   for (const file of files) {
-    const stat = statSync(join(root, file), { throwIfNoEntry: false });
+    const stat = statSync(prefix + file, { throwIfNoEntry: false });
     if (!stat || stat.mtimeMs > built) return false;
   }
   return true;
