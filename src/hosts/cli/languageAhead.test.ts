@@ -18,6 +18,7 @@ const QUESTIONS = [
   '¿Dónde se guarda la configuración del usuario?',
   'Как загружаются настройки приложения?',
   'アプリの設定はどこで読み込まれますか？',
+  'selectinload does not update results when subquery filter changes.',
 ];
 
 describe('the language detected on another thread while the engine loads (cra chat)', () => {

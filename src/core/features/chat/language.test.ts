@@ -1,4 +1,8 @@
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { packageRoot } from '../../platform/paths';
+import { settledAsEnglish } from '../../../shared/language';
 import { detectLanguage, languageName, proseOf, translateSystem } from './language';
 
 describe('language detection (offline, tinyld)', () => {
@@ -17,6 +21,36 @@ describe('language detection (offline, tinyld)', () => {
     // tinyld alone says Portuguese for the first and Czech for the second.
     expect(detectLanguage('Explain parseQuery').language).toBeNull();
     expect(detectLanguage('What is JSON?').language).toBeNull();
+  });
+
+  it('an English question the normal tables misread (as Klingon) is settled as English by the light ones, so it is not translated', () => {
+    // Two issue titles of the development set; tinyld's normal tables alone say 'tlh' for both.
+    expect(detectLanguage('selectinload does not update results when subquery filter changes.').language).toBe('en');
+    expect(detectLanguage('Subquery load loses `and_` criteria when combined with `of_type`').language).toBe('en');
+  });
+
+  it('a question the light tables settle as English never builds the normal tables (~120 ms); another one does', () => {
+    const normalLoadedAfter = (question: string) => {
+      const program = [
+        "require('tsx/cjs/api').register();",
+        `const { detectLanguage } = require(${JSON.stringify(join(__dirname, 'language.ts'))});`,
+        `detectLanguage(${JSON.stringify(question)});`,
+        "process.stdout.write(String(Object.keys(require.cache).some((f) => f.endsWith('tinyld.normal.node.js'))));",
+      ].join('\n');
+      const result = spawnSync(process.execPath, ['-e', program], { encoding: 'utf8', timeout: 120_000, cwd: packageRoot() });
+      expect(result.status, result.stderr).toBe(0);
+      return result.stdout;
+    };
+    expect(normalLoadedAfter('Where are the settings loaded?')).toBe('false');
+    expect(normalLoadedAfter('Wo werden die Einstellungen geladen?')).toBe('true');
+  }, 120_000);
+
+  it('the light tables settle only plain-ASCII prose they read as English; anything else goes to the normal tables', () => {
+    expect(settledAsEnglish('Where are the settings loaded', { lang: 'en', accuracy: 1 })).toBe(true);
+    expect(settledAsEnglish('Where are the settings loaded', { lang: 'en', accuracy: 0.3 })).toBe(false);
+    expect(settledAsEnglish('Où sont chargés les paramètres', { lang: 'en', accuracy: 1 })).toBe(false);
+    expect(settledAsEnglish('Wo werden die Einstellungen geladen', { lang: 'de', accuracy: 1 })).toBe(false);
+    expect(settledAsEnglish('Where are the settings loaded', undefined)).toBe(false);
   });
 
   it('translation prompts keep code and citations, and name the language', () => {
