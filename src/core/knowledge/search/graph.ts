@@ -2,7 +2,7 @@ import type { Reason } from '../../../shared/contract/reasons';
 import type { SearchIndex } from '../kb/searchIndex';
 import type { FileHit } from './keyword';
 import { splitIdentifier, type ParsedQuery } from './query';
-import { GRAPH } from './rankingConstants';
+import { GRAPH, ISSUE_SHAPED } from './rankingConstants';
 
 /** A definition found for a query identifier. */
 export interface DefinitionHit {
@@ -75,6 +75,7 @@ export function applyDefinitions(index: SearchIndex, query: ParsedQuery, files: 
   for (const d of defs) (filesPerName.get(d.name) ?? filesPerName.set(d.name, new Set()).get(d.name)!).add(d.fileId);
   const byFile = new Map<number, Array<DefinitionHit & { weight: number }>>();
   for (const d of defs) (byFile.get(d.fileId) ?? byFile.set(d.fileId, []).get(d.fileId)!).push(d);
+  const scale = query.issueShaped ? ISSUE_SHAPED.definition : 1;
   for (const [fileId, fileDefs] of byFile) {
     const file = hitFor(files, fileId);
     const seen = new Set<string>();
@@ -85,7 +86,7 @@ export function applyDefinitions(index: SearchIndex, query: ParsedQuery, files: 
       bonus += d.weight / (1 + Math.log(filesPerName.get(d.name)!.size));
       file.why.push({ kind: 'definition', detail: { symbol: d.name } });
     }
-    file.score += bonus;
+    file.score += bonus * scale;
   }
   return byFile;
 }
@@ -118,7 +119,7 @@ export function strongHits(files: Map<number, FileHit>): Array<{ hit: FileHit; s
  * (the best parent per kind, so a hub is not inflated by many parents). Files not yet in the
  * ranking enter it this way.
  */
-export function applyNeighbours(index: SearchIndex, files: Map<number, FileHit>, pathOf: (fileId: number) => string | undefined): void {
+export function applyNeighbours(index: SearchIndex, files: Map<number, FileHit>, pathOf: (fileId: number) => string | undefined, coChangeScale = 1): void {
   const strong = strongHits(files);
   if (strong.length === 0) return;
   const scoreOf = new Map(strong.map((s) => [s.hit.fileId, s.score]));
@@ -135,7 +136,7 @@ export function applyNeighbours(index: SearchIndex, files: Map<number, FileHit>,
     if (strongIds.has(a) && pathA) offer(b, scoreOf.get(a)! * GRAPH.decay * GRAPH.importWeight, { kind: 'imported-by', detail: { path: pathA } });
     if (strongIds.has(b) && pathB) offer(a, scoreOf.get(b)! * GRAPH.decay * GRAPH.importWeight, { kind: 'imports', detail: { path: pathB } });
   }
-  applyCoChanges(index, strong, offer);
+  applyCoChanges(index, strong, offer, coChangeScale);
   for (const [fileId, perKind] of boosts) {
     const file = hitFor(files, fileId);
     for (const { value, reason } of perKind.values()) {
@@ -148,14 +149,14 @@ export function applyNeighbours(index: SearchIndex, files: Map<number, FileHit>,
 /** Offer a neighbour boost; per file, the best value of each reason kind is kept. */
 type Offer = (fileId: number, value: number, reason: Reason) => void;
 
-function applyCoChanges(index: SearchIndex, strong: Array<{ hit: FileHit; score: number }>, offer: Offer): void {
+function applyCoChanges(index: SearchIndex, strong: Array<{ hit: FileHit; score: number }>, offer: Offer, scale: number): void {
   const strongPaths = strong.map((f) => ({ score: f.score, path: index.pathOf(f.hit.fileId) })).filter((s) => s.path);
   for (const { score, path } of strongPaths) {
     for (const row of index.coChangesOf(path!, GRAPH.minCoChange)) {
       const other = row.a === path ? row.b : row.a;
       const otherId = index.fileIdOf(other);
       if (otherId === undefined) continue;
-      const weight = GRAPH.coChangeWeight * Math.min(1, row.count / GRAPH.coChangeSaturation);
+      const weight = scale * GRAPH.coChangeWeight * Math.min(1, row.count / GRAPH.coChangeSaturation);
       offer(otherId, score * GRAPH.decay * weight, { kind: 'co-change', detail: { path: path!, commits: row.count } });
     }
   }

@@ -165,6 +165,30 @@ export const EXPAND = {
 } as const;
 
 /**
+ * Ranking of issue-shaped text (`ParsedQuery.issueShaped`: a code block, a traceback, a session or
+ * pasted output in it, or prose past the cap; issueText.ts). A bug report names the symptom and the
+ * API its author called; the code to change is often what that API calls or a file changed with it.
+ * These values replace their counterparts for such a text only, so a commit message or a plain
+ * question ranks as before. Each value here equals its counterpart: no rule of this group is on.
+ */
+export const ISSUE_SHAPED = {
+  /** 1: the symbol-graph walk's value is added to a reached file's score (EXPAND.raiseOnly 0); 0: as EXPAND.raiseOnly. */
+  expandAdd: 0,
+  /** EXPAND.share for issue-shaped text. */
+  expandShare: 1,
+  /** Multiplier of the co-change edge weight (GRAPH.coChangeWeight) for issue-shaped text. */
+  coChange: 1,
+  /** FILE_BM25.b (length normalisation of whole-file BM25) for issue-shaped text. */
+  fileB: 0.75,
+  /** FILE_BM25.share for issue-shaped text. */
+  fileShare: 0.6,
+  /** HISTORY.share for issue-shaped text. */
+  historyShare: 0.3,
+  /** Multiplier of the definition bonus (GRAPH.definitionIdentifier, definitionWord) for issue-shaped text. */
+  definition: 1,
+} as const;
+
+/**
  * The symbols of a result (`details.ts`), which are also the function-level ranking (issue #27,
  * item 4; eval/functionLevel.ts `unitRanking`).
  */
@@ -215,7 +239,7 @@ export const NAME_MATCH = {
 // R@10 level (.913 → .912) — docs/search.md.
 
 /** The tunable groups of this file, by name, for {@link overrideRanking}. */
-const TUNABLE = { CHUNK_WEIGHTS, PATH_WEIGHTS, KEYWORD, COMMON_TERMS, FILE_BM25, HISTORY, GRAPH, EXPAND, UNITS, KIND_PRIOR, NAME_MATCH } as const;
+const TUNABLE = { CHUNK_WEIGHTS, PATH_WEIGHTS, KEYWORD, COMMON_TERMS, FILE_BM25, HISTORY, GRAPH, EXPAND, ISSUE_SHAPED, UNITS, KIND_PRIOR, NAME_MATCH } as const;
 
 /** Partial values per group, e.g. `{ GRAPH: { testDemotion: 0.5 } }`. */
 export type RankingOverrides = { [G in keyof typeof TUNABLE]?: { [K in keyof (typeof TUNABLE)[G]]?: number } };
