@@ -20,8 +20,10 @@ export interface DefinitionHit {
 function nameVariants(query: ParsedQuery): Map<string, number> {
   const variants = new Map<string, number>();
   const add = (name: string, weight: number) => variants.set(name, Math.max(variants.get(name) ?? 0, weight));
+  const example = new Set(query.exampleNames);
   for (const id of query.identifiers) {
-    const weight = /[a-z][A-Z]|_|[A-Za-z][0-9]/.test(id) || query.identifiers.length === 1 ? GRAPH.definitionIdentifier : GRAPH.definitionWord;
+    const base = /[a-z][A-Z]|_|[A-Za-z][0-9]/.test(id) || query.identifiers.length === 1 ? GRAPH.definitionIdentifier : GRAPH.definitionWord;
+    const weight = example.has(id.toLowerCase()) ? base * ISSUE_SHAPED.exampleDefinition : base;
     add(id, weight);
     add(id.toLowerCase(), weight);
     add(id[0]!.toUpperCase() + id.slice(1), weight);

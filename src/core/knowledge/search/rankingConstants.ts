@@ -186,6 +186,8 @@ export const ISSUE_SHAPED = {
   historyShare: 0.3,
   /** Multiplier of the definition bonus (GRAPH.definitionIdentifier, definitionWord) for issue-shaped text. */
   definition: 1,
+  /** Multiplier of the definition bonus of a name only the pasted code uses (`ParsedQuery.exampleNames`). */
+  exampleDefinition: 1,
 } as const;
 
 /**
