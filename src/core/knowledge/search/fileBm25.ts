@@ -5,7 +5,7 @@ import { fileIntentOf, fileKindOf, namedByQuery } from './fileKinds';
 import type { FilePrior } from './graph';
 import { round, type FileHit } from './keyword';
 import { withoutStopWords, type ParsedQuery } from './query';
-import { FILE_BM25, ISSUE_SHAPED, KEYWORD } from './rankingConstants';
+import { FILE_BM25, KEYWORD } from './rankingConstants';
 import { commonTermThreshold, documentFrequency } from './termStats';
 
 /** The files whole-file BM25 ranks, with their sizes: its IDF and mean length come from them alone. */
@@ -87,8 +87,7 @@ export function fileBm25(target: Db | KnowledgeBase, query: ParsedQuery): Map<nu
   const index = KnowledgeBase.of(target).searchIndex;
   const { sizes, averageSize } = corpusOf(index, query);
   if (sizes.size === 0) return new Map();
-  const { k1 } = FILE_BM25;
-  const b = query.issueShaped ? ISSUE_SHAPED.fileB : FILE_BM25.b;
+  const { k1, b } = FILE_BM25;
   const threshold = commonTermThreshold(index, FILE_BM25.commonShare);
   const scores = new Map<number, number>();
   let kept = 0;
@@ -140,7 +139,7 @@ export function applyFileBm25(kb: KnowledgeBase, query: ParsedQuery, files: Map<
       files.set(fileId, file);
     }
     const share = best.has(fileId) ? 1 : (scores.get(fileId) ?? 0) / bestBm25;
-    file.score += top * (query.issueShaped ? ISSUE_SHAPED.fileShare : FILE_BM25.share) * share * prior(fileId);
+    file.score += top * FILE_BM25.share * share * prior(fileId);
     if (share >= KEYWORD.reasonShare && scores.has(fileId)) file.why.push({ kind: 'file-text-match', detail: { score: round((scores.get(fileId) ?? 0) / bestBm25) } });
   }
 }

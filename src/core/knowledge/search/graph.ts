@@ -2,7 +2,7 @@ import type { Reason } from '../../../shared/contract/reasons';
 import type { SearchIndex } from '../kb/searchIndex';
 import type { FileHit } from './keyword';
 import { splitIdentifier, type ParsedQuery } from './query';
-import { GRAPH, ISSUE_SHAPED } from './rankingConstants';
+import { GRAPH } from './rankingConstants';
 
 /** A definition found for a query identifier. */
 export interface DefinitionHit {
@@ -20,10 +20,8 @@ export interface DefinitionHit {
 function nameVariants(query: ParsedQuery): Map<string, number> {
   const variants = new Map<string, number>();
   const add = (name: string, weight: number) => variants.set(name, Math.max(variants.get(name) ?? 0, weight));
-  const example = new Set(query.exampleNames);
   for (const id of query.identifiers) {
-    const base = /[a-z][A-Z]|_|[A-Za-z][0-9]/.test(id) || query.identifiers.length === 1 ? GRAPH.definitionIdentifier : GRAPH.definitionWord;
-    const weight = example.has(id.toLowerCase()) ? base * ISSUE_SHAPED.exampleDefinition : base;
+    const weight = /[a-z][A-Z]|_|[A-Za-z][0-9]/.test(id) || query.identifiers.length === 1 ? GRAPH.definitionIdentifier : GRAPH.definitionWord;
     add(id, weight);
     add(id.toLowerCase(), weight);
     add(id[0]!.toUpperCase() + id.slice(1), weight);
@@ -77,7 +75,6 @@ export function applyDefinitions(index: SearchIndex, query: ParsedQuery, files: 
   for (const d of defs) (filesPerName.get(d.name) ?? filesPerName.set(d.name, new Set()).get(d.name)!).add(d.fileId);
   const byFile = new Map<number, Array<DefinitionHit & { weight: number }>>();
   for (const d of defs) (byFile.get(d.fileId) ?? byFile.set(d.fileId, []).get(d.fileId)!).push(d);
-  const scale = query.issueShaped ? ISSUE_SHAPED.definition : 1;
   for (const [fileId, fileDefs] of byFile) {
     const file = hitFor(files, fileId);
     const seen = new Set<string>();
@@ -88,7 +85,7 @@ export function applyDefinitions(index: SearchIndex, query: ParsedQuery, files: 
       bonus += d.weight / (1 + Math.log(filesPerName.get(d.name)!.size));
       file.why.push({ kind: 'definition', detail: { symbol: d.name } });
     }
-    file.score += bonus * scale;
+    file.score += bonus;
   }
   return byFile;
 }
@@ -121,7 +118,7 @@ export function strongHits(files: Map<number, FileHit>): Array<{ hit: FileHit; s
  * (the best parent per kind, so a hub is not inflated by many parents). Files not yet in the
  * ranking enter it this way.
  */
-export function applyNeighbours(index: SearchIndex, files: Map<number, FileHit>, pathOf: (fileId: number) => string | undefined, coChangeScale = 1): void {
+export function applyNeighbours(index: SearchIndex, files: Map<number, FileHit>, pathOf: (fileId: number) => string | undefined): void {
   const strong = strongHits(files);
   if (strong.length === 0) return;
   const scoreOf = new Map(strong.map((s) => [s.hit.fileId, s.score]));
@@ -138,7 +135,7 @@ export function applyNeighbours(index: SearchIndex, files: Map<number, FileHit>,
     if (strongIds.has(a) && pathA) offer(b, scoreOf.get(a)! * GRAPH.decay * GRAPH.importWeight, { kind: 'imported-by', detail: { path: pathA } });
     if (strongIds.has(b) && pathB) offer(a, scoreOf.get(b)! * GRAPH.decay * GRAPH.importWeight, { kind: 'imports', detail: { path: pathB } });
   }
-  applyCoChanges(index, strong, offer, coChangeScale);
+  applyCoChanges(index, strong, offer);
   for (const [fileId, perKind] of boosts) {
     const file = hitFor(files, fileId);
     for (const { value, reason } of perKind.values()) {
@@ -151,14 +148,14 @@ export function applyNeighbours(index: SearchIndex, files: Map<number, FileHit>,
 /** Offer a neighbour boost; per file, the best value of each reason kind is kept. */
 type Offer = (fileId: number, value: number, reason: Reason) => void;
 
-function applyCoChanges(index: SearchIndex, strong: Array<{ hit: FileHit; score: number }>, offer: Offer, scale: number): void {
+function applyCoChanges(index: SearchIndex, strong: Array<{ hit: FileHit; score: number }>, offer: Offer): void {
   const strongPaths = strong.map((f) => ({ score: f.score, path: index.pathOf(f.hit.fileId) })).filter((s) => s.path);
   for (const { score, path } of strongPaths) {
     for (const row of index.coChangesOf(path!, GRAPH.minCoChange)) {
       const other = row.a === path ? row.b : row.a;
       const otherId = index.fileIdOf(other);
       if (otherId === undefined) continue;
-      const weight = scale * GRAPH.coChangeWeight * Math.min(1, row.count / GRAPH.coChangeSaturation);
+      const weight = GRAPH.coChangeWeight * Math.min(1, row.count / GRAPH.coChangeSaturation);
       offer(otherId, score * GRAPH.decay * weight, { kind: 'co-change', detail: { path: path!, commits: row.count } });
     }
   }

@@ -3,7 +3,7 @@ import type { FilePrior } from './graph';
 import type { FileHit } from './keyword';
 import { round } from './keyword';
 import { quoteFts, withoutStopWords, type ParsedQuery } from './query';
-import { HISTORY, ISSUE_SHAPED, KEYWORD } from './rankingConstants';
+import { HISTORY, KEYWORD } from './rankingConstants';
 
 /** What the history ranker found for one file: its score and the best past commit that changed it. */
 interface HistoryHit {
@@ -55,8 +55,6 @@ export function historyRanking(kb: KnowledgeBase, query: ParsedQuery): Map<numbe
  * a strong share is given as a reason naming the best matching past commit.
  */
 export function applyHistory(kb: KnowledgeBase, query: ParsedQuery, files: Map<number, FileHit>, prior: FilePrior): void {
-  const weight = query.issueShaped ? ISSUE_SHAPED.historyShare : HISTORY.share;
-  if (weight <= 0) return;
   const wanted = [...historyRanking(kb, query)].filter(([fileId]) => prior(fileId) >= 1);
   const best = Math.max(0, ...wanted.map(([, hit]) => hit.score));
   if (best <= 0) return;
@@ -68,7 +66,7 @@ export function applyHistory(kb: KnowledgeBase, query: ParsedQuery, files: Map<n
       file = { fileId, score: 0, chunks: [], why: [] };
       files.set(fileId, file);
     }
-    file.score += top * weight * share;
+    file.score += top * HISTORY.share * share;
     if (share >= KEYWORD.reasonShare) {
       file.why.push({ kind: 'past-commits', detail: { score: round(share), commits: hit.commits, sha: hit.best.sha, message: firstLine(hit.best.message) } });
     }

@@ -2,7 +2,7 @@
  * Query processing for code search: split identifiers, drop stop words and build FTS5 MATCH
  * expressions that can never be a syntax error, whatever the user typed.
  */
-import { analyseIssueText, focusText, type IssueText } from './issueText';
+import { analyseIssueText, focusText } from './issueText';
 
 /** English and code-question filler words that carry no signal for code search. */
 const STOP_WORDS = new Set(
@@ -51,14 +51,10 @@ export interface ParsedQuery {
    * a traceback, an interactive session or pasted output, or prose past the cap
    * (`IssueText.structured`). A commit message or a one-line question is not; a chat question with
    * a pasted traceback or example is. Such a text names the symptom and the API the reporter
-   * called, not the code to change; `ISSUE_SHAPED` (rankingConstants.ts) ranks it accordingly.
+   * called, not the code to change; the symbol-graph walk's value is added for it (`ISSUE_SHAPED`
+   * in rankingConstants.ts).
    */
   issueShaped: boolean;
-  /**
-   * Names only the pasted code of an issue-shaped text uses (calls, imports, definitions of the
-   * reporter's example), not its prose, error lines or frames: lower case. Empty for other text.
-   */
-  exampleNames: string[];
 }
 
 /**
@@ -117,18 +113,7 @@ export function parseQuery(input: string): ParsedQuery {
     linkedPaths: issue.links,
     modules: issue.modules,
     issueShaped: issue.structured,
-    exampleNames: exampleOnlyNames(issue),
   };
-}
-
-/** The words of the code's identifiers that the prose, the error lines and the frames do not use, lower case. */
-function exampleOnlyNames(issue: IssueText): string[] {
-  if (!issue.structured || issue.identifiers.length === 0) return [];
-  const said = [issue.prose, ...issue.errors, ...issue.frames.map((f) => `${f.path} ${f.function ?? ''}`)].join('\n');
-  const named = new Set((said.match(/[A-Za-z0-9_]+/g) ?? []).map((w) => w.toLowerCase()));
-  const out = new Set<string>();
-  for (const word of issue.identifiers.join(' ').match(/[A-Za-z0-9_]+/g) ?? []) if (!named.has(word.toLowerCase())) out.add(word.toLowerCase());
-  return [...out];
 }
 
 /** Quote a term for FTS5: a double-quoted string with inner quotes doubled is always a literal. */

@@ -16,7 +16,7 @@ import { applyDefinitions, applyNeighbours, applyPrior, testPrior, type Definiti
 import { keywordFileRanking, type FileHit } from './keyword';
 import { applyNamedFiles } from './nameMatch';
 import { parseQuery, type ParsedQuery } from './query';
-import { GRAPH, ISSUE_SHAPED, VECTOR_POOL } from './rankingConstants';
+import { GRAPH, VECTOR_POOL } from './rankingConstants';
 import type { VectorStore } from './vectorStore';
 
 /**
@@ -94,7 +94,7 @@ export async function searchWithMode(target: SearchTarget, query: string, option
   throwIfAborted(options.signal);
   const definitions = applyDefinitions(index, parsed, files);
   const named = applyNamedFiles(index, parsed, files);
-  applyNeighbours(index, files, (id) => index.pathOf(id), parsed.issueShaped ? ISSUE_SHAPED.coChange : 1);
+  applyNeighbours(index, files, (id) => index.pathOf(id));
   applyExpansion(index, files, definitions, parsed.issueShaped);
   // Priors last: demoted tests and docs still pass their neighbours a boost (tests import the code
   // they check; docs change together with the code they describe).
