@@ -3,7 +3,7 @@ import type { GraphSymbol, SymbolEdge, SymbolGraph, SymbolReference } from '../k
 import type { SearchIndex } from '../kb/searchIndex';
 import { strongHits, type DefinitionHit } from './graph';
 import type { FileHit } from './keyword';
-import { EXPAND } from './rankingConstants';
+import { EXPAND, ISSUE_SHAPED } from './rankingConstants';
 
 /** How a candidate was reached from a seed symbol. */
 type Relation = 'called-by' | 'base-class' | 'subclass' | 'override';
@@ -40,8 +40,9 @@ interface Step {
  * lists (kb/symbolGraph.ts): no query per candidate. The constants and their measurement are in
  * rankingConstants.ts (EXPAND).
  */
-export function applyExpansion(index: SearchIndex, files: Map<number, FileHit>, definitions: Map<number, DefinitionHit[]>): void {
-  if (EXPAND.share <= 0) return;
+export function applyExpansion(index: SearchIndex, files: Map<number, FileHit>, definitions: Map<number, DefinitionHit[]>, issueShaped = false): void {
+  const merge = issueShaped ? { share: ISSUE_SHAPED.expandShare, raiseOnly: EXPAND.raiseOnly && !ISSUE_SHAPED.expandAdd } : { share: EXPAND.share, raiseOnly: Boolean(EXPAND.raiseOnly) };
+  if (merge.share <= 0) return;
   const graph = index.symbolGraph;
   const seeds = seedsOf(index, files, definitions);
   if (seeds.size === 0) return;
@@ -99,7 +100,7 @@ export function applyExpansion(index: SearchIndex, files: Map<number, FileHit>, 
       }
     }
   }
-  offer(index, files, steps, graph.symbols([...new Set(steps.map((s) => s.symbolId))]));
+  offer(index, files, steps, graph.symbols([...new Set(steps.map((s) => s.symbolId))]), merge);
 }
 
 /**
@@ -155,7 +156,7 @@ function seedsOf(index: SearchIndex, files: Map<number, FileHit>, definitions: M
 }
 
 /** Turn the walk's steps into file boosts: the best per (file, relation), damped by each seed's fan-out. */
-function offer(index: SearchIndex, files: Map<number, FileHit>, steps: readonly Step[], targets: readonly GraphSymbol[]): void {
+function offer(index: SearchIndex, files: Map<number, FileHit>, steps: readonly Step[], targets: readonly GraphSymbol[], merge: { share: number; raiseOnly: boolean }): void {
   const symbolOf = new Map(targets.map((t) => [t.id, t]));
   const reach = new Map<string, Set<number>>();
   const live = steps.filter((s) => {
@@ -170,7 +171,7 @@ function offer(index: SearchIndex, files: Map<number, FileHit>, steps: readonly 
   for (const s of live) {
     const target = symbolOf.get(s.symbolId)!;
     const fanOut = reach.get(`${s.seed.symbol.id}:${s.relation}`)!.size;
-    const value = (s.seed.value * EXPAND.share * EXPAND.decay ** s.depth * EXPAND[relationWeight[s.relation]]) / (1 + Math.log(fanOut));
+    const value = (s.seed.value * merge.share * EXPAND.decay ** s.depth * EXPAND[relationWeight[s.relation]]) / (1 + Math.log(fanOut));
     const perRelation = best.get(target.fileId) ?? best.set(target.fileId, new Map()).get(target.fileId)!;
     if (value <= (perRelation.get(s.relation)?.value ?? 0)) continue;
     const path = index.pathOf(s.seed.symbol.fileId) ?? '?';
@@ -181,8 +182,8 @@ function offer(index: SearchIndex, files: Map<number, FileHit>, steps: readonly 
     const total = [...perRelation.values()].reduce((sum, r) => sum + r.value, 0);
     // Raise-only: a file gets at least what the walk offers, a direct hit is not lifted above
     // another by it (additive, the hits' order changed at R@1: starlette .577 → .527).
-    if (EXPAND.raiseOnly && total <= file.score) continue;
-    file.score = EXPAND.raiseOnly ? total : file.score + total;
+    if (merge.raiseOnly && total <= file.score) continue;
+    file.score = merge.raiseOnly ? total : file.score + total;
     files.set(fileId, file);
     for (const { reason } of perRelation.values()) file.why.push(reason);
   }

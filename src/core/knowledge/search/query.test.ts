@@ -39,6 +39,14 @@ describe('parseQuery', () => {
     expect(parseQuery('tests for the parser').mentionsTests).toBe(true);
     expect(parseQuery('the parser').mentionsTests).toBe(false);
   });
+
+  it('tells a bug report (code, a traceback, pasted output) from a commit message or a question', () => {
+    const commit = 'Fix parse_options dropping empty values\n\nA trailing "b=" lost the key; keep it with an empty string.';
+    expect(parseQuery(commit).issueShaped).toBe(false);
+    expect(parseQuery('where are options parsed?').issueShaped).toBe(false);
+    expect(parseQuery('Options with an empty value are lost:\n\n```python\nparse_options("a=1; b=")\n```').issueShaped).toBe(true);
+    expect(parseQuery('It crashes.\n\nTraceback (most recent call last):\n  File "shop/headers.py", line 40, in parse_options\nValueError: bad').issueShaped).toBe(true);
+  });
 });
 
 describe('buildMatchExpression', () => {

@@ -46,6 +46,15 @@ export interface ParsedQuery {
   linkedPaths: string[];
   /** Dotted Python names of the prose (`werkzeug.http.parse_date`), lower case (issueText.ts). */
   modules: string[];
+  /**
+   * True when the text is shaped like a bug report rather than a sentence: it holds a code block,
+   * a traceback, an interactive session or pasted output, or prose past the cap
+   * (`IssueText.structured`). A commit message or a one-line question is not; a chat question with
+   * a pasted traceback or example is. Such a text names the symptom and the API the reporter
+   * called, not the code to change; the symbol-graph walk's value is added for it (`ISSUE_SHAPED`
+   * in rankingConstants.ts).
+   */
+  issueShaped: boolean;
 }
 
 /**
@@ -103,6 +112,7 @@ export function parseQuery(input: string): ParsedQuery {
     mentionsTests: words.some((w) => /^tests?$|^testing$|^spec$/i.test(w)),
     linkedPaths: issue.links,
     modules: issue.modules,
+    issueShaped: issue.structured,
   };
 }
 

@@ -95,7 +95,7 @@ export async function searchWithMode(target: SearchTarget, query: string, option
   const definitions = applyDefinitions(index, parsed, files);
   const named = applyNamedFiles(index, parsed, files);
   applyNeighbours(index, files, (id) => index.pathOf(id));
-  applyExpansion(index, files, definitions);
+  applyExpansion(index, files, definitions, parsed.issueShaped);
   // Priors last: demoted tests and docs still pass their neighbours a boost (tests import the code
   // they check; docs change together with the code they describe).
   const tests = testPrior(index, parsed);
