@@ -177,6 +177,45 @@ export class SearchIndex {
       .all(expression, pool) as ChunkScore[];
   }
 
+  /**
+   * The best `limit` chunks of one file for an FTS5 expression, by the same weighted BM25 as
+   * {@link chunkBm25} (the whole index's statistics, so the scores compare with its rows). A file's
+   * chunks are stored together, so the rowid range of the file bounds the full-text scan; the join
+   * keeps only the file's own chunks whatever lies between.
+   */
+  chunkBm25InFile(expression: string, weights: readonly [number, number, number, number], fileId: number, limit: number): ChunkScore[] {
+    const range = this.sql.rowsOf('select min(id) as low, max(id) as high from chunks where file_id = ?').get(fileId) as { low: number | null; high: number | null };
+    if (range.low === null || range.high === null) return [];
+    return this.sql
+      .rowsOf(
+        `select f.rowid as chunkId, c.file_id as fileId, -f.s as score
+         from (select rowid, bm25(chunks_fts, ${weightList(weights)}) as s
+               from chunks_fts where chunks_fts match ? and rowid between ? and ?) f
+         join chunks c on c.id = f.rowid and c.file_id = ?
+         order by f.s limit ?`,
+      )
+      .all(expression, range.low, range.high, fileId, limit) as ChunkScore[];
+  }
+
+  /**
+   * The functions, methods and classes of one file that some of its symbols (by qualified name)
+   * call: a call resolved to the symbol, or one whose name (`helper`, `self.helper`) ends in a
+   * symbol's name in the same file. At most `limit` rows, each with its caller.
+   */
+  calleesInFile(fileId: number, callers: readonly string[], limit: number): Array<{ caller: string; name: string; qualifiedName: string; kind: string; startLine: number; endLine: number }> {
+    if (callers.length === 0) return [];
+    return this.sql
+      .rowsOf(
+        `select distinct s.qualified_name as caller, t.name, t.qualified_name as qualifiedName, t.kind, t.start_line as startLine, t.end_line as endLine
+         from symbols s join symbol_references r on r.from_symbol_id = s.id
+         join symbols t on t.file_id = s.file_id and t.id <> s.id and (t.id = r.target_symbol_id or t.name = r.name or r.name like '%.' || t.name)
+         where s.file_id = ? and s.qualified_name in (${SLOT_MARKS}) and r.kind in ('call', 'attribute_call')
+           and t.kind in ('function', 'method', 'class', 'struct', 'enum', 'interface', 'trait')
+         limit ${Math.trunc(limit)}`,
+      )
+      .all(fileId, ...inSlots(callers)[0]!) as Array<{ caller: string; name: string; qualifiedName: string; kind: string; startLine: number; endLine: number }>;
+  }
+
   /** The best `pool` files whose path matches an FTS5 expression, by weighted BM25 over (path, path_tokens). */
   pathBm25(expression: string, weights: readonly [number, number], pool: number): Array<{ fileId: number; score: number }> {
     const w = weightList(weights);

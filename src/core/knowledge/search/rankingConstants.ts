@@ -183,6 +183,31 @@ export const UNITS = {
    * a class is the gold unit of every change to its body outside methods (fields, class attributes).
    */
   enclosingShare: 1,
+  /** The best files whose own chunks are all ranked for their symbols, not only those in the search's pool (0: none). */
+  deepFiles: 0,
+  /** Chunks of such a file ranked. */
+  deepChunks: 8,
+  /** Symbols listed for such a file. */
+  deepSymbols: 8,
+  /** A definition the query names ranks at this share of its file (or its chunk's, when more). */
+  namedShare: 1,
+  /** 1: a chunk's symbols are those whose lines overlap it, shared by the query terms on their lines (details.ts `chunkSymbols`); 0: every symbol the chunk lists. */
+  lineShares: 0,
+  /** The share of a chunk's innermost symbol with no query term on its lines, when another has some. */
+  termFloor: 0.3,
+  /** A function or class of the same file that one of a file's best units calls ranks at this share of its caller (0: not listed). */
+  calleeShare: 0,
+  /** 1: a callee called by several of the best units ranks at the sum of their shares (at most 1); 0: at the best one's. */
+  calleeSum: 0,
+  /** The best units of a file whose callees are listed. */
+  calleeCallers: 3,
+  /** The best files whose units' callees are listed. */
+  calleeFiles: 0,
+  /** In the function ranking a unit scores its share × its file's score ** filePower × fileDecay ** the file's rank (0-based). */
+  filePower: 1,
+  fileDecay: 1,
+  /** Units of one file at most in the function ranking before every other file's (0: no cap). */
+  fileCap: 0,
 } as const;
 
 /** The file-kind prior. */

@@ -3,6 +3,7 @@ import type { ContextPackage } from '../../../shared/contract/retrieval';
 import type { SearchResult } from '../../../shared/contract/search';
 import type { KnowledgeBase } from '../../knowledge/kb/knowledgeBase';
 import type { SymbolRecord } from '../../knowledge/kb/types';
+import { UNITS } from '../../knowledge/search/rankingConstants';
 import type { ChangedLines } from './goldLines';
 
 /**
@@ -36,6 +37,11 @@ export function goldUnits(kb: KnowledgeBase, changed: ChangedLines): string[] {
   return [...out];
 }
 
+/** The file of a unit (`path::name` or `path`). */
+function pathOfUnit(unit: string): string {
+  return unit.includes(UNIT_SEPARATOR) ? unit.slice(0, unit.indexOf(UNIT_SEPARATOR)) : unit;
+}
+
 /** True when `outer` strictly encloses `inner` (a method inside its class). */
 function contains(outer: SymbolRecord, inner: SymbolRecord): boolean {
   return outer.startLine <= inner.startLine && outer.endLine >= inner.endLine && (outer.startLine !== inner.startLine || outer.endLine !== inner.endLine);
@@ -49,14 +55,29 @@ function contains(outer: SymbolRecord, inner: SymbolRecord): boolean {
  */
 export function unitRanking(results: ReadonlyArray<Pick<SearchResult, 'path' | 'symbols'> & { score?: number }>): string[] {
   const units: Array<{ unit: string; score: number; order: number }> = [];
-  for (const result of results) {
+  for (const [rank, result] of results.entries()) {
     const symbols = result.symbols.filter((s) => UNIT_KINDS.has(s.kind));
-    if (symbols.length === 0) units.push({ unit: result.path, score: result.score ?? Number.NEGATIVE_INFINITY, order: units.length });
-    for (const s of symbols) units.push({ unit: `${result.path}${UNIT_SEPARATOR}${s.name}`, score: s.score ?? Number.NEGATIVE_INFINITY, order: units.length });
+    const file = result.score ?? Number.NEGATIVE_INFINITY;
+    // The file's weight in the interleaving: its score ** filePower × fileDecay ** rank, so a unit's score is that × its share.
+    const weight = file > 0 ? file ** UNITS.filePower * UNITS.fileDecay ** rank : file;
+    const plain = UNITS.filePower === 1 && UNITS.fileDecay === 1;
+    const scoreOf = (score: number | undefined) => (score === undefined ? Number.NEGATIVE_INFINITY : file > 0 && !plain ? weight * (score / file) : score);
+    if (symbols.length === 0) units.push({ unit: result.path, score: scoreOf(result.score), order: units.length });
+    for (const s of symbols) units.push({ unit: `${result.path}${UNIT_SEPARATOR}${s.name}`, score: scoreOf(s.score), order: units.length });
   }
   const scored = units.every((u) => Number.isFinite(u.score));
-  const ordered = scored ? units.sort((a, b) => b.score - a.score || a.order - b.order) : units;
-  return [...new Set(ordered.map((u) => u.unit))];
+  const ordered = [...new Set((scored ? units.sort((a, b) => b.score - a.score || a.order - b.order) : units).map((u) => u.unit))];
+  if (UNITS.fileCap <= 0) return ordered;
+  const perFile = new Map<string, number>();
+  const first: string[] = [];
+  const later: string[] = [];
+  for (const unit of ordered) {
+    const path = pathOfUnit(unit);
+    const count = (perFile.get(path) ?? 0) + 1;
+    perFile.set(path, count);
+    (count <= UNITS.fileCap ? first : later).push(unit);
+  }
+  return [...first, ...later];
 }
 
 /**
@@ -65,7 +86,7 @@ export function unitRanking(results: ReadonlyArray<Pick<SearchResult, 'path' | '
  * allGoldAt (Acc@k): every gold unit in the top k; mrr of the first gold unit.
  */
 export function scoreUnits(ranked: readonly string[], gold: readonly string[], ks: readonly number[], ms: number, depth: number): EvalMethodResult {
-  const pathOf = (unit: string) => (unit.includes(UNIT_SEPARATOR) ? unit.slice(0, unit.indexOf(UNIT_SEPARATOR)) : unit);
+  const pathOf = pathOfUnit;
   const kept = ranked.slice(0, depth);
   const goldRanks: Record<string, number | null> = {};
   for (const unit of gold) {
