@@ -4,7 +4,7 @@ import type { ChunkLines, SearchIndex } from '../kb/searchIndex';
 import type { DefinitionHit } from './graph';
 import type { ChunkHit, FileHit } from './keyword';
 import type { ParsedQuery } from './query';
-import { CHUNK_WEIGHTS, UNITS } from './rankingConstants';
+import { CHUNK_WEIGHTS, GRAPH, UNITS } from './rankingConstants';
 import { chunkMatch, type ChunkMatch } from './termStats';
 
 const MAX_LINES = 3;
@@ -85,7 +85,11 @@ function rankSymbols(index: SearchIndex, hit: FileHit, definitions: readonly Def
     if (!known || (known.score ?? 0) < score) byKey.set(key, { ...s, score });
   };
   // Qualified like the chunks' symbols below, so a method found both ways is listed once.
-  for (const d of definitions) offer({ name: d.qualifiedName, kind: d.kind, startLine: d.startLine, endLine: d.endLine }, UNITS.namedShare);
+  // A name the query gives as a plain word (\`range\`, \`args\`) says less than an identifier (\`parse_dict_header\`).
+  for (const d of definitions) {
+    const byWord = d.weight !== undefined && d.weight < GRAPH.definitionIdentifier;
+    offer({ name: d.qualifiedName, kind: d.kind, startLine: d.startLine, endLine: d.endLine }, byWord ? UNITS.namedWordShare : UNITS.namedShare);
+  }
   for (const why of hit.why) {
     if (why.kind !== 'symbol-graph') continue;
     const qualified = why.detail.symbol;
@@ -96,7 +100,7 @@ function rankSymbols(index: SearchIndex, hit: FileHit, definitions: readonly Def
   const best = chunks[0]?.score || 1;
   for (const c of chunks) {
     if (UNITS.lineShares > 0) {
-      for (const { symbol, share } of chunkSymbols(index, hit.fileId, c.chunkId, terms)) offer(symbol, (c.score / best) * share);
+      for (const { symbol, share } of chunkSymbols(index, hit.fileId, c.chunkId, terms)) offer(symbol, (c.score / best) ** UNITS.chunkPower * share);
       continue;
     }
     const chunk = index.chunkLines(c.chunkId, false);

@@ -191,8 +191,12 @@ export const UNITS = {
   deepSymbols: 8,
   /** A definition the query names ranks at this share of its file (or its chunk's, when more). */
   namedShare: 1,
+  /** The same for a definition named by a plain word of the query (GRAPH.definitionWord), not an identifier. */
+  namedWordShare: 1,
   /** 1: a chunk's symbols are those whose lines overlap it, shared by the query terms on their lines (details.ts `chunkSymbols`); 0: every symbol the chunk lists. */
   lineShares: 0,
+  /** With lineShares, a chunk's share of the file is (its BM25 / the file's best chunk's) ** chunkPower. */
+  chunkPower: 1,
   /** The share of a chunk's innermost symbol with no query term on its lines, when another has some. */
   termFloor: 0.3,
   /** A function or class of the same file that one of a file's best units calls ranks at this share of its caller (0: not listed). */
