@@ -62,10 +62,8 @@ const HEADERS = [
 ].join('\n');
 
 let db: Db;
-let restoreRules: () => void;
 
 beforeAll(async () => {
-  restoreRules = overrideRanking({ UNITS: { lineShares: 1, deepFiles: 3, deepChunks: 30, deepSymbols: 16, calleeShare: 0.5, calleeFiles: 3, calleeSum: 1 } });
   const { curatedFile } = await makeIndexedRepo({
     'lib/rules/shorthand.js': ruleFile(),
     'lib/other.js': 'function other(node) {\n  return node;\n}\n',
@@ -75,10 +73,7 @@ beforeAll(async () => {
   db = openDatabase(curatedFile, { readOnly: true });
 });
 
-afterAll(() => {
-  db?.close();
-  restoreRules();
-});
+afterAll(() => db?.close());
 
 const symbolsOf = (results: SearchResult[], path: string) => results.find((r) => r.path === path)?.symbols ?? [];
 

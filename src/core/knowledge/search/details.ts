@@ -88,7 +88,7 @@ function rankSymbols(index: SearchIndex, hit: FileHit, definitions: readonly Def
   // A name the query gives as a plain word (\`range\`, \`args\`) says less than an identifier (\`parse_dict_header\`).
   for (const d of definitions) {
     const byWord = d.weight !== undefined && d.weight < GRAPH.definitionIdentifier;
-    offer({ name: d.qualifiedName, kind: d.kind, startLine: d.startLine, endLine: d.endLine }, byWord ? UNITS.namedWordShare : UNITS.namedShare);
+    offer({ name: d.qualifiedName, kind: d.kind, startLine: d.startLine, endLine: d.endLine }, byWord ? UNITS.namedWordShare : 1);
   }
   for (const why of hit.why) {
     if (why.kind !== 'symbol-graph') continue;
@@ -100,7 +100,7 @@ function rankSymbols(index: SearchIndex, hit: FileHit, definitions: readonly Def
   const best = chunks[0]?.score || 1;
   for (const c of chunks) {
     if (UNITS.lineShares > 0) {
-      for (const { symbol, share } of chunkSymbols(index, hit.fileId, c.chunkId, terms)) offer(symbol, (c.score / best) ** UNITS.chunkPower * share);
+      for (const { symbol, share } of chunkSymbols(index, hit.fileId, c.chunkId, terms)) offer(symbol, (c.score / best) * share);
       continue;
     }
     const chunk = index.chunkLines(c.chunkId, false);

@@ -178,40 +178,49 @@ export const UNITS = {
   /** Matching chunks of a file whose symbols are ranked (12 measured the same as 8). */
   chunks: 8,
   /**
-   * A class listed because a chunk inside it matched ranks at this share of the chunk. 1: as high as
-   * the method the chunk is about (0.5 / 0.75 / 1 measured .446 / .471 / .504 macro function Acc@10):
-   * a class is the gold unit of every change to its body outside methods (fields, class attributes).
+   * A class listed because a chunk inside it matched ranks at this share of the chunk. 0.75 (was 1,
+   * when the innermost symbol of a Python chunk was taken to be its last listed, often the class):
+   * issue-set function Acc@10 .579 at 0.75 and at 0.5, .570 at 1 (docs/evaluation.md, eighth round).
    */
-  enclosingShare: 1,
-  /** The best files whose own chunks are all ranked for their symbols, not only those in the search's pool (0: none). */
-  deepFiles: 0,
+  enclosingShare: 0.75,
+  /**
+   * The best files whose own chunks are all ranked for their symbols, not only those of the search's
+   * pool (0: none): the pool holds a few of a long file's chunks, often not the method's. 3: issue-set
+   * function Acc@10 .541 at 0, .576 at 1, .579 at 3 and 5.
+   */
+  deepFiles: 3,
   /** Chunks of such a file ranked. */
-  deepChunks: 8,
-  /** Symbols listed for such a file. */
-  deepSymbols: 8,
-  /** A definition the query names ranks at this share of its file (or its chunk's, when more). */
-  namedShare: 1,
-  /** The same for a definition named by a plain word of the query (GRAPH.definitionWord), not an identifier. */
+  deepChunks: 30,
+  /** Symbols listed for such a file (12 / 16 / 24: .579 / .579 / .585; the other eight's choice for 7 of 9 held out). */
+  deepSymbols: 24,
+  /** A definition named by a plain word of the query (GRAPH.definitionWord), not an identifier, ranks at this share of its file (0.5: .583, chosen held out for eslint and werkzeug only). */
   namedWordShare: 1,
-  /** 1: a chunk's symbols are those whose lines overlap it, shared by the query terms on their lines (details.ts `chunkSymbols`); 0: every symbol the chunk lists. */
-  lineShares: 0,
-  /** With lineShares, a chunk's share of the file is (its BM25 / the file's best chunk's) ** chunkPower. */
-  chunkPower: 1,
-  /** The share of a chunk's innermost symbol with no query term on its lines, when another has some. */
+  /**
+   * 1: a chunk's symbols are those whose lines overlap it, shared by the query terms on their lines
+   * (details.ts `chunkSymbols`); 0: every symbol the chunk lists at its whole share (a part of a long
+   * function listed all its inner functions alike). Off: .542 against .579.
+   */
+  lineShares: 1,
+  /** The share of a chunk's innermost symbol with no query term on its lines, when another has some (0.1 / 0.3 / 0.6: .579 / .579 / .585). */
   termFloor: 0.3,
-  /** A function or class of the same file that one of a file's best units calls ranks at this share of its caller (0: not listed). */
-  calleeShare: 0,
-  /** 1: a callee called by several of the best units ranks at the sum of their shares (at most 1); 0: at the best one's. */
-  calleeSum: 0,
+  /**
+   * A function or class of the same file that one of a file's best units calls ranks at this share
+   * of its caller (0: not listed): the private helper a named public method hands its work to. 0.5:
+   * .579; 0 / 0.3 / 0.8: .561 / .565 / .564.
+   */
+  calleeShare: 0.5,
+  /** 1: a callee of several of the best units ranks at the sum of their shares (at most 1); 0: at the best one's (.570). */
+  calleeSum: 1,
   /** The best units of a file whose callees are listed. */
   calleeCallers: 3,
   /** The best files whose units' callees are listed. */
-  calleeFiles: 0,
-  /** In the function ranking a unit scores its share × its file's score ** filePower × fileDecay ** the file's rank (0-based). */
-  filePower: 1,
-  fileDecay: 1,
-  /** Units of one file at most in the function ranking before every other file's (0: no cap). */
-  fileCap: 0,
+  calleeFiles: 3,
+  /**
+   * In the function ranking (eval/functionLevel.ts) a unit scores its score × fileDecay ** its file's
+   * rank (0-based), so a lower file's symbol needs a better match to pass the first file's: the gold
+   * file is first for most tasks. 0.8: .579; 1 / 0.85 / 0.7 / 0.6: .521 / .579 / .574 / .556.
+   */
+  fileDecay: 0.8,
 } as const;
 
 /** The file-kind prior. */

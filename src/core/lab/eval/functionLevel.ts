@@ -50,34 +50,23 @@ function contains(outer: SymbolRecord, inner: SymbolRecord): boolean {
 /**
  * A search's unit ranking: every result's symbols of unit kinds, and the file itself for a result
  * that lists none, ordered by score — a symbol's own `score` (its file's score × its share of the
- * file's evidence), a file's score for the file — so the second file's best function can rank above
- * the first file's fifth. Symbols without a score keep the result order (file by file).
+ * file's evidence), a file's score for the file — times `UNITS.fileDecay` to the power of the
+ * file's rank, so the second file's best function can rank above the first file's fifth only when
+ * it matches clearly better. Symbols without a score keep the result order (file by file).
  */
 export function unitRanking(results: ReadonlyArray<Pick<SearchResult, 'path' | 'symbols'> & { score?: number }>): string[] {
   const units: Array<{ unit: string; score: number; order: number }> = [];
   for (const [rank, result] of results.entries()) {
     const symbols = result.symbols.filter((s) => UNIT_KINDS.has(s.kind));
-    const file = result.score ?? Number.NEGATIVE_INFINITY;
-    // The file's weight in the interleaving: its score ** filePower × fileDecay ** rank, so a unit's score is that × its share.
-    const weight = file > 0 ? file ** UNITS.filePower * UNITS.fileDecay ** rank : file;
-    const plain = UNITS.filePower === 1 && UNITS.fileDecay === 1;
-    const scoreOf = (score: number | undefined) => (score === undefined ? Number.NEGATIVE_INFINITY : file > 0 && !plain ? weight * (score / file) : score);
+    // A file's units weigh UNITS.fileDecay ** its rank: a lower file's unit needs a better share to pass the first file's.
+    const weight = UNITS.fileDecay ** rank;
+    const scoreOf = (score: number | undefined) => (score === undefined ? Number.NEGATIVE_INFINITY : score * weight);
     if (symbols.length === 0) units.push({ unit: result.path, score: scoreOf(result.score), order: units.length });
     for (const s of symbols) units.push({ unit: `${result.path}${UNIT_SEPARATOR}${s.name}`, score: scoreOf(s.score), order: units.length });
   }
   const scored = units.every((u) => Number.isFinite(u.score));
-  const ordered = [...new Set((scored ? units.sort((a, b) => b.score - a.score || a.order - b.order) : units).map((u) => u.unit))];
-  if (UNITS.fileCap <= 0) return ordered;
-  const perFile = new Map<string, number>();
-  const first: string[] = [];
-  const later: string[] = [];
-  for (const unit of ordered) {
-    const path = pathOfUnit(unit);
-    const count = (perFile.get(path) ?? 0) + 1;
-    perFile.set(path, count);
-    (count <= UNITS.fileCap ? first : later).push(unit);
-  }
-  return [...first, ...later];
+  const ordered = scored ? units.sort((a, b) => b.score - a.score || a.order - b.order) : units;
+  return [...new Set(ordered.map((u) => u.unit))];
 }
 
 /**
