@@ -178,26 +178,6 @@ export class SearchIndex {
   }
 
   /**
-   * The best `limit` chunks of one file for an FTS5 expression, by the same weighted BM25 as
-   * {@link chunkBm25} (the whole index's statistics, so the scores compare with its rows). A file's
-   * chunks are stored together, so the rowid range of the file bounds the full-text scan; the join
-   * keeps only the file's own chunks whatever lies between.
-   */
-  chunkBm25InFile(expression: string, weights: readonly [number, number, number, number], fileId: number, limit: number): ChunkScore[] {
-    const range = this.sql.rowsOf('select min(id) as low, max(id) as high from chunks where file_id = ?').get(fileId) as { low: number | null; high: number | null };
-    if (range.low === null || range.high === null) return [];
-    return this.sql
-      .rowsOf(
-        `select f.rowid as chunkId, c.file_id as fileId, -f.s as score
-         from (select rowid, bm25(chunks_fts, ${weightList(weights)}) as s
-               from chunks_fts where chunks_fts match ? and rowid between ? and ?) f
-         join chunks c on c.id = f.rowid and c.file_id = ?
-         order by f.s limit ?`,
-      )
-      .all(expression, range.low, range.high, fileId, limit) as ChunkScore[];
-  }
-
-  /**
    * The functions, methods and classes of one file that some of its symbols (by qualified name)
    * call: a call resolved to the symbol, or one whose name (`helper`, `self.helper`) ends in a
    * symbol's name in the same file. At most `limit` rows, each with its caller.

@@ -34,12 +34,13 @@ export function describeResults(
   query: ParsedQuery,
   definitions: Map<number, DefinitionHit[]>,
 ): SearchResult[] {
-  const match = UNITS.deepFiles > 0 ? chunkMatch(index, query) : null;
+  const match = UNITS.deepFiles > 0 && hits.length > 0 ? chunkMatch(index, query) : null;
+  const deepPool = match ? deepChunkPool(index, match) : [];
   const terms = query.terms.filter((t) => t.length >= 2);
   return hits.map((hit, rank) => {
     const deep = match !== null && rank < UNITS.deepFiles;
     const limits = { chunks: deep ? UNITS.deepChunks : UNITS.chunks, symbols: deep ? UNITS.deepSymbols : UNITS.symbols, callees: rank < UNITS.calleeFiles };
-    const symbols = rankSymbols(index, deep ? { ...hit, chunks: ownChunks(index, hit, match) } : hit, definitions.get(hit.fileId) ?? [], limits, terms);
+    const symbols = rankSymbols(index, deep ? { ...hit, chunks: ownChunks(deepPool, hit) } : hit, definitions.get(hit.fileId) ?? [], limits, terms);
     // Only the best chunk's text is shown.
     const chunks = hit.chunks.slice(0, 1).map((c) => index.chunkLines(c.chunkId, true));
     const definition = definitions.get(hit.fileId)?.[0];
@@ -54,18 +55,23 @@ export function describeResults(
   });
 }
 
+/** The best `UNITS.deepPool` chunks for the query, by the search's chunk BM25 (the fallback when the expression finds none). */
+function deepChunkPool(index: SearchIndex, match: ChunkMatch): ChunkHit[] {
+  const weights = [CHUNK_WEIGHTS.path, CHUNK_WEIGHTS.symbolNames, CHUNK_WEIGHTS.identifiers, CHUNK_WEIGHTS.text] as const;
+  const rows = index.chunkBm25(match.expression, weights, UNITS.deepPool);
+  return rows.length === 0 && match.fallback ? index.chunkBm25(match.fallback, weights, UNITS.deepPool) : rows;
+}
+
 /**
  * The chunks of one of the best files ranked among the file's own chunks: the search's pool holds
  * the best chunks of the whole repository, so a long file near the top has only a few of them, and
- * the method a report is about is often in none. The file's chunks are ranked by the same BM25 and
- * merged with those of the pool (a chunk keeps its better score), best first.
+ * the method a report is about is often in none. A larger pool of the same BM25 (`UNITS.deepPool`
+ * chunks, read once per search) gives the file's next chunks, merged with those of the search's
+ * pool (a chunk keeps its better score), best first, at most `UNITS.deepChunks`.
  */
-function ownChunks(index: SearchIndex, hit: FileHit, match: ChunkMatch): ChunkHit[] {
-  const weights = [CHUNK_WEIGHTS.path, CHUNK_WEIGHTS.symbolNames, CHUNK_WEIGHTS.identifiers, CHUNK_WEIGHTS.text] as const;
-  let own = index.chunkBm25InFile(match.expression, weights, hit.fileId, UNITS.deepChunks);
-  if (own.length === 0 && match.fallback) own = index.chunkBm25InFile(match.fallback, weights, hit.fileId, UNITS.deepChunks);
+function ownChunks(deep: readonly ChunkHit[], hit: FileHit): ChunkHit[] {
   const best = new Map<number, ChunkHit>();
-  for (const c of [...hit.chunks, ...own]) if ((best.get(c.chunkId)?.score ?? Number.NEGATIVE_INFINITY) < c.score) best.set(c.chunkId, c);
+  for (const c of [...hit.chunks, ...deep.filter((d) => d.fileId === hit.fileId)]) if ((best.get(c.chunkId)?.score ?? Number.NEGATIVE_INFINITY) < c.score) best.set(c.chunkId, c);
   return [...best.values()].sort((a, b) => b.score - a.score);
 }
 

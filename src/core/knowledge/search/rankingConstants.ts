@@ -189,8 +189,9 @@ export const UNITS = {
    * function Acc@10 .541 at 0, .576 at 1, .579 at 3 and 5.
    */
   deepFiles: 3,
-  /** Chunks of such a file ranked. */
+  /** Chunks of such a file ranked, from the best `deepPool` chunks of the repository (read once per search). */
   deepChunks: 30,
+  deepPool: 3000,
   /** Symbols listed for such a file (12 / 16 / 24: .579 / .579 / .585; the other eight's choice for 7 of 9 held out). */
   deepSymbols: 24,
   /** A definition named by a plain word of the query (GRAPH.definitionWord), not an identifier, ranks at this share of its file (0.5: .583, chosen held out for eslint and werkzeug only). */
