@@ -282,6 +282,13 @@ export class SearchIndex {
     return this.sql.rowsOf(sql).get(chunkId) as ChunkLines | undefined;
   }
 
+  /** Every symbol of a file with this name and qualified name (a getter and its setter share one), in line order. */
+  symbolsInFile(name: string, fileId: number, qualifiedName: string): Array<{ name: string; kind: string; startLine: number; endLine: number }> {
+    return this.sql
+      .rowsOf('select name, kind, start_line as startLine, end_line as endLine from symbols where name = ? and file_id = ? and qualified_name = ? order by start_line limit 8')
+      .all(name, fileId, qualifiedName) as Array<{ name: string; kind: string; startLine: number; endLine: number }>;
+  }
+
   /** The first symbol of a file with this name and qualified name (by name first: the `symbols(name)` index). */
   symbolInFile(name: string, fileId: number, qualifiedName: string): { name: string; kind: string; startLine: number; endLine: number } | undefined {
     return this.sql

@@ -61,6 +61,22 @@ const HEADERS = [
   '',
 ].join('\n');
 
+/** A response object whose getter and setter of `body` share one name, far apart. */
+const RESPONSE = [
+  'module.exports = {',
+  '  get body() {',
+  '    return this._body;',
+  '  },',
+  '',
+  ...Array.from({ length: 40 }, (_, i) => [`  get header${i}() {`, `    return this.headers[${i}];`, '  },', '']).flat(),
+  '  set body(val) {',
+  '    if (isStream(val)) destroyOriginalStream(this._body);',
+  '    this._body = val;',
+  '  },',
+  '};',
+  '',
+].join('\n');
+
 let db: Db;
 
 beforeAll(async () => {
@@ -69,6 +85,7 @@ beforeAll(async () => {
     'lib/other.js': 'function other(node) {\n  return node;\n}\n',
     'orm/session.py': SESSION,
     'web/http.py': HEADERS,
+    'lib/response.js': RESPONSE,
   });
   db = openDatabase(curatedFile, { readOnly: true });
 });
@@ -84,6 +101,12 @@ describe('the symbols a result lists (function level, issue #27 item 7)', () => 
     expect(inner[0]?.name).toBe('create.makeFunctionShorthand');
     // Before, every inner function the chunk listed had the chunk's whole score, in reverse order of declaration.
     for (const other of inner.slice(1)) expect(other.score!).toBeLessThan(inner[0]!.score!);
+  });
+
+  it('finds the symbol of a name on the chunk\'s lines: the setter, not the getter of the same name', async () => {
+    const results = await searchRepository(db, 'destroyOriginalStream when the new value isStream', { mode: 'keyword' });
+    const body = symbolsOf(results, 'lib/response.js').filter((s) => s.name === 'body');
+    expect(body.map((s) => s.startLine)).toContain(RESPONSE.split('\n').indexOf('  set body(val) {') + 1);
   });
 
   it("ranks all of one of the best files' chunks, not only those in the search's pool", async () => {

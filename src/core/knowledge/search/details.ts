@@ -148,8 +148,9 @@ function chunkSymbols(index: SearchIndex, fileId: number, chunkId: number, terms
   const rows = chunk.symbol_names
     .split(/\s+/)
     .filter(Boolean)
-    .map((qualified) => ({ qualified, row: index.symbolInFile(qualified.slice(qualified.lastIndexOf('.') + 1), fileId, qualified) }))
-    .flatMap(({ qualified, row }) => (row && row.startLine <= chunk.end_line && row.endLine >= chunk.start_line ? [{ ...row, name: qualified }] : []));
+    // The symbol of that name on the chunk's lines: a getter and a setter share a qualified name.
+    .map((qualified) => ({ qualified, row: index.symbolsInFile(qualified.slice(qualified.lastIndexOf('.') + 1), fileId, qualified).find((r) => r.startLine <= chunk.end_line && r.endLine >= chunk.start_line) }))
+    .flatMap(({ qualified, row }) => (row ? [{ ...row, name: qualified }] : []));
   const inside = (outer: { startLine: number; endLine: number }, inner: { startLine: number; endLine: number }) =>
     outer !== inner && outer.startLine <= inner.startLine && outer.endLine >= inner.endLine && (outer.startLine !== inner.startLine || outer.endLine !== inner.endLine);
   const innermost = rows.filter((r) => !rows.some((o) => inside(r, o)));
