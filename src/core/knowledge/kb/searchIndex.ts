@@ -177,6 +177,25 @@ export class SearchIndex {
       .all(expression, pool) as ChunkScore[];
   }
 
+  /**
+   * The functions, methods and classes of one file that some of its symbols (by qualified name)
+   * call: a call resolved to the symbol, or one whose name (`helper`, `self.helper`) ends in a
+   * symbol's name in the same file. At most `limit` rows, each with its caller.
+   */
+  calleesInFile(fileId: number, callers: readonly string[], limit: number): Array<{ caller: string; name: string; qualifiedName: string; kind: string; startLine: number; endLine: number }> {
+    if (callers.length === 0) return [];
+    return this.sql
+      .rowsOf(
+        `select distinct s.qualified_name as caller, t.name, t.qualified_name as qualifiedName, t.kind, t.start_line as startLine, t.end_line as endLine
+         from symbols s join symbol_references r on r.from_symbol_id = s.id
+         join symbols t on t.file_id = s.file_id and t.id <> s.id and (t.id = r.target_symbol_id or t.name = r.name or r.name like '%.' || t.name)
+         where s.file_id = ? and s.qualified_name in (${SLOT_MARKS}) and r.kind in ('call', 'attribute_call')
+           and t.kind in ('function', 'method', 'class', 'struct', 'enum', 'interface', 'trait')
+         limit ${Math.trunc(limit)}`,
+      )
+      .all(fileId, ...inSlots(callers)[0]!) as Array<{ caller: string; name: string; qualifiedName: string; kind: string; startLine: number; endLine: number }>;
+  }
+
   /** The best `pool` files whose path matches an FTS5 expression, by weighted BM25 over (path, path_tokens). */
   pathBm25(expression: string, weights: readonly [number, number], pool: number): Array<{ fileId: number; score: number }> {
     const w = weightList(weights);
@@ -261,6 +280,13 @@ export class SearchIndex {
       ? 'select start_line, end_line, symbol_names, text from chunks where id = ?'
       : "select start_line, end_line, symbol_names, '' as text from chunks where id = ?";
     return this.sql.rowsOf(sql).get(chunkId) as ChunkLines | undefined;
+  }
+
+  /** Every symbol of a file with this name and qualified name (a getter and its setter share one), in line order. */
+  symbolsInFile(name: string, fileId: number, qualifiedName: string): Array<{ name: string; kind: string; startLine: number; endLine: number }> {
+    return this.sql
+      .rowsOf('select name, kind, start_line as startLine, end_line as endLine from symbols where name = ? and file_id = ? and qualified_name = ? order by start_line limit 8')
+      .all(name, fileId, qualifiedName) as Array<{ name: string; kind: string; startLine: number; endLine: number }>;
   }
 
   /** The first symbol of a file with this name and qualified name (by name first: the `symbols(name)` index). */

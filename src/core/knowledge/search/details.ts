@@ -2,11 +2,15 @@ import { reasonKey, type Reason } from '../../../shared/contract/reasons';
 import type { SearchResult, SearchSymbol } from '../../../shared/contract/search';
 import type { ChunkLines, SearchIndex } from '../kb/searchIndex';
 import type { DefinitionHit } from './graph';
-import type { FileHit } from './keyword';
+import type { ChunkHit, FileHit } from './keyword';
 import type { ParsedQuery } from './query';
-import { UNITS } from './rankingConstants';
+import { CHUNK_WEIGHTS, GRAPH, UNITS } from './rankingConstants';
+import { chunkMatch, type ChunkMatch } from './termStats';
 
 const MAX_LINES = 3;
+
+/** Symbol kinds that are units of the function ranking (eval/functionLevel.ts): the callers and callees of `UNITS.calleeShare`. */
+const UNIT_KINDS = new Set(['function', 'method', 'class', 'struct', 'enum', 'interface', 'trait']);
 const MAX_LINE_CHARS = 200;
 
 type ChunkRow = ChunkLines;
@@ -30,8 +34,13 @@ export function describeResults(
   query: ParsedQuery,
   definitions: Map<number, DefinitionHit[]>,
 ): SearchResult[] {
-  return hits.map((hit) => {
-    const symbols = rankSymbols(index, hit, definitions.get(hit.fileId) ?? []);
+  const match = UNITS.deepFiles > 0 && hits.length > 0 ? chunkMatch(index, query) : null;
+  const deepPool = match ? deepChunkPool(index, match) : [];
+  const terms = query.terms.filter((t) => t.length >= 2);
+  return hits.map((hit, rank) => {
+    const deep = match !== null && rank < UNITS.deepFiles;
+    const limits = { chunks: deep ? UNITS.deepChunks : UNITS.chunks, symbols: deep ? UNITS.deepSymbols : UNITS.symbols, callees: rank < UNITS.calleeFiles };
+    const symbols = rankSymbols(index, deep ? { ...hit, chunks: ownChunks(deepPool, hit) } : hit, definitions.get(hit.fileId) ?? [], limits, terms);
     // Only the best chunk's text is shown.
     const chunks = hit.chunks.slice(0, 1).map((c) => index.chunkLines(c.chunkId, true));
     const definition = definitions.get(hit.fileId)?.[0];
@@ -46,6 +55,26 @@ export function describeResults(
   });
 }
 
+/** The best `UNITS.deepPool` chunks for the query, by the search's chunk BM25 (the fallback when the expression finds none). */
+function deepChunkPool(index: SearchIndex, match: ChunkMatch): ChunkHit[] {
+  const weights = [CHUNK_WEIGHTS.path, CHUNK_WEIGHTS.symbolNames, CHUNK_WEIGHTS.identifiers, CHUNK_WEIGHTS.text] as const;
+  const rows = index.chunkBm25(match.expression, weights, UNITS.deepPool);
+  return rows.length === 0 && match.fallback ? index.chunkBm25(match.fallback, weights, UNITS.deepPool) : rows;
+}
+
+/**
+ * The chunks of one of the best files ranked among the file's own chunks: the search's pool holds
+ * the best chunks of the whole repository, so a long file near the top has only a few of them, and
+ * the method a report is about is often in none. A larger pool of the same BM25 (`UNITS.deepPool`
+ * chunks, read once per search) gives the file's next chunks, merged with those of the search's
+ * pool (a chunk keeps its better score), best first, at most `UNITS.deepChunks`.
+ */
+function ownChunks(deep: readonly ChunkHit[], hit: FileHit): ChunkHit[] {
+  const best = new Map<number, ChunkHit>();
+  for (const c of [...hit.chunks, ...deep.filter((d) => d.fileId === hit.fileId)]) if ((best.get(c.chunkId)?.score ?? Number.NEGATIVE_INFINITY) < c.score) best.set(c.chunkId, c);
+  return [...best.values()].sort((a, b) => b.score - a.score);
+}
+
 /**
  * A file's symbols, best first, each with its `score`: the file's score × the symbol's share — 1 for
  * a definition the query names and for the symbol a symbol-graph reason reached; for a symbol of a
@@ -53,7 +82,7 @@ export function describeResults(
  * that share, the symbols around it at `UNITS.enclosingShare` of it; `UNITS.chunks` chunks, `UNITS.symbols` listed). The scores are comparable across
  * files, so a function ranking can interleave the files' symbols (eval/functionLevel.ts).
  */
-function rankSymbols(index: SearchIndex, hit: FileHit, definitions: readonly DefinitionHit[]): SearchSymbol[] {
+function rankSymbols(index: SearchIndex, hit: FileHit, definitions: readonly DefinitionHit[], limits: { chunks: number; symbols: number; callees: boolean }, terms: readonly string[]): SearchSymbol[] {
   const byKey = new Map<string, SearchSymbol>();
   const offer = (s: Omit<SearchSymbol, 'score'>, share: number) => {
     const key = `${s.name}:${s.startLine}`;
@@ -62,16 +91,24 @@ function rankSymbols(index: SearchIndex, hit: FileHit, definitions: readonly Def
     if (!known || (known.score ?? 0) < score) byKey.set(key, { ...s, score });
   };
   // Qualified like the chunks' symbols below, so a method found both ways is listed once.
-  for (const d of definitions) offer({ name: d.qualifiedName, kind: d.kind, startLine: d.startLine, endLine: d.endLine }, 1);
+  // A name the query gives as a plain word (\`range\`, \`args\`) says less than an identifier (\`parse_dict_header\`).
+  for (const d of definitions) {
+    const byWord = d.weight !== undefined && d.weight < GRAPH.definitionIdentifier;
+    offer({ name: d.qualifiedName, kind: d.kind, startLine: d.startLine, endLine: d.endLine }, byWord ? UNITS.namedWordShare : 1);
+  }
   for (const why of hit.why) {
     if (why.kind !== 'symbol-graph') continue;
     const qualified = why.detail.symbol;
     const row = index.symbolInFile(qualified.slice(qualified.lastIndexOf('.') + 1), hit.fileId, qualified);
     if (row) offer({ ...row, name: qualified }, 1);
   }
-  const chunks = hit.chunks.slice(0, UNITS.chunks);
+  const chunks = hit.chunks.slice(0, limits.chunks);
   const best = chunks[0]?.score || 1;
   for (const c of chunks) {
+    if (UNITS.lineShares > 0) {
+      for (const { symbol, share } of chunkSymbols(index, hit.fileId, c.chunkId, terms)) offer(symbol, (c.score / best) * share);
+      continue;
+    }
     const chunk = index.chunkLines(c.chunkId, false);
     if (!chunk) continue;
     // The innermost (last listed) symbol of a chunk is the most specific one.
@@ -81,8 +118,56 @@ function rankSymbols(index: SearchIndex, hit: FileHit, definitions: readonly Def
       if (row) offer({ ...row, name: qualified }, (c.score / best) * (depth === 0 ? 1 : UNITS.enclosingShare));
     }
   }
-  const ranked = [...byKey.values()].sort((a, b) => (b.score ?? 0) - (a.score ?? 0));
-  return withoutModuleDunders(ranked).slice(0, UNITS.symbols);
+  const byScore = () => [...byKey.values()].sort((a, b) => (b.score ?? 0) - (a.score ?? 0));
+  if (limits.callees && UNITS.calleeShare > 0 && hit.score > 0) {
+    const callers = byScore().filter((s) => UNIT_KINDS.has(s.kind)).slice(0, UNITS.calleeCallers);
+    const share = new Map(callers.map((s) => [s.name, (s.score ?? 0) / hit.score]));
+    const reached = new Map<string, { symbol: Omit<SearchSymbol, 'score'>; share: number }>();
+    for (const c of index.calleesInFile(hit.fileId, [...share.keys()], 50)) {
+      const key = `${c.qualifiedName}:${c.startLine}`;
+      const value = (share.get(c.caller) ?? 0) * UNITS.calleeShare;
+      const known = reached.get(key);
+      const sum = UNITS.calleeSum > 0 ? (known?.share ?? 0) + value : Math.max(known?.share ?? 0, value);
+      reached.set(key, { symbol: { name: c.qualifiedName, kind: c.kind, startLine: c.startLine, endLine: c.endLine }, share: Math.min(1, sum) });
+    }
+    for (const { symbol, share: value } of reached.values()) offer(symbol, value);
+  }
+  return withoutModuleDunders(byScore()).slice(0, limits.symbols);
+}
+
+/**
+ * The symbols of one chunk with their shares of the chunk's score. A chunk lists every symbol of the
+ * definition it was cut from (a long function split in parts lists all its inner functions in
+ * each part), so only the symbols whose lines overlap the chunk count; the innermost of those share
+ * the chunk by the query terms on their lines in it — the one with the most distinct terms 1, one
+ * with none `UNITS.termFloor` — and the symbols around them rank at `UNITS.enclosingShare`.
+ */
+function chunkSymbols(index: SearchIndex, fileId: number, chunkId: number, terms: readonly string[]): Array<{ symbol: Omit<SearchSymbol, 'score'>; share: number }> {
+  const chunk = index.chunkLines(chunkId, true);
+  if (!chunk) return [];
+  const rows = chunk.symbol_names
+    .split(/\s+/)
+    .filter(Boolean)
+    // The symbol of that name on the chunk's lines: a getter and a setter share a qualified name.
+    .map((qualified) => ({ qualified, row: index.symbolsInFile(qualified.slice(qualified.lastIndexOf('.') + 1), fileId, qualified).find((r) => r.startLine <= chunk.end_line && r.endLine >= chunk.start_line) }))
+    .flatMap(({ qualified, row }) => (row ? [{ ...row, name: qualified }] : []));
+  const inside = (outer: { startLine: number; endLine: number }, inner: { startLine: number; endLine: number }) =>
+    outer !== inner && outer.startLine <= inner.startLine && outer.endLine >= inner.endLine && (outer.startLine !== inner.startLine || outer.endLine !== inner.endLine);
+  const innermost = rows.filter((r) => !rows.some((o) => inside(r, o)));
+  const lines = chunk.text.split('\n');
+  const termCount = (r: { startLine: number; endLine: number }) => {
+    const from = Math.max(r.startLine, chunk.start_line) - chunk.start_line;
+    const to = Math.min(r.endLine, chunk.end_line) - chunk.start_line;
+    const text = lines.slice(from, to + 1).join('\n').toLowerCase();
+    return terms.reduce((n, t) => (text.includes(t) ? n + 1 : n), 0);
+  };
+  const counts = new Map(innermost.map((r) => [r, innermost.length > 1 ? termCount(r) : 1]));
+  const most = Math.max(0, ...counts.values());
+  return rows.map((r) => {
+    const count = counts.get(r);
+    if (count === undefined) return { symbol: r, share: UNITS.enclosingShare };
+    return { symbol: r, share: most === 0 ? 1 : UNITS.termFloor + (1 - UNITS.termFloor) * (count / most) };
+  });
 }
 
 /**

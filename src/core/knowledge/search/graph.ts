@@ -14,6 +14,8 @@ export interface DefinitionHit {
   kind: string;
   startLine: number;
   endLine: number;
+  /** How the query named it: `GRAPH.definitionIdentifier` as an identifier, `GRAPH.definitionWord` as a plain word. */
+  weight?: number;
 }
 
 /** Case variants of a name, so the case-sensitive `symbols(name)` index can be used. */

@@ -201,11 +201,52 @@ export const UNITS = {
   /** Matching chunks of a file whose symbols are ranked (12 measured the same as 8). */
   chunks: 8,
   /**
-   * A class listed because a chunk inside it matched ranks at this share of the chunk. 1: as high as
-   * the method the chunk is about (0.5 / 0.75 / 1 measured .446 / .471 / .504 macro function Acc@10):
-   * a class is the gold unit of every change to its body outside methods (fields, class attributes).
+   * A class listed because a chunk inside it matched ranks at this share of the chunk. 0.75 (was 1,
+   * when the innermost symbol of a Python chunk was taken to be its last listed, often the class):
+   * issue-set function Acc@10 .579 at 0.75, .576 at 0.5, .570 at 1 (docs/evaluation.md, eighth round;
+   * figures of this block: the 215 issue tasks' replay, the other constants as shipped but 16 deep symbols).
    */
-  enclosingShare: 1,
+  enclosingShare: 0.75,
+  /**
+   * The best files whose own chunks are all ranked for their symbols, not only those of the search's
+   * pool (0: none): the pool holds a few of a long file's chunks, often not the method's. 3: issue-set
+   * function Acc@10 .541 at 0, .576 at 1, .579 at 3 and 5.
+   */
+  deepFiles: 3,
+  /** Chunks of such a file ranked, from the best `deepPool` chunks of the repository (read once per search). */
+  deepChunks: 30,
+  deepPool: 3000,
+  /** Symbols listed for such a file (12 / 16 / 24: .579 / .579 / .585; the other eight's choice for 7 of 9 held out). */
+  deepSymbols: 24,
+  /** A definition named by a plain word of the query (GRAPH.definitionWord), not an identifier, ranks at this share of its file (0.5: .583, chosen held out for eslint and werkzeug only). */
+  namedWordShare: 1,
+  /**
+   * 1: a chunk's symbols are those whose lines overlap it, shared by the query terms on their lines
+   * (details.ts `chunkSymbols`); 0: every symbol the chunk lists at its whole share (a part of a long
+   * function listed all its inner functions alike). Off: .542 against .579.
+   */
+  lineShares: 1,
+  /** The share of a chunk's innermost symbol with no query term on its lines, when another has some (0.1 / 0.3 / 0.6: .579 / .579 / .585). */
+  termFloor: 0.3,
+  /**
+   * A function or class of the same file that one of a file's best units calls ranks at this share
+   * of its caller (0: not listed): the private helper a named public method hands its work to. 0.5:
+   * .579; 0 / 0.3 / 0.8: .561 / .565 / .564.
+   */
+  calleeShare: 0.5,
+  /** 1: a callee of several of the best units ranks at the sum of their shares (at most 1); 0: at the best one's (.570). */
+  calleeSum: 1,
+  /** The best units of a file whose callees are listed. */
+  calleeCallers: 3,
+  /** The best files whose units' callees are listed. */
+  calleeFiles: 3,
+  /**
+   * In the function ranking (eval/functionLevel.ts) a unit scores its score × fileDecay ** its file's
+   * rank (0-based), so a lower file's symbol needs a better match to pass the first file's: the gold
+   * file is first for most tasks. 0.8: .579; 0.85 / 0.7 / 0.6: .579 / .574 / .556; without it (1),
+   * measured before the other constants were settled: .584 against .621 on the eight repositories but sqlalchemy.
+   */
+  fileDecay: 0.8,
 } as const;
 
 /** The file-kind prior. */

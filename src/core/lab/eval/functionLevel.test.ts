@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KnowledgeBase } from '../../knowledge/kb/knowledgeBase';
 import { makeIndexedRepo } from '../../testing/searchRepo';
+import { overrideRanking } from '../../knowledge/search/rankingConstants';
 import { goldUnits, packageUnitRecall, scoreUnits, unitRanking } from './functionLevel';
 import { parseHunks } from './goldLines';
 
@@ -49,12 +50,30 @@ describe('function-level localization', () => {
   });
 
   it('interleaves the files by the scores of their units when every result has them', () => {
+    // By score alone here (no weight for the file's rank; the next case has it).
+    const restore = overrideRanking({ UNITS: { fileDecay: 1 } });
     const units = unitRanking([
       { path: 'shop/cart.py', score: 2, symbols: [{ name: 'Cart.total', kind: 'method', startLine: 10, endLine: 11, score: 2 }, { name: 'checkout', kind: 'function', startLine: 14, endLine: 15, score: 0.4 }] },
       { path: 'shop/tax.py', score: 1.5, symbols: [{ name: 'rate', kind: 'function', startLine: 1, endLine: 2, score: 1.2 }] },
       { path: 'shop/notes.md', score: 0.5, symbols: [] },
     ]);
+    restore();
     expect(units).toEqual(['shop/cart.py::Cart.total', 'shop/tax.py::rate', 'shop/notes.md', 'shop/cart.py::checkout']);
+  });
+
+  it("weighs each file's units by the file's rank, so a lower file's units need a larger share to pass the first file's", () => {
+    const results = [
+      { path: 'http.py', score: 3.8, symbols: [{ name: 'parse_options_header', kind: 'function', startLine: 1, endLine: 9, score: 3.8 }, { name: 'parse_dict_header', kind: 'function', startLine: 20, endLine: 40, score: 2.4 }] },
+      { path: 'auth.py', score: 3.5, symbols: [{ name: 'Authorization.__eq__', kind: 'method', startLine: 1, endLine: 4, score: 2.9 }] },
+    ];
+    // parse_dict_header (2.4) passes auth.py's __eq__ (2.9) only with the second file's weight (0.8: 2.32).
+    expect(unitRanking(results).indexOf('http.py::parse_dict_header')).toBe(1);
+    const restore = overrideRanking({ UNITS: { fileDecay: 1 } });
+    try {
+      expect(unitRanking(results).indexOf('http.py::parse_dict_header')).toBe(2);
+    } finally {
+      restore();
+    }
   });
 
   it('scores units: a module-level gold unit is found at its file\'s first unit; Acc@k needs every gold unit', () => {

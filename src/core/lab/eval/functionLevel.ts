@@ -3,6 +3,7 @@ import type { ContextPackage } from '../../../shared/contract/retrieval';
 import type { SearchResult } from '../../../shared/contract/search';
 import type { KnowledgeBase } from '../../knowledge/kb/knowledgeBase';
 import type { SymbolRecord } from '../../knowledge/kb/types';
+import { UNITS } from '../../knowledge/search/rankingConstants';
 import type { ChangedLines } from './goldLines';
 
 /**
@@ -36,6 +37,11 @@ export function goldUnits(kb: KnowledgeBase, changed: ChangedLines): string[] {
   return [...out];
 }
 
+/** The file of a unit (`path::name` or `path`). */
+function pathOfUnit(unit: string): string {
+  return unit.includes(UNIT_SEPARATOR) ? unit.slice(0, unit.indexOf(UNIT_SEPARATOR)) : unit;
+}
+
 /** True when `outer` strictly encloses `inner` (a method inside its class). */
 function contains(outer: SymbolRecord, inner: SymbolRecord): boolean {
   return outer.startLine <= inner.startLine && outer.endLine >= inner.endLine && (outer.startLine !== inner.startLine || outer.endLine !== inner.endLine);
@@ -44,15 +50,19 @@ function contains(outer: SymbolRecord, inner: SymbolRecord): boolean {
 /**
  * A search's unit ranking: every result's symbols of unit kinds, and the file itself for a result
  * that lists none, ordered by score — a symbol's own `score` (its file's score × its share of the
- * file's evidence), a file's score for the file — so the second file's best function can rank above
- * the first file's fifth. Symbols without a score keep the result order (file by file).
+ * file's evidence), a file's score for the file — times `UNITS.fileDecay` to the power of the
+ * file's rank, so the second file's best function can rank above the first file's fifth only when
+ * it matches clearly better. Symbols without a score keep the result order (file by file).
  */
 export function unitRanking(results: ReadonlyArray<Pick<SearchResult, 'path' | 'symbols'> & { score?: number }>): string[] {
   const units: Array<{ unit: string; score: number; order: number }> = [];
-  for (const result of results) {
+  for (const [rank, result] of results.entries()) {
     const symbols = result.symbols.filter((s) => UNIT_KINDS.has(s.kind));
-    if (symbols.length === 0) units.push({ unit: result.path, score: result.score ?? Number.NEGATIVE_INFINITY, order: units.length });
-    for (const s of symbols) units.push({ unit: `${result.path}${UNIT_SEPARATOR}${s.name}`, score: s.score ?? Number.NEGATIVE_INFINITY, order: units.length });
+    // A file's units weigh UNITS.fileDecay ** its rank: a lower file's unit needs a better share to pass the first file's.
+    const weight = UNITS.fileDecay ** rank;
+    const scoreOf = (score: number | undefined) => (score === undefined ? Number.NEGATIVE_INFINITY : score * weight);
+    if (symbols.length === 0) units.push({ unit: result.path, score: scoreOf(result.score), order: units.length });
+    for (const s of symbols) units.push({ unit: `${result.path}${UNIT_SEPARATOR}${s.name}`, score: scoreOf(s.score), order: units.length });
   }
   const scored = units.every((u) => Number.isFinite(u.score));
   const ordered = scored ? units.sort((a, b) => b.score - a.score || a.order - b.order) : units;
@@ -65,7 +75,7 @@ export function unitRanking(results: ReadonlyArray<Pick<SearchResult, 'path' | '
  * allGoldAt (Acc@k): every gold unit in the top k; mrr of the first gold unit.
  */
 export function scoreUnits(ranked: readonly string[], gold: readonly string[], ks: readonly number[], ms: number, depth: number): EvalMethodResult {
-  const pathOf = (unit: string) => (unit.includes(UNIT_SEPARATOR) ? unit.slice(0, unit.indexOf(UNIT_SEPARATOR)) : unit);
+  const pathOf = pathOfUnit;
   const kept = ranked.slice(0, depth);
   const goldRanks: Record<string, number | null> = {};
   for (const unit of gold) {
