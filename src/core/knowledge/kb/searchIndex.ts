@@ -1,6 +1,7 @@
 import type { Db } from '../../platform/db/open';
 import { inSlots, SLOT_MARKS } from './slots';
 import type { StatementCache } from './statements';
+import { UNIT_KINDS } from './types';
 import { SymbolGraph } from './symbolGraph';
 
 /** Per-file counts of one term: `counts[i]` occurrences in file `fileIds[i]`. */
@@ -190,7 +191,7 @@ export class SearchIndex {
          from symbols s join symbol_references r on r.from_symbol_id = s.id
          join symbols t on t.file_id = s.file_id and t.id <> s.id and (t.id = r.target_symbol_id or t.name = r.name or r.name like '%.' || t.name)
          where s.file_id = ? and s.qualified_name in (${SLOT_MARKS}) and r.kind in ('call', 'attribute_call')
-           and t.kind in ('function', 'method', 'class', 'struct', 'enum', 'interface', 'trait')
+           and t.kind in (${[...UNIT_KINDS].map((k) => `'${k}'`).join(', ')})
          limit ${Math.trunc(limit)}`,
       )
       .all(fileId, ...inSlots(callers)[0]!) as Array<{ caller: string; name: string; qualifiedName: string; kind: string; startLine: number; endLine: number }>;

@@ -16,6 +16,13 @@ export interface FileRecord {
 }
 
 /** A symbol definition. */
+/**
+ * Symbol kinds that are units of function-level localization (a function, a method, a class or a
+ * type): what the search lists and follows as callees (search/details.ts) and what `cra eval`
+ * ranks and scores (lab/eval/functionLevel.ts). A change in anything else counts as its file's.
+ */
+export const UNIT_KINDS: ReadonlySet<string> = new Set(['function', 'method', 'class', 'struct', 'enum', 'interface', 'trait']);
+
 export interface SymbolRecord {
   id: number;
   fileId: number;

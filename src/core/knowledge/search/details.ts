@@ -1,6 +1,7 @@
 import { reasonKey, type Reason } from '../../../shared/contract/reasons';
 import type { SearchResult, SearchSymbol } from '../../../shared/contract/search';
 import type { ChunkLines, SearchIndex } from '../kb/searchIndex';
+import { UNIT_KINDS } from '../kb/types';
 import type { DefinitionHit } from './graph';
 import type { ChunkHit, FileHit } from './keyword';
 import type { ParsedQuery } from './query';
@@ -9,8 +10,6 @@ import { chunkMatch, type ChunkMatch } from './termStats';
 
 const MAX_LINES = 3;
 
-/** Symbol kinds that are units of the function ranking (eval/functionLevel.ts): the callers and callees of `UNITS.calleeShare`. */
-const UNIT_KINDS = new Set(['function', 'method', 'class', 'struct', 'enum', 'interface', 'trait']);
 const MAX_LINE_CHARS = 200;
 
 type ChunkRow = ChunkLines;

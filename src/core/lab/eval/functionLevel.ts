@@ -2,7 +2,7 @@ import type { EvalMethodResult } from '../../../shared/contract/eval';
 import type { ContextPackage } from '../../../shared/contract/retrieval';
 import type { SearchResult } from '../../../shared/contract/search';
 import type { KnowledgeBase } from '../../knowledge/kb/knowledgeBase';
-import type { SymbolRecord } from '../../knowledge/kb/types';
+import { UNIT_KINDS, type SymbolRecord } from '../../knowledge/kb/types';
 import { UNITS } from '../../knowledge/search/rankingConstants';
 import type { ChangedLines } from './goldLines';
 
@@ -12,11 +12,8 @@ import type { ChangedLines } from './goldLines';
  * itself (`path`). Gold units are the innermost such symbols that contain a line the task's commit
  * changed, at the parent; a search ranks units by the scores of the symbols its results list (each
  * symbol's file score × its share of the file's evidence, search/details.ts), or the file itself
- * when a result lists none.
+ * when a result lists none. Unit kinds: kb/types.ts UNIT_KINDS.
  */
-
-/** Symbol kinds that are units; a change in anything else (a variable, a constant) counts as the file's. */
-const UNIT_KINDS = new Set(['function', 'method', 'class', 'struct', 'enum', 'interface', 'trait']);
 
 /** Separates a path from a qualified symbol name in a unit. */
 export const UNIT_SEPARATOR = '::';
@@ -75,11 +72,10 @@ export function unitRanking(results: ReadonlyArray<Pick<SearchResult, 'path' | '
  * allGoldAt (Acc@k): every gold unit in the top k; mrr of the first gold unit.
  */
 export function scoreUnits(ranked: readonly string[], gold: readonly string[], ks: readonly number[], ms: number, depth: number): EvalMethodResult {
-  const pathOf = pathOfUnit;
   const kept = ranked.slice(0, depth);
   const goldRanks: Record<string, number | null> = {};
   for (const unit of gold) {
-    const index = unit.includes(UNIT_SEPARATOR) ? kept.indexOf(unit) : kept.findIndex((r) => pathOf(r) === unit);
+    const index = unit.includes(UNIT_SEPARATOR) ? kept.indexOf(unit) : kept.findIndex((r) => pathOfUnit(r) === unit);
     goldRanks[unit] = index < 0 ? null : index + 1;
   }
   const ranks = Object.values(goldRanks);
