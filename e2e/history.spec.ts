@@ -4,7 +4,7 @@ import type { Page } from '@playwright/test';
 import { expect, screenshot, startServe, test } from './fixtures/app';
 import { addReadyRepository } from './fixtures/pages';
 import { createFixtureRepo, FIXTURE, type FixtureRepo } from './fixtures/gitRepo';
-import { startModelServer } from './fixtures/ollamaServer';
+import { isJudgment, startModelServer, YES } from './fixtures/ollamaServer';
 
 let repo: FixtureRepo;
 test.beforeEach(() => {
@@ -38,7 +38,7 @@ for (const size of [
     const served = await startServe({ OLLAMA_HOST: server.url });
     try {
       writeFileSync(join(served.app.dataDir, 'config.toml'), `[models]\nreasoning = "qwen3:0.6b"\nbase_url = "${server.url}"\n`);
-      server.script.respond = (prompt) => (prompt.startsWith('Task:') ? { json: { intent: 'discounts', files: [FIXTURE.functionFile], symbols: ['compute_discount'], concepts: ['discount'] } } : undefined);
+      server.script.respond = (prompt) => (isJudgment(prompt) ? YES : prompt.startsWith('Task:') ? { json: { intent: 'discounts', files: [FIXTURE.functionFile], symbols: ['compute_discount'], concepts: ['discount'] } } : undefined);
       server.script.chat.push({ json: planFor('Cap discounts') }, { json: planFor('Round prices') });
       await page.setViewportSize(size);
       await page.emulateMedia({ colorScheme: size.colorScheme });
@@ -92,6 +92,7 @@ for (const size of [
         expect(new URL(page.url()).origin).toBe(new URL(served.app.url).origin);
       }
       expect(pageErrors).toEqual([]);
+      expect(server.bugs).toEqual([]);
     } finally {
       await served.stop();
       await server.close();

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { expect, screenshot, startServe, test } from './fixtures/app';
 import { addReadyRepository } from './fixtures/pages';
 import { createFixtureRepo, FIXTURE, type FixtureRepo } from './fixtures/gitRepo';
-import { startModelServer } from './fixtures/ollamaServer';
+import { isJudgment, startModelServer, YES } from './fixtures/ollamaServer';
 
 let repo: FixtureRepo;
 test.beforeEach(() => {
@@ -29,7 +29,7 @@ test.describe('Plans & Runs (cra serve, loopback model server)', () => {
     try {
       writeFileSync(join(served.app.dataDir, 'config.toml'), `[models]\nreasoning = "qwen3:0.6b"\ncoding = "qwen3:0.6b"\nbase_url = "${server.url}"\n`);
       // Task analysis is answered by its prompt; the plan call takes the scripted reply.
-      server.script.respond = (prompt) => (prompt.startsWith('Task:') ? { json: { intent: 'cap discounts', files: [FIXTURE.functionFile], symbols: ['compute_discount'], concepts: ['discount'] } } : undefined);
+      server.script.respond = (prompt) => (isJudgment(prompt) ? YES : prompt.startsWith('Task:') ? { json: { intent: 'cap discounts', files: [FIXTURE.functionFile], symbols: ['compute_discount'], concepts: ['discount'] } } : undefined);
       server.script.chat.push({ json: PLAN });
 
       await addReadyRepository(page, served.app, repo.dir);
@@ -83,6 +83,7 @@ test.describe('Plans & Runs (cra serve, loopback model server)', () => {
       await editor.getByRole('tab', { name: 'Form' }).click();
       await expect(editor).toContainText("The JSON does not match the plan's shape yet");
       expect(pageErrors).toEqual([]);
+      expect(server.bugs).toEqual([]);
     } finally {
       await served.stop();
       await server.close();
@@ -116,6 +117,7 @@ test.describe('Plans & Runs (cra serve, loopback model server)', () => {
         '```',
       ].join('\n');
       server.script.respond = (prompt) => {
+        if (isJudgment(prompt)) return YES;
         if (prompt.startsWith('Task:')) return { json: { intent: 'cap discounts', files: [FIXTURE.functionFile], symbols: ['compute_discount'], concepts: ['discount'] } };
         if (/^## Pass: implement/.test(prompt)) return { text: edit };
         return undefined;
@@ -177,6 +179,7 @@ test.describe('Plans & Runs (cra serve, loopback model server)', () => {
       await expect(review.getByRole('status')).toHaveText(`Undone: ${FIXTURE.functionFile} restored.`);
       expect(readFileSync(join(repo.dir, FIXTURE.functionFile), 'utf8')).toBe(pricing);
       expect(pageErrors).toEqual([]);
+      expect(server.bugs).toEqual([]);
     } finally {
       await served.stop();
       await server.close();

@@ -5,7 +5,7 @@ import { contrastOf, DIFF_PARTS } from './fixtures/contrast';
 import { expect, screenshot, startServe, test } from './fixtures/app';
 import { addReadyRepository } from './fixtures/pages';
 import { createFixtureRepo, FIXTURE, type FixtureRepo } from './fixtures/gitRepo';
-import { startModelServer } from './fixtures/ollamaServer';
+import { isJudgment, startModelServer, YES } from './fixtures/ollamaServer';
 
 let repo: FixtureRepo;
 test.beforeEach(() => {
@@ -102,6 +102,7 @@ test.describe('diff review and runs (cra serve, loopback model server)', () => {
       const pricing = repo.files[FIXTURE.functionFile]!;
       let broken = true;
       server.script.respond = (prompt) => {
+        if (isJudgment(prompt)) return YES;
         if (prompt.startsWith('Task:')) return { json: { intent: 'cap discounts', files: [FIXTURE.functionFile], symbols: ['compute_discount'], concepts: ['discount'] } };
         if (/^## Pass: implement/.test(prompt)) return { text: broken ? 'I would clamp the percent in compute_discount.' : EDIT };
         return undefined;
@@ -217,6 +218,7 @@ test.describe('diff review and runs (cra serve, loopback model server)', () => {
       await expect(hunks.nth(1)).toHaveAttribute('data-verdict', 'applied');
       await expect(review.getByRole('button', { name: 'Apply to working tree' })).toBeDisabled();
       expect(pageErrors).toEqual([]);
+      expect(server.bugs).toEqual([]);
     } finally {
       await served.stop();
       await server.close();

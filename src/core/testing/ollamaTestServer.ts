@@ -12,6 +12,7 @@ import { delay, embedVector, estimateTokens, lastUserText, readJson, sendJson, w
 import type { ScriptedReply, SeenRequest, TestModel, TestRegistryEntry, TestServerScript } from './testServerTypes';
 
 export type * from './testServerTypes';
+export { isJudgment } from './testServerUtil';
 
 /** The running test server: its URL, the script, and its state. */
 export class OllamaTestServer {
@@ -30,6 +31,12 @@ export class OllamaTestServer {
   readonly loaded = new Set<string>();
   /** Every request seen, oldest first. */
   readonly requests: SeenRequest[] = [];
+  /**
+   * Test-script bugs the server answered with HTTP 500 (e.g. a scripted JSON that breaks the
+   * request's schema). The client retries a 5xx as transient, so such a bug would otherwise only
+   * show as a slow run: a spec asserts this stays empty.
+   */
+  readonly bugs: string[] = [];
   /** Bytes of each layer that arrived so far (what a resumed pull continues from). */
   readonly partial = new Map<string, number>();
   url = '';
@@ -38,6 +45,7 @@ export class OllamaTestServer {
   private constructor() {
     this.server = createServer((req, res) => {
       this.route(req, res).catch((error: unknown) => {
+        this.bugs.push(String(error));
         if (!res.headersSent) sendJson(res, 500, { error: `test server bug: ${String(error)}` });
         else res.destroy();
       });

@@ -54,3 +54,12 @@ export function embedVector(text: string, dims: number): number[] {
   const norm = Math.sqrt(v.reduce((a, x) => a + x * x, 0)) || 1;
   return v.map((x) => x / norm);
 }
+
+/**
+ * Whether a prompt is a retrieval judgment (the judges' "Task: … Item: … Answer yes or no." of
+ * features/retrieval/judgePrompts.ts) rather than the task analysis, which also starts with "Task:".
+ * Scripts that answer the analysis by its prefix use it to leave the judgments to another reply.
+ */
+export function isJudgment(prompt: string): boolean {
+  return prompt.startsWith('Task:') && /\n\nItem:\n/.test(prompt) && /Answer yes or no\.\s*$/.test(prompt);
+}

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError, requests, type BootstrapSummary, type EvalReport, type RequestKey, type RetrievalSummary, type RunAttachment, type RunStarted } from '../../../shared/contract';
 import { createChatRepo } from '../../testing/chatRepo';
 import type { TestRepo } from '../../testing/gitRepo';
-import { OllamaTestServer } from '../../testing/ollamaTestServer';
+import { isJudgment, OllamaTestServer } from '../../testing/ollamaTestServer';
 import type { ScriptedReply } from '../../testing/testServerTypes';
 import { createTempCore } from '../../testing/tempCore';
 import { createInMemoryBridge } from './inMemoryTransport';
@@ -59,8 +59,9 @@ async function finished(value: unknown): Promise<unknown> {
   return temp.core.runs.wait(run.runId);
 }
 
-/** Task analysis and implement passes answered by their prompt; other calls take the queue. */
+/** Judgments (yes), task analysis and implement passes answered by their prompt; other calls take the queue. */
 function respond(prompt: string): ScriptedReply | undefined {
+  if (isJudgment(prompt)) return { json: { answer: 'yes' } };
   if (prompt.startsWith('Task:')) return { json: { intent: 'docs', files: ['mailer.py'], symbols: ['send_mail'], concepts: [] } };
   if (/^## Pass: implement/.test(prompt)) return { text: block('mailer.py', '    """Deliver a message over SMTP."""', '    """Deliver a message over SMTP (port 25)."""') };
   return undefined;

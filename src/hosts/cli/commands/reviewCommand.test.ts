@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Plan } from '../../../shared/contract';
 import { CONFIG_PY, createChatRepo } from '../../../core/testing/chatRepo';
 import type { TestRepo } from '../../../core/testing/gitRepo';
-import { OllamaTestServer } from '../../../core/testing/ollamaTestServer';
+import { isJudgment, OllamaTestServer } from '../../../core/testing/ollamaTestServer';
 import { createTempCore } from '../../../core/testing/tempCore';
 import { runCra } from '../testing/cra';
 import { formatReview } from './reviewCommand';
@@ -31,6 +31,7 @@ beforeAll(async () => {
   server.install('qwen3:0.6b');
   writeFileSync(join(temp.dataDir, 'config.toml'), `[models]\nreasoning = "qwen3:0.6b"\ncoding = "qwen3:0.6b"\nbase_url = "${server.url}"\n`);
   server.script.respond = (prompt) => {
+    if (isJudgment(prompt)) return { json: { answer: 'yes' } };
     if (prompt.startsWith('Task:')) return { json: { intent: 'docs', files: ['config.py'], symbols: [], concepts: [] } };
     if (/^## Pass: implement/.test(prompt)) {
       return { text: block('config.py', '    """Load the settings file at path and return a dict."""', '    """Load the JSON settings file at path and return a dict."""') + block('mailer.py', '    """Deliver a message over SMTP."""', '    """Deliver a message over SMTP (port 25)."""') };
