@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { basename } from 'node:path';
-import { repoSettingsSchema, type RepoInfo, type RepoSettings, type RepoStats, type RepoStatus } from '../../../shared/contract';
+import { PARSE_ONCE, repoSettingsSchema, type RepoInfo, type RepoSettings, type RepoStats, type RepoStatus } from '../../../shared/contract';
 import { openDatabase, type Db, type Migration } from '../../platform/db/open';
 import { registryFile } from '../../platform/layout';
 
@@ -105,7 +105,7 @@ function readSettings(json: string | null): RepoSettings | undefined {
   } catch {
     return undefined;
   }
-  const parsed = repoSettingsSchema.safeParse(value);
+  const parsed = repoSettingsSchema.safeParse(value, PARSE_ONCE);
   return parsed.success && Object.keys(parsed.data).length > 0 ? parsed.data : undefined;
 }
 
