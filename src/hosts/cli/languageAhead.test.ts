@@ -43,6 +43,21 @@ describe('the language detected on another thread while the engine loads (cra ch
     }
   }, 120_000);
 
+  it('runs the work given to useWait while the thread is detecting, and none once the result is there or when no thread started', async () => {
+    const question = 'Where are the settings loaded?';
+    const pending = detectLanguageAhead(question);
+    let ran = 0;
+    expect(await pending.useWait(async () => void ran++)).toEqual(detectLanguage(question));
+    expect(ran).toBe(1);
+    expect(await pending.useWait(async () => void ran++)).toEqual(detectLanguage(question));
+    expect(ran).toBe(1);
+    expect(await detectLanguageAhead('Explain parseQuery').useWait(async () => void ran++)).toEqual({ language: null, confidence: 0 });
+    expect(ran).toBe(1);
+    // A failing work still gives the detection.
+    const failing = detectLanguageAhead(question);
+    expect(await failing.useWait(() => Promise.reject(new Error('no pipelines')))).toEqual(detectLanguage(question));
+  });
+
   it('starts no thread for a question too short to tell, and leaves detection to the engine when the thread is stopped', async () => {
     expect(await detectLanguageAhead('Explain parseQuery').result).toEqual({ language: null, confidence: 0 });
     const stopped = detectLanguageAhead('Where are the settings loaded?');

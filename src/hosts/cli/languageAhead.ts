@@ -13,8 +13,28 @@ import { detectionOf, hasEnoughProse, proseOf, settledAsEnglish, type BestGuess,
  */
 export interface LanguageAhead {
   result: Promise<LanguageDetection | undefined>;
+  /**
+   * `result`, after running `work` when the thread is still detecting (not when the result is
+   * there): work the command does after the detection anyway, moved into the wait. A failure of
+   * `work` is ignored (the command meets it again where it is not).
+   */
+  useWait(work: () => Promise<unknown>): Promise<LanguageDetection | undefined>;
   /** Stop the thread (a command that ends before asking). */
   cancel(): void;
+}
+
+/** A {@link LanguageAhead} of `result`, whose `useWait` runs its work until `result` is settled. */
+function ahead(result: Promise<LanguageDetection | undefined>, cancel: () => void, settledAtOnce = false): LanguageAhead {
+  let settled = settledAtOnce;
+  void result.then(() => (settled = true));
+  return {
+    result,
+    useWait: async (work) => {
+      if (!settled) await work().catch(() => undefined);
+      return result;
+    },
+    cancel,
+  };
 }
 
 /**
@@ -46,7 +66,7 @@ function defaultCacheFile(): string | undefined {
  */
 export function detectLanguageAhead(question: string, options: { cacheFile?: string | null } = {}): LanguageAhead {
   const prose = proseOf(question);
-  if (!hasEnoughProse(prose)) return { result: Promise.resolve({ language: null, confidence: 0 }), cancel: () => undefined };
+  if (!hasEnoughProse(prose)) return ahead(Promise.resolve({ language: null, confidence: 0 }), () => undefined, true);
   let worker: WorkerThreads.Worker | undefined;
   const result = new Promise<LanguageDetection | undefined>((resolve) => {
     try {
@@ -69,5 +89,5 @@ export function detectLanguageAhead(question: string, options: { cacheFile?: str
     worker.once('error', () => resolve(undefined));
     worker.once('exit', () => resolve(undefined));
   });
-  return { result, cancel: () => void worker?.terminate() };
+  return ahead(result, () => void worker?.terminate());
 }
