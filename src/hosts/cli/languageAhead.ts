@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type * as WorkerThreads from 'node:worker_threads';
 import { packageRoot } from '../../core/platform/paths';
-import { detectionOf, hasEnoughProse, proseOf, settledAsEnglish, type BestGuess, type LanguageDetection } from '../../shared/language';
+import { detectionOf, hasEnoughProse, proseOf, settledAsEnglish, settlingGuess, type BestGuess, type LanguageDetection } from '../../shared/language';
 
 /**
  * The question's language, detected on another thread while the engine loads (`cra chat`): tinyld's
@@ -40,16 +40,22 @@ function ahead(result: Promise<LanguageDetection | undefined>, cancel: () => voi
 /**
  * The thread: tinyld's best guesses for one text (CommonJS evaluated as the worker's code), first
  * with its light tables, then with the normal ones — unless the light guess settles the question as
- * English (shared/language.ts `settledAsEnglish`), when the thread is stopped before the normal
- * tables are built. With a
+ * English (shared/language.ts `settledAsEnglish`, passed as `settling`: the guess that would), when
+ * the thread ends there. It checks that itself: the main thread, busy loading the engine or warming
+ * the chat (`useWait`), may read the light guess only after the normal tables (~100 ms of CPU)
+ * would have been built for nothing. With a
  * cache file, tinyld (590 kB of code, most of it its tables' literal) is compiled with V8's code
  * cache (src/core/platform/runtime/codeCache.js; written when the thread exits, when missing or stale).
  */
 const THREAD = `const { parentPort, workerData } = require('node:worker_threads');
 const plain = (best) => (best ? { lang: best.lang, accuracy: best.accuracy } : null);
-parentPort.postMessage({ tables: 'light', best: plain(require(workerData.light).detectAll(workerData.prose)[0]) });
-const tinyld = workerData.cacheFile ? require(workerData.loader).requireWithCodeCache(workerData.tinyld, workerData.cacheFile) : require(workerData.tinyld);
-parentPort.postMessage({ tables: 'normal', best: plain(tinyld.detectAll(workerData.prose)[0]) });`;
+const light = plain(require(workerData.light).detectAll(workerData.prose)[0]);
+parentPort.postMessage({ tables: 'light', best: light });
+const settling = workerData.settling;
+if (!(settling && light && light.lang === settling.lang && light.accuracy >= settling.minAccuracy)) {
+  const tinyld = workerData.cacheFile ? require(workerData.loader).requireWithCodeCache(workerData.tinyld, workerData.cacheFile) : require(workerData.tinyld);
+  parentPort.postMessage({ tables: 'normal', best: plain(tinyld.detectAll(workerData.prose)[0]) });
+}`;
 
 /**
  * Where tinyld's code cache is kept by default: beside the CLI bundle (out/cli, where the bundles'
@@ -75,7 +81,7 @@ export function detectLanguageAhead(question: string, options: { cacheFile?: str
       const { Worker } = require('node:worker_threads') as typeof WorkerThreads;
       const cacheFile = options.cacheFile === undefined ? defaultCacheFile() : (options.cacheFile ?? undefined);
       const loader = join(packageRoot(), 'src', 'core', 'platform', 'runtime', 'codeCache.js');
-      worker = new Worker(THREAD, { eval: true, workerData: { tinyld: require.resolve('tinyld'), light: require.resolve('tinyld/light'), prose, cacheFile, loader } });
+      worker = new Worker(THREAD, { eval: true, workerData: { tinyld: require.resolve('tinyld'), light: require.resolve('tinyld/light'), prose, settling: settlingGuess(prose), cacheFile, loader } });
     } catch {
       return resolve(undefined);
     }
