@@ -6,10 +6,16 @@
  */
 import { createHash } from 'node:crypto';
 import { createReadStream, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { open } from 'node:fs/promises';
+import type * as FsPromises from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { AppError } from '../../../../shared/contract';
 import { estimateMemoryBytes, readGgufHeaderWith, type GgufHeader } from './gguf';
+
+/** node:fs/promises' open, loaded by the first model file read or written: a command that touches none never loads the module (issue #25). */
+function open(...args: Parameters<typeof FsPromises.open>): ReturnType<typeof FsPromises.open> {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return (require('node:fs/promises') as typeof FsPromises).open(...args);
+}
 
 /** Progress of a download. */
 export interface DownloadProgress {
