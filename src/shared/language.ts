@@ -50,7 +50,17 @@ export type BestGuess = { lang: string; accuracy: number } | undefined;
  * development set without the normal tables.
  */
 export function settledAsEnglish(prose: string, light: BestGuess): boolean {
-  return /^[\x20-\x7e]*$/.test(prose) && light?.lang === 'en' && light.accuracy >= MIN_LANGUAGE_CONFIDENCE;
+  const settling = settlingGuess(prose);
+  return settling !== null && light?.lang === settling.lang && light.accuracy >= settling.minAccuracy;
+}
+
+/**
+ * The light guess that would settle `prose` ({@link settledAsEnglish}), as data a detection thread
+ * can check by itself before building the normal tables; null when no guess can (the prose is not
+ * plain ASCII).
+ */
+export function settlingGuess(prose: string): { lang: string; minAccuracy: number } | null {
+  return /^[\x20-\x7e]*$/.test(prose) ? { lang: 'en', minAccuracy: MIN_LANGUAGE_CONFIDENCE } : null;
 }
 
 /** The detection from the detector's best guess for the prose (tinyld's `detectAll(prose)[0]`). */

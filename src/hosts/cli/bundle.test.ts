@@ -75,6 +75,22 @@ describe('the split CLI bundle', () => {
     expect(JSON.parse(line.slice('LOADED '.length))).toEqual(['node_modules/better-sqlite3/build/Release/better_sqlite3.node']);
   }, 120_000);
 
+  it("loads none of Node's thread, file-handle, readline or crypto modules for `cra --version` and a search (issue #25: they load on first use)", () => {
+    const loader = join(outdir, 'codeCache.js');
+    const script = [
+      "process.on('exit', () => process.stderr.write('BUILTINS ' + JSON.stringify(process.moduleLoadList.filter((m) => m.startsWith('NativeModule ')).map((m) => m.slice('NativeModule '.length))) + '\\n'));",
+      `require(${JSON.stringify(loader)}).requireWithCodeCache(${JSON.stringify(join(outdir, 'main.js'))}).main(['node', 'cra', ...process.argv.slice(1)]);`,
+    ].join('\n');
+    bundled('--data-dir', dataDir, 'index', repo.root, '--json');
+    for (const args of [['--version'], ['--data-dir', dataDir, 'search', 'Engine start', '--repo', repo.root, '--json']]) {
+      const run = spawnSync(process.execPath, ['-e', script, '--', ...args], { encoding: 'utf8', timeout: 120_000 });
+      expect(run.status, run.stderr).toBe(0);
+      const builtins = JSON.parse((run.stderr.split('\n').find((l) => l.startsWith('BUILTINS ')) ?? 'BUILTINS null').slice('BUILTINS '.length)) as string[];
+      expect(builtins, args.join(' ')).toContain('vm');
+      expect(builtins.filter((m) => ['worker_threads', 'fs/promises', 'readline/promises', 'crypto'].includes(m)), args.join(' ')).toEqual([]);
+    }
+  }, 120_000);
+
   it("imports ESM packages from the engine when it runs from its code cache (V8 drops the bundle's own import() hook then)", () => {
     // models/recommended does `await import('node:os')`; the first run writes the cache, the second runs from it.
     const script = [

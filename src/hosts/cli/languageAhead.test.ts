@@ -43,6 +43,41 @@ describe('the language detected on another thread while the engine loads (cra ch
     }
   }, 120_000);
 
+  it('builds no normal tables for a question the light ones settle as English, even while the main thread is busy', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cra-tinyld-busy-'));
+    // tinyld's code cache is written when a thread that compiled the normal tables exits.
+    const cacheFile = join(dir, 'tinyld.v8cache');
+    try {
+      const english = 'Where are the settings loaded?';
+      const pending = detectLanguageAhead(english, { cacheFile });
+      // The main thread busy (the engine loading) long after the thread read the light guess.
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 4000);
+      expect(await pending.result).toEqual(detectLanguage(english));
+      expect(existsSync(cacheFile)).toBe(false);
+      // A question they do not settle still gets the normal tables.
+      const polish = QUESTIONS[0]!;
+      expect(await detectLanguageAhead(polish, { cacheFile }).result).toEqual(detectLanguage(polish));
+      await vi.waitFor(() => expect(existsSync(cacheFile)).toBe(true), { timeout: 60_000, interval: 50 });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
+
+  it('runs the work given to useWait while the thread is detecting, and none once the result is there or when no thread started', async () => {
+    const question = 'Where are the settings loaded?';
+    const pending = detectLanguageAhead(question);
+    let ran = 0;
+    expect(await pending.useWait(async () => void ran++)).toEqual(detectLanguage(question));
+    expect(ran).toBe(1);
+    expect(await pending.useWait(async () => void ran++)).toEqual(detectLanguage(question));
+    expect(ran).toBe(1);
+    expect(await detectLanguageAhead('Explain parseQuery').useWait(async () => void ran++)).toEqual({ language: null, confidence: 0 });
+    expect(ran).toBe(1);
+    // A failing work still gives the detection.
+    const failing = detectLanguageAhead(question);
+    expect(await failing.useWait(() => Promise.reject(new Error('no pipelines')))).toEqual(detectLanguage(question));
+  });
+
   it('starts no thread for a question too short to tell, and leaves detection to the engine when the thread is stopped', async () => {
     expect(await detectLanguageAhead('Explain parseQuery').result).toEqual({ language: null, confidence: 0 });
     const stopped = detectLanguageAhead('Where are the settings loaded?');

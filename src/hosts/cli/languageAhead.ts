@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type * as WorkerThreads from 'node:worker_threads';
 import { packageRoot } from '../../core/platform/paths';
-import { detectionOf, hasEnoughProse, proseOf, settledAsEnglish, type BestGuess, type LanguageDetection } from '../../shared/language';
+import { detectionOf, hasEnoughProse, proseOf, settledAsEnglish, settlingGuess, type BestGuess, type LanguageDetection } from '../../shared/language';
 
 /**
  * The question's language, detected on another thread while the engine loads (`cra chat`): tinyld's
@@ -13,23 +13,49 @@ import { detectionOf, hasEnoughProse, proseOf, settledAsEnglish, type BestGuess,
  */
 export interface LanguageAhead {
   result: Promise<LanguageDetection | undefined>;
+  /**
+   * `result`, after running `work` when the thread is still detecting (not when the result is
+   * there): work the command does after the detection anyway, moved into the wait. A failure of
+   * `work` is ignored (the command meets it again where it is not).
+   */
+  useWait(work: () => Promise<unknown>): Promise<LanguageDetection | undefined>;
   /** Stop the thread (a command that ends before asking). */
   cancel(): void;
+}
+
+/** A {@link LanguageAhead} of `result`, whose `useWait` runs its work until `result` is settled. */
+function ahead(result: Promise<LanguageDetection | undefined>, cancel: () => void, settledAtOnce = false): LanguageAhead {
+  let settled = settledAtOnce;
+  void result.then(() => (settled = true));
+  return {
+    result,
+    useWait: async (work) => {
+      if (!settled) await work().catch(() => undefined);
+      return result;
+    },
+    cancel,
+  };
 }
 
 /**
  * The thread: tinyld's best guesses for one text (CommonJS evaluated as the worker's code), first
  * with its light tables, then with the normal ones — unless the light guess settles the question as
- * English (shared/language.ts `settledAsEnglish`), when the thread is stopped before the normal
- * tables are built. With a
+ * English (shared/language.ts `settledAsEnglish`, passed as `settling`: the guess that would), when
+ * the thread ends there. It checks that itself: the main thread, busy loading the engine or warming
+ * the chat (`useWait`), may read the light guess only after the normal tables (~100 ms of CPU)
+ * would have been built for nothing. With a
  * cache file, tinyld (590 kB of code, most of it its tables' literal) is compiled with V8's code
  * cache (src/core/platform/runtime/codeCache.js; written when the thread exits, when missing or stale).
  */
 const THREAD = `const { parentPort, workerData } = require('node:worker_threads');
 const plain = (best) => (best ? { lang: best.lang, accuracy: best.accuracy } : null);
-parentPort.postMessage({ tables: 'light', best: plain(require(workerData.light).detectAll(workerData.prose)[0]) });
-const tinyld = workerData.cacheFile ? require(workerData.loader).requireWithCodeCache(workerData.tinyld, workerData.cacheFile) : require(workerData.tinyld);
-parentPort.postMessage({ tables: 'normal', best: plain(tinyld.detectAll(workerData.prose)[0]) });`;
+const light = plain(require(workerData.light).detectAll(workerData.prose)[0]);
+parentPort.postMessage({ tables: 'light', best: light });
+const settling = workerData.settling;
+if (!(settling && light && light.lang === settling.lang && light.accuracy >= settling.minAccuracy)) {
+  const tinyld = workerData.cacheFile ? require(workerData.loader).requireWithCodeCache(workerData.tinyld, workerData.cacheFile) : require(workerData.tinyld);
+  parentPort.postMessage({ tables: 'normal', best: plain(tinyld.detectAll(workerData.prose)[0]) });
+}`;
 
 /**
  * Where tinyld's code cache is kept by default: beside the CLI bundle (out/cli, where the bundles'
@@ -46,7 +72,7 @@ function defaultCacheFile(): string | undefined {
  */
 export function detectLanguageAhead(question: string, options: { cacheFile?: string | null } = {}): LanguageAhead {
   const prose = proseOf(question);
-  if (!hasEnoughProse(prose)) return { result: Promise.resolve({ language: null, confidence: 0 }), cancel: () => undefined };
+  if (!hasEnoughProse(prose)) return ahead(Promise.resolve({ language: null, confidence: 0 }), () => undefined, true);
   let worker: WorkerThreads.Worker | undefined;
   const result = new Promise<LanguageDetection | undefined>((resolve) => {
     try {
@@ -55,7 +81,7 @@ export function detectLanguageAhead(question: string, options: { cacheFile?: str
       const { Worker } = require('node:worker_threads') as typeof WorkerThreads;
       const cacheFile = options.cacheFile === undefined ? defaultCacheFile() : (options.cacheFile ?? undefined);
       const loader = join(packageRoot(), 'src', 'core', 'platform', 'runtime', 'codeCache.js');
-      worker = new Worker(THREAD, { eval: true, workerData: { tinyld: require.resolve('tinyld'), light: require.resolve('tinyld/light'), prose, cacheFile, loader } });
+      worker = new Worker(THREAD, { eval: true, workerData: { tinyld: require.resolve('tinyld'), light: require.resolve('tinyld/light'), prose, settling: settlingGuess(prose), cacheFile, loader } });
     } catch {
       return resolve(undefined);
     }
@@ -69,5 +95,5 @@ export function detectLanguageAhead(question: string, options: { cacheFile?: str
     worker.once('error', () => resolve(undefined));
     worker.once('exit', () => resolve(undefined));
   });
-  return { result, cancel: () => void worker?.terminate() };
+  return ahead(result, () => void worker?.terminate());
 }

@@ -31,6 +31,15 @@ export function request<O>() {
   };
 }
 
+/**
+ * Parse options for a schema a process checks a few times (a request's input, a config file, a
+ * pipeline's settings): zod's fast path for an object schema is code generated with `new Function`
+ * on its first parse, which V8 compiles in every process and no code cache keeps. A CLI command
+ * validates each of its schemas once or twice, so generating it costs more than it saves (~4 ms
+ * of `cra search`, more in `cra chat`); the other path checks the same and gives the same result.
+ */
+export const PARSE_ONCE = { jitless: true } as const;
+
 /** One pushed event of the contract; the payload is a phantom type. */
 export interface EventDef<P> {
   readonly summary: string;

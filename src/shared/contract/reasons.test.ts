@@ -40,6 +40,8 @@ describe('reasons', () => {
     expect(EXAMPLES.map((r) => r.kind).sort()).toEqual([...REASON_KINDS].sort());
     for (const kind of SEARCH_REASON_KINDS) expect(REASON_KINDS).toContain(kind);
     for (const reason of EXAMPLES) expect(reasonSchema.parse(reason)).toEqual(reason);
+    // The list is written out (the schema is built on first use); it is the schema's, in its order.
+    expect(REASON_KINDS).toEqual(reasonSchema.unwrap().options.map((o) => o.shape.kind.value));
   });
 
   it('rejects a reason without its typed detail or of an unknown kind', () => {

@@ -1,4 +1,4 @@
-import { AppError, requests, resolveRequestKey, serializeError } from '../../../shared/contract';
+import { AppError, PARSE_ONCE, requests, resolveRequestKey, serializeError } from '../../../shared/contract';
 import type { Envelope, Handlers, RequestKey } from '../../../shared/contract';
 
 /**
@@ -11,7 +11,7 @@ export async function dispatch(handlers: Handlers, method: string, rawInput: unk
   try {
     const key: RequestKey | undefined = resolveRequestKey(method);
     if (key === undefined) throw new AppError('NOT_FOUND', `Unknown request "${method}".`);
-    const parsed = requests[key].input.safeParse(rawInput ?? {});
+    const parsed = requests[key].input.safeParse(rawInput ?? {}, PARSE_ONCE);
     if (!parsed.success) {
       const issues = parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message }));
       const first = issues[0];

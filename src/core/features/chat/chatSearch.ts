@@ -6,6 +6,7 @@ import type { Embedder } from '../../knowledge/search/embedder';
 import { reciprocalRankFusion } from '../../knowledge/search/fusion';
 import { roundScore } from '../../knowledge/search/details';
 import { searchWithMode } from '../../knowledge/search/search';
+import { comparePaths } from './pathOrder';
 import type { PipelineSettings } from './pipeline';
 
 /*
@@ -40,7 +41,7 @@ export function distributionFusion(lists: ReadonlyArray<{ weight: number; ranked
       fused.set(r.path, (fused.get(r.path) ?? 0) + weight * scaled);
     }
   }
-  return [...fused.entries()].map(([path, score]) => ({ path, score })).sort((a, b) => b.score - a.score || a.path.localeCompare(b.path));
+  return [...fused.entries()].map(([path, score]) => ({ path, score })).sort((a, b) => b.score - a.score || comparePaths(a.path, b.path));
 }
 
 /**
@@ -53,7 +54,7 @@ export function rerankByKeywords(pool: Ranked, keyword: Ranked, vectorWeight = R
   const kw = new Map(keyword.map((r) => [r.path, r.score / bestKeyword]));
   return pool
     .map((r) => ({ path: r.path, score: vectorWeight * (r.score / bestVector) + (1 - vectorWeight) * (kw.get(r.path) ?? 0) }))
-    .sort((a, b) => b.score - a.score || a.path.localeCompare(b.path));
+    .sort((a, b) => b.score - a.score || comparePaths(a.path, b.path));
 }
 
 /** Options of {@link searchRound}. */

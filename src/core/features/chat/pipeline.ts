@@ -3,6 +3,7 @@ import { join, relative } from 'node:path';
 import type * as Yaml from 'yaml';
 import { z } from 'zod';
 import type { ChatIntent } from '../../../shared/contract/chat';
+import { PARSE_ONCE } from '../../../shared/contract/define';
 import { readConfinedFile } from '../../platform/fs/confine';
 import { packageRoot } from '../../platform/paths';
 import { repoFolder } from './repoFolder';
@@ -262,7 +263,7 @@ function resolve(raw: RawPipeline, parent: ChatPipeline | undefined, rawSettings
     steps.set(parsed.id, parsed);
   }
   const merged = deepMerge(rawSettings, raw.settings);
-  const checked = pipelineSettingsSchema.safeParse(merged);
+  const checked = pipelineSettingsSchema.safeParse(merged, PARSE_ONCE);
   if (!checked.success) {
     const issue = checked.error.issues[0]!;
     const path = issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p));

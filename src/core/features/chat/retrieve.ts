@@ -3,6 +3,7 @@ import type { Reason } from '../../../shared/contract/reasons';
 import type { SearchResult } from '../../../shared/contract/search';
 import type { KnowledgeBase } from '../../knowledge/kb/knowledgeBase';
 import { roundScore } from '../../knowledge/search/details';
+import { comparePaths } from './pathOrder';
 import { EDGE_KINDS, type EdgeKind } from './pipeline';
 import type { IntentPlan } from './router';
 import { estimateTokens } from '../../../shared/tokens';
@@ -124,7 +125,7 @@ export function expandGraph(kb: KnowledgeBase, seeds: GraphNode[], plan: Expansi
 
 /** Best score first, then by path (a stable order for ties). */
 function byScore(a: GraphNode, b: GraphNode): number {
-  return b.score - a.score || a.path.localeCompare(b.path);
+  return b.score - a.score || comparePaths(a.path, b.path);
 }
 
 /** One edge of a walk: the file reached, why, and the line to anchor it at. */

@@ -6,11 +6,18 @@
  * all or nothing through a journal (journal.ts), confined to the repository; and what was there
  * before is kept, so the apply can be undone until the next one.
  */
-import { randomBytes } from 'node:crypto';
+import type * as Crypto from 'node:crypto';
 import { AppError } from '../../../shared/contract';
 import { composeAccepted, reviewFile, sameBytes, type ChangedFile } from './hunks';
 import { decode, encode, readCurrent, readLedger, readUndoRecord, hasJournal, recoverJournal, runJournal, sha256, withApplyLock, type Journal, type JournalFile, type ReviewState } from './journal';
 import { undoFileOf } from '../../platform/layout';
+
+/** node:crypto, loaded on first use: `cra search` hashes nothing and names nothing new (issue #25). */
+let loadedCrypto: typeof Crypto | undefined;
+function nodeCrypto(): typeof Crypto {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return (loadedCrypto ??= require('node:crypto') as typeof Crypto);
+}
 
 /** What to apply: the run's change and the hunks the user accepted. */
 export interface ApplyReviewOptions {
@@ -129,7 +136,7 @@ function applyLocked(options: ApplyReviewOptions, state: ReviewState): ApplyRevi
     );
   }
   if (files.length === 0) return { written: [], hunks: 0 };
-  const entry: Journal = { version: 2, id: randomBytes(4).toString('hex'), kind: 'apply', runId: options.runId, appliedAt: new Date().toISOString(), files };
+  const entry: Journal = { version: 2, id: nodeCrypto().randomBytes(4).toString('hex'), kind: 'apply', runId: options.runId, appliedAt: new Date().toISOString(), files };
   runJournal(options.repo, state, entry);
   return { written: files.map((p) => p.path).sort(), hunks };
 }
@@ -172,7 +179,7 @@ function undoLocked(repo: string, state: ReviewState): { restored: string[]; run
   }
   // A record of the first format has no modes: the file's own is kept.
   const files = record.files.map((f, i) => ({ ...f, previous: f.written, previousMode: f.writtenMode, written: f.previous, writtenMode: f.previousMode ?? current[i]!.mode }));
-  runJournal(repo, state, { ...record, id: randomBytes(4).toString('hex'), kind: 'undo', files });
+  runJournal(repo, state, { ...record, id: nodeCrypto().randomBytes(4).toString('hex'), kind: 'undo', files });
   return { restored: record.files.map((f) => f.path).sort(), runId: record.runId };
 }
 

@@ -8,8 +8,15 @@
  * latin1), so a file in any encoding — latin-1, UTF-8, CRLF endings — comes out byte for byte;
  * only what is shown is decoded (as UTF-8). A file with a NUL byte is binary: one whole-file hunk.
  */
-import { createHash } from 'node:crypto';
+import type * as Crypto from 'node:crypto';
 import { structuredPatch } from 'diff';
+
+/** node:crypto, loaded on first use: `cra search` hashes nothing and names nothing new (issue #25). */
+let loadedCrypto: typeof Crypto | undefined;
+function nodeCrypto(): typeof Crypto {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return (loadedCrypto ??= require('node:crypto') as typeof Crypto);
+}
 
 /** One file of a change: its bytes at the run's start and at its end (null: absent), in the working tree's form. */
 export interface ChangedFile {
@@ -73,7 +80,7 @@ function splitLines(text: string): string[] {
 }
 
 function hunkId(path: string, index: number, lines: readonly string[]): string {
-  const hash = createHash('sha256').update(path).update('\0').update(lines.join('\n'), 'latin1').digest('hex').slice(0, 10);
+  const hash = nodeCrypto().createHash('sha256').update(path).update('\0').update(lines.join('\n'), 'latin1').digest('hex').slice(0, 10);
   return `${path}#${index}:${hash}`;
 }
 
@@ -101,7 +108,7 @@ export function reviewFile(file: ChangedFile): ReviewFile {
   const status = file.before === null ? 'added' : file.after === null ? 'deleted' : 'modified';
   if (isBinaryContent(file.before) || isBinaryContent(file.after)) {
     // One hunk, the whole file: its id names the bytes it writes (or their absence).
-    const digest = file.after === null ? 'absent' : createHash('sha256').update(file.after).digest('hex');
+    const digest = file.after === null ? 'absent' : nodeCrypto().createHash('sha256').update(file.after).digest('hex');
     const hunk: ReviewHunk = { id: hunkId(file.path, 0, [digest]), index: 0, oldStart: 1, oldLines: 0, newStart: 1, newLines: 0, lines: [] };
     const binary = { before: file.before?.length ?? null, after: file.after?.length ?? null };
     return { path: file.path, status, hunks: [hunk], diff: unifiedText(file, [hunk], true), binary };

@@ -7,7 +7,7 @@
  * later (a killed apply) is finished when every file already holds what it was to hold, and
  * rolled back otherwise; either way its temporary files are removed. An undo goes the same way.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import type * as Crypto from 'node:crypto';
 import { closeSync, constants, existsSync, fchmodSync, fsyncSync, lstatSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
@@ -15,6 +15,13 @@ import { z } from 'zod';
 import { AppError } from '../../../shared/contract';
 import { confinePath } from '../../platform/fs/confine';
 import { reviewFiles } from '../../platform/layout';
+
+/** node:crypto, loaded on first use: `cra search` hashes nothing and names nothing new (issue #25). */
+let loadedCrypto: typeof Crypto | undefined;
+function nodeCrypto(): typeof Crypto {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return (loadedCrypto ??= require('node:crypto') as typeof Crypto);
+}
 
 /** Largest file review reads from the working tree. */
 export const MAX_FILE_BYTES = 8 * 1024 * 1024;
@@ -116,12 +123,12 @@ export function readCurrent(repo: string, path: string): { bytes: Buffer | null;
 
 export const encode = (bytes: Buffer | null): string | null => (bytes === null ? null : bytes.toString('base64'));
 export const decode = (text: string | null): Buffer | null => (text === null ? null : Buffer.from(text, 'base64'));
-export const sha256 = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex');
+export const sha256 = (bytes: Buffer): string => nodeCrypto().createHash('sha256').update(bytes).digest('hex');
 
 /** Write a small state file whole (temporary file, fsync, rename), in the data folder. */
 function writeState(file: string, value: unknown): void {
   mkdirSync(dirname(file), { recursive: true });
-  const temp = `${file}.${randomBytes(4).toString('hex')}.tmp`;
+  const temp = `${file}.${nodeCrypto().randomBytes(4).toString('hex')}.tmp`;
   const fd = openSync(temp, 'w');
   try {
     writeSync(fd, `${JSON.stringify(value)}\n`);

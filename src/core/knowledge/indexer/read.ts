@@ -2,10 +2,17 @@
  * Reading one file for the index: hash, encoding, line count and whether it is indexable text.
  * Kept apart from the listing (scan.ts) so the parse workers load nothing but what they run.
  */
-import { createHash } from 'node:crypto';
+import type * as Crypto from 'node:crypto';
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import type { SkipReason } from '../../../shared/contract';
 import { hasGeneratedMarker } from './generated';
+
+/** node:crypto, loaded on first use: `cra search` hashes nothing and names nothing new (issue #25). */
+let loadedCrypto: typeof Crypto | undefined;
+function nodeCrypto(): typeof Crypto {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return (loadedCrypto ??= require('node:crypto') as typeof Crypto);
+}
 
 /** Files above this size are recorded as `oversize` and not read. */
 export const DEFAULT_MAX_FILE_BYTES = 1_000_000;
@@ -42,7 +49,7 @@ export function readAndClassify(absolutePath: string, relPath: string, size: num
   }
   // A binary file is recognised from its head and not read further (nor hashed).
   if (bytes === null) return { hash: null, text: null, encoding: null, lines: 0, skipReason: 'binary' };
-  const hash = createHash('sha1').update(bytes).digest('hex');
+  const hash = nodeCrypto().createHash('sha1').update(bytes).digest('hex');
   let text: string;
   let encoding: 'utf8' | 'latin1' = 'utf8';
   try {

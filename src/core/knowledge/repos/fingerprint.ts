@@ -1,7 +1,14 @@
-import { createHash } from 'node:crypto';
+import type * as Crypto from 'node:crypto';
 import { lstatSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { runGit } from '../../platform/git/run';
+
+/** node:crypto, loaded on first use: `cra search` hashes nothing and names nothing new (issue #25). */
+let loadedCrypto: typeof Crypto | undefined;
+function nodeCrypto(): typeof Crypto {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return (loadedCrypto ??= require('node:crypto') as typeof Crypto);
+}
 
 /** Folders a walk of a folder without git never enters. */
 const SKIPPED = new Set(['.git', 'node_modules']);
@@ -12,7 +19,7 @@ const SKIPPED = new Set(['.git', 'node_modules']);
  * nothing); elsewhere, every file's path, size and mtime.
  */
 export async function treeFingerprint(root: string): Promise<string> {
-  const hash = createHash('sha1');
+  const hash = nodeCrypto().createHash('sha1');
   let status: Buffer | undefined;
   try {
     status = await runGit(['status', '--porcelain=v2', '--branch', '-z', '--untracked-files=all'], { cwd: root, maxBuffer: 64 * 1024 * 1024 });

@@ -1,8 +1,15 @@
-import { createHash } from 'node:crypto';
+import type * as Crypto from 'node:crypto';
 import { basename } from 'node:path';
-import { repoSettingsSchema, type RepoInfo, type RepoSettings, type RepoStats, type RepoStatus } from '../../../shared/contract';
+import { PARSE_ONCE, repoSettingsSchema, type RepoInfo, type RepoSettings, type RepoStats, type RepoStatus } from '../../../shared/contract';
 import { openDatabase, type Db, type Migration } from '../../platform/db/open';
 import { registryFile } from '../../platform/layout';
+
+/** node:crypto, loaded on first use: `cra search` hashes nothing and names nothing new (issue #25). */
+let loadedCrypto: typeof Crypto | undefined;
+function nodeCrypto(): typeof Crypto {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return (loadedCrypto ??= require('node:crypto') as typeof Crypto);
+}
 
 /** A repository id: slug of the folder name + the first 8 hex digits of sha1(absolute path). */
 export function repoIdFor(absolutePath: string): string {
@@ -12,7 +19,7 @@ export function repoIdFor(absolutePath: string): string {
       .replace(/[^a-z0-9]+/g, '-')
       .replace(/^-+|-+$/g, '')
       .slice(0, 40) || 'repo';
-  return `${slug}-${createHash('sha1').update(absolutePath).digest('hex').slice(0, 8)}`;
+  return `${slug}-${nodeCrypto().createHash('sha1').update(absolutePath).digest('hex').slice(0, 8)}`;
 }
 
 /** Counts of an index that has not been built yet. */
@@ -105,7 +112,7 @@ function readSettings(json: string | null): RepoSettings | undefined {
   } catch {
     return undefined;
   }
-  const parsed = repoSettingsSchema.safeParse(value);
+  const parsed = repoSettingsSchema.safeParse(value, PARSE_ONCE);
   return parsed.success && Object.keys(parsed.data).length > 0 ? parsed.data : undefined;
 }
 

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import type * as Crypto from 'node:crypto';
 import type { EmbedSummary, RunProgress } from '../../../shared/contract';
 import type { Db } from '../../platform/db/open';
 import { throwIfAborted } from '../../platform/runtime/runs';
@@ -6,6 +6,13 @@ import type { Embedder } from './embedder';
 import { KnowledgeBase } from '../kb/knowledgeBase';
 import { chunkEmbeddingText } from './embedText';
 import { VectorStore } from './vectorStore';
+
+/** node:crypto, loaded on first use: `cra search` hashes nothing and names nothing new (issue #25). */
+let loadedCrypto: typeof Crypto | undefined;
+function nodeCrypto(): typeof Crypto {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return (loadedCrypto ??= require('node:crypto') as typeof Crypto);
+}
 
 /** What one embedding run did (the contract owns the type: it is the `embed` run's result). */
 export type { EmbedSummary } from '../../../shared/contract';
@@ -76,7 +83,7 @@ export async function pendingChunks(db: Db, store: VectorStore, signal?: AbortSi
     const rows = index.chunksForEmbedding(after, PENDING_PAGE);
     for (const row of rows) {
       const text = chunkEmbeddingText(row);
-      const hash = createHash('sha1').update(text).digest('hex').slice(0, 16);
+      const hash = nodeCrypto().createHash('sha1').update(text).digest('hex').slice(0, 16);
       if (known.get(row.id) !== hash) pending.push({ id: row.id, hash, text });
     }
     if (rows.length < PENDING_PAGE) return pending;

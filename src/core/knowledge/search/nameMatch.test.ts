@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../../platform/db/open';
 import { KnowledgeBase } from '../kb/knowledgeBase';
 import { fileIntentOf, kindPrior } from './fileKinds';
-import { filesNamed, namedFiles, stemWords } from './nameMatch';
+import { filesNamed, joinedStem, namedFiles, stemWords } from './nameMatch';
 import { parseQuery } from './query';
 import { overrideRanking } from './rankingConstants';
 import { searchRepository } from './search';
@@ -82,6 +82,11 @@ describe('files the query names', () => {
     const named = namedFiles(parseQuery('fix: quadratic regex in `prefer-template` (see `lib/shared/serialization.js`)'));
     expect(named.phrases.get('prefertemplate')).toBe('prefer template');
     expect(named.paths).toContain('lib/shared/serialization.js');
+  });
+
+  it("keys a file name by its stem words joined without splitting it (the name index of a repository's first search)", () => {
+    const paths = ['lib/rules/class-methods-use-this.js', 'src/util/VersionUtils.ts', 'lib/types/rules.d.ts', 'a/getHTTPResponse2.py', 'x/__init__.py', 'x/_private_.py', 'Makefile', '.eslintrc.json', 'dir.v2/file.tar.gz', 'src/x.d.mts', 'ÜberModule.py', 'a/b/c', 'name.with.dots.longextension', '--.js', ''];
+    for (const path of paths) expect(joinedStem(path), path).toBe(stemWords(path).join(''));
   });
 
   it('finds a file by a kebab-case name, by words and by a spelled-out path', () => {

@@ -53,11 +53,26 @@ export function namedFiles(query: ParsedQuery): NamedFiles {
   return { phrases, paths: [...new Set([...paths, ...query.linkedPaths])], modules };
 }
 
+/**
+ * A file name's stem words joined ({@link stemWords}`(path).join('')`) without splitting it: the
+ * words are the stem's letters and digits, lower case, in order, so joined they are just those.
+ */
+export function joinedStem(path: string): string {
+  const base = path.slice(path.lastIndexOf('/') + 1);
+  return base.replace(/(\.d)?\.[A-Za-z0-9]{1,6}$/, '').replace(/[^A-Za-z0-9]+/g, '').toLowerCase();
+}
+
 interface NameIndex {
   dataVersion: number;
-  /** Joined stem words (only stems of two words or more) → file ids. */
-  byStem: Map<string, number[]>;
-  files: Array<{ id: number; path: string }>;
+  /**
+   * Joined stem words → the files, in index order. Every file is listed; the ones whose stem is a
+   * single word are left out when looked up: splitting each of a repository's names into words
+   * at the first search cost more than the rest of the index (`cra search`, issue #25).
+   */
+  byStem: Map<string, Array<{ id: number; path: string }>>;
+  indexed: Array<{ id: number; path: string }>;
+  /** `indexed` with lower-case paths, made when a query names a path or a module. */
+  lowerCase?: Array<{ id: number; path: string }>;
 }
 
 const cache = new WeakMap<SearchIndex, NameIndex>();
@@ -67,18 +82,27 @@ function nameIndex(search: SearchIndex): NameIndex {
   const { dataVersion } = search.searchStats();
   let index = cache.get(search);
   if (!index || index.dataVersion !== dataVersion) {
-    const files = search.indexedPaths();
-    const byStem = new Map<string, number[]>();
-    for (const file of files) {
-      const words = stemWords(file.path);
-      if (words.length < 2) continue;
-      const key = words.join('');
-      (byStem.get(key) ?? byStem.set(key, []).get(key)!).push(file.id);
+    const indexed = search.indexedPaths();
+    const byStem = new Map<string, Array<{ id: number; path: string }>>();
+    for (const file of indexed) {
+      const key = joinedStem(file.path);
+      (byStem.get(key) ?? byStem.set(key, []).get(key)!).push(file);
     }
-    index = { dataVersion, byStem, files: files.map((f) => ({ id: f.id, path: f.path.toLowerCase() })) };
+    index = { dataVersion, byStem, indexed };
     cache.set(search, index);
   }
   return index;
+}
+
+/** The files whose stem words, two or more, joined are `phrase`. */
+function filesWithStem(index: NameIndex, phrase: string): number[] {
+  return (index.byStem.get(phrase) ?? []).filter((f) => stemWords(f.path).length >= 2).map((f) => f.id);
+}
+
+/** Every indexed file with its path in lower case. */
+function lowerCasePaths(index: NameIndex): Array<{ id: number; path: string }> {
+  index.lowerCase ??= index.indexed.map((f) => ({ id: f.id, path: f.path.toLowerCase() }));
+  return index.lowerCase;
 }
 
 /**
@@ -91,9 +115,9 @@ export function filesNamed(search: SearchIndex, query: ParsedQuery): Map<number,
   const out = new Map<number, string>();
   if (phrases.size === 0 && paths.length === 0 && modules.length === 0) return out;
   const index = nameIndex(search);
-  for (const [phrase, text] of phrases) for (const id of index.byStem.get(phrase) ?? []) out.set(id, text);
+  for (const [phrase, text] of phrases) for (const id of filesWithStem(index, phrase)) out.set(id, text);
   if (paths.length > 0) {
-    for (const file of index.files) {
+    for (const file of lowerCasePaths(index)) {
       const named = paths.find((p) => file.path === p || file.path.endsWith(`/${p}`));
       if (named) out.set(file.id, named);
     }
@@ -101,7 +125,7 @@ export function filesNamed(search: SearchIndex, query: ParsedQuery): Map<number,
   // A dotted name names the longest module file it starts with (`jinja2.utils.missing` → jinja2/utils.py).
   for (const candidates of modules) {
     for (const candidate of candidates) {
-      const hits = index.files.filter((f) => f.path === candidate || f.path.endsWith(`/${candidate}`));
+      const hits = lowerCasePaths(index).filter((f) => f.path === candidate || f.path.endsWith(`/${candidate}`));
       for (const hit of hits) out.set(hit.id, candidate.replace(/\.py$/, '').replace(/\//g, '.'));
       if (hits.length > 0) break;
     }

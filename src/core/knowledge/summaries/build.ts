@@ -7,7 +7,7 @@
  * one call per ~8 files. A summary whose members did not change since the last build is reused,
  * so a rebuild after a small change calls the model only for the clusters it touched.
  */
-import { createHash } from 'node:crypto';
+import type * as Crypto from 'node:crypto';
 import { AppError } from '../../../shared/contract';
 import type { KnowledgeBase } from '../kb/knowledgeBase';
 import type { CallLogger, CallOptions, Completion } from '../../platform/llm/types';
@@ -15,6 +15,13 @@ import { throwIfAborted } from '../../platform/runtime/runs';
 import type { Embedder } from '../search/embedder';
 import { clusterVectors } from './cluster';
 import type { Summary, SummaryStore } from './store';
+
+/** node:crypto, loaded on first use: `cra search` hashes nothing and names nothing new (issue #25). */
+let loadedCrypto: typeof Crypto | undefined;
+function nodeCrypto(): typeof Crypto {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return (loadedCrypto ??= require('node:crypto') as typeof Crypto);
+}
 
 /** Members per cluster the tree aims at. */
 export const CLUSTER_SIZE = 8;
@@ -55,7 +62,7 @@ interface Node {
   describe(): string;
 }
 
-const hashOf = (parts: readonly string[]) => createHash('sha256').update([...parts].sort().join('\n')).digest('hex').slice(0, 24);
+const hashOf = (parts: readonly string[]) => nodeCrypto().createHash('sha256').update([...parts].sort().join('\n')).digest('hex').slice(0, 24);
 
 /** A file as a level-1 prompt shows it: path, module doc, top-level symbols with their signatures. */
 function describeFile(kb: KnowledgeBase, fileId: number, path: string): string {

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import type * as Crypto from 'node:crypto';
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
@@ -6,6 +6,13 @@ import { AppError } from '../../../shared/contract';
 import { getIn, parseToml, validateConfig } from './load';
 import { DEFAULT_CONFIG_TEMPLATE } from './template';
 import { removeTomlKey, setTomlKey, type TomlValue } from './tomlEdit';
+
+/** node:crypto, loaded on first use: `cra search` hashes nothing and names nothing new (issue #25). */
+let loadedCrypto: typeof Crypto | undefined;
+function nodeCrypto(): typeof Crypto {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return (loadedCrypto ??= require('node:crypto') as typeof Crypto);
+}
 
 /** One edit: a key path such as ["models", "overrides", "scope"]; `value: undefined` removes the key. */
 export interface ConfigEdit {
@@ -19,7 +26,7 @@ export interface ConfigEdit {
  */
 export function writeFileAtomic(file: string, text: string): void {
   mkdirSync(dirname(file), { recursive: true });
-  const tmp = `${file}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
+  const tmp = `${file}.tmp-${process.pid}-${nodeCrypto().randomBytes(4).toString('hex')}`;
   try {
     const fd = openSync(tmp, 'w', 0o644);
     try {

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { parse, TomlError } from 'smol-toml';
 import type { z } from 'zod';
-import { AppError } from '../../../shared/contract';
+import { AppError, PARSE_ONCE } from '../../../shared/contract';
 import { configSchema, type ConfigValues } from './schema';
 import { keyLineOf } from './tomlEdit';
 import { userConfigPath } from '../layout';
@@ -50,7 +50,7 @@ function readTomlText(file: string): { raw: Raw; text: string } | undefined {
  * file's text, the message starts with `file:line:` of the offending key (the line an editor jumps to).
  */
 export function validateConfig(raw: Raw, label: string, text?: string): ConfigValues {
-  const result = configSchema.safeParse(raw);
+  const result = configSchema.safeParse(raw, PARSE_ONCE);
   if (result.success) return result.data;
   const issue = result.error.issues[0];
   if (!issue) throw new AppError('CONFIG_INVALID', `${label}: invalid config.`);

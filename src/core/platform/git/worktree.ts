@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import type * as Crypto from 'node:crypto';
 import { copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
@@ -6,10 +6,18 @@ import { AppError } from '../../../shared/contract';
 import { gitText, readObjectsFrom } from './run';
 import { keptObjectsDir } from '../layout';
 
+/** node:crypto, loaded on first use: `cra search` hashes nothing and names nothing new (issue #25). */
+let loadedCrypto: typeof Crypto | undefined;
+function nodeCrypto(): typeof Crypto {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return (loadedCrypto ??= require('node:crypto') as typeof Crypto);
+}
+
 /** The marker beside each checkout: who made it, for which repository. */
 const MARKER = 'owner.json';
-/** This process, told apart from an earlier one that had the same pid (pid 1 in a container). */
-const INSTANCE = randomUUID();
+/** This process, told apart from an earlier one that had the same pid (pid 1 in a container); made on first use. */
+let instance: string | undefined;
+const instanceId = (): string => (instance ??= nodeCrypto().randomUUID());
 /** A folder without a marker younger than this may be one another process is just making. */
 const UNMARKED_GRACE_MS = 60_000;
 
@@ -78,7 +86,7 @@ export class Worktree {
     if (!commit) throw new AppError('NOT_FOUND', `${options.commit} is not a commit of ${repo}.`);
     mkdirSync(root, { recursive: true });
     const folder = mkdtempSync(join(root, `${label}-`));
-    const owner: Owner = { pid: process.pid, instance: INSTANCE, host: hostname(), repo: resolve(repo), commit, label, createdAt: new Date().toISOString() };
+    const owner: Owner = { pid: process.pid, instance: instanceId(), host: hostname(), repo: resolve(repo), commit, label, createdAt: new Date().toISOString() };
     writeFileSync(join(folder, MARKER), `${JSON.stringify(owner, null, 2)}\n`);
     const path = join(folder, 'tree');
     try {
@@ -128,7 +136,7 @@ export class Worktree {
       for (const name of readdirSync(join(own, fan))) {
         const target = join(kept, fan, name);
         if (existsSync(target)) continue;
-        const temp = `${target}.${randomUUID()}.tmp`;
+        const temp = `${target}.${nodeCrypto().randomUUID()}.tmp`;
         copyFileSync(join(own, fan, name), temp);
         renameSync(temp, target);
       }
@@ -235,7 +243,7 @@ function readOwner(folder: string): Owner | null {
 function isOwnerAlive(owner: Owner): boolean {
   // Another machine sharing the data folder: its processes cannot be checked, so keep its worktrees.
   if (owner.host !== hostname()) return true;
-  if (owner.pid === process.pid) return owner.instance === INSTANCE;
+  if (owner.pid === process.pid) return owner.instance === instanceId();
   try {
     process.kill(owner.pid, 0);
     return true;

@@ -1,10 +1,17 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { randomUUID } from 'node:crypto';
+import type * as Crypto from 'node:crypto';
 import { AppError, isCancellation, mergeProgressSteps, serializeError } from '../../../shared/contract';
 import type { EventKey, RunAttachment, RunFinished, RunInfo, RunKind, RunProgress, RunResult, RunStarted, RunSubject } from '../../../shared/contract';
 import type { CallLogger } from '../llm/types';
 import { FINISHED_LOG_MS, FINISHED_LOGS_KEPT, RunEventLog } from './eventLog';
 import type { EventBus } from './events';
+
+/** node:crypto, loaded on first use: `cra search` hashes nothing and names nothing new (issue #25). */
+let loadedCrypto: typeof Crypto | undefined;
+function nodeCrypto(): typeof Crypto {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return (loadedCrypto ??= require('node:crypto') as typeof Crypto);
+}
 
 /** What a job reports: a progress without the run id and kind the registry adds. */
 export type RunProgressUpdate = Omit<RunProgress, 'runId' | 'kind'>;
@@ -89,7 +96,7 @@ export class RunRegistry {
    * from `kind` (see `RunKinds`).
    */
   start<K extends RunKind>(kind: K, title: string, body: (ctx: RunContext) => Promise<RunResult<K>>, subject: RunSubject<K>): { runId: string; run: RunInfo<K>; done: Promise<RunResult<K>> } {
-    const runId = `${kind}-${randomUUID().slice(0, 8)}`;
+    const runId = `${kind}-${nodeCrypto().randomUUID().slice(0, 8)}`;
     const controller = new AbortController();
     // The generic K cannot be related to the union by the compiler; `start`'s signature is the check.
     const info = { runId, kind, subject, title, status: 'running', startedAt: new Date().toISOString() } as unknown as RunInfo;

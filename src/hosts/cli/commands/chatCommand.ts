@@ -4,6 +4,7 @@ import { AppError } from '../../../shared/contract/errors';
 import { printable } from '../../../shared/printable';
 import { followRun, type FollowedRun, type RunEvent } from '../../../shared/runStream';
 import { SEARCH_MODES } from '../../../shared/vocabulary';
+import type { EngineClient } from '../../../core/app/contract/client';
 import { openRepo, type CliContext, type CommandModule } from '../context';
 import { detectLanguageAhead, type LanguageAhead } from '../languageAhead';
 
@@ -31,6 +32,15 @@ export function parsePipeline(value: string): string {
 function parseConversation(value: string): string {
   if (!/^[A-Za-z0-9_-]{1,64}$/.test(value)) throw new InvalidArgumentError(`"${value}" is not a conversation id; use the id printed after an answer (1–64 letters, digits, - or _).`);
   return value;
+}
+
+/**
+ * Work chat/ask would do first, done while the question's language is still being detected: the
+ * chat domain's modules and the pipelines (`chat/pipelines` reads and checks them; chat/ask then
+ * finds them in the engine's cache). A failure is left for chat/ask to report.
+ */
+async function warmChat(engine: EngineClient, repoId: string): Promise<void> {
+  await engine.request('chat/pipelines', { repoId }).catch(() => undefined);
 }
 
 /** What `cra chat` shows instead of asking: the conversation list, or one conversation as markdown. */
@@ -102,7 +112,7 @@ export const registerChat: CommandModule = (program, ctx) => {
       }
       const { engine, repo } = opened;
       if (question === undefined) return browseConversations(ctx, repo.id, opts);
-      const detected = await ahead?.result;
+      const detected = await ahead?.useWait(() => warmChat(engine, repo.id));
 
       const out = (line: object) => process.stdout.write(`${JSON.stringify(line)}\n`);
       let runId: string | undefined;

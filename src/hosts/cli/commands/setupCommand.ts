@@ -1,4 +1,4 @@
-import { createInterface } from 'node:readline/promises';
+import type * as Readline from 'node:readline/promises';
 import type { EngineClient } from '../../../core/app/contract/client';
 import type { ModelCheckResult, ModelSetupPlan } from '../../../shared/contract';
 import { formatBytes } from '../../../shared/format';
@@ -26,6 +26,9 @@ export function formatPlan(plan: ModelSetupPlan): string {
 }
 
 async function confirm(question: string): Promise<boolean> {
+  // Loaded here: every other command (and `cra --version`) would load it at start for nothing.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { createInterface } = require('node:readline/promises') as typeof Readline;
   const rl = createInterface({ input: process.stdin, output: process.stderr });
   try {
     return /^y(es)?$/i.test((await rl.question(question)).trim());

@@ -4,8 +4,14 @@
  * it — and the memory it needs estimated from that. Large arrays (the tokenizer's vocabulary) are
  * skipped, not kept.
  */
-import { open } from 'node:fs/promises';
+import type * as FsPromises from 'node:fs/promises';
 import { AppError } from '../../../../shared/contract';
+
+/** node:fs/promises' open, loaded by the first model file read or written: a command that touches none never loads the module (issue #25). */
+function open(...args: Parameters<typeof FsPromises.open>): ReturnType<typeof FsPromises.open> {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return (require('node:fs/promises') as typeof FsPromises).open(...args);
+}
 
 /** What the header says. */
 export interface GgufHeader {
