@@ -1,6 +1,6 @@
 import type { SearchIndex } from '../kb/searchIndex';
 import type { ParsedQuery } from './query';
-import { ISSUE_SHAPED, KIND_PRIOR } from './rankingConstants';
+import { KIND_PRIOR } from './rankingConstants';
 
 /**
  * What a file is to code search. `code` is the project's own code, where behaviour lives; the
@@ -70,22 +70,17 @@ export interface QueryFileIntent {
   tools: Set<string>;
 }
 
-/**
- * Read the query for words that make documentation or configuration files wanted. The kind words of
- * issue-shaped text do not (`ISSUE_SHAPED.kindWords`: a bug report's "configuration" and "example"
- * are the reporter's); the file and tool names it writes do.
- */
+/** Read the query for words that make documentation or configuration files wanted. */
 export function fileIntentOf(query: ParsedQuery): QueryFileIntent {
   const kinds = new Set<Exclude<FileKind, 'code'>>();
   const names = new Set<string>();
   const tools = new Set<string>();
-  const kindWords = !query.issueShaped || ISSUE_SHAPED.kindWords !== 0;
   for (const word of query.text.match(/[A-Za-z0-9_.-]+/g) ?? []) {
     const trimmed = word.replace(/^[.-]+|[.-]+$/g, '');
     for (const part of trimmed.split(/[._-]/)) {
-      if (kindWords && DOC_WORDS.test(part)) kinds.add('docs');
-      if (kindWords && CONFIG_WORDS.test(part)) kinds.add('config');
-      if (kindWords) for (const [pattern, kind] of KIND_WORDS) if (pattern.test(part)) kinds.add(kind);
+      if (DOC_WORDS.test(part)) kinds.add('docs');
+      if (CONFIG_WORDS.test(part)) kinds.add('config');
+      for (const [pattern, kind] of KIND_WORDS) if (pattern.test(part)) kinds.add(kind);
       if (TOOL_WORDS.test(part)) {
         tools.add(part.toLowerCase());
         if (KIND_PRIOR.toolWordAsksConfig) kinds.add('config');

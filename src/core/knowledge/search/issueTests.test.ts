@@ -22,11 +22,6 @@ def test_round_price_half_cent():
     assert round_price(1.005) == 1.01
     assert round_price(2.675) == 2.68
 `,
-  'docs/prices.md': `# Prices
-
-round_price rounds a price to cents: a half cent rounds up, so round_price(1.005) is 1.01 and
-round_price(2.675) is 2.68. Every price of an order is rounded with round_price.
-`,
 };
 
 /** A bug report whose prose says "test" (the reporter's own), with the reporter's example. */
@@ -72,42 +67,5 @@ describe('issue-shaped text does not ask for tests (issue #27, item 7)', () => {
     const question = 'test of round_price for a half cent';
     expect(parseQuery(question).mentionsTests).toBe(true);
     expect((await search(question))[0]).toBe('tests/test_prices.py');
-  });
-});
-
-/** A bug report whose prose says "documentation" and "example": the reporter's reading of the docs. */
-const DOCS_REPORT = [
-  'round_price rounds a half cent down',
-  '',
-  'The documentation example says a half cent rounds up, but it rounds down:',
-  '',
-  '```python',
-  'from shop.prices import round_price',
-  'print(round_price(1.005))',
-  '```',
-].join('\n');
-
-/** The file-class reason of a result (set when the file is demoted as a kind the query does not ask for), by path. */
-async function demoted(query: string, overrides: RankingOverrides = {}): Promise<Record<string, unknown>> {
-  const restore = overrideRanking(overrides);
-  try {
-    const results = await searchRepository(db, query, { limit: 20 });
-    return Object.fromEntries(results.map((r) => [r.path, r.why.find((w) => w.kind === 'file-class')?.detail ?? null]));
-  } finally {
-    restore();
-  }
-}
-
-describe('issue-shaped text does not ask for docs, config or examples by its words (issue #27, item 7)', () => {
-  it("demotes the documentation page a report's prose mentions", async () => {
-    expect((await demoted(DOCS_REPORT))['docs/prices.md']).toEqual({ class: 'docs' });
-    // Read as any other text, "documentation" asks for docs: the page is not demoted.
-    expect((await demoted(DOCS_REPORT, { ISSUE_SHAPED: { kindWords: 1 } }))['docs/prices.md']).toBeNull();
-    expect((await search(DOCS_REPORT))[0]).toBe('shop/prices.py');
-  });
-
-  it('still lets a one-line question ask for the documentation, and a report name a file', async () => {
-    expect((await demoted('documentation of round_price for a half cent'))['docs/prices.md']).toBeNull();
-    expect((await demoted(`${DOCS_REPORT}\n\nSee docs/prices.md.`))['docs/prices.md']).toBeNull();
   });
 });

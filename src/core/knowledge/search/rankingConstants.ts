@@ -179,8 +179,7 @@ export const EXPAND = {
  * 360 are issue-shaped; one gold file moved, 18 → 19). Also measured for issue-shaped text and not
  * adopted: co-change weight ×0.5–3, whole-file BM25 b 0.3–0.9 and share 0.4–1, history share 0–1,
  * the definition bonus ×0–1.5 (gains at one rank cost another; none passed leave-one-out). And such a
- * text does not ask for tests, docs, configuration or examples by its words (`testsAsked`,
- * `kindWords`, tenth round).
+ * text does not ask for tests by saying "test" (`testsAsked`, tenth round).
  */
 export const ISSUE_SHAPED = {
   /** 1: the walk's value is added to a reached file's score (as EXPAND.raiseOnly 0); 0: as EXPAND.raiseOnly. */
@@ -198,19 +197,6 @@ export const ISSUE_SHAPED = {
    * (not the pasted code and output) asking: .547/.835/.904. Commit tasks: identical.
    */
   testsAsked: 0,
-  /**
-   * 0: the kind words of issue-shaped text (`docs`, `documentation`, `config`, `configuration`, `json`,
-   * `yaml`, `example`, `vendor`, `generated`…; fileKinds.ts) do not ask for files of that kind, which
-   * keep `KIND_PRIOR.unwanted`; a file name (`package.json`, `README`) or a tool name (`eslint` →
-   * `.eslintrc.json`) written in it still does. 1: they ask, as in any other text. The same property
-   * as `testsAsked`: a report's "configuration" is the reporter's (eslint's issue template asks
-   * "Please show your full configuration"), its "example" the reporter's example; 81 of the 154
-   * issue-shaped development tasks hold such a word (example 44, config 26, docs 24). Measured
-   * (docs/evaluation.md, tenth round; with testsAsked 0): file Acc@1/5/10 .562/.840/.907 →
-   * .571/.840/.907, 6 tasks better and 2 worse (a gold file 2 → 3 in each); chosen left out one
-   * repository at a time in all nine folds, held out better on got and sqlalchemy, worse on none.
-   */
-  kindWords: 0,
 } as const;
 
 /**
