@@ -3,6 +3,7 @@
  * expressions that can never be a syntax error, whatever the user typed.
  */
 import { analyseIssueText, focusText } from './issueText';
+import { ISSUE_SHAPED } from './rankingConstants';
 
 /** English and code-question filler words that carry no signal for code search. */
 const STOP_WORDS = new Set(
@@ -40,7 +41,11 @@ export interface ParsedQuery {
   identifiers: string[];
   /** Lower-cased candidate symbol names: identifiers, plus snake_case and camelCase joins of the words. */
   symbolNames: string[];
-  /** True when the query asks about tests (test files are then not demoted). */
+  /**
+   * True when the query asks about tests (test files are then not demoted): it says `test`,
+   * `tests`, `testing` or `spec`, and is not issue-shaped (`ISSUE_SHAPED.testsAsked`: a bug report's
+   * "test" is the reporter's).
+   */
   mentionsTests: boolean;
   /** Paths of the files the text links to (source-host URLs), lower case (issueText.ts). */
   linkedPaths: string[];
@@ -109,7 +114,7 @@ export function parseQuery(input: string): ParsedQuery {
     prefixTerms: [...prefixTerms],
     identifiers: [...identifiers].filter((i) => i.length >= 2),
     symbolNames: [...symbolNames].filter((n) => n.length >= 2),
-    mentionsTests: words.some((w) => /^tests?$|^testing$|^spec$/i.test(w)),
+    mentionsTests: (!issue.structured || ISSUE_SHAPED.testsAsked !== 0) && words.some((w) => /^tests?$|^testing$|^spec$/i.test(w)),
     linkedPaths: issue.links,
     modules: issue.modules,
     issueShaped: issue.structured,
