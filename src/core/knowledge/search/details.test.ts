@@ -77,6 +77,27 @@ const RESPONSE = [
   '',
 ].join('\n');
 
+/**
+ * A dialect whose reflection method parses the table's SQL in a function defined inside it and
+ * handed to \`map\` (no call by name): the chunk names the method and its class, not the function.
+ */
+const DIALECT = `class SQLiteDialect:
+    def get_unique_constraints(self, connection, table_name):
+        table_sql = self._get_table_sql(connection, table_name)
+
+        def parse_uqs(line):
+            match = UNIQUE_PATTERN.match(line.strip())
+            return match.group("name") if match else None
+
+        return [name for name in map(parse_uqs, table_sql.splitlines()) if name]
+
+    def _get_table_sql(self, connection, table_name):
+        return connection.execute(table_name)
+
+    def get_indexes(self, connection, table_name):
+        return connection.execute("pragma index_list")
+`;
+
 let db: Db;
 
 beforeAll(async () => {
@@ -86,6 +107,7 @@ beforeAll(async () => {
     'orm/session.py': SESSION,
     'web/http.py': HEADERS,
     'lib/response.js': RESPONSE,
+    'dialects/sqlite.py': DIALECT,
   });
   db = openDatabase(curatedFile, { readOnly: true });
 });
@@ -119,6 +141,15 @@ describe('the symbols a result lists (function level, issue #27 item 7)', () => 
     } finally {
       restore();
     }
+  });
+
+  it('lists a function defined inside a matching method, which its chunk does not name, at the method\'s share', async () => {
+    const results = await searchRepository(db, 'sqlite get_unique_constraints misses a UNIQUE constraint when the DDL has tabs', { mode: 'keyword' });
+    const symbols = symbolsOf(results, 'dialects/sqlite.py');
+    const score = (name: string) => symbols.find((s) => s.name === name)?.score;
+    // Before, the nested function was listed only as a callee (here it is not called by name): not at all.
+    expect(score('SQLiteDialect.get_unique_constraints.parse_uqs')).toBe(score('SQLiteDialect.get_unique_constraints'));
+    expect(score('SQLiteDialect.get_indexes') ?? 0).toBeLessThan(score('SQLiteDialect.get_unique_constraints.parse_uqs')!);
   });
 
   it('lists the helper a best unit calls, below its callers, summed over them', async () => {
