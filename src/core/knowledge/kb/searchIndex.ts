@@ -284,16 +284,14 @@ export class SearchIndex {
   }
 
   /**
-   * The functions, methods and classes of a file whose lines overlap `startLine`..`endLine`, by
-   * qualified name, in line order, at most `limit`: the units defined on a chunk's lines, nested
-   * ones included (a chunk's `symbol_names` lists only its definition and that one's members).
+   * The symbols of a file whose lines overlap `startLine`..`endLine` (a chunk's), by qualified name,
+   * in line order, at most `limit`: those the chunk names and those defined inside them.
    */
-  unitsOverlapping(fileId: number, startLine: number, endLine: number, limit: number): Array<{ name: string; kind: string; startLine: number; endLine: number }> {
+  symbolsOverlapping(fileId: number, startLine: number, endLine: number, limit: number): Array<{ name: string; kind: string; startLine: number; endLine: number }> {
     return this.sql
       .rowsOf(
         `select qualified_name as name, kind, start_line as startLine, end_line as endLine from symbols
-         where file_id = ? and start_line <= ? and end_line >= ? and kind in (${[...UNIT_KINDS].map((k) => `'${k}'`).join(', ')})
-         order by start_line limit ${Math.trunc(limit)}`,
+         where file_id = ? and start_line <= ? and end_line >= ? order by start_line limit ${Math.trunc(limit)}`,
       )
       .all(fileId, endLine, startLine) as Array<{ name: string; kind: string; startLine: number; endLine: number }>;
   }

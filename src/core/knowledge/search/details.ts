@@ -145,12 +145,11 @@ function rankSymbols(index: SearchIndex, hit: FileHit, definitions: readonly Def
 function chunkSymbols(index: SearchIndex, fileId: number, chunkId: number, terms: readonly string[]): Array<{ symbol: Omit<SearchSymbol, 'score'>; share: number }> {
   const chunk = index.chunkLines(chunkId, true);
   if (!chunk) return [];
-  const rows = chunk.symbol_names
-    .split(/\s+/)
-    .filter(Boolean)
-    // The symbol of that name on the chunk's lines: a getter and a setter share a qualified name.
-    .map((qualified) => ({ qualified, row: index.symbolsInFile(qualified.slice(qualified.lastIndexOf('.') + 1), fileId, qualified).find((r) => r.startLine <= chunk.end_line && r.endLine >= chunk.start_line) }))
-    .flatMap(({ qualified, row }) => (row ? [{ ...row, name: qualified }] : []));
+  // The symbols on the chunk's lines (a getter and a setter share a qualified name) that it names:
+  // whole names of the space-separated list, which may hold spaces (`create."CallExpression > Super.callee"`).
+  const overlapping = index.symbolsOverlapping(fileId, chunk.start_line, chunk.end_line, UNITS.overlapLimit);
+  const names = ` ${chunk.symbol_names} `;
+  const rows = overlapping.filter((s) => names.includes(` ${s.name} `));
   const innermost = rows.filter((r) => !rows.some((o) => encloses(r, o)));
   const lines = chunk.text.split('\n');
   const termCount = (r: { startLine: number; endLine: number }) => {
@@ -166,7 +165,7 @@ function chunkSymbols(index: SearchIndex, fileId: number, chunkId: number, terms
     if (count === undefined) return { symbol: r, share: UNITS.enclosingShare };
     return { symbol: r, share: most === 0 ? 1 : UNITS.termFloor + (1 - UNITS.termFloor) * (count / most) };
   });
-  return UNITS.nestedShare > 0 ? [...shares, ...nestedSymbols(index, fileId, chunk, shares.filter((s) => innermost.includes(s.symbol)))] : shares;
+  return UNITS.nestedShare > 0 ? [...shares, ...nestedSymbols(overlapping.filter((s) => !rows.includes(s)), shares.filter((s) => innermost.includes(s.symbol)))] : shares;
 }
 
 /**
@@ -175,20 +174,22 @@ function chunkSymbols(index: SearchIndex, fileId: number, chunkId: number, terms
  * method (SQLite's `get_unique_constraints.parse_uqs`, werkzeug's `run_wsgi.write`) or two levels
  * down in a rule's `create` (`create.validate.fix`) was never a candidate, only a callee at half
  * its caller. A nested function is part of its container's body — what a report says of the
- * container it may say of the helper — so each ranks at its container's share × `UNITS.nestedShare`;
- * the container keeps its own.
+ * container it may say of the helper — so each ranks at its container's share × `UNITS.nestedShare`
+ * per level of nesting (a closure's own closures below it: a method with a dozen nested closures
+ * would otherwise fill the listing at its share); the container keeps its own.
  */
 function nestedSymbols(
-  index: SearchIndex,
-  fileId: number,
-  chunk: ChunkLines,
+  unnamed: ReadonlyArray<Omit<SearchSymbol, 'score'>>,
   containers: ReadonlyArray<{ symbol: Omit<SearchSymbol, 'score'>; share: number }>,
 ): Array<{ symbol: Omit<SearchSymbol, 'score'>; share: number }> {
-  if (containers.length === 0) return [];
   const out: Array<{ symbol: Omit<SearchSymbol, 'score'>; share: number }> = [];
-  for (const symbol of index.unitsOverlapping(fileId, chunk.start_line, chunk.end_line, UNITS.nestedLimit)) {
+  const units = unnamed.filter((s) => UNIT_KINDS.has(s.kind));
+  for (const symbol of units) {
     const container = containers.find((c) => encloses(c.symbol, symbol));
-    if (container) out.push({ symbol, share: container.share * UNITS.nestedShare });
+    if (!container) continue;
+    // Its depth below the container: 1 for a function defined in it, 2 for one defined in that.
+    const level = 1 + units.filter((u) => encloses(container.symbol, u) && encloses(u, symbol)).length;
+    out.push({ symbol, share: container.share * UNITS.nestedShare ** level });
   }
   return out;
 }
