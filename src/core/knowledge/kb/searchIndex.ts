@@ -283,6 +283,19 @@ export class SearchIndex {
     return this.sql.rowsOf(sql).get(chunkId) as ChunkLines | undefined;
   }
 
+  /**
+   * The symbols of a file whose lines overlap `startLine`..`endLine` (a chunk's), by qualified name,
+   * in line order, at most `limit`: those the chunk names and those defined inside them.
+   */
+  symbolsOverlapping(fileId: number, startLine: number, endLine: number, limit: number): Array<{ name: string; kind: string; startLine: number; endLine: number }> {
+    return this.sql
+      .rowsOf(
+        `select qualified_name as name, kind, start_line as startLine, end_line as endLine from symbols
+         where file_id = ? and start_line <= ? and end_line >= ? order by start_line limit ${Math.trunc(limit)}`,
+      )
+      .all(fileId, endLine, startLine) as Array<{ name: string; kind: string; startLine: number; endLine: number }>;
+  }
+
   /** Every symbol of a file with this name and qualified name (a getter and its setter share one), in line order. */
   symbolsInFile(name: string, fileId: number, qualifiedName: string): Array<{ name: string; kind: string; startLine: number; endLine: number }> {
     return this.sql

@@ -77,6 +77,49 @@ const RESPONSE = [
   '',
 ].join('\n');
 
+/**
+ * A dialect whose reflection method parses the table's SQL in a function defined inside it and
+ * handed to \`map\` (no call by name): the chunk names the method and its class, not the function.
+ */
+const DIALECT = `class SQLiteDialect:
+    def get_unique_constraints(self, connection, table_name):
+        table_sql = self._get_table_sql(connection, table_name)
+
+        def parse_uqs(line):
+            match = UNIQUE_PATTERN.match(line.strip())
+            return match.group("name") if match else None
+
+        return [name for name in map(parse_uqs, table_sql.splitlines()) if name]
+
+    def _get_table_sql(self, connection, table_name):
+        return connection.execute(table_name)
+
+    def get_indexes(self, connection, table_name):
+        return connection.execute("pragma index_list")
+`;
+
+/** A rule whose handler is named by a selector with spaces, as eslint's are. */
+const SELECTOR_RULE = [
+  'function create(context) {',
+  '  let superCalledInConstructor = false;',
+  '  function report(node) {',
+  "    context.report({ node, messageId: 'unexpected' });",
+  '  }',
+  '  return {',
+  '    "CallExpression > Super.callee"(node) {',
+  '      superCalledInConstructor = true;',
+  '      reportSuperOutsideConstructor(node);',
+  '    },',
+  '    Program(node) {',
+  '      report(node);',
+  '    },',
+  '  };',
+  '}',
+  '',
+  'module.exports = { create };',
+  '',
+].join('\n');
+
 let db: Db;
 
 beforeAll(async () => {
@@ -86,6 +129,8 @@ beforeAll(async () => {
     'orm/session.py': SESSION,
     'web/http.py': HEADERS,
     'lib/response.js': RESPONSE,
+    'dialects/sqlite.py': DIALECT,
+    'lib/rules/no-super.js': SELECTOR_RULE,
   });
   db = openDatabase(curatedFile, { readOnly: true });
 });
@@ -119,6 +164,23 @@ describe('the symbols a result lists (function level, issue #27 item 7)', () => 
     } finally {
       restore();
     }
+  });
+
+  it('lists a function defined inside a matching method, which its chunk does not name, at 0.9 of the method\'s share', async () => {
+    const results = await searchRepository(db, 'sqlite get_unique_constraints misses a UNIQUE constraint when the DDL has tabs', { mode: 'keyword' });
+    const symbols = symbolsOf(results, 'dialects/sqlite.py');
+    const score = (name: string) => symbols.find((s) => s.name === name)?.score;
+    // Before, the nested function was listed only as a callee (here it is not called by name): not at all.
+    expect(score('SQLiteDialect.get_unique_constraints.parse_uqs')).toBeCloseTo(0.9 * score('SQLiteDialect.get_unique_constraints')!, 3);
+    expect(score('SQLiteDialect.get_indexes') ?? 0).toBeLessThan(score('SQLiteDialect.get_unique_constraints.parse_uqs')!);
+  });
+
+  it('finds a chunk\'s symbols whose names hold spaces: the selector handler, not the function around it, takes the chunk', async () => {
+    const results = await searchRepository(db, 'superCalledInConstructor stays false after reportSuperOutsideConstructor', { mode: 'keyword' });
+    const symbols = symbolsOf(results, 'lib/rules/no-super.js');
+    const score = (name: string) => symbols.find((s) => s.name === name)?.score;
+    // Before, the list was split at spaces, the handler's name was never found and \`create\` was the innermost.
+    expect(score('create."CallExpression > Super.callee"')).toBeGreaterThan(score('create')!);
   });
 
   it('lists the helper a best unit calls, below its callers, summed over them', async () => {

@@ -139,20 +139,18 @@ function rankSymbols(index: SearchIndex, hit: FileHit, definitions: readonly Def
  * definition it was cut from (a long function split in parts lists all its inner functions in
  * each part), so only the symbols whose lines overlap the chunk count; the innermost of those share
  * the chunk by the query terms on their lines in it — the one with the most distinct terms 1, one
- * with none `UNITS.termFloor` — and the symbols around them rank at `UNITS.enclosingShare`.
+ * with none `UNITS.termFloor` — and the symbols around them rank at `UNITS.enclosingShare`; the
+ * functions defined inside the innermost ones, which the chunk does not name, follow (`nestedSymbols`).
  */
 function chunkSymbols(index: SearchIndex, fileId: number, chunkId: number, terms: readonly string[]): Array<{ symbol: Omit<SearchSymbol, 'score'>; share: number }> {
   const chunk = index.chunkLines(chunkId, true);
   if (!chunk) return [];
-  const rows = chunk.symbol_names
-    .split(/\s+/)
-    .filter(Boolean)
-    // The symbol of that name on the chunk's lines: a getter and a setter share a qualified name.
-    .map((qualified) => ({ qualified, row: index.symbolsInFile(qualified.slice(qualified.lastIndexOf('.') + 1), fileId, qualified).find((r) => r.startLine <= chunk.end_line && r.endLine >= chunk.start_line) }))
-    .flatMap(({ qualified, row }) => (row ? [{ ...row, name: qualified }] : []));
-  const inside = (outer: { startLine: number; endLine: number }, inner: { startLine: number; endLine: number }) =>
-    outer !== inner && outer.startLine <= inner.startLine && outer.endLine >= inner.endLine && (outer.startLine !== inner.startLine || outer.endLine !== inner.endLine);
-  const innermost = rows.filter((r) => !rows.some((o) => inside(r, o)));
+  // The symbols on the chunk's lines (a getter and a setter share a qualified name) that it names:
+  // whole names of the space-separated list, which may hold spaces (`create."CallExpression > Super.callee"`).
+  const overlapping = index.symbolsOverlapping(fileId, chunk.start_line, chunk.end_line, UNITS.overlapLimit);
+  const names = ` ${chunk.symbol_names} `;
+  const rows = overlapping.filter((s) => names.includes(` ${s.name} `));
+  const innermost = rows.filter((r) => !rows.some((o) => encloses(r, o)));
   const lines = chunk.text.split('\n');
   const termCount = (r: { startLine: number; endLine: number }) => {
     const from = Math.max(r.startLine, chunk.start_line) - chunk.start_line;
@@ -162,11 +160,43 @@ function chunkSymbols(index: SearchIndex, fileId: number, chunkId: number, terms
   };
   const counts = new Map(innermost.map((r) => [r, innermost.length > 1 ? termCount(r) : 1]));
   const most = Math.max(0, ...counts.values());
-  return rows.map((r) => {
+  const shares = rows.map((r) => {
     const count = counts.get(r);
     if (count === undefined) return { symbol: r, share: UNITS.enclosingShare };
     return { symbol: r, share: most === 0 ? 1 : UNITS.termFloor + (1 - UNITS.termFloor) * (count / most) };
   });
+  return UNITS.nestedShare > 0 ? [...shares, ...nestedSymbols(overlapping.filter((s) => !rows.includes(s)), shares.filter((s) => innermost.includes(s.symbol)))] : shares;
+}
+
+/**
+ * The functions and classes defined inside a chunk's innermost symbols, which its `symbol_names`
+ * does not list: a chunk names its definition and that one's members, so a function nested in a
+ * method (SQLite's `get_unique_constraints.parse_uqs`, werkzeug's `run_wsgi.write`) or two levels
+ * down in a rule's `create` (`create.validate.fix`) was never a candidate, only a callee at half
+ * its caller. A nested function is part of its container's body — what a report says of the
+ * container it may say of the helper — so each ranks at its container's share × `UNITS.nestedShare`
+ * per level of nesting (a closure's own closures below it: a method with a dozen nested closures
+ * would otherwise fill the listing at its share); the container keeps its own.
+ */
+function nestedSymbols(
+  unnamed: ReadonlyArray<Omit<SearchSymbol, 'score'>>,
+  containers: ReadonlyArray<{ symbol: Omit<SearchSymbol, 'score'>; share: number }>,
+): Array<{ symbol: Omit<SearchSymbol, 'score'>; share: number }> {
+  const out: Array<{ symbol: Omit<SearchSymbol, 'score'>; share: number }> = [];
+  const units = unnamed.filter((s) => UNIT_KINDS.has(s.kind));
+  for (const symbol of units) {
+    const container = containers.find((c) => encloses(c.symbol, symbol));
+    if (!container) continue;
+    // Its depth below the container: 1 for a function defined in it, 2 for one defined in that.
+    const level = 1 + units.filter((u) => encloses(container.symbol, u) && encloses(u, symbol)).length;
+    out.push({ symbol, share: container.share * UNITS.nestedShare ** level });
+  }
+  return out;
+}
+
+/** True when `outer` strictly encloses `inner` (a method inside its class, a function inside a method). */
+function encloses(outer: { startLine: number; endLine: number }, inner: { startLine: number; endLine: number }): boolean {
+  return outer !== inner && outer.startLine <= inner.startLine && outer.endLine >= inner.endLine && (outer.startLine !== inner.startLine || outer.endLine !== inner.endLine);
 }
 
 /**
