@@ -35,11 +35,13 @@ export interface CheckedFigure {
 }
 
 /**
- * Today's figures where a target is not met yet (bench/README.md, issue #25; medians on the loaded
- * 2-core development machine, and a fresh clone at low load for search and index CPU): the check
- * then guards against getting worse than 1.5× these.
+ * Today's figures where a target is not met yet, rounded up past their spread (bench/README.md,
+ * issue #25: perf-check on the 2-core development machine at load 2–6, 2026-11-27 — search
+ * 2.38–2.82×, chat 3.20–4.6×, index 10.5–11.5× wall and 19.3–20.4× CPU): the check then guards
+ * against getting worse than 1.5× these. Search sits at its target at low load and above it under
+ * load, so it keeps a figure here rather than the target's.
  */
-export const NOT_YET_MET: Record<string, number> = { search: 3.1, chat: 5, indexWall: 23, indexCpu: 23 };
+export const NOT_YET_MET: Record<string, number> = { search: 2.7, chat: 4, indexWall: 13, indexCpu: 21 };
 
 const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
