@@ -2,6 +2,10 @@ import { dirname, join } from 'node:path';
 import { createExtractor } from '../knowledge/indexer/extract/extractor';
 import { createImportResolver } from '../knowledge/indexer/extract/resolve';
 import { indexRepository } from '../knowledge/indexer/indexer';
+import type { SearchResult } from '../../shared/contract/search';
+import { openDatabase, type Db } from '../platform/db/open';
+import { overrideRanking, type RankingOverrides } from '../knowledge/search/rankingConstants';
+import { searchRepository } from '../knowledge/search/search';
 import { createTestRepo } from './gitRepo';
 
 /**
@@ -21,6 +25,32 @@ export async function makeIndexedRepo(files: Record<string, string>, commits: st
   const curatedFile = join(dirname(root), 'data', 'curated.sqlite');
   await indexRepository({ root, curatedFile, ...indexerDeps() });
   return { root, curatedFile };
+}
+
+/** An indexed repository of `files` with a read-only connection to its index (close it after). */
+export interface SearchableRepo {
+  db: Db;
+  /** The search's results for `query`, ranked with `overrides` (restored after the search). */
+  search(query: string, overrides?: RankingOverrides, limit?: number): Promise<SearchResult[]>;
+  close(): void;
+}
+
+/** {@link makeIndexedRepo}, opened for searching. */
+export async function makeSearchableRepo(files: Record<string, string>): Promise<SearchableRepo> {
+  const { curatedFile } = await makeIndexedRepo(files);
+  const db = openDatabase(curatedFile, { readOnly: true });
+  return {
+    db,
+    async search(query, overrides = {}, limit = 20) {
+      const restore = overrideRanking(overrides);
+      try {
+        return await searchRepository(db, query, { limit });
+      } finally {
+        restore();
+      }
+    },
+    close: () => db.close(),
+  };
 }
 
 /** The extractor and resolver the indexer needs, as the engine wires them. */

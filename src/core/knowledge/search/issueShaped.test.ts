@@ -1,9 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SearchResult } from '../../../shared/contract/search';
-import { openDatabase, type Db } from '../../platform/db/open';
-import { overrideRanking, type RankingOverrides } from './rankingConstants';
-import { searchRepository } from './search';
-import { makeIndexedRepo } from '../../testing/searchRepo';
+import type { RankingOverrides } from './rankingConstants';
+import { makeSearchableRepo, type SearchableRepo } from '../../testing/searchRepo';
 
 // The report's example calls save_order (shop/api.py); the fault is in the function save_order
 // calls, stamp_row (shop/stamps.py), which the report never names. stamps.py and receipt.py match
@@ -50,23 +48,15 @@ const REPORT = [
   '```',
 ].join('\n');
 
-let db: Db;
+let repo: SearchableRepo;
 
 beforeAll(async () => {
-  const { curatedFile } = await makeIndexedRepo(FILES);
-  db = openDatabase(curatedFile, { readOnly: true });
+  repo = await makeSearchableRepo(FILES);
 });
 
-afterAll(() => db?.close());
+afterAll(() => repo?.close());
 
-async function search(query: string, overrides: RankingOverrides = {}): Promise<SearchResult[]> {
-  const restore = overrideRanking(overrides);
-  try {
-    return await searchRepository(db, query, { limit: 20 });
-  } finally {
-    restore();
-  }
-}
+const search = (query: string, overrides: RankingOverrides = {}): Promise<SearchResult[]> => repo.search(query, overrides);
 
 /** Main's merge for every text: the walk only raises a file to its value, at share 1. */
 const RAISE_ONLY = { ISSUE_SHAPED: { expandAdd: 0, expandShare: 1 } };

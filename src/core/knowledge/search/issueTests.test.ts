@@ -1,10 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SearchResult } from '../../../shared/contract/search';
-import { openDatabase, type Db } from '../../platform/db/open';
-import { overrideRanking, type RankingOverrides } from './rankingConstants';
-import { searchRepository } from './search';
+import type { RankingOverrides } from './rankingConstants';
 import { parseQuery } from './query';
-import { makeIndexedRepo } from '../../testing/searchRepo';
+import { makeSearchableRepo, type SearchableRepo } from '../../testing/searchRepo';
 
 // The code a report is about (shop/prices.py) and the project's test of it, which repeats every
 // word of the report's example: undemoted, the test outranks the code.
@@ -36,23 +33,15 @@ const REPORT = [
   '```',
 ].join('\n');
 
-let db: Db;
+let repo: SearchableRepo;
 
 beforeAll(async () => {
-  const { curatedFile } = await makeIndexedRepo(FILES);
-  db = openDatabase(curatedFile, { readOnly: true });
+  repo = await makeSearchableRepo(FILES);
 });
 
-afterAll(() => db?.close());
+afterAll(() => repo?.close());
 
-async function search(query: string, overrides: RankingOverrides = {}): Promise<string[]> {
-  const restore = overrideRanking(overrides);
-  try {
-    return (await searchRepository(db, query, { limit: 20 })).map((r: SearchResult) => r.path);
-  } finally {
-    restore();
-  }
-}
+const search = async (query: string, overrides: RankingOverrides = {}) => (await repo.search(query, overrides)).map((r) => r.path);
 
 describe('issue-shaped text does not ask for tests (issue #27, item 7)', () => {
   it("ranks the code above its test when a report's prose says 'test'", async () => {
