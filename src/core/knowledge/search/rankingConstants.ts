@@ -197,6 +197,10 @@ export const ISSUE_SHAPED = {
    * (not the pasted code and output) asking: .547/.835/.904. Commit tasks: identical.
    */
   testsAsked: 0,
+  /** Share of the path ranking of the text's first line (its title, `ParsedQuery.title`) added to the keyword ranking; 0: none. */
+  titlePath: 0,
+  /** Share of the chunk ranking of the title added to files the whole text matches; 0: none. */
+  titleText: 0,
 } as const;
 
 /**
