@@ -87,17 +87,7 @@ export function keywordFileRanking(index: SearchIndex, query: ParsedQuery): Map<
     file.score += KEYWORD.pathShare * share;
     if (share >= KEYWORD.reasonShare) file.why.push({ kind: 'path-match', detail: { score: round(share) } });
   }
-  if (query.title && ISSUE_SHAPED.titlePath > 0) {
-    for (const [fileId, share] of normalise(pathHits(index, query.title))) {
-      let file = files.get(fileId);
-      if (!file) {
-        file = { fileId, score: 0, chunks: [], why: [] };
-        files.set(fileId, file);
-      }
-      file.score += ISSUE_SHAPED.titlePath * share;
-      if (share >= KEYWORD.reasonShare) file.why.push({ kind: 'path-match', detail: { score: round(share) } });
-    }
-  }
+  // An issue's title (its author's summary) ranked alone, added to the files the whole text matches.
   if (query.title && ISSUE_SHAPED.titleText > 0) {
     const titleFiles = aggregateByFile(chunkHits(index, query.title));
     for (const [fileId, share] of normalise(new Map([...titleFiles.values()].map((f) => [f.fileId, f.score])))) {

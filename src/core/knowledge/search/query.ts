@@ -64,7 +64,7 @@ export interface ParsedQuery {
    * The first line of an issue-shaped text of several lines, parsed alone: a bug report's title,
    * its author's one-line summary (`Session cookie triggers failure on websocket connection
    * upgrade`), which names the part of the project the report is about before the body's pasted
-   * frames and examples do. Absent for any other text (`ISSUE_SHAPED.titlePath`).
+   * frames and examples do. Absent for any other text (`ISSUE_SHAPED.titleText`).
    */
   title?: ParsedQuery;
 }
