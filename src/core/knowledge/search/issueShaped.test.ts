@@ -59,8 +59,12 @@ beforeAll(async () => {
 
 afterAll(() => db?.close());
 
+/**
+ * The walk's merge alone: the title's own ranking (`ISSUE_SHAPED.titleText`, twelfth round) is left
+ * out, since this report's title names the timezone that zones.py and receipt.py are about.
+ */
 async function search(query: string, overrides: RankingOverrides = {}): Promise<SearchResult[]> {
-  const restore = overrideRanking(overrides);
+  const restore = overrideRanking({ ...overrides, ISSUE_SHAPED: { titleText: 0, ...overrides.ISSUE_SHAPED } });
   try {
     return await searchRepository(db, query, { limit: 20 });
   } finally {
