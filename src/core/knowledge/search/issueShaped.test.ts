@@ -56,7 +56,12 @@ beforeAll(async () => {
 
 afterAll(() => repo?.close());
 
-const search = (query: string, overrides: RankingOverrides = {}): Promise<SearchResult[]> => repo.search(query, overrides);
+/**
+ * The walk's merge alone: the title's own ranking (`ISSUE_SHAPED.titleText`, twelfth round) is left
+ * out, since this report's title names the timezone that zones.py and receipt.py are about.
+ */
+const search = (query: string, overrides: RankingOverrides = {}): Promise<SearchResult[]> =>
+  repo.search(query, { ...overrides, ISSUE_SHAPED: { titleText: 0, ...overrides.ISSUE_SHAPED } });
 
 /** Main's merge for every text: the walk only raises a file to its value, at share 1. */
 const RAISE_ONLY = { ISSUE_SHAPED: { expandAdd: 0, expandShare: 1 } };

@@ -1,7 +1,7 @@
 import type { Reason } from '../../../shared/contract/reasons';
 import type { SearchIndex } from '../kb/searchIndex';
 import { buildMatchExpression, type ParsedQuery } from './query';
-import { CHUNK_WEIGHTS, KEYWORD, PATH_WEIGHTS } from './rankingConstants';
+import { CHUNK_WEIGHTS, ISSUE_SHAPED, KEYWORD, PATH_WEIGHTS } from './rankingConstants';
 import { chunkMatch } from './termStats';
 
 /** One chunk that matched, with its BM25 score made positive (higher is better). */
@@ -86,6 +86,14 @@ export function keywordFileRanking(index: SearchIndex, query: ParsedQuery): Map<
     }
     file.score += KEYWORD.pathShare * share;
     if (share >= KEYWORD.reasonShare) file.why.push({ kind: 'path-match', detail: { score: round(share) } });
+  }
+  // An issue's title (its author's summary) ranked alone, added to the files the whole text matches.
+  if (query.title && ISSUE_SHAPED.titleText > 0) {
+    const titleFiles = aggregateByFile(chunkHits(index, query.title));
+    for (const [fileId, share] of normalise(new Map([...titleFiles.values()].map((f) => [f.fileId, f.score])))) {
+      const file = files.get(fileId);
+      if (file) file.score += ISSUE_SHAPED.titleText * share;
+    }
   }
   const best = Math.max(0, ...[...files.values()].map((f) => f.score));
   if (best > 0) for (const file of files.values()) file.score /= best;

@@ -60,6 +60,13 @@ export interface ParsedQuery {
    * in rankingConstants.ts).
    */
   issueShaped: boolean;
+  /**
+   * The first line of an issue-shaped text of several lines, parsed alone: a bug report's title,
+   * its author's one-line summary (`Session cookie triggers failure on websocket connection
+   * upgrade`), which names the part of the project the report is about before the body's pasted
+   * frames and examples do. Absent for any other text (`ISSUE_SHAPED.titleText`).
+   */
+  title?: ParsedQuery;
 }
 
 /**
@@ -118,7 +125,16 @@ export function parseQuery(input: string): ParsedQuery {
     linkedPaths: issue.links,
     modules: issue.modules,
     issueShaped: issue.structured,
+    ...(issue.structured ? titleOf(raw) : {}),
   };
+}
+
+/** The first line of a text of several lines, parsed alone, when it has words to search for. */
+function titleOf(raw: string): { title?: ParsedQuery } {
+  const newline = raw.indexOf('\n');
+  if (newline < 0) return {};
+  const title = parseQuery(raw.slice(0, newline));
+  return title.terms.length > 0 ? { title } : {};
 }
 
 /** Quote a term for FTS5: a double-quoted string with inner quotes doubled is always a literal. */
