@@ -1,7 +1,7 @@
 /*
  * The offline language detection's rules, shared by the engine (src/core/features/chat/language.ts, which
- * runs the detector in its own thread) and the CLI (which runs it on another thread while the engine
- * loads and sends the result with chat/ask). Identifiers, paths and code in backticks say nothing
+ * runs the detector in its own thread) and the CLI (which runs it before the engine loads, the normal
+ * tables on another thread, and sends the result with chat/ask). Identifiers, paths and code in backticks say nothing
  * about the language of the sentence around them and mislead a detector on short questions
  * ("Explain parseQuery" reads as Portuguese), so they are removed first, and so are acronyms (JSON,
  * HTTP); a short or unsure result counts as the model language (no translation).

@@ -1,9 +1,14 @@
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type * as WorkerThreads from 'node:worker_threads';
 import { describe, expect, it, vi } from 'vitest';
 import { detectLanguage } from '../../core/features/chat/language';
 import { detectLanguageAhead } from './languageAhead';
+
+/** node:worker_threads as the code under test requires it (one module object: a spy on Worker sees its threads). */
+const workerThreads = createRequire(import.meta.url)('node:worker_threads') as typeof WorkerThreads;
 
 /** Questions in several languages, with code, too short to tell, and ones tinyld alone misreads. */
 const QUESTIONS = [
@@ -43,28 +48,31 @@ describe('the language detected on another thread while the engine loads (cra ch
     }
   }, 120_000);
 
-  it('builds no normal tables for a question the light ones settle as English, even while the main thread is busy', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'cra-tinyld-busy-'));
-    // tinyld's code cache is written when a thread that compiled the normal tables exits.
-    const cacheFile = join(dir, 'tinyld.v8cache');
+  it('settles a question the light tables call English on the calling thread: no thread starts, the result is there at once', async () => {
+    const Thread = workerThreads.Worker;
+    // Counted, still started (a class: the spy is called with new).
+    const threads = vi.spyOn(workerThreads, 'Worker').mockImplementation(function (...args: ConstructorParameters<typeof Thread>) {
+      return new Thread(...args);
+    } as unknown as typeof Thread);
     try {
-      const english = 'Where are the settings loaded?';
-      const pending = detectLanguageAhead(english, { cacheFile });
-      // The main thread busy (the engine loading) long after the thread read the light guess.
-      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 4000);
-      expect(await pending.result).toEqual(detectLanguage(english));
-      expect(existsSync(cacheFile)).toBe(false);
-      // A question they do not settle still gets the normal tables.
-      const polish = QUESTIONS[0]!;
-      expect(await detectLanguageAhead(polish, { cacheFile }).result).toEqual(detectLanguage(polish));
-      await vi.waitFor(() => expect(existsSync(cacheFile)).toBe(true), { timeout: 60_000, interval: 50 });
+      for (const english of ['Where are the settings loaded?', 'Where is socket timeout handled?', 'Where is json decoder handled?']) {
+        const pending = detectLanguageAhead(english);
+        let ran = 0;
+        // No wait to fill: the work is not run.
+        expect(await pending.useWait(async () => void ran++)).toEqual(detectLanguage(english));
+        expect(ran).toBe(0);
+      }
+      expect(threads).not.toHaveBeenCalled();
+      // Questions they do not settle (not English, or not plain ASCII) still go to a thread with the normal tables.
+      for (const other of [QUESTIONS[0]!, 'Wo werden die Einstellungen geladen?']) expect(await detectLanguageAhead(other, { cacheFile: null }).result).toEqual(detectLanguage(other));
+      expect(threads).toHaveBeenCalledTimes(2);
     } finally {
-      rmSync(dir, { recursive: true, force: true });
+      threads.mockRestore();
     }
   }, 120_000);
 
   it('runs the work given to useWait while the thread is detecting, and none once the result is there or when no thread started', async () => {
-    const question = 'Where are the settings loaded?';
+    const question = 'Wo werden die Einstellungen geladen?';
     const pending = detectLanguageAhead(question);
     let ran = 0;
     expect(await pending.useWait(async () => void ran++)).toEqual(detectLanguage(question));
@@ -80,7 +88,7 @@ describe('the language detected on another thread while the engine loads (cra ch
 
   it('starts no thread for a question too short to tell, and leaves detection to the engine when the thread is stopped', async () => {
     expect(await detectLanguageAhead('Explain parseQuery').result).toEqual({ language: null, confidence: 0 });
-    const stopped = detectLanguageAhead('Where are the settings loaded?');
+    const stopped = detectLanguageAhead('Wo werden die Einstellungen geladen?');
     stopped.cancel();
     expect(await stopped.result).toBeUndefined();
   });

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type * as WorkerThreads from 'node:worker_threads';
+import type * as Tinyld from 'tinyld';
 import { packageRoot } from '../../core/platform/paths';
 import { detectionOf, hasEnoughProse, proseOf, settledAsEnglish, settlingGuess, type BestGuess, type LanguageDetection } from '../../shared/language';
 
@@ -9,7 +10,9 @@ import { detectionOf, hasEnoughProse, proseOf, settledAsEnglish, settlingGuess, 
  * tables take ~100 ms of CPU to build, the longest single step before a chat's sources, and the
  * engine's load and the repository's opening take about as long. Same rules as the engine's own
  * detection (src/shared/language.ts), so the result sent with chat/ask (`detected`) is the one the
- * engine would have found. `result` is undefined when the thread failed: the engine then detects.
+ * engine would have found. A question tinyld's light tables settle as English (most) is answered at
+ * once on the calling thread, without a thread. `result` is undefined when the thread failed: the
+ * engine then detects.
  */
 export interface LanguageAhead {
   result: Promise<LanguageDetection | undefined>;
@@ -38,24 +41,16 @@ function ahead(result: Promise<LanguageDetection | undefined>, cancel: () => voi
 }
 
 /**
- * The thread: tinyld's best guesses for one text (CommonJS evaluated as the worker's code), first
- * with its light tables, then with the normal ones — unless the light guess settles the question as
- * English (shared/language.ts `settledAsEnglish`, passed as `settling`: the guess that would), when
- * the thread ends there. It checks that itself: the main thread, busy loading the engine or warming
- * the chat (`useWait`), may read the light guess only after the normal tables (~100 ms of CPU)
- * would have been built for nothing. With a
- * cache file, tinyld (590 kB of code, most of it its tables' literal) is compiled with V8's code
- * cache (src/core/platform/runtime/codeCache.js; written when the thread exits, when missing or stale).
+ * The thread: tinyld's best guess for one text with its normal tables (CommonJS evaluated as the
+ * worker's code); the light tables, when they can settle the question, were asked on the calling
+ * thread first ({@link detectLanguageAhead}). With a cache file, tinyld (590 kB of code, most of it
+ * its tables' literal) is compiled with V8's code cache (src/core/platform/runtime/codeCache.js;
+ * written when the thread exits, when missing or stale).
  */
 const THREAD = `const { parentPort, workerData } = require('node:worker_threads');
-const plain = (best) => (best ? { lang: best.lang, accuracy: best.accuracy } : null);
-const light = plain(require(workerData.light).detectAll(workerData.prose)[0]);
-parentPort.postMessage({ tables: 'light', best: light });
-const settling = workerData.settling;
-if (!(settling && light && light.lang === settling.lang && light.accuracy >= settling.minAccuracy)) {
-  const tinyld = workerData.cacheFile ? require(workerData.loader).requireWithCodeCache(workerData.tinyld, workerData.cacheFile) : require(workerData.tinyld);
-  parentPort.postMessage({ tables: 'normal', best: plain(tinyld.detectAll(workerData.prose)[0]) });
-}`;
+const tinyld = workerData.cacheFile ? require(workerData.loader).requireWithCodeCache(workerData.tinyld, workerData.cacheFile) : require(workerData.tinyld);
+const best = tinyld.detectAll(workerData.prose)[0];
+parentPort.postMessage(best ? { lang: best.lang, accuracy: best.accuracy } : null);`;
 
 /**
  * Where tinyld's code cache is kept by default: beside the CLI bundle (out/cli, where the bundles'
@@ -67,12 +62,35 @@ function defaultCacheFile(): string | undefined {
 }
 
 /**
+ * tinyld's light guess for `prose`, on this thread (70 kB of tables, ~18 ms: less than a worker's
+ * start, 22–28 ms, before it has read anything); undefined when they have no guess, null when tinyld
+ * fails to load (the thread then decides).
+ */
+function lightGuess(prose: string): BestGuess | null {
+  try {
+    // Loaded here, not at start: only a question with prose to detect pays for it.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const best = (require('tinyld/light') as typeof Tinyld).detectAll(prose)[0];
+    return best ? { lang: best.lang, accuracy: best.accuracy } : undefined;
+  } catch {
+    return null;
+  }
+}
+
+/**
  * Start detecting `question`'s language (no thread when it has too few words of prose to detect).
- * `cacheFile`: tinyld's code cache (default beside the CLI bundle; null: none).
+ * Plain-ASCII prose is first given to the light tables on this thread: when they settle it as
+ * English (shared/language.ts `settledAsEnglish`) the result is there at once and no thread starts;
+ * otherwise, and for any other prose (which the light tables cannot settle), a thread builds the
+ * normal tables. `cacheFile`: tinyld's code cache (default beside the CLI bundle; null: none).
  */
 export function detectLanguageAhead(question: string, options: { cacheFile?: string | null } = {}): LanguageAhead {
   const prose = proseOf(question);
   if (!hasEnoughProse(prose)) return ahead(Promise.resolve({ language: null, confidence: 0 }), () => undefined, true);
+  if (settlingGuess(prose) !== null) {
+    const light = lightGuess(prose);
+    if (light !== null && settledAsEnglish(prose, light)) return ahead(Promise.resolve(detectionOf(light)), () => undefined, true);
+  }
   let worker: WorkerThreads.Worker | undefined;
   const result = new Promise<LanguageDetection | undefined>((resolve) => {
     try {
@@ -81,17 +99,11 @@ export function detectLanguageAhead(question: string, options: { cacheFile?: str
       const { Worker } = require('node:worker_threads') as typeof WorkerThreads;
       const cacheFile = options.cacheFile === undefined ? defaultCacheFile() : (options.cacheFile ?? undefined);
       const loader = join(packageRoot(), 'src', 'core', 'platform', 'runtime', 'codeCache.js');
-      worker = new Worker(THREAD, { eval: true, workerData: { tinyld: require.resolve('tinyld'), light: require.resolve('tinyld/light'), prose, settling: settlingGuess(prose), cacheFile, loader } });
+      worker = new Worker(THREAD, { eval: true, workerData: { tinyld: require.resolve('tinyld'), prose, cacheFile, loader } });
     } catch {
       return resolve(undefined);
     }
-    const thread = worker;
-    thread.on('message', ({ tables, best }: { tables: 'light' | 'normal'; best: BestGuess | null }) => {
-      if (tables === 'normal') return resolve(detectionOf(best ?? undefined));
-      if (!settledAsEnglish(prose, best ?? undefined)) return;
-      resolve(detectionOf(best ?? undefined));
-      void thread.terminate();
-    });
+    worker.once('message', (best: BestGuess | null) => resolve(detectionOf(best ?? undefined)));
     worker.once('error', () => resolve(undefined));
     worker.once('exit', () => resolve(undefined));
   });

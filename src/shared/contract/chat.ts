@@ -241,7 +241,7 @@ export const chatRequests = {
       language: z.string().regex(/^(auto|[a-z]{2,3})$/, { error: 'language must be auto or an ISO 639-1 code such as en or pl' }).optional(),
       /**
        * The question's language as the caller already detected it with the same offline detector
-       * (src/shared/language.ts; the CLI runs it on another thread while the engine loads), used
+       * (src/shared/language.ts; the CLI runs it before the engine loads, the normal tables on another thread), used
        * instead of detecting again; absent: the engine detects. Not used when `language` names one.
        */
       detected: z

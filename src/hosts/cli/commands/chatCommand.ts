@@ -164,7 +164,7 @@ export const registerChat: CommandModule = (program, ctx) => {
         await engine.dispose();
       }
     });
-  // The question's language is detected on another thread while the engine loads (languageAhead.ts).
+  // The question's language is detected before the engine loads: the light tables here, the normal ones on another thread while it loads (languageAhead.ts).
   ctx.beforeLoad(chat, (command) => {
     const [question] = command.args as Array<string | undefined>;
     const { language } = command.opts<{ language?: string }>();
