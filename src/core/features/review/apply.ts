@@ -6,18 +6,11 @@
  * all or nothing through a journal (journal.ts), confined to the repository; and what was there
  * before is kept, so the apply can be undone until the next one.
  */
-import type * as Crypto from 'node:crypto';
+import { nodeCrypto } from '../../platform/nodeModules';
 import { AppError } from '../../../shared/contract';
 import { composeAccepted, reviewFile, sameBytes, type ChangedFile } from './hunks';
 import { decode, encode, readCurrent, readLedger, readUndoRecord, hasJournal, recoverJournal, runJournal, sha256, withApplyLock, type Journal, type JournalFile, type ReviewState } from './journal';
 import { undoFileOf } from '../../platform/layout';
-
-/** node:crypto, loaded on first use: `cra search` hashes nothing and names nothing new (issue #25). */
-let loadedCrypto: typeof Crypto | undefined;
-function nodeCrypto(): typeof Crypto {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  return (loadedCrypto ??= require('node:crypto') as typeof Crypto);
-}
 
 /** What to apply: the run's change and the hunks the user accepted. */
 export interface ApplyReviewOptions {

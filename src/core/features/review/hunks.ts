@@ -8,15 +8,8 @@
  * latin1), so a file in any encoding — latin-1, UTF-8, CRLF endings — comes out byte for byte;
  * only what is shown is decoded (as UTF-8). A file with a NUL byte is binary: one whole-file hunk.
  */
-import type * as Crypto from 'node:crypto';
+import { nodeCrypto } from '../../platform/nodeModules';
 import { structuredPatch } from 'diff';
-
-/** node:crypto, loaded on first use: `cra search` hashes nothing and names nothing new (issue #25). */
-let loadedCrypto: typeof Crypto | undefined;
-function nodeCrypto(): typeof Crypto {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  return (loadedCrypto ??= require('node:crypto') as typeof Crypto);
-}
 
 /** One file of a change: its bytes at the run's start and at its end (null: absent), in the working tree's form. */
 export interface ChangedFile {

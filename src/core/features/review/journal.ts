@@ -7,7 +7,7 @@
  * later (a killed apply) is finished when every file already holds what it was to hold, and
  * rolled back otherwise; either way its temporary files are removed. An undo goes the same way.
  */
-import type * as Crypto from 'node:crypto';
+import { nodeCrypto } from '../../platform/nodeModules';
 import { closeSync, constants, existsSync, fchmodSync, fsyncSync, lstatSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
@@ -15,13 +15,6 @@ import { z } from 'zod';
 import { AppError } from '../../../shared/contract';
 import { confinePath } from '../../platform/fs/confine';
 import { reviewFiles } from '../../platform/layout';
-
-/** node:crypto, loaded on first use: `cra search` hashes nothing and names nothing new (issue #25). */
-let loadedCrypto: typeof Crypto | undefined;
-function nodeCrypto(): typeof Crypto {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  return (loadedCrypto ??= require('node:crypto') as typeof Crypto);
-}
 
 /** Largest file review reads from the working tree. */
 export const MAX_FILE_BYTES = 8 * 1024 * 1024;

@@ -2,17 +2,10 @@
  * Reading one file for the index: hash, encoding, line count and whether it is indexable text.
  * Kept apart from the listing (scan.ts) so the parse workers load nothing but what they run.
  */
-import type * as Crypto from 'node:crypto';
+import { nodeCrypto } from '../../platform/nodeModules';
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import type { SkipReason } from '../../../shared/contract';
 import { hasGeneratedMarker } from './generated';
-
-/** node:crypto, loaded on first use: `cra search` hashes nothing and names nothing new (issue #25). */
-let loadedCrypto: typeof Crypto | undefined;
-function nodeCrypto(): typeof Crypto {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  return (loadedCrypto ??= require('node:crypto') as typeof Crypto);
-}
 
 /** Files above this size are recorded as `oversize` and not read. */
 export const DEFAULT_MAX_FILE_BYTES = 1_000_000;

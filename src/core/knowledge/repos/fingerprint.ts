@@ -1,14 +1,7 @@
-import type * as Crypto from 'node:crypto';
+import { nodeCrypto } from '../../platform/nodeModules';
 import { lstatSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { runGit } from '../../platform/git/run';
-
-/** node:crypto, loaded on first use: `cra search` hashes nothing and names nothing new (issue #25). */
-let loadedCrypto: typeof Crypto | undefined;
-function nodeCrypto(): typeof Crypto {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  return (loadedCrypto ??= require('node:crypto') as typeof Crypto);
-}
 
 /** Folders a walk of a folder without git never enters. */
 const SKIPPED = new Set(['.git', 'node_modules']);

@@ -1,15 +1,8 @@
-import type * as Crypto from 'node:crypto';
+import { nodeCrypto } from '../../platform/nodeModules';
 import { basename } from 'node:path';
 import { PARSE_ONCE, repoSettingsSchema, type RepoInfo, type RepoSettings, type RepoStats, type RepoStatus } from '../../../shared/contract';
 import { openDatabase, type Db, type Migration } from '../../platform/db/open';
 import { registryFile } from '../../platform/layout';
-
-/** node:crypto, loaded on first use: `cra search` hashes nothing and names nothing new (issue #25). */
-let loadedCrypto: typeof Crypto | undefined;
-function nodeCrypto(): typeof Crypto {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  return (loadedCrypto ??= require('node:crypto') as typeof Crypto);
-}
 
 /** A repository id: slug of the folder name + the first 8 hex digits of sha1(absolute path). */
 export function repoIdFor(absolutePath: string): string {

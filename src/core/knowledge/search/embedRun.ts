@@ -1,4 +1,4 @@
-import type * as Crypto from 'node:crypto';
+import { nodeCrypto } from '../../platform/nodeModules';
 import type { EmbedSummary, RunProgress } from '../../../shared/contract';
 import type { Db } from '../../platform/db/open';
 import { throwIfAborted } from '../../platform/runtime/runs';
@@ -6,13 +6,6 @@ import type { Embedder } from './embedder';
 import { KnowledgeBase } from '../kb/knowledgeBase';
 import { chunkEmbeddingText } from './embedText';
 import { VectorStore } from './vectorStore';
-
-/** node:crypto, loaded on first use: `cra search` hashes nothing and names nothing new (issue #25). */
-let loadedCrypto: typeof Crypto | undefined;
-function nodeCrypto(): typeof Crypto {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  return (loadedCrypto ??= require('node:crypto') as typeof Crypto);
-}
 
 /** What one embedding run did (the contract owns the type: it is the `embed` run's result). */
 export type { EmbedSummary } from '../../../shared/contract';

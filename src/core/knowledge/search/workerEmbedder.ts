@@ -1,17 +1,11 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type * as WorkerThreads from 'node:worker_threads';
+import { workerThreads } from '../../platform/nodeModules';
 import type { Worker } from 'node:worker_threads';
 import { AppError, deserializeError, type ErrorCode } from '../../../shared/contract';
 import { throwIfAborted } from '../../platform/runtime/runs';
 import { createEmbedder, DEFAULT_EMBEDDER_ID, loadUseModel, type EmbedBatch, type Embedder } from './embedder';
 import type { EmbedWorkerReply, EmbedWorkerRequest } from './embedWorker';
-
-/** node:worker_threads, loaded when the first thread starts: `cra search` starts none (issue #25). */
-function workerThreads(): typeof WorkerThreads {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  return require('node:worker_threads') as typeof WorkerThreads;
-}
 
 /** How to start the worker: a script file, or (from the TypeScript sources) a bootstrap evaluated as code. */
 export interface WorkerEntry {

@@ -7,7 +7,7 @@
  * one call per ~8 files. A summary whose members did not change since the last build is reused,
  * so a rebuild after a small change calls the model only for the clusters it touched.
  */
-import type * as Crypto from 'node:crypto';
+import { nodeCrypto } from '../../platform/nodeModules';
 import { AppError } from '../../../shared/contract';
 import type { KnowledgeBase } from '../kb/knowledgeBase';
 import type { CallLogger, CallOptions, Completion } from '../../platform/llm/types';
@@ -15,13 +15,6 @@ import { throwIfAborted } from '../../platform/runtime/runs';
 import type { Embedder } from '../search/embedder';
 import { clusterVectors } from './cluster';
 import type { Summary, SummaryStore } from './store';
-
-/** node:crypto, loaded on first use: `cra search` hashes nothing and names nothing new (issue #25). */
-let loadedCrypto: typeof Crypto | undefined;
-function nodeCrypto(): typeof Crypto {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  return (loadedCrypto ??= require('node:crypto') as typeof Crypto);
-}
 
 /** Members per cluster the tree aims at. */
 export const CLUSTER_SIZE = 8;

@@ -1,4 +1,4 @@
-import type * as Crypto from 'node:crypto';
+import { nodeCrypto } from '../nodeModules';
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
@@ -6,13 +6,6 @@ import { AppError } from '../../../shared/contract';
 import { getIn, parseToml, validateConfig } from './load';
 import { DEFAULT_CONFIG_TEMPLATE } from './template';
 import { removeTomlKey, setTomlKey, type TomlValue } from './tomlEdit';
-
-/** node:crypto, loaded on first use: `cra search` hashes nothing and names nothing new (issue #25). */
-let loadedCrypto: typeof Crypto | undefined;
-function nodeCrypto(): typeof Crypto {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  return (loadedCrypto ??= require('node:crypto') as typeof Crypto);
-}
 
 /** One edit: a key path such as ["models", "overrides", "scope"]; `value: undefined` removes the key. */
 export interface ConfigEdit {

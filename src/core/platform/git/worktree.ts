@@ -1,17 +1,10 @@
-import type * as Crypto from 'node:crypto';
+import { nodeCrypto } from '../nodeModules';
 import { copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { AppError } from '../../../shared/contract';
 import { gitText, readObjectsFrom } from './run';
 import { keptObjectsDir } from '../layout';
-
-/** node:crypto, loaded on first use: `cra search` hashes nothing and names nothing new (issue #25). */
-let loadedCrypto: typeof Crypto | undefined;
-function nodeCrypto(): typeof Crypto {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  return (loadedCrypto ??= require('node:crypto') as typeof Crypto);
-}
 
 /** The marker beside each checkout: who made it, for which repository. */
 const MARKER = 'owner.json';

@@ -1,17 +1,10 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type * as Crypto from 'node:crypto';
+import { nodeCrypto } from '../nodeModules';
 import { AppError, isCancellation, mergeProgressSteps, serializeError } from '../../../shared/contract';
 import type { EventKey, RunAttachment, RunFinished, RunInfo, RunKind, RunProgress, RunResult, RunStarted, RunSubject } from '../../../shared/contract';
 import type { CallLogger } from '../llm/types';
 import { FINISHED_LOG_MS, FINISHED_LOGS_KEPT, RunEventLog } from './eventLog';
 import type { EventBus } from './events';
-
-/** node:crypto, loaded on first use: `cra search` hashes nothing and names nothing new (issue #25). */
-let loadedCrypto: typeof Crypto | undefined;
-function nodeCrypto(): typeof Crypto {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  return (loadedCrypto ??= require('node:crypto') as typeof Crypto);
-}
 
 /** What a job reports: a progress without the run id and kind the registry adds. */
 export type RunProgressUpdate = Omit<RunProgress, 'runId' | 'kind'>;

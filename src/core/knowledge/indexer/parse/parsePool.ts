@@ -1,17 +1,11 @@
 import { existsSync } from 'node:fs';
 import { availableParallelism, freemem, loadavg } from 'node:os';
 import { join } from 'node:path';
-import type * as WorkerThreads from 'node:worker_threads';
+import { workerThreads } from '../../../platform/nodeModules';
 import type { Worker } from 'node:worker_threads';
 import type { ParsedLanguage } from '../extract/types';
 import type { ParseRequest, ParseResponse, ParseWorkerData } from './parseWorker';
 import type { PrepareJob, PreparedFile } from './prepare';
-
-/** node:worker_threads, loaded when the first thread starts: `cra search` starts none (issue #25). */
-function workerThreads(): typeof WorkerThreads {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  return require('node:worker_threads') as typeof WorkerThreads;
-}
 
 /** Below this many files to prepare, the indexer parses in its own thread (worker start-up would dominate). */
 export const MIN_FILES_FOR_WORKERS = 50;

@@ -4,19 +4,12 @@
  * checked for size and sha256 before it is renamed into place; a token for gated models. And the
  * GGUF header of a remote file read with Range requests, before anything is downloaded.
  */
-import type * as Crypto from 'node:crypto';
+import { nodeCrypto } from '../../nodeModules';
 import { createReadStream, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import type * as FsPromises from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { AppError } from '../../../../shared/contract';
 import { estimateMemoryBytes, readGgufHeaderWith, type GgufHeader } from './gguf';
-
-/** node:crypto, loaded on first use: `cra search` hashes nothing and names nothing new (issue #25). */
-let loadedCrypto: typeof Crypto | undefined;
-function nodeCrypto(): typeof Crypto {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  return (loadedCrypto ??= require('node:crypto') as typeof Crypto);
-}
 
 /** node:fs/promises' open, loaded by the first model file read or written: a command that touches none never loads the module (issue #25). */
 function open(...args: Parameters<typeof FsPromises.open>): ReturnType<typeof FsPromises.open> {
