@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type * as WorkerThreads from 'node:worker_threads';
 import type * as Tinyld from 'tinyld';
 import { packageRoot } from '../../core/platform/paths';
-import { detectionOf, hasEnoughProse, proseOf, settledAsEnglish, settlingGuess, type BestGuess, type LanguageDetection } from '../../shared/language';
+import { detectionOf, hasEnoughProse, plainlyEnglish, PLAINLY_ENGLISH, proseOf, settledAsEnglish, settlingGuess, type BestGuess, type LanguageDetection } from '../../shared/language';
 
 /**
  * The question's language, detected on another thread while the engine loads (`cra chat`): tinyld's
@@ -78,8 +78,9 @@ function lightGuess(prose: string): BestGuess | null {
 }
 
 /**
- * Start detecting `question`'s language (no thread when it has too few words of prose to detect).
- * Plain-ASCII prose is first given to the light tables on this thread: when they settle it as
+ * Start detecting `question`'s language (no thread when it has too few words of prose to detect,
+ * nor when its function words make it plainly English: shared/language.ts `plainlyEnglish`).
+ * Other plain-ASCII prose is first given to the light tables on this thread: when they settle it as
  * English (shared/language.ts `settledAsEnglish`) the result is there at once and no thread starts;
  * otherwise, and for any other prose (which the light tables cannot settle), a thread builds the
  * normal tables. `cacheFile`: tinyld's code cache (default beside the CLI bundle; null: none).
@@ -87,6 +88,7 @@ function lightGuess(prose: string): BestGuess | null {
 export function detectLanguageAhead(question: string, options: { cacheFile?: string | null } = {}): LanguageAhead {
   const prose = proseOf(question);
   if (!hasEnoughProse(prose)) return ahead(Promise.resolve({ language: null, confidence: 0 }), () => undefined, true);
+  if (plainlyEnglish(prose)) return ahead(Promise.resolve(PLAINLY_ENGLISH), () => undefined, true);
   if (settlingGuess(prose) !== null) {
     const light = lightGuess(prose);
     if (light !== null && settledAsEnglish(prose, light)) return ahead(Promise.resolve(detectionOf(light)), () => undefined, true);

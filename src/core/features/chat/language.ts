@@ -1,5 +1,5 @@
 import type * as Tinyld from 'tinyld';
-import { detectionOf, hasEnoughProse, proseOf, settledAsEnglish, type LanguageDetection } from '../../../shared/language';
+import { detectionOf, hasEnoughProse, plainlyEnglish, PLAINLY_ENGLISH, proseOf, settledAsEnglish, type LanguageDetection } from '../../../shared/language';
 
 export { MIN_LANGUAGE_CONFIDENCE, MIN_PROSE_WORDS, proseOf } from '../../../shared/language';
 
@@ -12,8 +12,9 @@ export { MIN_LANGUAGE_CONFIDENCE, MIN_PROSE_WORDS, proseOf } from '../../../shar
 export function detectLanguage(text: string): LanguageDetection {
   const prose = proseOf(text);
   if (!hasEnoughProse(prose)) return { language: null, confidence: 0 };
-  // tinyld is required on the first detection, so the commands and app starts that never detect a
-  // language do not pay for it: its light tables first (70 kB), the normal ones (800 kB, ~125 ms to
+  if (plainlyEnglish(prose)) return PLAINLY_ENGLISH;
+  // tinyld is required on the first detection that needs it (not for plainly English prose), so the
+  // commands and app starts that never detect a language do not pay for it: its light tables first (70 kB), the normal ones (800 kB, ~125 ms to
   // load) only when the light ones do not settle the question as English (shared/language.ts).
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const light = (require('tinyld/light') as typeof Tinyld).detectAll(prose)[0];
