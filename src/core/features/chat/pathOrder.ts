@@ -1,8 +1,9 @@
 /**
- * The order of paths that tie on score in the chat's rankings: `a.localeCompare(b)`'s order
- * (ECMA-402: the default collator's), from a collator made when the chat's modules load. ICU builds
- * the default collator at the first comparison, ~5 ms, which fell in the middle of a turn's graph
- * expansion before the sources; `cra chat` loads these modules while the question's language is
- * still being detected (src/hosts/cli/commands/chatCommand.ts), so that cost leaves the turn.
+ * The order of paths that tie on score in the chat's rankings: by UTF-16 code units, the same on
+ * every machine. It was `localeCompare`'s (a collator of the process's default locale), which made
+ * the order of tied sources depend on the user's locale, and cost ~5 ms before the first comparison
+ * while ICU built the collator, in every `cra chat` before its sources.
  */
-export const comparePaths: (a: string, b: string) => number = new Intl.Collator().compare;
+export function comparePaths(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
