@@ -144,6 +144,11 @@ export function reportsDir(dataDir: string): string {
   return join(dataDir, 'eval');
 }
 
+/** Parsed files kept between processes to start faster (the chat pipelines' YAML); safe to delete. */
+export function cacheDir(dataDir: string): string {
+  return join(dataDir, 'cache');
+}
+
 /** The app window's size and position. */
 export function windowStateFile(dataDir: string): string {
   return join(dataDir, 'window-state.json');
@@ -182,6 +187,7 @@ export function layoutEntries(): string[] {
     rel(join(root, 'training'), true),
     rel(join(root, 'training', 'plans'), true),
     rel(reportsDir(root), true),
+    rel(cacheDir(root), true),
     rel(windowStateFile(root)),
   ];
 }

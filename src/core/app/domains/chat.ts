@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
+import { cacheDir as layoutCacheDir } from '../../platform/layout';
 import { AppError, type ChatPipelineInfo, type ChatPipelines, type Handlers, type RepoInfo } from '../../../shared/contract';
 import { DEFAULT_PIPELINE, describeProblem, loadPipelines, REPO_PIPELINE_DIR, type ChatPipeline, type PipelineSet, runChatTurn, conversationMarkdown, RetrievedNodeCache, withNodeCache, ConversationStore, type TurnLimits } from '../../features/chat';
 import { loadUserConfigCached } from '../../platform/config/load';
@@ -20,8 +21,8 @@ type ImplicitPipeline = { name: string; from: 'conversation' | 'repository' };
  * conversation or the repository's setting and can no longer be used gives way to `default`, said in
  * the trace. The refused pipelines of the repository travel in the trace of every turn.
  */
-function pipelineFor(repoRoot: string, name: string | undefined, implicit: ImplicitPipeline | undefined): { pipeline: ChatPipeline; problems: string[] } {
-  const set = loadPipelines({ repoRoot });
+function pipelineFor(repoRoot: string, name: string | undefined, implicit: ImplicitPipeline | undefined, cacheDir: string): { pipeline: ChatPipeline; problems: string[] } {
+  const set = loadPipelines({ repoRoot, cacheDir });
   const problems = set.problems.map(describeProblem);
   if (name === undefined && implicit) {
     const found = set.pipelines.get(implicit.name);
@@ -45,8 +46,8 @@ function unusable(set: PipelineSet, name: string): string {
 }
 
 /** The pipelines of a repository, its refused ones and its default (the chosen one when usable). */
-function pipelinesOf(info: RepoInfo): ChatPipelines {
-  const set = loadPipelines({ repoRoot: info.path });
+function pipelinesOf(info: RepoInfo, cacheDir: string): ChatPipelines {
+  const set = loadPipelines({ repoRoot: info.path, cacheDir });
   const chosen = info.settings?.chatPipeline;
   const isUsable = chosen !== undefined && set.pipelines.has(chosen);
   return {
@@ -98,6 +99,8 @@ export interface ChatDomain {
 export function createChatDomain(ctx: ChatDeps, llm: Pick<ModelServices, 'client'>, embedder: Embedder): ChatDomain {
   // Conversations are a table of the repository's raw DB, reached through its handle.
   const nodeCache = new RetrievedNodeCache();
+  // The pipelines' parsed YAML, kept between processes (a CLI chat parses it once, not every turn).
+  const cacheDir = layoutCacheDir(ctx.ports.dataDir);
   const stopListening = ctx.events.on('repos/removed', ({ repoId }) => nodeCache.invalidate(repoId));
   // An index starting makes the cached nodes stale at once (its end changes the generation too).
   const stopWatchingIndex = ctx.events.on('repos/changed', (info) => {
@@ -116,7 +119,7 @@ export function createChatDomain(ctx: ChatDeps, llm: Pick<ModelServices, 'client
       const implicit: ImplicitPipeline | undefined = kept ? { name: kept, from: 'conversation' } : chosen ? { name: chosen, from: 'repository' } : undefined;
       let pipelineChosen;
       try {
-        pipelineChosen = pipelineFor(info.path, pipelineName, implicit);
+        pipelineChosen = pipelineFor(info.path, pipelineName, implicit, cacheDir);
       } catch (error) {
         repo.dispose();
         throw error;
@@ -186,11 +189,11 @@ export function createChatDomain(ctx: ChatDeps, llm: Pick<ModelServices, 'client
         if (!summary) throw unknownConversation(conversationId, info.name);
         return conversationMarkdown(summary, store.messages(conversationId), info.name);
       }),
-    'chat/pipelines': async ({ repoId }) => ctx.repos.use(repoId, ({ info }) => pipelinesOf(info)),
+    'chat/pipelines': async ({ repoId }) => ctx.repos.use(repoId, ({ info }) => pipelinesOf(info, cacheDir)),
     'chat/setDefaultPipeline': async ({ repoId, pipeline }) => {
       const info = ctx.repos.use(repoId, (repo) => repo.info);
       if (pipeline !== null && pipeline !== DEFAULT_PIPELINE) {
-        const set = loadPipelines({ repoRoot: info.path });
+        const set = loadPipelines({ repoRoot: info.path, cacheDir });
         if (!set.pipelines.has(pipeline)) {
           if (set.problems.some((p) => p.name === pipeline)) {
             throw new AppError('VALIDATION', `The chat pipeline "${pipeline}" cannot be the default of ${info.name}: ${unusable(set, pipeline)}. Fix the file, or choose another pipeline.`);
@@ -201,7 +204,7 @@ export function createChatDomain(ctx: ChatDeps, llm: Pick<ModelServices, 'client
       // Choosing `default` is the same as choosing nothing: the built-in one.
       const repo = ctx.registry.updateSettings(info.id, { chatPipeline: pipeline === DEFAULT_PIPELINE ? null : pipeline })!;
       ctx.events.emit('repos/changed', repo);
-      return { ...pipelinesOf(repo), repo };
+      return { ...pipelinesOf(repo, cacheDir), repo };
     },
   };
   return {

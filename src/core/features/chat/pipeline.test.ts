@@ -1,7 +1,9 @@
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import * as yaml from 'yaml';
+import { packageRoot } from '../../platform/paths';
 import { buildPipelines, deepMerge, describeProblem, loadPipelines, nextStep, parsePipelineText, REPO_PIPELINE_DIR } from './pipeline';
 
 const dirs: string[] = [];
@@ -170,5 +172,95 @@ describe('validation', () => {
     const { pipelines, problems } = buildPipelines([ok, bad]);
     expect([...pipelines.keys()]).toEqual(['solo']);
     expect(problems).toHaveLength(1);
+  });
+});
+
+describe("the pipelines' parsed YAML kept between processes (cacheDir)", () => {
+  const defaultText = readFileSync(join(packageRoot(), 'resources', 'pipelines', 'default.yaml'), 'utf8');
+  const texts = [
+    defaultText,
+    'pipeline:\n  name: bad\n  extends: default\n  settings:\n    entry_step_id: start\n',
+    'pipeline:\n  name: bad\n  extends: default\n  steps:\n    - id: route\n      action: route_question\n      on_retrieve: search\n      on_direct: answer\n',
+    'pipeline:\n  name: bad\n  extends: default\n  settings:\n    retrieval:\n      mood: fast\n',
+    'pipeline:\n  name: bad\n  steps: [\n',
+    'pipeline:\n  name: bad\n  steps:\n    - just a string\n    - &a { id: x, action: answer }\n    - *a\n',
+    'pipeline:\n  name: bad\n  steps:\n    - &a { id: x, action: answer }\n    - *a\n',
+    'pipeline:\n  name: bad\n  steps: { id: x }\n',
+    'pipeline: 3\n',
+    '1: one\npipeline:\n  name: "num-keys"\n  settings: { 2: two }\n',
+  ];
+  const paths: Array<Array<string | number>> = [[], ['pipeline'], ['pipeline', 'name'], ['pipeline', 'settings'], ['pipeline', 'settings', 'entry_step_id'], ['pipeline', 'steps'], ['pipeline', 'steps', 0], ['pipeline', 'steps', 0, 'id'], ['pipeline', 'steps', 1], ['pipeline', 'steps', 2], ['pipeline', 'steps', 99], ['pipeline', 'nope'], [1], ['1'], ['pipeline', 'settings', 2]];
+  const cacheRoot = () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cra-pipeline-cache-'));
+    dirs.push(dir);
+    return join(dir, 'cache');
+  };
+  /** What a parse gives: the raw definition with its lines at `paths` and what it builds beside the default, or its problem. */
+  const outcome = (text: string, cacheDir?: string) => {
+    try {
+      const raw = parsePipelineText(text, 'p.yaml', cacheDir);
+      const set = buildPipelines([parsePipelineText(defaultText, 'default.yaml'), ...(raw.name === 'default' ? [] : [raw])], []);
+      return {
+        raw: { name: raw.name, extendsName: raw.extendsName, settings: raw.settings, steps: raw.steps, file: raw.file },
+        lines: paths.map((p) => raw.lineOf(p)),
+        pipelines: [...set.pipelines.values()].map((p) => ({ ...p, steps: [...p.steps] })),
+        problems: set.problems.map(describeProblem),
+      };
+    } catch (error) {
+      return { problem: (error as { problem?: unknown }).problem ?? String(error) };
+    }
+  };
+
+  it('gives the same definitions, lines, pipelines and problems as a parse, whether it writes the outline or reads it', () => {
+    const cacheDir = cacheRoot();
+    for (const text of texts) {
+      const parsed = outcome(text);
+      expect(outcome(text, cacheDir), text).toEqual(parsed);
+      expect(outcome(text, cacheDir), text).toEqual(parsed);
+    }
+    // The lines are the yaml package's own (Document.getIn), and a step that is an alias of a mapping is still refused.
+    for (const text of texts.filter((t) => !t.includes('steps: [\n'))) {
+      const lineCounter = new yaml.LineCounter();
+      const doc = yaml.parseDocument(text, { lineCounter });
+      const lineOf = (p: Array<string | number>) => {
+        const node = doc.getIn(p, true) as { range?: [number, number, number] } | undefined;
+        return node?.range ? lineCounter.linePos(node.range[0]).line : undefined;
+      };
+      const got = outcome(text, cacheDir);
+      if ('lines' in got) expect(got.lines, text).toEqual(paths.map(lineOf));
+    }
+    expect(outcome(texts[5]!, cacheDir)).toEqual({ problem: { name: 'bad', file: 'p.yaml', line: 4, message: 'a step must be a mapping with `id` and `action`' } });
+    expect(outcome(texts[6]!, cacheDir)).toEqual({ problem: { name: 'bad', file: 'p.yaml', line: 5, message: 'a step must be a mapping with `id` and `action`' } });
+    // Kept: one file per text that is valid YAML (the one with a syntax error is found again each time).
+    expect(readdirSync(cacheDir).filter((f) => f.endsWith('.json'))).toHaveLength(texts.length - 1);
+    expect(readdirSync(cacheDir).filter((f) => !f.endsWith('.json'))).toEqual([]);
+  });
+
+  it('reads the kept outline instead of parsing, and parses again when the text, the outline version or the yaml package differ', () => {
+    const cacheDir = cacheRoot();
+    const text = 'pipeline:\n  name: solo\n  settings:\n    entry_step_id: end\n  steps:\n    - id: end\n      action: finalize\n';
+    expect(parsePipelineText(text, 'solo.yaml', cacheDir).name).toBe('solo');
+    const [file] = readdirSync(cacheDir);
+    const kept = JSON.parse(readFileSync(join(cacheDir, file!), 'utf8')) as { version: number; yaml: string; text: string; outline: { root: { pipeline: { name: string } } } };
+    expect(kept.text).toBe(text);
+    // An edited outline is what the next parse returns: it was read, not parsed.
+    kept.outline.root.pipeline.name = 'edited';
+    writeFileSync(join(cacheDir, file!), JSON.stringify(kept));
+    expect(parsePipelineText(text, 'solo.yaml', cacheDir).name).toBe('edited');
+    for (const stale of [{ ...kept, version: kept.version + 1 }, { ...kept, yaml: '0.0.0' }, { ...kept, text: `${text}\n` }]) {
+      writeFileSync(join(cacheDir, file!), JSON.stringify(stale));
+      expect(parsePipelineText(text, 'solo.yaml', cacheDir).name).toBe('solo');
+    }
+    writeFileSync(join(cacheDir, file!), '{ not json');
+    expect(parsePipelineText(text, 'solo.yaml', cacheDir).name).toBe('solo');
+    // A text that differs is parsed (and kept under its own name).
+    expect(parsePipelineText(text.replace('solo', 'other'), 'other.yaml', cacheDir).name).toBe('other');
+    expect(readdirSync(cacheDir)).toHaveLength(2);
+  });
+
+  it('a cache folder that cannot be written changes nothing but the speed', () => {
+    const cacheDir = cacheRoot();
+    writeFileSync(cacheDir, 'a file where the folder would be');
+    expect(outcome(defaultText, cacheDir)).toEqual(outcome(defaultText));
   });
 });

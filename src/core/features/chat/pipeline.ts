@@ -1,10 +1,11 @@
-import { existsSync, lstatSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type * as Yaml from 'yaml';
 import { z } from 'zod';
 import type { ChatIntent } from '../../../shared/contract/chat';
 import { PARSE_ONCE } from '../../../shared/contract/define';
 import { readConfinedFile } from '../../platform/fs/confine';
+import { nodeCrypto } from '../../platform/nodeModules';
 import { packageRoot } from '../../platform/paths';
 import { repoFolder } from './repoFolder';
 
@@ -188,20 +189,95 @@ class ProblemError extends Error {
   }
 }
 
-/** Parse one pipeline file; a problem throws {@link ProblemError}. */
-export function parsePipelineText(text: string, file: string): RawPipeline {
+/** The kind of a YAML node, as {@link parsePipelineText} checks it. */
+type YamlKind = 'map' | 'seq' | 'scalar' | 'alias';
+
+/**
+ * A YAML document as {@link parsePipelineText} reads it: its value (`toJS`) and, for each node a path
+ * of map keys and list indexes reaches (`Document.getIn(path, true)`), its first line and its kind,
+ * keyed by the path as JSON. Plain data, so it can be kept on disk ({@link outlineCached}).
+ */
+interface YamlOutline {
+  root: unknown;
+  nodes: Record<string, [line: number | null, kind: YamlKind]>;
+}
+
+/** Parse `text` as YAML into its outline; a syntax error throws {@link ProblemError}. */
+function outlineOf(text: string, file: string): YamlOutline {
   // Loaded on first use (260 kB): a command that reads no pipeline file never compiles it.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { isMap, isSeq, LineCounter, parseDocument } = require('yaml') as typeof Yaml;
+  const { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument } = require('yaml') as typeof Yaml;
   const lineCounter = new LineCounter();
   const doc: Yaml.Document = parseDocument(text, { lineCounter, prettyErrors: false });
   const firstError = doc.errors[0];
   if (firstError) throw new ProblemError({ file, line: lineCounter.linePos(firstError.pos[0]).line, message: `not valid YAML: ${firstError.message.split('\n')[0]}` });
-  const lineOf = (path: ReadonlyArray<string | number>): number | undefined => {
-    const node = doc.getIn(path, true) as { range?: [number, number, number] } | undefined;
-    return node?.range ? lineCounter.linePos(node.range[0]).line : undefined;
+  const nodes: YamlOutline['nodes'] = {};
+  const visit = (node: unknown, path: Array<string | number | boolean | null>) => {
+    const kind: YamlKind | undefined = isMap(node) ? 'map' : isSeq(node) ? 'seq' : isAlias(node) ? 'alias' : isScalar(node) ? 'scalar' : undefined;
+    if (kind === undefined) return;
+    const range = (node as { range?: [number, number, number] }).range;
+    const key = JSON.stringify(path);
+    // getIn finds the first pair with a key (keys are unique unless the YAML is refused above).
+    if (!(key in nodes)) nodes[key] = [range ? lineCounter.linePos(range[0]).line : null, kind];
+    if (isMap(node)) {
+      for (const pair of node.items) {
+        if (!isPair(pair) || !isScalar(pair.key)) continue;
+        const k = pair.key.value;
+        if (typeof k === 'string' || typeof k === 'number' || typeof k === 'boolean' || k === null) visit(pair.value, [...path, k]);
+      }
+    } else if (isSeq(node)) {
+      node.items.forEach((item, i) => visit(item, [...path, i]));
+    }
   };
-  const root = doc.toJS() as unknown;
+  visit(doc.contents, []);
+  return { root: doc.toJS() as unknown, nodes };
+}
+
+/** Bumped when {@link YamlOutline} or what fills it changes: an outline kept by another version is parsed again. */
+const OUTLINE_VERSION = 1;
+
+/**
+ * {@link outlineOf}, kept in `cacheDir` (one JSON file per text, with the text itself, checked on
+ * read): the `yaml` package's first parse in a process costs ~5 ms, and `cra chat` pays it on every
+ * turn before its sources. Text that is not valid YAML is never kept (its problem is found again). A
+ * cache that cannot be read or written is ignored.
+ */
+function outlineCached(text: string, file: string, cacheDir: string | undefined): YamlOutline {
+  if (cacheDir === undefined) return outlineOf(text, file);
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const yamlVersion = (require('yaml/package.json') as { version: string }).version;
+  const path = join(cacheDir, `pipeline-${nodeCrypto().createHash('sha1').update(text).digest('hex').slice(0, 20)}.json`);
+  try {
+    const kept = JSON.parse(readFileSync(path, 'utf8')) as { version: number; yaml: string; text: string; outline: YamlOutline };
+    if (kept.version === OUTLINE_VERSION && kept.yaml === yamlVersion && kept.text === text) return kept.outline;
+  } catch {
+    // Not kept yet, or unreadable: parsed below.
+  }
+  const outline = outlineOf(text, file);
+  const tmp = `${path}.${process.pid}.tmp`;
+  try {
+    mkdirSync(cacheDir, { recursive: true });
+    writeFileSync(tmp, JSON.stringify({ version: OUTLINE_VERSION, yaml: yamlVersion, text, outline }));
+    renameSync(tmp, path);
+  } catch {
+    try {
+      rmSync(tmp, { force: true });
+    } catch {
+      // No folder to remove it from.
+    }
+  }
+  return outline;
+}
+
+/**
+ * Parse one pipeline file; a problem throws {@link ProblemError}. `cacheDir`: where the YAML's
+ * outline is kept between processes ({@link outlineCached}); none: parsed every time.
+ */
+export function parsePipelineText(text: string, file: string, cacheDir?: string): RawPipeline {
+  const outline = outlineCached(text, file, cacheDir);
+  const nodeAt = (path: ReadonlyArray<string | number>) => outline.nodes[JSON.stringify(path)];
+  const lineOf = (path: ReadonlyArray<string | number>): number | undefined => nodeAt(path)?.[0] ?? undefined;
+  const root = outline.root;
   const pipeline = isPlainObject(root) ? root.pipeline : undefined;
   if (!isPlainObject(pipeline)) throw new ProblemError({ file, line: 1, message: 'the file has no `pipeline:` mapping at its top' });
   const name = pipeline.name;
@@ -212,12 +288,12 @@ export function parsePipelineText(text: string, file: string): RawPipeline {
   if (extendsName !== undefined && typeof extendsName !== 'string') throw new ProblemError({ name, file, line: lineOf(['pipeline', 'extends']), message: '`extends` must be the name of another pipeline' });
   const settings = pipeline.settings ?? {};
   if (!isPlainObject(settings)) throw new ProblemError({ name, file, line: lineOf(['pipeline', 'settings']), message: '`settings` must be a mapping' });
-  const stepsNode = doc.getIn(['pipeline', 'steps'], true);
+  const stepsNode = nodeAt(['pipeline', 'steps']);
   const rawSteps = pipeline.steps ?? [];
-  if (!Array.isArray(rawSteps) || (stepsNode !== undefined && !isSeq(stepsNode))) throw new ProblemError({ name, file, line: lineOf(['pipeline', 'steps']), message: '`steps` must be a list of steps' });
+  if (!Array.isArray(rawSteps) || (stepsNode !== undefined && stepsNode[1] !== 'seq')) throw new ProblemError({ name, file, line: lineOf(['pipeline', 'steps']), message: '`steps` must be a list of steps' });
   const steps = rawSteps.map((raw: unknown, i) => {
     const line = lineOf(['pipeline', 'steps', i]) ?? 1;
-    if (!isPlainObject(raw) || !isMap(doc.getIn(['pipeline', 'steps', i], true))) throw new ProblemError({ name, file, line, message: 'a step must be a mapping with `id` and `action`' });
+    if (!isPlainObject(raw) || nodeAt(['pipeline', 'steps', i])?.[1] !== 'map') throw new ProblemError({ name, file, line, message: 'a step must be a mapping with `id` and `action`' });
     return { raw, line };
   });
   return { name, ...(extendsName !== undefined ? { extendsName } : {}), settings, steps, file, lineOf };
@@ -369,27 +445,28 @@ function signature(dir: string): string {
 /**
  * Load the built-in pipelines and, when a repository root is given, its `.cleanroom/pipelines/*.yaml`
  * (read confined to the repository). Problems are collected, never thrown. A set is reused while
- * none of its files changed (the result is shared: treat it as read-only).
+ * none of its files changed (the result is shared: treat it as read-only). `cacheDir`: where the
+ * files' parsed YAML is kept between processes (see `outlineCached`).
  */
-export function loadPipelines(options: { builtinDir?: string; repoRoot?: string } = {}): PipelineSet {
+export function loadPipelines(options: { builtinDir?: string; repoRoot?: string; cacheDir?: string } = {}): PipelineSet {
   const builtinDir = options.builtinDir ?? builtinPipelineDir();
   // A linked folder is not listed, not even for the key: its problem is the same until it changes.
   const repoDir = options.repoRoot ? repoFolder(options.repoRoot, REPO_PIPELINE_DIR, 'pipelines') : {};
   const key = `${builtinDir}\0${signature(builtinDir)}\0${options.repoRoot ?? ''}\0${repoDir.dir ? signature(repoDir.dir) : (repoDir.problem?.message ?? '')}`;
   const known = loaded.get(key);
   if (known) return known;
-  const set = readPipelines(builtinDir, options.repoRoot);
+  const set = readPipelines(builtinDir, options.repoRoot, options.cacheDir);
   if (loaded.size >= LOADED_MAX) loaded.delete(loaded.keys().next().value as string);
   loaded.set(key, set);
   return set;
 }
 
-function readPipelines(builtinDir: string, repoRoot: string | undefined): PipelineSet {
+function readPipelines(builtinDir: string, repoRoot: string | undefined, cacheDir: string | undefined): PipelineSet {
   const problems: PipelineProblem[] = [];
   const raws: RawPipeline[] = [];
   const parse = (text: string, file: string) => {
     try {
-      raws.push(parsePipelineText(text, file));
+      raws.push(parsePipelineText(text, file, cacheDir));
     } catch (error) {
       if (!(error instanceof ProblemError)) throw error;
       problems.push(error.problem);
