@@ -36,12 +36,12 @@ export interface CheckedFigure {
 
 /**
  * Today's figures where a target is not met yet, rounded up past their spread (bench/README.md,
- * issue #25: perf-check on the 2-core development machine at load 1–6, 2026-11-27 — chat
- * 3.20–4.6×, index 10.5–11.5× wall and 19.1–20.4× CPU): the check then guards against getting
- * worse than 1.5× these. Search sits at its target at low load (2.36–2.55× over five runs; 2.6–2.8×
- * at load 4–6), so it fails above 1.5× the target (3.75×).
+ * issue #25: perf-check on the 2-core development machine at load 1–6, 2026-11-27 — index
+ * 10.5–11.5× wall and 19.1–20.4× CPU): the check then guards against getting worse than 1.5× these.
+ * Search (2.36–2.55× over five runs; 2.6–2.8× at load 4–6) and chat (2.75×, seventh round) meet their
+ * targets at low load, so they fail above 1.5× the target (3.75×, 4.5×).
  */
-export const NOT_YET_MET: Record<string, number> = { chat: 4, indexWall: 13, indexCpu: 21 };
+export const NOT_YET_MET: Record<string, number> = { indexWall: 13, indexCpu: 21 };
 
 const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
