@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -256,6 +256,23 @@ describe("the pipelines' parsed YAML kept between processes (cacheDir)", () => {
     // A text that differs is parsed (and kept under its own name).
     expect(parsePipelineText(text.replace('solo', 'other'), 'other.yaml', cacheDir).name).toBe('other');
     expect(readdirSync(cacheDir)).toHaveLength(2);
+  });
+
+  it('keeps at most 64 outlines: the oldest go first', () => {
+    const cacheDir = cacheRoot();
+    const textOf = (i: number) => `pipeline:\n  name: p${i}\n`;
+    for (let i = 0; i < 66; i++) {
+      parsePipelineText(textOf(i), `p${i}.yaml`, cacheDir);
+      // Distinct modification times, oldest first.
+      const [newest] = readdirSync(cacheDir).filter((f) => readFileSync(join(cacheDir, f), 'utf8').includes(`p${i}\\n`));
+      utimesSync(join(cacheDir, newest!), 1_000 + i, 1_000 + i);
+    }
+    const names = readdirSync(cacheDir).map((f) => (JSON.parse(readFileSync(join(cacheDir, f), 'utf8')) as { outline: { root: { pipeline: { name: string } } } }).outline.root.pipeline.name);
+    expect(names).toHaveLength(64);
+    expect(names).not.toContain('p0');
+    expect(names).not.toContain('p1');
+    expect(names).toContain('p2');
+    expect(names).toContain('p65');
   });
 
   it('a cache folder that cannot be written changes nothing but the speed', () => {

@@ -259,6 +259,7 @@ function outlineCached(text: string, file: string, cacheDir: string | undefined)
     mkdirSync(cacheDir, { recursive: true });
     writeFileSync(tmp, JSON.stringify({ version: OUTLINE_VERSION, yaml: yamlVersion, text, outline }));
     renameSync(tmp, path);
+    pruneOutlines(cacheDir);
   } catch {
     try {
       rmSync(tmp, { force: true });
@@ -267,6 +268,17 @@ function outlineCached(text: string, file: string, cacheDir: string | undefined)
     }
   }
   return outline;
+}
+
+/** Outlines kept at most: each edit of a pipeline file keeps a new one (a few kB). */
+const OUTLINES_KEPT = 64;
+
+/** Remove the oldest kept outlines beyond {@link OUTLINES_KEPT} (by modification time). */
+function pruneOutlines(cacheDir: string): void {
+  const kept = readdirSync(cacheDir).filter((name) => /^pipeline-[0-9a-f]+\.json$/.test(name));
+  if (kept.length <= OUTLINES_KEPT) return;
+  const byAge = kept.map((name) => ({ name, at: lstatSync(join(cacheDir, name), { throwIfNoEntry: false })?.mtimeMs ?? 0 })).sort((a, b) => a.at - b.at);
+  for (const { name } of byAge.slice(0, kept.length - OUTLINES_KEPT)) rmSync(join(cacheDir, name), { force: true });
 }
 
 /**
