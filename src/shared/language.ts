@@ -37,9 +37,10 @@ export function hasEnoughProse(prose: string): boolean {
 }
 
 /**
- * Function words only English has among the languages a question is likely written in: two of them
- * in plain-ASCII prose, with none of {@link OTHER_FUNCTION_WORDS}, settle the question as English
- * before any tables load ({@link plainlyEnglish}).
+ * English function words: two distinct ones in plain-ASCII prose, with none of
+ * {@link OTHER_FUNCTION_WORDS}, settle the question as English before any tables load
+ * ({@link plainlyEnglish}). A few are words of another language too ("is" in Dutch, "will" in
+ * German); the second word and the other language's own function words keep those out.
  */
 const ENGLISH_FUNCTION_WORDS = new Set(
   'the is are were been have has will this that these those there their they you your with from about into what where which whose why how when does should would could'.split(' '),
@@ -70,7 +71,8 @@ const OTHER_FUNCTION_WORDS = new Set(
  * ("Where is the cache invalidated?", not "Where do we …", which goes to the tables). It saves
  * loading the light tables (~17 ms) on most English questions. Measured (docs/chat.md, "Follow-ups
  * and languages"): it settles none of 9,001 non-English gettext texts in 30 languages with enough
- * prose and none of 30 hand-written questions in 16 languages, and 17 of 20 English questions.
+ * prose and none of 30 hand-written questions (14 languages, and English words mixed into Dutch and
+ * German), and 17 of 20 English questions.
  */
 export function plainlyEnglish(prose: string): boolean {
   if (!/^[\x20-\x7e]*$/.test(prose)) return false;

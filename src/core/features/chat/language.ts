@@ -14,8 +14,9 @@ export function detectLanguage(text: string): LanguageDetection {
   if (!hasEnoughProse(prose)) return { language: null, confidence: 0 };
   if (plainlyEnglish(prose)) return PLAINLY_ENGLISH;
   // tinyld is required on the first detection that needs it (not for plainly English prose), so the
-  // commands and app starts that never detect a language do not pay for it: its light tables first (70 kB), the normal ones (800 kB, ~125 ms to
-  // load) only when the light ones do not settle the question as English (shared/language.ts).
+  // commands and app starts that never detect a language do not pay for it: its light tables first
+  // (70 kB), the normal ones (800 kB, ~125 ms to load) only when the light ones do not settle the
+  // question as English (shared/language.ts).
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const light = (require('tinyld/light') as typeof Tinyld).detectAll(prose)[0];
   if (settledAsEnglish(prose, light)) return detectionOf(light);
