@@ -1,5 +1,6 @@
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import type * as Yaml from 'yaml';
 import { z } from 'zod';
 import type { ChatIntent } from '../../../shared/contract/chat';
@@ -254,10 +255,13 @@ function outlineCached(text: string, file: string, cacheDir: string | undefined)
     // Not kept yet, or unreadable: parsed below.
   }
   const outline = outlineOf(text, file);
+  const json = JSON.stringify({ version: OUTLINE_VERSION, yaml: yamlVersion, text, outline });
+  // A value JSON cannot hold (.inf, .nan, -0) would come back as another: such a text is not kept.
+  if (!isDeepStrictEqual((JSON.parse(json) as { outline: YamlOutline }).outline, outline)) return outline;
   const tmp = `${path}.${process.pid}.tmp`;
   try {
     mkdirSync(cacheDir, { recursive: true });
-    writeFileSync(tmp, JSON.stringify({ version: OUTLINE_VERSION, yaml: yamlVersion, text, outline }));
+    writeFileSync(tmp, json);
     renameSync(tmp, path);
     pruneOutlines(cacheDir);
   } catch {
