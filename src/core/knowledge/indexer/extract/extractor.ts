@@ -29,7 +29,10 @@ export interface Extractor {
 export interface ExtractorOptions {
   /** Grammars to load up front (default: none; they load on `load` / `extractAsync`). */
   languages?: readonly ParsedLanguage[];
-  /** Folder holding `tree-sitter-<name>.wasm` (default: tree-sitter-wasms' `out/`). */
+  /**
+   * Folder holding every `tree-sitter-<name>.wasm` (default: each grammar's own package where its
+   * spec names one, tree-sitter-wasms' `out/` for the others).
+   */
   grammarDir?: string;
 }
 
@@ -46,6 +49,14 @@ export function defaultGrammarDir(): string {
   return join(packageRoot(), 'node_modules', 'tree-sitter-wasms', 'out');
 }
 
+/** Where a language's grammar file is: in `grammarDir` when given, else its own package's folder or tree-sitter-wasms'. */
+export function grammarFile(spec: Pick<LanguageSpec, 'grammar' | 'grammarPackage'>, grammarDir?: string): { file: string; from: string } {
+  const name = `tree-sitter-${spec.grammar}.wasm`;
+  if (grammarDir !== undefined) return { file: join(grammarDir, name), from: grammarDir };
+  if (spec.grammarPackage) return { file: join(packageRoot(), 'node_modules', spec.grammarPackage, name), from: spec.grammarPackage };
+  return { file: join(defaultGrammarDir(), name), from: 'tree-sitter-wasms' };
+}
+
 /**
  * Creates an extractor. Works in the main thread and inside a `worker_threads` Worker (each
  * thread has its own WASM runtime; nothing is shared beyond this module's runtime init).
@@ -57,7 +68,6 @@ export async function createExtractor(options: ExtractorOptions = {}): Promise<E
   const { Language, Parser, Query } = require('web-tree-sitter') as typeof TreeSitter;
   runtimeReady ??= Parser.init();
   await runtimeReady;
-  const grammarDir = options.grammarDir ?? defaultGrammarDir();
   const parser = new Parser();
   const loaded = new Map<ParsedLanguage, Loaded>();
   const pending = new Map<ParsedLanguage, Promise<void>>();
@@ -69,8 +79,8 @@ export async function createExtractor(options: ExtractorOptions = {}): Promise<E
     if (!p) {
       p = (async () => {
         const spec = SPECS[lang];
-        const file = join(grammarDir, `tree-sitter-${spec.grammar}.wasm`);
-        if (!existsSync(file)) throw new Error(`Grammar for ${lang} not found at ${file}; reinstall tree-sitter-wasms`);
+        const { file, from } = grammarFile(spec, options.grammarDir);
+        if (!existsSync(file)) throw new Error(`Grammar for ${lang} not found at ${file}; reinstall ${from} (npm install)`);
         const language = await Language.load(file);
         loaded.set(lang, { language, query: new Query(language, spec.query), spec });
       })();

@@ -15,6 +15,11 @@ export interface LanguageSpec {
   /** The grammar file's name: `tree-sitter-<grammar>.wasm`. */
   grammar: string;
   /**
+   * The npm package whose folder holds the grammar file (the grammar's own package); without it,
+   * tree-sitter-wasms' `out/`, which has every grammar but older builds of some.
+   */
+  grammarPackage?: string;
+  /**
    * Query source; capture names are what `handle` switches on. It does not capture comments:
    * the extractor finds the few that may be rationale itself (`commentsWithHints`), which costs
    * less than a capture and a handler call per comment.

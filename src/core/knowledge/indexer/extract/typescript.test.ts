@@ -136,3 +136,36 @@ describe('typescript extraction', () => {
     expect(broken.symbols.map((s) => s.name)).toContain('ok');
   });
 });
+
+describe('the grammars TypeScript, TSX and JavaScript are parsed with', () => {
+  it("come from their own packages (tree-sitter-typescript, tree-sitter-javascript), the rest from tree-sitter-wasms", async () => {
+    const { grammarFile } = await import('./extractor');
+    const { SPECS } = await import('./registry');
+    expect(grammarFile(SPECS.typescript).file).toMatch(/node_modules[\\/]tree-sitter-typescript[\\/]tree-sitter-typescript\.wasm$/);
+    expect(grammarFile(SPECS.tsx).file).toMatch(/node_modules[\\/]tree-sitter-typescript[\\/]tree-sitter-tsx\.wasm$/);
+    expect(grammarFile(SPECS.javascript).file).toMatch(/node_modules[\\/]tree-sitter-javascript[\\/]tree-sitter-javascript\.wasm$/);
+    expect(grammarFile(SPECS.python).file).toMatch(/node_modules[\\/]tree-sitter-wasms[\\/]out[\\/]tree-sitter-python\.wasm$/);
+    // A folder given by the caller holds every grammar.
+    expect(grammarFile(SPECS.typescript, '/g').file).toBe(join('/g', 'tree-sitter-typescript.wasm'));
+  });
+
+  it('parse a decorator with type arguments, which tree-sitter-wasms\' TypeScript grammar (0.20.5) did not: the class keeps its members', () => {
+    const source = [
+      '@Entity("orders")',
+      'export class Order {',
+      '    @Column("uuid")',
+      '    @ForeignKey<User>("User", "uuid")',
+      '    userUuid: string',
+      '',
+      '    total(): number {',
+      '        return 1',
+      '    }',
+      '}',
+      '',
+    ].join('\n');
+    const result = extractor.extract('typescript', source);
+    expect(result.hasSyntaxErrors).toBe(false);
+    expect(symbolIn(result, 'Order')).toMatchObject({ kind: 'class', startLine: 1, endLine: 10 });
+    expect(symbolIn(result, 'Order.total')).toMatchObject({ kind: 'method', startLine: 7, endLine: 9 });
+  });
+});
