@@ -1,10 +1,11 @@
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import type * as Yaml from 'yaml';
 import { z } from 'zod';
 import type { ChatIntent } from '../../../shared/contract/chat';
 import { PARSE_ONCE } from '../../../shared/contract/define';
+import { writeFileAtomic } from '../../platform/config/configFile';
 import { readConfinedFile } from '../../platform/fs/confine';
 import { nodeCrypto } from '../../platform/nodeModules';
 import { packageRoot } from '../../platform/paths';
@@ -258,18 +259,11 @@ function outlineCached(text: string, file: string, cacheDir: string | undefined)
   const json = JSON.stringify({ version: OUTLINE_VERSION, yaml: yamlVersion, text, outline });
   // A value JSON cannot hold (.inf, .nan, -0) would come back as another: such a text is not kept.
   if (!isDeepStrictEqual((JSON.parse(json) as { outline: YamlOutline }).outline, outline)) return outline;
-  const tmp = `${path}.${process.pid}.tmp`;
   try {
-    mkdirSync(cacheDir, { recursive: true });
-    writeFileSync(tmp, json);
-    renameSync(tmp, path);
+    writeFileAtomic(path, json);
     pruneOutlines(cacheDir);
   } catch {
-    try {
-      rmSync(tmp, { force: true });
-    } catch {
-      // No folder to remove it from.
-    }
+    // A folder that cannot be written: the outline is parsed again next time.
   }
   return outline;
 }
